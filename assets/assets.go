@@ -1,0 +1,91 @@
+// Package assets holds leaselab's embedded files: the scenario library.
+package assets
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed scenarios/*.scenario
+var scenarios embed.FS
+
+// Ext is the file extension of scenario files.
+const Ext = ".scenario"
+
+// Order is the order in which the lab's tab key and `leaselab list` show the built-in
+// scenarios; any not listed follow in name order.
+var Order = []string{"playground", "before", "after"}
+
+// Scenario returns the embedded scenario file called name, and its path for messages.
+func Scenario(name string) ([]byte, string, bool) {
+	p := path.Join("scenarios", name+Ext)
+	b, err := fs.ReadFile(scenarios, p)
+	if err != nil {
+		return nil, "", false
+	}
+	return b, p, true
+}
+
+// Names lists the embedded scenarios, in Order first.
+func Names() []string {
+	entries, _ := fs.ReadDir(scenarios, "scenarios")
+	rank := map[string]int{}
+	for i, n := range Order {
+		rank[n] = i + 1
+	}
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), Ext); ok {
+			names = append(names, n)
+		}
+	}
+	sort.SliceStable(names, func(i, j int) bool {
+		ri, rj := rank[names[i]], rank[names[j]]
+		switch {
+		case ri != 0 && rj != 0:
+			return ri < rj
+		case ri != 0 || rj != 0:
+			return ri != 0
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// Load finds a scenario by built-in name or file path and returns its text and the name to use
+// in messages. A file larger than limit is refused before it is read whole.
+func Load(nameOrFile string, limit int64) ([]byte, string, error) {
+	if b, p, ok := Scenario(nameOrFile); ok {
+		return b, p, nil
+	}
+	fi, err := os.Stat(nameOrFile)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrFile, "/.") {
+			return nil, "", fmt.Errorf("unknown scenario %q (built in: %s; or give a file path)", nameOrFile, strings.Join(Names(), ", "))
+		}
+		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
+	}
+	if fi.IsDir() {
+		return nil, "", fmt.Errorf("scenario %s: is a directory", nameOrFile)
+	}
+	if fi.Size() > limit {
+		return nil, "", fmt.Errorf("%s: file too large: %d bytes (at most %d)", nameOrFile, fi.Size(), limit)
+	}
+	f, err := os.Open(nameOrFile)
+	if err != nil {
+		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
+	}
+	return b, nameOrFile, nil
+}

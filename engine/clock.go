@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Epoch is where every scenario clock starts: 09:00:00.000Z on a fixed date.
+var Epoch = time.Date(2026, time.January, 15, 9, 0, 0, 0, time.UTC)
+
+// Clock is the scenario clock. It moves only when told, so lease expiry needs no real waiting
+// and every run is repeatable. It is safe for concurrent use.
+type Clock struct {
+	ms atomic.Int64 // milliseconds since the Unix epoch
+}
+
+// NewClock returns a clock standing at start.
+func NewClock(start time.Time) *Clock {
+	c := &Clock{}
+	c.Set(start)
+	return c
+}
+
+// Now is the scenario time.
+func (c *Clock) Now() time.Time { return time.UnixMilli(c.ms.Load()).UTC() }
+
+// Set moves the clock to t (millisecond precision, as stored).
+func (c *Clock) Set(t time.Time) { c.ms.Store(t.UnixMilli()) }
+
+// Advance moves the clock forward by d and returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	return time.UnixMilli(c.ms.Add(d.Milliseconds())).UTC()
+}
+
+// FormatClock shows a scenario time as the lesson does: 09:00:00.600Z.
+func FormatClock(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("15:04:05.000Z")
+}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// EventKind names what happened.
+type EventKind string
+
+// Event kinds.
+const (
+	EvLoad     EventKind = "load"
+	EvClaim    EventKind = "claim"
+	EvSelect   EventKind = "select"
+	EvTake     EventKind = "take"
+	EvCheck    EventKind = "check"
+	EvRenew    EventKind = "renew"
+	EvFinalize EventKind = "finalize"
+	EvCrash    EventKind = "crash"
+	EvRestart  EventKind = "restart"
+	EvPause    EventKind = "pause"
+	EvResume   EventKind = "resume"
+	EvClock    EventKind = "clock"
+	EvSetting  EventKind = "setting"
+	EvPhase    EventKind = "phase"
+	EvNote     EventKind = "note"
+)
+
+// Event is one line of the timeline: one transaction, one provider call, or one thing done to a
+// worker, the clock or the settings.
+type Event struct {
+	Seq     int
+	At      time.Time // scenario time
+	Kind    EventKind
+	Worker  string    // "" for clock, settings, phases and notes
+	Key     string    // the message, when there is one
+	Outcome string    // won, empty, blocked, committed, rejected, violation, Paid, Failed, …
+	Rows    int64     // rows affected, where a statement reports it
+	Until   time.Time // the lease end a claim, take or renewal set, or that blocked a claim
+	Text    string    // the event in words, without the time
+}
+
+// String is the event as the log shows it: "09:00:00.000Z Worker-A claimed PAY-001, …".
+func (e Event) String() string { return fmt.Sprintf("%s %s", FormatClock(e.At), e.Text) }
+
+// SetsLease reports whether the event granted or extended a lease (its Until).
+func (e Event) SetsLease() bool {
+	switch e.Kind {
+	case EvClaim:
+		return e.Outcome == "won" || e.Outcome == "reclaimed"
+	case EvTake:
+		return true
+	case EvRenew:
+		return e.Outcome == "renewed"
+	}
+	return false
+}

@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxScenarioSize is the largest scenario file Parse accepts.
+const MaxScenarioSize = 64 << 10
+
+// MaxMessages and MaxWorkers bound what a scenario may ask for.
+const (
+	MaxMessages = 1_000_000
+	MaxWorkers  = 64
+)
+
+// ParseError is a problem in a scenario file, at a line.
+type ParseError struct {
+	File string
+	Line int // 0 when the problem is the whole file
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// Parse reads a scenario file. The format is line based, for people:
+//
+//	# a comment; blank lines are ignored
+//	name: after                 # header lines are "key: value"
+//	title: Outbox leasing
+//	explain: one line of explanation (repeat the key for more lines)
+//	messages: 6
+//	workers: A B                # or a number: "workers: 2"
+//	worker: A2 id=Worker-A      # a worker writing another's LockedBy (a second thread of A)
+//	lease: 500ms
+//	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat
+//	heartbeat-every: 200ms
+//	provider-latency: 0ms
+//	fail: PAY-003 PAY-006       # keys the provider fails (default: every third)
+//	seed: 42
+//	teaches: fencing
+//	verdict-pass: …
+//	verdict-fail: …
+//
+//	steps:
+//	  phase A heading
+//	  A claim PAY-001           # also: step [N], run, load, select, take, check, renew, finalize
+//	  A crash                   # also: restart, pause, resume
+//	  clock +600ms              # or: clock 09:00:00.600Z, clock past-lease
+//	  set leasing off           # or a duration: set lease 300ms
+//	  run [random] [until-done] [crash-rate=0.01] [pause-rate=0.01] [A B …]
+//	  concurrent [A B …]
+//	  note Any sentence.
+//
+//	expect:                     # applies always
+//	  processing_attempts = 6
+//	expect when fencing=off:    # applies only with that setting
+//	  ownership_violations = 1
+func Parse(file string, data []byte) (*Scenario, error) {
+	p := &parser{file: file, seen: map[string]int{}}
+	if len(data) > MaxScenarioSize {
+		return nil, p.errf(0, "file too large: %d bytes (at most %d)", len(data), MaxScenarioSize)
+	}
+	if !utf8.Valid(data) {
+		return nil, p.errf(0, "not UTF-8 text")
+	}
+	sc := &Scenario{Source: file, Messages: 6, Settings: DefaultSettings(), Pass: DefaultPass, Failure: DefaultFailure}
+	p.sc = sc
+	section := "header"
+	var block *ExpectBlock
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	content := false
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimSpace(raw)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		content = true
+		switch {
+		case line == "steps:":
+			if p.seen["steps:"] != 0 {
+				return nil, p.errf(n, "duplicate steps: section (first at line %d)", p.seen["steps:"])
+			}
+			p.seen["steps:"] = n
+			section = "steps"
+			continue
+		case strings.HasPrefix(line, "expect") && strings.HasSuffix(line, ":") && !strings.Contains(line, "_"):
+			b, err := p.expectHeader(n, strings.TrimSuffix(line, ":"))
+			if err != nil {
+				return nil, err
+			}
+			sc.Expect = append(sc.Expect, b)
+			block = &sc.Expect[len(sc.Expect)-1]
+			section = "expect"
+			continue
+		}
+		var err error
+		switch section {
+		case "header":
+			err = p.header(n, line)
+		case "steps":
+			err = p.step(n, stripComment(line))
+		case "expect":
+			var e Expectation
+			e, err = p.expectation(n, stripComment(line))
+			block.Items = append(block.Items, e)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !content {
+		return nil, p.errf(0, "empty scenario file")
+	}
+	if sc.Name == "" {
+		return nil, p.errf(1, "missing \"name:\"")
+	}
+	if len(sc.Workers) == 0 {
+		sc.SetWorkers(2)
+	}
+	if sc.Title == "" {
+		sc.Title = sc.Name
+	}
+	for _, st := range p.pendingWorkerRefs {
+		if !p.hasWorker(st.name) {
+			return nil, p.errf(st.line, "unknown worker %q (declared: %s)", st.name, strings.Join(sc.WorkerShort(), " "))
+		}
+	}
+	return sc, nil
+}
+
+type parser struct {
+	file              string
+	sc                *Scenario
+	seen              map[string]int // header key -> line
+	pendingWorkerRefs []workerRef
+}
+
+type workerRef struct {
+	line int
+	name string
+}
+
+func (p *parser) errf(line int, format string, args ...any) error {
+	return &ParseError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+func stripComment(s string) string {
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+var workerNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,15}$`)
+
+func (p *parser) header(n int, line string) error {
+	key, val, ok := strings.Cut(line, ":")
+	if !ok {
+		return p.errf(n, "expected \"key: value\" or a section (steps:, expect:), got %q", line)
+	}
+	key = strings.TrimSpace(strings.ToLower(key))
+	val = strings.TrimSpace(val)
+	repeatable := key == "explain" || key == "worker"
+	if first := p.seen[key]; first != 0 && !repeatable {
+		return p.errf(n, "duplicate key %q (first at line %d)", key, first)
+	}
+	p.seen[key] = n
+	switch key {
+	case "title", "explain", "verdict-pass", "verdict-fail":
+		// free text: a '#' is kept
+	default:
+		val = stripComment(val)
+	}
+	sc := p.sc
+	switch key {
+	case "name":
+		if !regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`).MatchString(val) {
+			return p.errf(n, "bad name %q: use lower-case letters, digits and '-'", val)
+		}
+		sc.Name = val
+	case "title":
+		sc.Title = val
+	case "explain":
+		sc.Explain = append(sc.Explain, val)
+	case "verdict-pass":
+		sc.Pass = val
+	case "verdict-fail":
+		sc.Failure = val
+	case "messages":
+		v, err := strconv.Atoi(val)
+		if err != nil || v < 1 || v > MaxMessages {
+			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxMessages)
+		}
+		sc.Messages = v
+	case "workers":
+		return p.workers(n, val)
+	case "worker":
+		return p.worker(n, val)
+	case "lease", "heartbeat-every", "provider-latency":
+		d, err := p.duration(n, key, val)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "lease":
+			sc.Settings.Lease = d
+		case "heartbeat-every":
+			sc.Settings.HeartbeatEvery = d
+		default:
+			sc.Settings.ProviderLatency = d
+		}
+	case ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat:
+		on, err := ParseOnOff(val)
+		if err != nil {
+			return p.errf(n, "bad %s: %v", key, err)
+		}
+		sc.Settings.Set(key, on)
+	case "fail":
+		sc.Fail = strings.Fields(val)
+	case "seed":
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return p.errf(n, "bad seed %q: want a whole number", val)
+		}
+		sc.Seed = v
+	case "teaches":
+		if _, err := sc.Settings.Get(val); err != nil {
+			return p.errf(n, "bad teaches: %v", err)
+		}
+		sc.Teaches = val
+	default:
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail)", key, strings.Join(Toggles, ", "))
+	}
+	return nil
+}
+
+func (p *parser) duration(n int, key, val string) (time.Duration, error) {
+	d, err := time.ParseDuration(val)
+	if err != nil {
+		return 0, p.errf(n, "bad duration for %s: %q (write it like 500ms or 1.5s)", key, val)
+	}
+	if d < 0 || d > 24*time.Hour || (key == "lease" && d < time.Millisecond) {
+		return 0, p.errf(n, "bad duration for %s: %s is out of range", key, val)
+	}
+	if d%time.Millisecond != 0 {
+		return 0, p.errf(n, "bad duration for %s: %s is finer than a millisecond", key, val)
+	}
+	return d, nil
+}
+
+func (p *parser) workers(n int, val string) error {
+	if len(p.sc.Workers) > 0 {
+		return p.errf(n, "\"workers:\" must come before any \"worker:\" line")
+	}
+	if k, err := strconv.Atoi(val); err == nil {
+		if k < 1 || k > MaxWorkers {
+			return p.errf(n, "bad workers %d: want 1 to %d", k, MaxWorkers)
+		}
+		p.sc.SetWorkers(k)
+		return nil
+	}
+	for _, name := range strings.Fields(val) {
+		if err := p.addWorker(n, name, ""); err != nil {
+			return err
+		}
+	}
+	if len(p.sc.Workers) == 0 {
+		return p.errf(n, "workers: name at least one worker")
+	}
+	return nil
+}
+
+func (p *parser) worker(n int, val string) error {
+	f := strings.Fields(val)
+	if len(f) == 0 || len(f) > 2 {
+		return p.errf(n, "worker: want \"NAME\" or \"NAME id=LOCKEDBY\", got %q", val)
+	}
+	id := ""
+	if len(f) == 2 {
+		v, ok := strings.CutPrefix(f[1], "id=")
+		if !ok || v == "" {
+			return p.errf(n, "worker: want \"NAME id=LOCKEDBY\", got %q", val)
+		}
+		id = v
+	}
+	return p.addWorker(n, f[0], id)
+}
+
+func (p *parser) addWorker(n int, short, id string) error {
+	if !workerNameRE.MatchString(short) {
+		return p.errf(n, "bad worker name %q: letters and digits, starting with a letter", short)
+	}
+	if p.hasWorker(short) {
+		return p.errf(n, "duplicate worker name %q", short)
+	}
+	if len(p.sc.Workers) >= MaxWorkers {
+		return p.errf(n, "too many workers (at most %d)", MaxWorkers)
+	}
+	if id == "" {
+		id = WorkerName(short)
+	}
+	p.sc.Workers = append(p.sc.Workers, WorkerSpec{Short: short, ID: id})
+	return nil
+}
+
+func (p *parser) hasWorker(short string) bool {
+	for _, w := range p.sc.Workers {
+		if w.Short == short {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) ref(n int, name string) {
+	p.pendingWorkerRefs = append(p.pendingWorkerRefs, workerRef{line: n, name: name})
+}

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxStepCount bounds "A step N".
+const maxStepCount = 100_000
+
+func (p *parser) step(n int, line string) error {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil
+	}
+	st := Step{Line: n}
+	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
+	switch f[0] {
+	case "phase", "note":
+		if rest == "" {
+			return p.errf(n, "%s: needs some text", f[0])
+		}
+		st.Kind, st.Text = StepPhase, rest
+		if f[0] == "note" {
+			st.Kind = StepNote
+		}
+	case "clock":
+		if err := p.clockStep(n, f, &st); err != nil {
+			return err
+		}
+	case "set":
+		if err := p.setStep(n, f, &st); err != nil {
+			return err
+		}
+	case "run", "concurrent":
+		st.Kind = StepRun
+		if f[0] == "concurrent" {
+			st.Kind = StepConcurrent
+		}
+		if err := p.runOptions(n, f[0], f[1:], &st); err != nil {
+			return err
+		}
+	default:
+		if err := p.workerStep(n, f, &st); err != nil {
+			return err
+		}
+	}
+	p.sc.Steps = append(p.sc.Steps, st)
+	return nil
+}
+
+func (p *parser) clockStep(n int, f []string, st *Step) error {
+	st.Kind = StepClock
+	if len(f) != 2 {
+		return p.errf(n, "clock: want \"clock +600ms\", \"clock 09:00:00.600Z\" or \"clock past-lease\"")
+	}
+	arg := f[1]
+	switch {
+	case arg == "past-lease":
+		st.PastLease = true
+	case strings.HasPrefix(arg, "+"):
+		d, err := p.duration(n, "clock", arg[1:])
+		if err != nil {
+			return err
+		}
+		st.Delta = d
+	default:
+		t, err := time.Parse("15:04:05.000Z", arg)
+		if err != nil {
+			return p.errf(n, "clock: bad time %q (write it like 09:00:00.600Z)", arg)
+		}
+		st.At = time.Date(Epoch.Year(), Epoch.Month(), Epoch.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	}
+	return nil
+}
+
+func (p *parser) setStep(n int, f []string, st *Step) error {
+	st.Kind = StepSet
+	if len(f) != 3 {
+		return p.errf(n, "set: want \"set TOGGLE on|off\" or \"set lease|heartbeat-every|provider-latency DURATION\"")
+	}
+	st.Name = f[1]
+	switch f[1] {
+	case "lease", "heartbeat-every", "provider-latency":
+		d, err := p.duration(n, f[1], f[2])
+		if err != nil {
+			return err
+		}
+		st.Value = d
+		return nil
+	}
+	if _, err := p.sc.Settings.Get(f[1]); err != nil {
+		return p.errf(n, "set: %v", err)
+	}
+	on, err := ParseOnOff(f[2])
+	if err != nil {
+		return p.errf(n, "set %s: %v", f[1], err)
+	}
+	st.On = on
+	return nil
+}
+
+func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
+	for _, a := range args {
+		switch {
+		case verb == "run" && a == "random":
+			st.Random = true
+		case verb == "run" && a == "round-robin":
+			st.Random = false
+		case verb == "run" && a == "until-done":
+			st.UntilDone = true
+		case verb == "run" && (strings.HasPrefix(a, "crash-rate=") || strings.HasPrefix(a, "pause-rate=")):
+			k, v, _ := strings.Cut(a, "=")
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r < 0 || r > 0.5 {
+				return p.errf(n, "run: bad %s %q: want a number from 0 to 0.5", k, v)
+			}
+			if k == "crash-rate" {
+				st.CrashRate = r
+			} else {
+				st.PauseRate = r
+			}
+		case workerNameRE.MatchString(a):
+			p.ref(n, a)
+			st.Workers = append(st.Workers, a)
+		default:
+			return p.errf(n, "%s: unknown option %q", verb, a)
+		}
+	}
+	return nil
+}
+
+func (p *parser) workerStep(n int, f []string, st *Step) error {
+	if !workerNameRE.MatchString(f[0]) {
+		return p.errf(n, "unknown step %q (steps: phase, note, clock, set, run, concurrent, or a worker name and a verb)", f[0])
+	}
+	if len(f) < 2 {
+		return p.errf(n, "%s: missing verb (step, run, load, claim, select, take, check, renew, finalize, crash, restart, pause, resume)", f[0])
+	}
+	p.ref(n, f[0])
+	st.Worker, st.Count = f[0], 1
+	verb, args := f[1], f[2:]
+	maxArgs := 0
+	switch verb {
+	case "step":
+		st.Kind, maxArgs = StepWorker, 1
+		if len(args) == 1 {
+			c, err := strconv.Atoi(args[0])
+			if err != nil || c < 1 || c > maxStepCount {
+				return p.errf(n, "%s step: bad count %q (1 to %d)", f[0], args[0], maxStepCount)
+			}
+			st.Count = c
+		}
+	case "run":
+		st.Kind = StepWorkerRun
+	case "crash":
+		st.Kind = StepCrash
+	case "restart":
+		st.Kind = StepRestart
+	case "pause":
+		st.Kind = StepPause
+	case "resume", "wake":
+		st.Kind = StepResume
+	case "claim":
+		st.Kind, st.Action, maxArgs = StepWorker, ActClaim, 1
+		if len(args) == 1 {
+			st.Key = args[0]
+		}
+	default:
+		a, ok := ParseAction(verb)
+		if !ok {
+			return p.errf(n, "%s: unknown verb %q (step, run, load, claim, select, take, check, renew, finalize, crash, restart, pause, resume)", f[0], verb)
+		}
+		st.Kind, st.Action = StepWorker, a
+	}
+	if len(args) > maxArgs {
+		return p.errf(n, "%s %s: unexpected %q", f[0], verb, strings.Join(args, " "))
+	}
+	return nil
+}
+
+func (p *parser) expectHeader(n int, head string) (ExpectBlock, error) {
+	b := ExpectBlock{Line: n, When: map[string]bool{}}
+	rest := strings.TrimSpace(strings.TrimPrefix(head, "expect"))
+	if rest == "" {
+		return b, nil
+	}
+	conds, ok := strings.CutPrefix(rest, "when ")
+	if !ok {
+		return b, p.errf(n, "want \"expect:\" or \"expect when TOGGLE=on|off:\", got %q", head+":")
+	}
+	for _, c := range strings.Fields(conds) {
+		k, v, ok := strings.Cut(c, "=")
+		if !ok {
+			return b, p.errf(n, "expect when: want TOGGLE=on|off, got %q", c)
+		}
+		if _, err := p.sc.Settings.Get(k); err != nil {
+			return b, p.errf(n, "expect when: %v", err)
+		}
+		on, err := ParseOnOff(v)
+		if err != nil {
+			return b, p.errf(n, "expect when %s: %v", k, err)
+		}
+		if _, dup := b.When[k]; dup {
+			return b, p.errf(n, "expect when: %s named twice", k)
+		}
+		b.When[k] = on
+	}
+	return b, nil
+}
+
+var expectOps = []string{"!=", "<=", ">=", "=", "<", ">"}
+
+func (p *parser) expectation(n int, line string) (Expectation, error) {
+	e := Expectation{Line: n}
+	for _, op := range expectOps {
+		if i := strings.Index(line, op); i > 0 {
+			e.Metric, e.Op = strings.TrimSpace(line[:i]), op
+			val := strings.TrimSpace(line[i+len(op):])
+			if !IsMetric(e.Metric) {
+				return e, p.errf(n, "expect: unknown metric %q (known: %s)", e.Metric, strings.Join(MetricNames(), ", "))
+			}
+			if e.Metric == "verdict" {
+				if (val != "pass" && val != "fail") || (op != "=" && op != "!=") {
+					return e, p.errf(n, "expect: verdict takes \"= pass\" or \"= fail\"")
+				}
+				e.Word = val
+				return e, nil
+			}
+			v, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return e, p.errf(n, "expect: bad number %q for %s", val, e.Metric)
+			}
+			e.Value = v
+			return e, nil
+		}
+	}
+	return e, p.errf(n, "expect: want \"METRIC OP NUMBER\" (OP: = != < <= > >=), got %q", line)
+}

@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Summary is everything a run counted, from the ledgers and from the database, with the safety
+// checks, the expectations and the verdict. It is what `leaselab run --json` prints.
+type Summary struct {
+	Scenario              string            `json:"scenario"`
+	Title                 string            `json:"title"`
+	Database              string            `json:"database"`
+	Settings              map[string]string `json:"settings"`
+	Messages              int               `json:"messages"`
+	ProcessingAttempts    int               `json:"processing_attempts"`
+	UniqueProcessed       int               `json:"unique_processed"`
+	ProcessedMoreThanOnce int               `json:"processed_more_than_once"`
+	StatusChecks          int               `json:"status_checks"`
+	StatusChecksByKey     map[string]int    `json:"status_checks_by_key"`
+	RowsLoaded            int               `json:"rows_loaded"`
+	ClaimsWon             int               `json:"claims_won"`
+	ClaimsEmpty           int               `json:"claims_empty"`
+	ClaimsBlocked         int               `json:"claims_blocked"`
+	Reclaims              int               `json:"reclaims"`
+	OwnershipViolations   int               `json:"ownership_violations"`
+	RejectedFinalizes     int               `json:"rejected_finalizes"`
+	BusyRetries           int               `json:"busy_retries"`
+	ProcessedByWorker     map[string]int    `json:"processed_by_worker"`
+	LoadedByWorker        map[string]int    `json:"loaded_by_worker"`
+	Payments              PaymentCounts     `json:"payments"`
+	Outbox                OutboxCounts      `json:"outbox"`
+	DuplicateRows         int               `json:"duplicate_rows"`
+	CreationCalls         int               `json:"creation_calls"`
+	CreationCallsInWorker int               `json:"creation_calls_in_workers"`
+	Lost                  int               `json:"lost"`
+	Recovery              []Recovery        `json:"recovery"`
+	Checks                []Check           `json:"checks"`
+	Expectations          []ExpectResult    `json:"expectations"`
+	ExpectationsMet       bool              `json:"expectations_met"`
+	Passed                bool              `json:"passed"`
+	Verdict               string            `json:"verdict"`
+	ReportFile            string            `json:"report_file,omitempty"`
+}
+
+// PaymentCounts are the payments by status.
+type PaymentCounts struct {
+	Paid    int `json:"paid"`
+	Failed  int `json:"failed"`
+	Pending int `json:"pending"`
+}
+
+// OutboxCounts are the outbox rows by status.
+type OutboxCounts struct {
+	Processed  int `json:"processed"`
+	Pending    int `json:"pending"`
+	Processing int `json:"processing"`
+}
+
+// Check is one safety check.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// ExpectResult is one expectation and what the run gave.
+type ExpectResult struct {
+	Expect string `json:"expect"`
+	When   string `json:"when,omitempty"`
+	Line   int    `json:"line"`
+	Actual string `json:"actual"`
+	OK     bool   `json:"ok"`
+}
+
+// Recovery is the lease-expiry proof for one message whose owner crashed while holding it.
+type Recovery struct {
+	Key                 string `json:"key"`
+	CrashedOwner        string `json:"crashed_owner"`
+	CrashedAt           string `json:"crashed_at"`
+	LeaseUntil          string `json:"lease_until"`
+	BlockedBeforeExpiry bool   `json:"blocked_before_expiry"`
+	ReclaimedBy         string `json:"reclaimed_by"`
+	ReclaimedAt         string `json:"reclaimed_at"`
+	ReclaimedAfterExpry bool   `json:"reclaimed_after_expiry"`
+	ProcessedTimes      int    `json:"processed_times"`
+	OK                  bool   `json:"ok"`
+}
+
+// Summarize counts the run: ledgers from memory, row states from the database.
+func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
+	c, err := s.db.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	total := s.ledger.Total()
+	attempts := s.ledger.Attempts()
+	sum := &Summary{
+		Scenario: s.Scenario.Name, Title: s.Scenario.Title, Database: s.db.Path(),
+		Settings:           settingsMap(s.initial),
+		Messages:           c.Messages,
+		ProcessingAttempts: total.ProcessingAttempts,
+		StatusChecksByKey:  s.provider.Calls(),
+		RowsLoaded:         total.RowsLoaded,
+		ClaimsWon:          total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
+		Reclaims:            total.Reclaims,
+		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
+		BusyRetries:       total.BusyRetries,
+		ProcessedByWorker: map[string]int{}, LoadedByWorker: map[string]int{},
+		Payments:      PaymentCounts{Paid: c.PaymentsPaid, Failed: c.PaymentsFailed, Pending: c.PaymentsPending},
+		Outbox:        OutboxCounts{Processed: c.OutboxProcessed, Pending: c.OutboxPending, Processing: c.OutboxProcessing},
+		DuplicateRows: c.DuplicateRows,
+		Lost:          c.Messages - c.OutboxProcessed,
+		Recovery:      s.recoveries(attempts),
+	}
+	for _, n := range sum.StatusChecksByKey {
+		sum.StatusChecks += n
+	}
+	for _, a := range attempts {
+		sum.UniqueProcessed++
+		if len(a) > 1 {
+			sum.ProcessedMoreThanOnce++
+		}
+	}
+	for _, w := range s.workers {
+		l := s.ledger.Worker(w.Name)
+		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts
+		sum.LoadedByWorker[w.Name] = l.RowsLoaded
+	}
+	var maxPerKey int
+	sum.CreationCalls, sum.CreationCallsInWorker, maxPerKey = s.gateway.CreationCalls()
+	sum.Checks = s.checks(sum, c, maxPerKey)
+	sum.Passed = true
+	for _, ch := range sum.Checks {
+		sum.Passed = sum.Passed && ch.OK
+	}
+	sum.Verdict = s.Scenario.Failure
+	if sum.Passed {
+		sum.Verdict = s.Scenario.Pass
+	}
+	sum.Expectations, sum.ExpectationsMet = s.expectations(sum)
+	return sum, nil
+}
+
+func settingsMap(st Settings) map[string]string {
+	m := map[string]string{}
+	for _, t := range Toggles {
+		v, _ := st.Get(t)
+		m[t] = OnOff(v)
+	}
+	m["lease"] = st.Lease.String()
+	m["heartbeat-every"] = st.HeartbeatEvery.String()
+	m["provider-latency"] = st.ProviderLatency.String()
+	return m
+}
+
+func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
+	badIDs := 0
+	for _, id := range c.TransactionIDs {
+		if id != "" && !s.provider.Issued(id) {
+			badIDs++
+		}
+	}
+	checks := []Check{
+		{Name: "each message processed exactly once",
+			OK:     sum.UniqueProcessed == sum.Messages && sum.ProcessedMoreThanOnce == 0,
+			Detail: fmt.Sprintf("%d unique of %d, %d processed more than once", sum.UniqueProcessed, sum.Messages, sum.ProcessedMoreThanOnce)},
+		{Name: "zero ownership violations", OK: sum.OwnershipViolations == 0,
+			Detail: fmt.Sprintf("%d", sum.OwnershipViolations)},
+		{Name: "no duplicate payment/outbox rows", OK: c.DuplicateRows == 0,
+			Detail: fmt.Sprintf("max %d payment and %d outbox row per key", c.MaxPaymentsPerKey, c.MaxOutboxPerKey)},
+		{Name: "one gateway creation attempt per key",
+			OK:     sum.CreationCalls == sum.Messages && maxPerKey <= 1 && sum.CreationCallsInWorker == 0,
+			Detail: fmt.Sprintf("%d / %d, %d in workers", sum.CreationCalls, sum.Messages, sum.CreationCallsInWorker)},
+		{Name: "tx ids only from provider, Paid only",
+			OK:     c.PaidWithTxID == c.PaymentsPaid && c.FailedWithTxID == 0 && badIDs == 0,
+			Detail: fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d not from the provider", c.PaidWithTxID, c.FailedWithTxID, badIDs)},
+		{Name: "every message finalized, none lost",
+			OK:     c.OutboxProcessed == c.Messages && c.PaymentsPending == 0,
+			Detail: fmt.Sprintf("outbox Processed/Pending/Processing %d/%d/%d", c.OutboxProcessed, c.OutboxPending, c.OutboxProcessing)},
+	}
+	if len(sum.Recovery) > 0 {
+		ok, parts := true, []string{}
+		for _, r := range sum.Recovery {
+			ok = ok && r.OK
+			parts = append(parts, fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, orNone(r.ReclaimedBy), r.ProcessedTimes))
+		}
+		checks = append(checks, Check{Name: "crashed owner's lease reclaimed after expiry", OK: ok, Detail: strings.Join(parts, "; ")})
+	}
+	return checks
+}
+
+// recoveries reads the lease-expiry proof out of the event log: for every crash of a worker that
+// held a lease, was another worker blocked before expiry, did one reclaim it after, and how
+// often was the message processed.
+func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
+	events := s.ledger.Events()
+	var out []Recovery
+	for i, e := range events {
+		if e.Kind != EvCrash || e.Key == "" {
+			continue
+		}
+		r := Recovery{Key: e.Key, CrashedOwner: e.Worker, CrashedAt: FormatClock(e.At)}
+		var until time.Time
+		for _, f := range events[:i] {
+			if f.Key == e.Key && f.Worker == e.Worker && f.SetsLease() {
+				until = f.Until
+			}
+		}
+		r.LeaseUntil = FormatClock(until)
+		for _, f := range events[i+1:] {
+			if f.Key != e.Key || f.Worker == e.Worker {
+				continue
+			}
+			if f.Kind == EvClaim && f.Outcome == "blocked" && r.ReclaimedBy == "" {
+				r.BlockedBeforeExpiry = true
+			}
+			if f.Kind == EvClaim && f.Outcome == "reclaimed" {
+				r.ReclaimedBy, r.ReclaimedAt = f.Worker, FormatClock(f.At)
+				r.ReclaimedAfterExpry = !until.IsZero() && f.At.After(until)
+				break
+			}
+		}
+		r.ProcessedTimes = len(attempts[e.Key])
+		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpry && r.ProcessedTimes == 1
+		out = append(out, r)
+	}
+	return out
+}
+
+func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
+	var out []ExpectResult
+	met := true
+	any := false
+	for _, b := range s.Scenario.Expect {
+		if !b.Applies(s.initial) {
+			continue
+		}
+		for _, e := range b.Items {
+			any = true
+			actual, ok := sum.Metric(e.Metric)
+			r := ExpectResult{Expect: e.String(), When: b.WhenString(), Line: e.Line, Actual: actual}
+			r.OK = ok && compare(e, actual)
+			met = met && r.OK
+			out = append(out, r)
+		}
+	}
+	if !any {
+		// A scenario that declares nothing expects every check to hold.
+		r := ExpectResult{Expect: "verdict = pass", Actual: passFail(sum.Passed), OK: sum.Passed}
+		out, met = append(out, r), sum.Passed
+	}
+	return out, met
+}
+
+func passFail(b bool) string {
+	if b {
+		return "pass"
+	}
+	return "fail"
+}
+
+func compare(e Expectation, actual string) bool {
+	if e.Word != "" {
+		return (actual == e.Word) == (e.Op == "=")
+	}
+	var v int64
+	if _, err := fmt.Sscan(actual, &v); err != nil {
+		return false
+	}
+	switch e.Op {
+	case "=":
+		return v == e.Value
+	case "!=":
+		return v != e.Value
+	case "<":
+		return v < e.Value
+	case "<=":
+		return v <= e.Value
+	case ">":
+		return v > e.Value
+	case ">=":
+		return v >= e.Value
+	}
+	return false
+}
+
+// metricNames are the numeric summary keys an expectation may name.
+var metricNames = []string{
+	"processing_attempts", "unique_processed", "processed_more_than_once", "status_checks",
+	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "reclaims",
+	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
+	"creation_calls_in_workers", "lost", "recovered",
+	"payments.paid", "payments.failed", "payments.pending",
+	"outbox.processed", "outbox.pending", "outbox.processing", "verdict",
+	"status_checks[KEY]", "processed_by_worker[WORKER]",
+}
+
+// MetricNames lists what an expectation may name.
+func MetricNames() []string { return append([]string(nil), metricNames...) }
+
+// IsMetric reports whether name is a metric an expectation may name.
+func IsMetric(name string) bool {
+	if base, _, ok := strings.Cut(name, "["); ok && strings.HasSuffix(name, "]") && len(name) > len(base)+2 {
+		return base == "status_checks" || base == "processed_by_worker"
+	}
+	for _, m := range metricNames {
+		if m == name && !strings.Contains(m, "[") {
+			return true
+		}
+	}
+	return false
+}
+
+// Metric returns the value of a named metric as text.
+func (sum *Summary) Metric(name string) (string, bool) {
+	if base, arg, ok := strings.Cut(strings.TrimSuffix(name, "]"), "["); ok {
+		switch base {
+		case "status_checks":
+			return fmt.Sprint(sum.StatusChecksByKey[arg]), true
+		case "processed_by_worker":
+			return fmt.Sprint(sum.ProcessedByWorker[WorkerName(arg)]), true
+		}
+		return "", false
+	}
+	recovered := 0
+	for _, r := range sum.Recovery {
+		if r.OK {
+			recovered++
+		}
+	}
+	values := map[string]int{
+		"processing_attempts": sum.ProcessingAttempts, "unique_processed": sum.UniqueProcessed,
+		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,
+		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
+		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims,
+		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
+		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,
+		"creation_calls_in_workers": sum.CreationCallsInWorker, "lost": sum.Lost, "recovered": recovered,
+		"payments.paid": sum.Payments.Paid, "payments.failed": sum.Payments.Failed, "payments.pending": sum.Payments.Pending,
+		"outbox.processed": sum.Outbox.Processed, "outbox.pending": sum.Outbox.Pending, "outbox.processing": sum.Outbox.Processing,
+	}
+	if name == "verdict" {
+		return passFail(sum.Passed), true
+	}
+	v, ok := values[name]
+	return fmt.Sprint(v), ok
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

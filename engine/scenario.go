@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Scenario is a lesson: the database to seed, the workers, the settings, a script of steps, and
+// what the lesson expects to happen. Scenarios are data: see Parse for the file format.
+type Scenario struct {
+	Name     string
+	Title    string
+	Source   string   // file name it was read from
+	Explain  []string // lines of explanation, shown in the lab and the README
+	Messages int
+	Workers  []WorkerSpec
+	Settings Settings
+	Fail     []string // keys the provider fails; empty: the default rule
+	Seed     int64
+	Teaches  string // the toggle this lesson is about, if any
+	Pass     string // verdict when every check holds
+	Failure  string // verdict otherwise
+	Steps    []Step
+	Expect   []ExpectBlock
+}
+
+// WorkerSpec declares one worker.
+type WorkerSpec struct {
+	Short string // as the script names it: "A"
+	ID    string // what it writes to LockedBy: "Worker-A"
+}
+
+// StepKind says what a script step does.
+type StepKind int
+
+// Step kinds.
+const (
+	StepWorker     StepKind = iota // a worker acts: Action (ActNone: its own next action), Count times
+	StepWorkerRun                  // a worker acts until it has nothing to do
+	StepCrash                      // crash a worker
+	StepRestart                    // restart a crashed worker
+	StepPause                      // pause a worker (it keeps believing it owns what it holds)
+	StepResume                     // wake a paused worker
+	StepClock                      // move the clock: by Delta, to At, or just past the earliest live lease
+	StepSet                        // set a toggle or a duration
+	StepRun                        // all (or the named) workers act until none can
+	StepConcurrent                 // the named workers run free, each on its own goroutine
+	StepPhase                      // a heading in the timeline
+	StepNote                       // a sentence in the timeline
+)
+
+// Step is one line of a scenario's script.
+type Step struct {
+	Line    int
+	Kind    StepKind
+	Worker  string   // short name, for worker steps
+	Workers []string // for run and concurrent; empty: every worker
+	Action  Action
+	Key     string
+	Count   int
+	// Clock steps.
+	Delta     time.Duration
+	At        time.Time
+	PastLease bool
+	// Set steps.
+	Name  string
+	On    bool
+	Value time.Duration
+	// Run steps.
+	Random    bool
+	UntilDone bool    // advance the clock to the next timer whenever no worker can act
+	CrashRate float64 // chance, per action, that the acting worker crashes after it
+	PauseRate float64 // chance, per action, that it pauses (woken a few actions later)
+	Text      string
+}
+
+// ExpectBlock is a list of expectations that apply when every condition holds.
+type ExpectBlock struct {
+	Line  int
+	When  map[string]bool // toggle -> value; empty: always
+	Items []Expectation
+}
+
+// Expectation is one "metric op value" line.
+type Expectation struct {
+	Line   int
+	Metric string // a summary key: processing_attempts, payments.paid, status_checks[PAY-001], verdict
+	Op     string // = != < <= > >=
+	Value  int64
+	Word   string // for verdict: pass or fail
+}
+
+func (e Expectation) String() string {
+	v := fmt.Sprint(e.Value)
+	if e.Word != "" {
+		v = e.Word
+	}
+	return fmt.Sprintf("%s %s %s", e.Metric, e.Op, v)
+}
+
+// Applies reports whether the block's conditions hold for settings s.
+func (b ExpectBlock) Applies(s Settings) bool {
+	for name, want := range b.When {
+		got, err := s.Get(name)
+		if err != nil || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// WhenString renders the block's conditions: "fencing=off".
+func (b ExpectBlock) WhenString() string {
+	var parts []string
+	for _, t := range Toggles {
+		if v, ok := b.When[t]; ok {
+			parts = append(parts, t+"="+OnOff(v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// WorkerShort returns the short names of the declared workers.
+func (sc *Scenario) WorkerShort() []string {
+	out := make([]string, len(sc.Workers))
+	for i, w := range sc.Workers {
+		out[i] = w.Short
+	}
+	return out
+}
+
+// SetWorkers replaces the declared workers with n workers named A, B, C, … (up to 26, then W27…).
+func (sc *Scenario) SetWorkers(n int) {
+	sc.Workers = nil
+	for i := 0; i < n; i++ {
+		short := string(rune('A' + i))
+		if i >= 26 {
+			short = fmt.Sprintf("W%d", i+1)
+		}
+		sc.Workers = append(sc.Workers, WorkerSpec{Short: short, ID: WorkerName(short)})
+	}
+}
+
+// Default verdicts.
+const (
+	DefaultPass    = "ONE OWNER PER MESSAGE: EVERY CHECK HOLDS ✅"
+	DefaultFailure = "THE SAFETY CHECKS FAILED ❌"
+)
+
+// Overrides are the command line's changes to a scenario.
+type Overrides struct {
+	Workers  int           // 0: as declared
+	Messages int           // 0: as declared
+	Lease    time.Duration // 0: as declared
+	Toggles  map[string]bool
+	Seed     *int64
+}
+
+// Apply changes the scenario as the overrides say, and checks that its script still names only
+// workers it has.
+func (sc *Scenario) Apply(o Overrides) error {
+	if o.Workers != 0 {
+		if o.Workers < 1 || o.Workers > MaxWorkers {
+			return fmt.Errorf("--workers %d: want 1 to %d", o.Workers, MaxWorkers)
+		}
+		sc.SetWorkers(o.Workers)
+	}
+	if o.Messages != 0 {
+		if o.Messages < 1 || o.Messages > MaxMessages {
+			return fmt.Errorf("--messages %d: want 1 to %d", o.Messages, MaxMessages)
+		}
+		sc.Messages = o.Messages
+	}
+	if o.Lease != 0 {
+		if o.Lease < time.Millisecond || o.Lease%time.Millisecond != 0 {
+			return fmt.Errorf("--lease %s: want whole milliseconds, at least 1ms", o.Lease)
+		}
+		sc.Settings.Lease = o.Lease
+	}
+	for name, on := range o.Toggles {
+		if err := sc.Settings.Set(name, on); err != nil {
+			return err
+		}
+	}
+	if o.Seed != nil {
+		sc.Seed = *o.Seed
+	}
+	known := map[string]bool{}
+	for _, w := range sc.Workers {
+		known[w.Short] = true
+	}
+	for _, st := range sc.Steps {
+		names := append([]string{st.Worker}, st.Workers...)
+		for _, n := range names {
+			if n != "" && !known[n] {
+				return fmt.Errorf("%s:%d: the script names worker %s, but the run has only %s",
+					sc.Source, st.Line, n, strings.Join(sc.WorkerShort(), " "))
+			}
+		}
+	}
+	return nil
+}

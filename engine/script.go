@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// maxRunActions bounds one run step, so that a script that cannot finish fails instead of
+// spinning.
+const maxRunActions = 50_000_000
+
+// ScriptError is a script step that could not be carried out, at its line.
+type ScriptError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// Next performs the next visible thing: one action of the script, or, once the script is done,
+// one action in round-robin over the live workers. It returns false when nothing could happen.
+// A script step that is impossible now (the user crashed the worker it names, say) is skipped
+// with a note in the timeline.
+func (s *Session) Next(ctx context.Context) (bool, error) {
+	for !s.ScriptDone() {
+		st := &s.Scenario.Steps[s.pc]
+		acted, done, err := s.advance(ctx, st, false)
+		if errors.Is(err, ErrNotNow) {
+			s.Note(fmt.Sprintf("script line %d skipped: %v", st.Line, err))
+			acted, done, err = true, true, nil
+		}
+		if err != nil {
+			return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
+		}
+		if done {
+			s.pc, s.inStep, s.stepN = s.pc+1, false, 0
+		}
+		if acted {
+			return true, nil
+		}
+	}
+	return s.roundRobin(ctx, s.workers)
+}
+
+// RunToEnd runs the whole script headless: run steps by the scheduler, concurrent steps on
+// goroutines. Any step that cannot be carried out is an error naming its line.
+func (s *Session) RunToEnd(ctx context.Context) error {
+	steps := s.Scenario.Steps
+	if len(steps) == 0 {
+		steps = []Step{{Kind: StepRun, UntilDone: true}}
+		s.Scenario.Steps = steps
+	}
+	for !s.ScriptDone() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st := &s.Scenario.Steps[s.pc]
+		var err error
+		if st.Kind == StepConcurrent {
+			err = s.RunConcurrent(ctx, s.pick(st.Workers))
+		} else {
+			for done := false; !done && err == nil; {
+				_, done, err = s.advance(ctx, st, true)
+			}
+		}
+		if err != nil {
+			return &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
+		}
+		s.pc, s.inStep, s.stepN = s.pc+1, false, 0
+	}
+	return nil
+}
+
+// pick returns the named workers, or all of them.
+func (s *Session) pick(names []string) []*Worker {
+	if len(names) == 0 {
+		return s.workers
+	}
+	var out []*Worker
+	for _, n := range names {
+		if w, err := s.Worker(n); err == nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (s *Session) index(w *Worker) int {
+	for i, x := range s.workers {
+		if x == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// advance carries out one action of script step st. acted: something happened; done: the step
+// is finished.
+func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, done bool, err error) {
+	var w *Worker
+	if st.Worker != "" {
+		if w, err = s.Worker(st.Worker); err != nil {
+			return false, true, err
+		}
+	}
+	if !s.inStep {
+		s.inStep = true
+		if st.Kind == StepRun || st.Kind == StepConcurrent {
+			s.rr = 0
+		}
+	}
+	switch st.Kind {
+	case StepPhase:
+		s.Phase(st.Text)
+	case StepNote:
+		s.Note(st.Text)
+	case StepClock:
+		switch {
+		case st.PastLease:
+			_, err = s.ClockPastLease(ctx)
+		case st.Delta > 0:
+			s.AdvanceClock(st.Delta)
+		default:
+			_, err = s.SetClock(st.At)
+		}
+	case StepSet:
+		switch st.Name {
+		case "lease", "heartbeat-every", "provider-latency":
+			_, err = s.SetDuration(st.Name, st.Value)
+		default:
+			_, err = s.SetToggle(st.Name, st.On)
+		}
+	case StepCrash:
+		_, err = s.Crash(s.index(w))
+	case StepRestart:
+		_, err = s.Restart(ctx, s.index(w))
+	case StepPause, StepResume:
+		_, err = s.SetPaused(s.index(w), st.Kind == StepPause)
+	case StepWorker:
+		ev, ok, e := w.Do(ctx, st.Action, st.Key)
+		s.actions++
+		if e != nil {
+			return false, true, e
+		}
+		if !ok && ev.Outcome == OutcomeBusy {
+			return false, false, nil // retry
+		}
+		if !ok {
+			return false, true, fmt.Errorf("%s has nothing to do: %w", w.Name, ErrNotNow)
+		}
+		s.stepN++
+		return true, s.stepN >= st.Count, nil
+	case StepWorkerRun:
+		if !w.Runnable() {
+			return false, true, nil
+		}
+		ev, ok, e := w.Step(ctx)
+		s.actions++
+		s.stepN++
+		if s.stepN > maxRunActions {
+			return false, true, fmt.Errorf("%s run: no end after %d actions", w.Name, maxRunActions)
+		}
+		return ok || ev.Outcome == OutcomeBusy, false, e
+	case StepRun, StepConcurrent:
+		return s.runOnce(ctx, st)
+	}
+	return err == nil, true, err
+}
+
+// runOnce carries out one action of a run step: the next worker in round-robin (or a seeded
+// random one) acts; with crash and pause rates it may then crash or pause. When nobody can act,
+// workers the run crashed or paused come back, then (until-done) the clock moves to the next
+// timer; otherwise the step is done.
+func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err error) {
+	ws := s.pick(st.Workers)
+	s.stepN++
+	if s.stepN > maxRunActions {
+		return false, true, fmt.Errorf("run: no end after %d actions", maxRunActions)
+	}
+	s.wakeDue(ctx, false)
+	ready := runnable(ws)
+	if len(ready) == 0 {
+		if s.wakeDue(ctx, true) {
+			return true, false, nil
+		}
+		if st.UntilDone {
+			if t := nextTimer(ws); !t.IsZero() {
+				if _, err := s.SetClock(t); err != nil {
+					return false, true, err
+				}
+				return true, false, nil
+			}
+		}
+		return false, true, nil
+	}
+	var w *Worker
+	if st.Random {
+		w = ready[s.rng.IntN(len(ready))]
+	} else {
+		w = s.nextRoundRobin(ws, ready)
+	}
+	ev, ok, err := w.Step(ctx)
+	s.actions++
+	if err != nil || !ok {
+		return ev.Outcome == OutcomeBusy, false, err
+	}
+	switch r := s.rng.Float64(); {
+	case st.CrashRate > 0 && r < st.CrashRate:
+		_, err = s.Crash(s.index(w))
+		s.pauses[w] = 1 + s.rng.IntN(len(ws)*4)
+	case st.PauseRate > 0 && r < st.CrashRate+st.PauseRate:
+		_, err = s.SetPaused(s.index(w), true)
+		s.pauses[w] = 1 + s.rng.IntN(len(ws)*4)
+	}
+	return true, false, err
+}
+
+// nextRoundRobin returns the first ready worker after the round-robin cursor.
+func (s *Session) nextRoundRobin(ws, ready []*Worker) *Worker {
+	isReady := map[*Worker]bool{}
+	for _, w := range ready {
+		isReady[w] = true
+	}
+	for i := 0; i < len(ws); i++ {
+		w := ws[(s.rr+i)%len(ws)]
+		if isReady[w] {
+			s.rr = (s.rr + i + 1) % len(ws)
+			return w
+		}
+	}
+	return ready[0]
+}
+
+// wakeDue counts down the run's own crashes and pauses and brings back the workers whose time
+// has come (all of them when force is set). It reports whether it brought any back.
+func (s *Session) wakeDue(ctx context.Context, force bool) bool {
+	woke := false
+	for _, w := range s.workers {
+		left, ok := s.pauses[w]
+		if !ok {
+			continue
+		}
+		if left--; left > 0 && !force {
+			s.pauses[w] = left
+			continue
+		}
+		delete(s.pauses, w)
+		v := w.View()
+		switch {
+		case v.Crashed:
+			s.Restart(ctx, s.index(w))
+		case v.Paused:
+			s.SetPaused(s.index(w), false)
+		}
+		woke = true
+	}
+	return woke
+}
+
+// roundRobin performs one action of the next runnable worker among ws.
+func (s *Session) roundRobin(ctx context.Context, ws []*Worker) (bool, error) {
+	for tries := 0; tries < 100; tries++ {
+		ready := runnable(ws)
+		if len(ready) == 0 {
+			return false, nil
+		}
+		w := s.nextRoundRobin(ws, ready)
+		ev, ok, err := w.Step(ctx)
+		s.actions++
+		if err != nil || ok {
+			return ok, err
+		}
+		if ev.Outcome != OutcomeBusy {
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// RunConcurrent runs ws free, each worker on its own goroutine and its own connection, truly
+// concurrently, until each has polled and found nothing it can do. The scenario clock does not
+// move meanwhile. A busy database (SQLITE_BUSY past busy_timeout) makes a worker retry.
+func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runFree(ctx, w, nil); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// runFree steps w until a poll finds nothing, it has nothing to do, ctx ends, or stop is closed.
+func runFree(ctx context.Context, w *Worker, stop <-chan struct{}) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-stop:
+			return nil
+		default:
+		}
+		ev, ok, err := w.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		switch {
+		case ev.Outcome == OutcomeBusy:
+			time.Sleep(time.Millisecond)
+		case !ok:
+			return nil // crashed, paused, or waiting on a clock that does not move
+		case ev.Outcome == "empty" || ev.Outcome == "blocked":
+			return nil
+		}
+	}
+}

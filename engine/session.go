@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Session is one run of a scenario over one database: the clock, the provider, the gateway, the
+// workers and their ledgers. The same worker code runs in all three ways a session offers:
+// stepped one action at a time (Next, StepWorker), scheduled by a seeded scheduler (run steps),
+// and free-running on goroutines (concurrent steps, RunConcurrent).
+type Session struct {
+	Scenario *Scenario
+	db       DB
+	clock    *Clock
+	provider *Provider
+	gateway  *Gateway
+	ledger   *Ledger
+	env      *env
+	workers  []*Worker
+	initial  Settings
+
+	mu       sync.Mutex // guards settings
+	settings Settings
+
+	// Script position; touched only by the goroutine that drives the session.
+	pc      int  // next script step
+	inStep  bool // the step at pc has started (multi-action steps)
+	stepN   int  // actions done by the step at pc
+	rr      int  // round-robin cursor
+	rng     *rand.Rand
+	pauses  map[*Worker]int // worker -> actions left before a random pause ends
+	actions int             // actions done by the session, all kinds
+}
+
+// NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
+// worker per declared worker, each on its own connection.
+func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
+	s := &Session{
+		Scenario: sc,
+		db:       db,
+		clock:    NewClock(Epoch),
+		provider: NewProvider(sc.Fail),
+		ledger:   newLedger(),
+		settings: sc.Settings,
+		initial:  sc.Settings,
+		rng:      rand.New(rand.NewPCG(uint64(sc.Seed), 0x1ea5e1ab)),
+		pauses:   map[*Worker]int{},
+	}
+	s.gateway = NewGateway(db)
+	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings}
+	if err := Seed(ctx, s.gateway, sc.Messages, Epoch); err != nil {
+		return nil, err
+	}
+	for _, spec := range sc.Workers {
+		w := &Worker{Name: WorkerName(spec.Short), ID: spec.ID, Short: spec.Short, env: s.env, db: db}
+		if err := w.connect(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.workers = append(s.workers, w)
+	}
+	return s, nil
+}
+
+// Close closes every worker's connection.
+func (s *Session) Close() error {
+	var errs []error
+	for _, w := range s.workers {
+		errs = append(errs, w.close())
+	}
+	return errors.Join(errs...)
+}
+
+// DB is the session's database.
+func (s *Session) DB() DB { return s.db }
+
+// Clock is the scenario clock.
+func (s *Session) Clock() *Clock { return s.clock }
+
+// Provider is the fake payment provider.
+func (s *Session) Provider() *Provider { return s.provider }
+
+// Ledger holds the ledgers and the event log.
+func (s *Session) Ledger() *Ledger { return s.ledger }
+
+// Workers are the session's workers, in declared order.
+func (s *Session) Workers() []*Worker { return s.workers }
+
+// Settings returns the current settings.
+func (s *Session) Settings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// InitialSettings are the settings the session started with (after flags).
+func (s *Session) InitialSettings() Settings { return s.initial }
+
+// SetToggle switches a toggle; workers see it from their next action on.
+func (s *Session) SetToggle(name string, on bool) (Event, error) {
+	s.mu.Lock()
+	err := s.settings.Set(name, on)
+	s.mu.Unlock()
+	if err != nil {
+		return Event{}, err
+	}
+	s.env.world.Add(1)
+	return s.event(Event{Kind: EvSetting, Outcome: OnOff(on), Key: name,
+		Text: fmt.Sprintf("%s switched %s (from the next action on)", name, OnOff(on))}), nil
+}
+
+// SetDuration sets lease, heartbeat-every or provider-latency.
+func (s *Session) SetDuration(name string, d time.Duration) (Event, error) {
+	s.mu.Lock()
+	switch name {
+	case "lease":
+		s.settings.Lease = d
+	case "heartbeat-every":
+		s.settings.HeartbeatEvery = d
+	case "provider-latency":
+		s.settings.ProviderLatency = d
+	default:
+		s.mu.Unlock()
+		return Event{}, fmt.Errorf("unknown duration setting %q", name)
+	}
+	s.mu.Unlock()
+	return s.event(Event{Kind: EvSetting, Key: name, Outcome: d.String(), Text: fmt.Sprintf("%s set to %s", name, d)}), nil
+}
+
+func (s *Session) event(e Event) Event {
+	e.At = s.clock.Now()
+	return s.ledger.record(e)
+}
+
+// Worker finds a worker by short name ("A") or display name ("Worker-A").
+func (s *Session) Worker(name string) (*Worker, error) {
+	for _, w := range s.workers {
+		if w.Short == name || w.Name == name {
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown worker %q", name)
+}
+
+// StepWorker performs worker i's next action.
+func (s *Session) StepWorker(ctx context.Context, i int) (Event, bool, error) {
+	if i < 0 || i >= len(s.workers) {
+		return Event{}, false, fmt.Errorf("no worker %d", i+1)
+	}
+	s.actions++
+	return s.workers[i].Step(ctx)
+}
+
+// Crash crashes worker i: its memory is lost and its connection closed; its rows stay.
+func (s *Session) Crash(i int) (Event, error) {
+	ev, err := s.workers[i].crash()
+	if ev.Kind == "" {
+		return ev, err
+	}
+	ev.Worker = s.workers[i].Name
+	return s.event(ev), err
+}
+
+// Restart gives crashed worker i a new connection and empty memory.
+func (s *Session) Restart(ctx context.Context, i int) (Event, error) {
+	ev, err := s.workers[i].restart(ctx)
+	if err != nil {
+		return ev, err
+	}
+	ev.Worker = s.workers[i].Name
+	return s.event(ev), nil
+}
+
+// SetPaused pauses or wakes worker i.
+func (s *Session) SetPaused(i int, paused bool) (Event, error) {
+	ev, err := s.workers[i].setPaused(paused)
+	if err != nil {
+		return ev, err
+	}
+	ev.Worker = s.workers[i].Name
+	return s.event(ev), nil
+}
+
+// AdvanceClock moves the scenario clock forward by d.
+func (s *Session) AdvanceClock(d time.Duration) Event {
+	from := s.clock.Now()
+	to := s.clock.Advance(d)
+	s.env.world.Add(1)
+	return s.event(Event{Kind: EvClock, Text: fmt.Sprintf("clock moved %s → %s (+%s)", FormatClock(from), FormatClock(to), d)})
+}
+
+// SetClock moves the scenario clock to t (never backwards).
+func (s *Session) SetClock(t time.Time) (Event, error) {
+	now := s.clock.Now()
+	if t.Before(now) {
+		return Event{}, fmt.Errorf("clock: %s is before %s; the clock never goes back", FormatClock(t), FormatClock(now))
+	}
+	return s.AdvanceClock(t.Sub(now)), nil
+}
+
+// ClockPastLease moves the clock 1 ms past the earliest live lease, as the database holds it.
+func (s *Session) ClockPastLease(ctx context.Context) (Event, error) {
+	rows, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return Event{}, err
+	}
+	now := s.clock.Now()
+	var earliest time.Time
+	for _, r := range rows {
+		if r.Status == StatusProcessing && !r.LockedUntil.Before(now) && (earliest.IsZero() || r.LockedUntil.Before(earliest)) {
+			earliest = r.LockedUntil
+		}
+	}
+	if earliest.IsZero() {
+		return Event{}, fmt.Errorf("clock past-lease: no live lease at %s", FormatClock(now))
+	}
+	return s.AdvanceClock(earliest.Add(time.Millisecond).Sub(now)), nil
+}
+
+// Phase writes a heading into the timeline.
+func (s *Session) Phase(title string) Event { return s.event(Event{Kind: EvPhase, Text: title}) }
+
+// Note writes a sentence into the timeline.
+func (s *Session) Note(text string) Event { return s.event(Event{Kind: EvNote, Text: text}) }
+
+// runnable lists the workers among ws that can act now.
+func runnable(ws []*Worker) []*Worker {
+	var out []*Worker
+	for _, w := range ws {
+		if w.Runnable() {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// nextTimer is the earliest worker timer among ws, zero when none.
+func nextTimer(ws []*Worker) time.Time {
+	var t time.Time
+	for _, w := range ws {
+		if wt := w.Timer(); !wt.IsZero() && (t.IsZero() || wt.Before(t)) {
+			t = wt
+		}
+	}
+	return t
+}
+
+// Idle reports whether no worker can act now and none is waiting on the clock: a session in this
+// state will not change unless someone crashes, restarts, toggles or moves the clock.
+func (s *Session) Idle() bool {
+	return len(runnable(s.workers)) == 0 && nextTimer(s.workers).IsZero()
+}
+
+// ScriptDone reports whether every step of the script has run.
+func (s *Session) ScriptDone() bool { return s.pc >= len(s.Scenario.Steps) }
+
+// Done reports whether the scenario has finished: script done and nothing left to happen.
+func (s *Session) Done() bool { return s.ScriptDone() && s.Idle() }
+
+// ScriptPosition returns the line of the next script step (0 when the script is done) and the
+// number of steps.
+func (s *Session) ScriptPosition() (line, index, total int) {
+	if s.pc < len(s.Scenario.Steps) {
+		line = s.Scenario.Steps[s.pc].Line
+	}
+	return line, s.pc, len(s.Scenario.Steps)
+}
+
+// Actions is how many actions the session has taken.
+func (s *Session) Actions() int { return s.actions }

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is a finished run, ready to print: what the lesson's reports print.
+type Report struct {
+	Summary  *Summary
+	Events   []Event
+	Rows     []Row
+	Ledgers  map[string]WorkerLedger
+	Workers  []string
+	Explain  []string
+	Schema   string
+	RunAt    time.Time // wall-clock time of the run, for the header only
+	DBNote   string    // how the database file is kept ("temporary, removed at exit")
+	Attempts map[string][]Attempt
+}
+
+// BuildReport collects a finished session's report. schema is the database's CREATE statements.
+func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Time, dbNote string) (*Report, error) {
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, Ledgers: map[string]WorkerLedger{},
+		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.Attempts()}
+	for _, w := range s.workers {
+		r.Workers = append(r.Workers, w.Name)
+		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)
+	}
+	return r, nil
+}
+
+// HeaderLines is how many lines of WriteText's output depend on the wall clock or the database
+// path; everything after them is a pure function of the scenario, the seed and the schedule.
+const HeaderLines = 4
+
+// WriteText prints the report as text.
+func (r *Report) WriteText(out io.Writer) error {
+	sum := r.Summary
+	var b strings.Builder
+	fmt.Fprintf(&b, "LEASELAB RUN REPORT: %s\n", sum.Scenario)
+	fmt.Fprintf(&b, "Run at:   %s\n", r.RunAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "Database: %s", sum.Database)
+	if r.DBNote != "" {
+		fmt.Fprintf(&b, " (%s)", r.DBNote)
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "%s\n", sum.Title)
+	for _, l := range r.Explain {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	fmt.Fprintf(&b, "Settings: %s\n", settingsLine(sum.Settings))
+
+	section(&b, "Schema")
+	b.WriteString(r.Schema + "\n")
+
+	section(&b, "Timeline (scenario clock)")
+	r.timeline(&b)
+
+	if len(sum.Recovery) > 0 {
+		section(&b, "Lease-expiry demo")
+		for _, rc := range sum.Recovery {
+			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", rc.Key, rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
+			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
+			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpry)
+			if rc.ReclaimedBy != "" {
+				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
+			}
+			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, plural(rc.ProcessedTimes, "time"))
+			if rc.OK {
+				b.WriteString("  A lock would have lost this message; the lease recovered it.\n")
+			}
+		}
+	}
+
+	section(&b, "Per-message ownership (database rows, and who processed them)")
+	r.ownership(&b)
+
+	section(&b, "Ledgers (claims and processing are counted apart)")
+	r.ledgers(&b)
+
+	section(&b, "Safety checks")
+	for _, c := range sum.Checks {
+		fmt.Fprintf(&b, "[%s] %s: %s\n", passWord(c.OK), c.Name, c.Detail)
+	}
+
+	section(&b, "Expectations (declared by the scenario)")
+	for _, e := range sum.Expectations {
+		when := ""
+		if e.When != "" {
+			when = " when " + e.When
+		}
+		line := ""
+		if e.Line > 0 {
+			line = fmt.Sprintf("  (line %d)", e.Line)
+		}
+		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", okWord(e.OK), e.Expect, when, e.Actual, line)
+	}
+
+	section(&b, "Verdict")
+	fmt.Fprintf(&b, "%s\n", sum.Verdict)
+	if sum.ExpectationsMet {
+		b.WriteString("The run did what the scenario expects.\n")
+	} else {
+		b.WriteString("THE RUN DID NOT DO WHAT THE SCENARIO EXPECTS.\n")
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func section(b *strings.Builder, title string) {
+	fmt.Fprintf(b, "\n== %s ==\n", title)
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func okWord(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "NOT MET"
+}
+
+func settingsLine(m map[string]string) string {
+	parts := []string{}
+	for _, t := range Toggles {
+		parts = append(parts, t+"="+m[t])
+	}
+	parts = append(parts, "lease="+m["lease"])
+	if m[ToggleHeartbeat] == "on" {
+		parts = append(parts, "heartbeat-every="+m["heartbeat-every"])
+	}
+	if m["provider-latency"] != "0s" {
+		parts = append(parts, "provider-latency="+m["provider-latency"])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (r *Report) timeline(b *strings.Builder) {
+	for _, e := range r.Events {
+		switch e.Kind {
+		case EvPhase:
+			fmt.Fprintf(b, "-- %s\n", e.Text)
+		case EvNote:
+			fmt.Fprintf(b, "   %s  note: %s\n", FormatClock(e.At), e.Text)
+		default:
+			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), e.Text)
+		}
+	}
+	if len(r.Events) == 0 {
+		b.WriteString("   (nothing happened)\n")
+	}
+}
+
+func (r *Report) ownership(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "Key\tStatus\tLockedBy\tLockedUntilUtc\tProcessedAtUtc\tPayment\tTransactionId\tClaims\tVersion\tProcessed by")
+	for _, row := range r.Rows {
+		var by []string
+		for _, a := range r.Attempts[row.IdempotencyKey] {
+			by = append(by, strings.TrimPrefix(a.Worker, "Worker-"))
+		}
+		who := strings.Join(by, ",")
+		if who == "" {
+			who = "-"
+		}
+		if len(by) > 1 {
+			who += fmt.Sprintf("  (%d×)", len(by))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", row.IdempotencyKey, row.Status, orNone(row.LockedBy),
+			clockOrNull(row.LockedUntil), clockOrNull(row.ProcessedAt), row.PaymentStatus, orNone(row.TransactionID),
+			row.Attempts, row.LeaseVersion, who)
+	}
+	tw.Flush()
+}
+
+func clockOrNull(t time.Time) string {
+	if t.IsZero() {
+		return "NULL"
+	}
+	return FormatClock(t)
+}
+
+func (r *Report) ledgers(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\t%s\tTotal\t\n", strings.Join(r.Workers, "\t"))
+	line := func(name string, get func(WorkerLedger) int) {
+		fmt.Fprintf(tw, "%s\t", name)
+		t := 0
+		for _, w := range r.Workers {
+			v := get(r.Ledgers[w])
+			t += v
+			fmt.Fprintf(tw, "%d\t", v)
+		}
+		fmt.Fprintf(tw, "%d\t\n", t)
+	}
+	line("Rows loaded (no claim)", func(l WorkerLedger) int { return l.RowsLoaded })
+	line("Claims won", func(l WorkerLedger) int { return l.ClaimsWon })
+	line("  of which reclaims", func(l WorkerLedger) int { return l.Reclaims })
+	line("Claims empty", func(l WorkerLedger) int { return l.ClaimsEmpty })
+	line("Claims blocked (live lease)", func(l WorkerLedger) int { return l.ClaimsBlocked })
+	line("Processing attempts", func(l WorkerLedger) int { return l.ProcessingAttempts })
+	line("Finalizes committed", func(l WorkerLedger) int { return l.Finalized })
+	line("Finalizes rejected (0 rows)", func(l WorkerLedger) int { return l.RejectedFinalizes })
+	line("Ownership violations", func(l WorkerLedger) int { return l.OwnershipViolations })
+	line("Heartbeat renewals", func(l WorkerLedger) int { return l.Renewals })
+	line("Busy retries", func(l WorkerLedger) int { return l.BusyRetries })
+	line("Crashes", func(l WorkerLedger) int { return l.Crashes })
+	tw.Flush()
+	sum := r.Summary
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nUnique messages processed\t%d of %d\n", sum.UniqueProcessed, sum.Messages)
+	fmt.Fprintf(tw, "Messages processed more than once\t%d\n", sum.ProcessedMoreThanOnce)
+	fmt.Fprintf(tw, "Provider status-check calls (provider's count)\t%d\n", sum.StatusChecks)
+	fmt.Fprintf(tw, "Payment creation calls (gateway)\t%d (%d in workers)\n", sum.CreationCalls, sum.CreationCallsInWorker)
+	fmt.Fprintf(tw, "Payments Paid / Failed / Pending\t%d / %d / %d\n", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending)
+	fmt.Fprintf(tw, "Outbox Processed / Pending / Processing\t%d / %d / %d\n", sum.Outbox.Processed, sum.Outbox.Pending, sum.Outbox.Processing)
+	fmt.Fprintf(tw, "Duplicate payment / outbox rows\t%d\n", sum.DuplicateRows)
+	tw.Flush()
+}

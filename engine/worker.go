@@ -1,0 +1,608 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Action is one step a worker can take: one transaction or one provider call.
+type Action int
+
+// Actions.
+const (
+	ActNone     Action = iota // nothing to do now (idle and quiet, waiting on the clock, crashed, paused)
+	ActLoad                   // naive: SELECT every Pending row
+	ActClaim                  // atomic claim transaction
+	ActSelect                 // non-atomic claim, part 1: plain read of a candidate
+	ActTake                   // non-atomic claim, part 2: unconditional UPDATE
+	ActCheck                  // provider call: CheckPaymentStatus
+	ActRenew                  // heartbeat: extend the lease
+	ActFinalize               // payment + outbox in one transaction
+)
+
+var actionNames = [...]string{"none", "load", "claim", "select", "take", "check", "renew", "finalize"}
+
+func (a Action) String() string { return actionNames[a] }
+
+// ParseAction reads an action name as scripts write it.
+func ParseAction(s string) (Action, bool) {
+	for i, n := range actionNames {
+		if n == s && i != int(ActNone) {
+			return Action(i), true
+		}
+	}
+	return ActNone, false
+}
+
+// phase is where a worker is in its loop.
+type phase int
+
+const (
+	phaseIdle     phase = iota // holds nothing
+	phaseLoaded                // holds loaded rows (naive), none in progress
+	phaseSelected              // holds a candidate it read but has not taken
+	phaseClaimed               // holds a leased message, not yet checked
+	phaseAwaiting              // called the provider; the answer is due at dueAt
+)
+
+// env is what the workers of one session share.
+type env struct {
+	clock    *Clock
+	provider *Provider
+	ledger   *Ledger
+	settings func() Settings
+	// world counts changes that can make an empty or blocked poll worth repeating: commits,
+	// clock moves, restarts, setting changes.
+	world atomic.Uint64
+}
+
+// Worker is one outbox worker: a state machine over its own connection. Every call to Do performs
+// exactly one action. A worker's methods are safe to call from several goroutines; an action and
+// a crash never interleave.
+type Worker struct {
+	Name  string // display name and, unless ID differs, LockedBy: "Worker-A"
+	ID    string // the value written to LockedBy
+	Short string // the scenario's short name: "A"
+
+	env *env
+	db  DB
+
+	mu        sync.Mutex
+	conn      Conn
+	crashed   bool
+	paused    bool
+	phase     phase
+	queue     []Message // loaded rows not yet processed (naive path)
+	held      Message   // the message in progress
+	leased    bool      // held came from a claim or take
+	result    ProviderResult
+	dueAt     time.Time // provider answer due
+	renewAt   time.Time // next heartbeat
+	quiet     bool      // last poll found nothing…
+	quietAt   uint64    // …at this world version
+	blockedTo time.Time // the lease that blocked the last poll ends at this time
+	lastText  string
+}
+
+// WorkerView is a copy of what a worker holds in memory, for screens and reports.
+type WorkerView struct {
+	Name, ID, Short string
+	Crashed, Paused bool
+	State           string // idle, loaded 6, claimed PAY-001, processing PAY-003, …
+	Holding         string // the key in progress, "" when none
+	HoldingVersion  int64
+	Queue           int // loaded rows not yet processed
+	Next            Action
+	Quiet           bool
+	Last            string
+}
+
+func (w *Worker) connect(ctx context.Context) error {
+	c, err := w.db.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", w.Name, err)
+	}
+	w.conn = c
+	return nil
+}
+
+// View copies the worker's memory.
+func (w *Worker) View() WorkerView {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.env.settings()
+	now := w.env.clock.Now()
+	v := WorkerView{Name: w.Name, ID: w.ID, Short: w.Short, Crashed: w.crashed, Paused: w.paused,
+		Queue: len(w.queue), Next: w.nextLocked(s, now), Quiet: w.isQuietLocked(), Last: w.lastText}
+	if w.phase == phaseSelected || w.phase == phaseClaimed || w.phase == phaseAwaiting {
+		v.Holding, v.HoldingVersion = w.held.IdempotencyKey, w.held.LeaseVersion
+	}
+	switch {
+	case w.crashed:
+		v.State = "CRASHED"
+	case w.phase == phaseIdle && w.quiet && w.isQuietLocked() && !w.blockedTo.IsZero():
+		v.State = "blocked"
+	case w.phase == phaseIdle && w.quiet && w.isQuietLocked():
+		v.State = "idle (nothing to do)"
+	case w.phase == phaseIdle:
+		v.State = "idle"
+	case w.phase == phaseLoaded:
+		v.State = fmt.Sprintf("loaded %d", len(w.queue))
+	case w.phase == phaseSelected:
+		v.State = "selected " + w.held.IdempotencyKey
+	case w.phase == phaseClaimed:
+		v.State = "claimed " + w.held.IdempotencyKey
+	case w.phase == phaseAwaiting && now.Before(w.dueAt):
+		v.State = "processing " + w.held.IdempotencyKey
+	case w.phase == phaseAwaiting:
+		v.State = "finalizing " + w.held.IdempotencyKey
+	}
+	if w.paused && !w.crashed {
+		v.State = "PAUSED, " + v.State
+	}
+	return v
+}
+
+// Next is the action the worker would take now.
+func (w *Worker) Next() Action {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nextLocked(w.env.settings(), w.env.clock.Now())
+}
+
+// nextLocked is the worker's decision table: what it does next, given its memory, the settings
+// and the time.
+func (w *Worker) nextLocked(s Settings, now time.Time) Action {
+	if w.crashed || w.paused {
+		return ActNone
+	}
+	switch w.phase {
+	case phaseIdle:
+		switch {
+		case !s.Leasing:
+			return ActLoad
+		case s.AtomicClaim:
+			return ActClaim
+		default:
+			return ActSelect
+		}
+	case phaseLoaded, phaseClaimed:
+		return ActCheck
+	case phaseSelected:
+		return ActTake
+	case phaseAwaiting:
+		if !now.Before(w.dueAt) {
+			return ActFinalize
+		}
+		if s.Heartbeat && w.leased && !now.Before(w.renewAt) {
+			return ActRenew
+		}
+	}
+	return ActNone
+}
+
+// isQuietLocked: the last poll found nothing and nothing has changed since.
+func (w *Worker) isQuietLocked() bool {
+	return w.phase == phaseIdle && w.quiet && w.quietAt == w.env.world.Load()
+}
+
+// Runnable reports whether the worker has an action that could make progress now: it is live,
+// and it is not idle after a poll that found nothing with nothing changed since.
+func (w *Worker) Runnable() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nextLocked(w.env.settings(), w.env.clock.Now()) != ActNone && !w.isQuietLocked()
+}
+
+// Timer is the scenario time at which this worker will next have something to do without
+// anyone else acting: its provider answer, its heartbeat, or the end of the lease that blocked
+// it. Zero when there is none.
+func (w *Worker) Timer() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.crashed || w.paused {
+		return time.Time{}
+	}
+	s := w.env.settings()
+	switch {
+	case w.phase == phaseAwaiting && s.Heartbeat && w.leased && w.renewAt.Before(w.dueAt):
+		return w.renewAt
+	case w.phase == phaseAwaiting:
+		return w.dueAt
+	case w.phase == phaseIdle && w.quiet && !w.blockedTo.IsZero():
+		return w.blockedTo.Add(time.Millisecond)
+	}
+	return time.Time{}
+}
+
+// Step performs the worker's next action. acted is false when it had nothing to do.
+func (w *Worker) Step(ctx context.Context) (ev Event, acted bool, err error) {
+	return w.Do(ctx, ActNone, "")
+}
+
+// OutcomeBusy marks the empty event Do returns when SQLite stayed busy past busy_timeout: nothing
+// happened and the action may be retried.
+const OutcomeBusy = "busy"
+
+// ErrNotNow is returned when a script asks a worker for an action its state does not allow.
+var ErrNotNow = errors.New("action not possible now")
+
+// Do performs one action. With act ActNone the worker does what it would do next; otherwise act
+// must be its next action, except that an idle worker may claim (key names the message, or ""
+// for the oldest claimable one) or load whatever the settings say.
+func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.env.settings()
+	now := w.env.clock.Now()
+	next := w.nextLocked(s, now)
+	switch {
+	case w.crashed:
+		if act != ActNone {
+			return Event{}, false, fmt.Errorf("%s is crashed: %w", w.Name, ErrNotNow)
+		}
+		return Event{}, false, nil
+	case act == ActNone:
+		act = next
+		if act == ActNone {
+			return Event{}, false, nil
+		}
+	case w.paused:
+		return Event{}, false, fmt.Errorf("%s is paused: %w", w.Name, ErrNotNow)
+	case act != next && !(w.phase == phaseIdle && (act == ActClaim || act == ActLoad || act == ActSelect)):
+		return Event{}, false, fmt.Errorf("%s cannot %s now (its next action is %s): %w", w.Name, act, next, ErrNotNow)
+	}
+	ev, err := w.doLocked(ctx, act, key, s, now)
+	if errors.Is(err, ErrBusy) {
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.BusyRetries++ })
+		return Event{Outcome: OutcomeBusy}, false, nil
+	}
+	if err != nil {
+		return Event{}, false, err
+	}
+	ev.At, ev.Worker = now, w.Name
+	w.lastText = ev.Text
+	return w.env.ledger.record(ev), true, nil
+}
+
+func (w *Worker) doLocked(ctx context.Context, act Action, key string, s Settings, now time.Time) (Event, error) {
+	switch act {
+	case ActLoad:
+		return w.load(ctx)
+	case ActClaim:
+		return w.claim(ctx, key, s, now)
+	case ActSelect:
+		return w.selectCandidate(ctx, now)
+	case ActTake:
+		return w.take(ctx, s, now)
+	case ActCheck:
+		return w.check(s, now), nil
+	case ActRenew:
+		return w.renew(ctx, s, now)
+	case ActFinalize:
+		return w.finalize(ctx, s, now)
+	}
+	return Event{}, fmt.Errorf("%s: unknown action %d", w.Name, act)
+}
+
+// poll marks the end of a poll: found says whether it found work.
+func (w *Worker) poll(found bool, blockedTo time.Time) {
+	w.quiet, w.quietAt, w.blockedTo = !found, w.env.world.Load(), blockedTo
+	if found {
+		w.blockedTo = time.Time{}
+	}
+}
+
+func (w *Worker) load(ctx context.Context) (Event, error) {
+	msgs, err := w.conn.LoadPending(ctx)
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Loads++; l.RowsLoaded += len(msgs) })
+	w.poll(len(msgs) > 0, time.Time{})
+	ev := Event{Kind: EvLoad, Rows: int64(len(msgs))}
+	if len(msgs) == 0 {
+		ev.Outcome, ev.Text = "empty", w.Name+" loaded 0 pending rows"
+		return ev, nil
+	}
+	w.queue, w.phase = msgs, phaseLoaded
+	ev.Outcome = "loaded"
+	ev.Text = fmt.Sprintf("%s loaded %d pending %s (%s), no claim", w.Name, len(msgs), plural(len(msgs), "row"), keyRange(msgs))
+	return ev, nil
+}
+
+func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Time) (Event, error) {
+	res, err := w.conn.Claim(ctx, ClaimRequest{Worker: w.ID, Now: now, Until: now.Add(s.Lease), Key: key})
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String()}
+	switch res.Outcome {
+	case ClaimWon:
+		w.env.world.Add(1)
+		w.poll(true, time.Time{})
+		w.held, w.leased, w.phase = res.Message, true, phaseClaimed
+		reclaim := res.PrevOwner != ""
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) {
+			l.ClaimsWon++
+			if reclaim {
+				l.Reclaims++
+			}
+		})
+		ev.Key, ev.Rows, ev.Until = res.Message.IdempotencyKey, 1, res.Message.LockedUntil
+		if reclaim {
+			ev.Outcome = "reclaimed"
+			ev.Text = fmt.Sprintf("%s reclaimed %s from %s (lease ended %s), lease v%d until %s",
+				w.Name, ev.Key, res.PrevOwner, FormatClock(res.PrevUntil), res.Message.LeaseVersion, FormatClock(res.Message.LockedUntil))
+		} else {
+			ev.Text = fmt.Sprintf("%s claimed %s, lease until %s", w.Name, ev.Key, FormatClock(res.Message.LockedUntil))
+			if res.Message.LeaseVersion > 1 {
+				ev.Text += fmt.Sprintf(" (v%d)", res.Message.LeaseVersion)
+			}
+		}
+	case ClaimEmpty:
+		w.poll(false, time.Time{})
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsEmpty++ })
+		ev.Key = key
+		if key != "" {
+			ev.Text = fmt.Sprintf("%s claim of %s empty: it is already Processed", w.Name, key)
+		} else {
+			ev.Text = w.Name + " claim empty: nothing left to claim"
+		}
+	case ClaimBlocked:
+		w.poll(false, res.PrevUntil)
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })
+		ev.Key, ev.Until = res.Blocker, res.PrevUntil
+		ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s until %s (not expired)",
+			w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
+	}
+	return ev, nil
+}
+
+func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, error) {
+	m, ok, err := w.conn.SelectCandidate(ctx, now)
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Selects++ })
+	w.poll(ok, time.Time{})
+	if !ok {
+		return Event{Kind: EvSelect, Outcome: "empty", Text: w.Name + " selected nothing: no claimable row"}, nil
+	}
+	w.held, w.leased, w.phase = m, false, phaseSelected
+	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: "selected",
+		Text: fmt.Sprintf("%s selected %s to claim (a plain read: nothing is locked yet)", w.Name, m.IdempotencyKey)}, nil
+}
+
+func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, error) {
+	m, err := w.conn.TakeUnconditional(ctx, w.held.ID, w.ID, now.Add(s.Lease))
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	w.env.world.Add(1)
+	w.held, w.leased, w.phase = m, true, phaseClaimed
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Takes++; l.ClaimsWon++ })
+	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: "taken", Rows: 1, Until: m.LockedUntil,
+		Text: fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s",
+			w.Name, m.IdempotencyKey, m.LeaseVersion, FormatClock(m.LockedUntil))}, nil
+}
+
+// check is the processing attempt: one call to the provider. Its answer is due after the
+// provider's latency, in scenario time.
+func (w *Worker) check(s Settings, now time.Time) Event {
+	if w.phase == phaseLoaded {
+		w.held, w.queue, w.leased = w.queue[0], w.queue[1:], false
+	}
+	key := w.held.IdempotencyKey
+	w.result = w.env.provider.CheckPaymentStatus(key)
+	w.dueAt, w.renewAt, w.phase = now.Add(s.ProviderLatency), now.Add(s.HeartbeatEvery), phaseAwaiting
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ProcessingAttempts++ })
+	w.env.ledger.attempt(key, Attempt{Worker: w.Name, At: now, Version: w.held.LeaseVersion})
+	ev := Event{Kind: EvCheck, Key: key, Outcome: w.result.Status}
+	answer := w.result.Status
+	if w.result.TransactionID != "" {
+		answer += " (" + w.result.TransactionID + ")"
+	}
+	if s.ProviderLatency > 0 {
+		ev.Text = fmt.Sprintf("%s is processing %s: called the provider, answer %s due at %s", w.Name, key, answer, FormatClock(w.dueAt))
+	} else {
+		ev.Text = fmt.Sprintf("%s processed %s: provider says %s", w.Name, key, answer)
+	}
+	return ev
+}
+
+func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, error) {
+	until := now.Add(s.Lease)
+	ok, err := w.conn.Renew(ctx, w.held, w.ID, until)
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	key := w.held.IdempotencyKey
+	if !ok {
+		// The lease is gone: someone reclaimed the message. Give it up rather than finish.
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LostRenewals++ })
+		w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
+		return Event{Kind: EvRenew, Key: key, Outcome: "lost",
+			Text: fmt.Sprintf("%s heartbeat on %s: 0 rows affected, the lease is gone; it gives the message up", w.Name, key)}, nil
+	}
+	w.env.world.Add(1)
+	w.held.LockedUntil, w.renewAt = until, now.Add(s.HeartbeatEvery)
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Renewals++ })
+	return Event{Kind: EvRenew, Key: key, Outcome: "renewed", Rows: 1, Until: until,
+		Text: fmt.Sprintf("%s heartbeat: renewed its lease on %s until %s", w.Name, key, FormatClock(until))}, nil
+}
+
+func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event, error) {
+	req := FinalizeRequest{
+		Worker: w.ID, Message: w.held, Now: now,
+		PaymentStatus: w.result.Status, TransactionID: w.result.TransactionID,
+		OwnershipCheck: s.OwnershipCheck && w.leased,
+		Fencing:        s.Fencing && w.leased,
+	}
+	res, err := w.conn.Finalize(ctx, req)
+	if err != nil {
+		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	key, held := w.held.IdempotencyKey, w.held
+	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
+	ev := Event{Kind: EvFinalize, Key: key, Rows: res.RowsAffected}
+	guard := "no ownership check"
+	if req.OwnershipCheck {
+		guard = "WHERE LockedBy=" + w.ID
+		if req.Fencing {
+			guard += fmt.Sprintf(" AND LeaseVersion=%d", held.LeaseVersion)
+		}
+	}
+	if !res.Committed {
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
+		ev.Outcome = "rejected"
+		ev.Text = fmt.Sprintf("%s finalize of %s REJECTED: %s, 0 rows affected (row is %s, LockedBy=%s, v%d); rolled back, payment untouched",
+			w.Name, key, guard, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
+		return ev, nil
+	}
+	w.env.world.Add(1)
+	violation := held.LeaseVersion > 0 && (res.PriorStatus != StatusProcessing || res.PriorOwner != w.ID || res.PriorVersion != held.LeaseVersion)
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) {
+		l.Finalized++
+		if violation {
+			l.OwnershipViolations++
+		}
+	})
+	ev.Outcome = "committed"
+	ev.Text = fmt.Sprintf("%s finalized %s: payment %s, outbox Processed (%s, %d row), committed",
+		w.Name, key, w.result.Status, guard, res.RowsAffected)
+	if violation {
+		ev.Outcome = "violation"
+		ev.Text = fmt.Sprintf("%s finalized %s without owning it: OWNERSHIP VIOLATION (its lease v%d; the row was %s, LockedBy=%s, v%d)",
+			w.Name, key, held.LeaseVersion, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
+	}
+	return ev, nil
+}
+
+// afterMessage is the phase once the message in progress is done with.
+func (w *Worker) afterMessage() phase {
+	if len(w.queue) > 0 {
+		return phaseLoaded
+	}
+	return phaseIdle
+}
+
+// crash loses the worker's memory and closes its connection; its rows stay as they are.
+func (w *Worker) crash() (Event, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.crashed {
+		return Event{}, fmt.Errorf("%s is already crashed: %w", w.Name, ErrNotNow)
+	}
+	text, key := w.Name+" CRASHED", ""
+	switch {
+	case w.leased:
+		key = w.held.IdempotencyKey
+		text += fmt.Sprintf(" holding %s: the row stays Processing, LockedBy=%s until %s", w.held.IdempotencyKey, w.ID, FormatClock(w.held.LockedUntil))
+	case len(w.queue) > 0 || w.phase == phaseAwaiting:
+		text += " with unfinished loaded rows in memory (now lost)"
+	}
+	err := w.conn.Close()
+	w.conn, w.crashed, w.paused = nil, true, false
+	w.phase, w.queue, w.held, w.leased, w.quiet = phaseIdle, nil, Message{}, false, false
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Crashes++ })
+	w.lastText = text
+	ev := Event{Kind: EvCrash, Key: key, Text: text}
+	if key != "" {
+		ev.Outcome = "holding"
+	}
+	return ev, err
+}
+
+// restart gives a crashed worker a new connection and empty memory.
+func (w *Worker) restart(ctx context.Context) (Event, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.crashed {
+		return Event{}, fmt.Errorf("%s is not crashed: %w", w.Name, ErrNotNow)
+	}
+	if err := w.connect(ctx); err != nil {
+		return Event{}, err
+	}
+	w.crashed = false
+	w.env.world.Add(1)
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Restarts++ })
+	text := w.Name + " restarted: a new connection, empty memory"
+	w.lastText = text
+	return Event{Kind: EvRestart, Text: text}, nil
+}
+
+// setPaused pauses or wakes the worker. A paused worker keeps its memory and still believes it
+// owns what it holds; it takes no action, and renews nothing, until woken.
+func (w *Worker) setPaused(p bool) (Event, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.crashed {
+		return Event{}, fmt.Errorf("%s is crashed: %w", w.Name, ErrNotNow)
+	}
+	if w.paused == p {
+		return Event{}, fmt.Errorf("%s is already %s: %w", w.Name, map[bool]string{true: "paused", false: "running"}[p], ErrNotNow)
+	}
+	w.paused = p
+	if !p {
+		w.env.world.Add(1)
+		text := w.Name + " woke up"
+		if w.leased {
+			text += fmt.Sprintf(", still believing it owns %s (lease v%d until %s)", w.held.IdempotencyKey, w.held.LeaseVersion, FormatClock(w.held.LockedUntil))
+		}
+		w.lastText = text
+		return Event{Kind: EvResume, Text: text}, nil
+	}
+	text := w.Name + " PAUSED (a long GC pause, a stalled VM)"
+	if w.leased {
+		text += fmt.Sprintf(" holding %s", w.held.IdempotencyKey)
+	}
+	w.lastText = text
+	return Event{Kind: EvPause, Text: text}, nil
+}
+
+// close closes the connection of a live worker at the end of a session.
+func (w *Worker) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn == nil {
+		return nil
+	}
+	err := w.conn.Close()
+	w.conn = nil
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "NULL"
+	}
+	return s
+}
+
+func keyRange(msgs []Message) string {
+	if len(msgs) == 1 {
+		return msgs[0].IdempotencyKey
+	}
+	return msgs[0].IdempotencyKey + "…" + msgs[len(msgs)-1].IdempotencyKey
+}
+
+// WorkerName turns a short name into a display name: "A" → "Worker-A".
+func WorkerName(short string) string {
+	if strings.HasPrefix(short, "Worker-") {
+		return short
+	}
+	return "Worker-" + short
+}

@@ -1,0 +1,340 @@
+// Command leaselab is a terminal lab in which competing workers fight over the rows of a real
+// SQLite outbox, and headless runs that print the lesson's reports, checks and verdicts.
+//
+//	leaselab                     open the lab on the default scenario
+//	leaselab run NAME|FILE       run a scenario headless; print and save its report
+//	leaselab list                list the built-in scenarios
+//
+// Exit codes: 0 the scenario's expectations hold; 1 they do not; 2 usage or scenario errors;
+// 3 environment errors (the database file or the report folder).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/store"
+	"leaselab/ui"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitExpect   = 1
+	exitUsage    = 2
+	exitEnvError = 3
+)
+
+// usageError is a mistake in how leaselab was called or in a scenario.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "lab"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "lab":
+		err = cmdLab(ctx, args, stdin, stdout, stderr)
+	case "run":
+		var code int
+		code, err = cmdRun(ctx, args, stdout, stderr)
+		if err == nil {
+			return code
+		}
+	case "list":
+		err = cmdList(args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, mainUsage)
+		return exitOK
+	default:
+		err = usageError{fmt.Errorf("unknown command %q", cmd)}
+	}
+	return report(err, stderr)
+}
+
+// report prints err as one line and maps it to an exit code.
+func report(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "leaselab: %v\n", err)
+	var ue usageError
+	var pe *engine.ParseError
+	var se *engine.ScriptError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &pe):
+		if ue.err != nil && strings.HasPrefix(ue.Error(), "unknown command") {
+			fmt.Fprint(stderr, mainUsage)
+		}
+		return exitUsage
+	case errors.As(err, &se) && errors.Is(err, engine.ErrNotNow):
+		return exitUsage
+	}
+	return exitEnvError
+}
+
+const mainUsage = `leaselab: competing workers, one SQLite outbox, and the lease that makes them safe.
+
+Usage:
+  leaselab [flags]             open the lab (a terminal screen) on the default scenario
+  leaselab run NAME|FILE       run a scenario headless; print and save its report
+  leaselab list                list the built-in scenarios
+  leaselab help                this text
+
+Run "leaselab COMMAND --help" for a command's flags.
+Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error.
+`
+
+// scenarioFlags are the flags every command that runs a scenario takes.
+type scenarioFlags struct {
+	db       string
+	workers  int
+	messages int
+	lease    time.Duration
+	seed     int64
+	toggles  map[string]*bool
+}
+
+func (f *scenarioFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.db, "db", "", "keep the database in this file (default: a temporary folder, removed at exit)")
+	fs.IntVar(&f.workers, "workers", 0, "number of workers (default: as the scenario declares)")
+	fs.IntVar(&f.messages, "messages", 0, "number of payments and outbox messages (default: as declared)")
+	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: as declared)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: as declared)")
+	f.toggles = map[string]*bool{}
+	for _, t := range engine.Toggles {
+		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: as declared)", t))
+	}
+}
+
+// overrides returns what was set on the command line.
+func (f *scenarioFlags) overrides(fs *flag.FlagSet) engine.Overrides {
+	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}}
+	fs.Visit(func(fl *flag.Flag) {
+		if p, ok := f.toggles[fl.Name]; ok {
+			o.Toggles[fl.Name] = *p
+		}
+		if fl.Name == "seed" {
+			o.Seed = &f.seed
+		}
+	})
+	return o
+}
+
+// parseInterleaved parses flags that may come before or after positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// loadScenario reads a built-in or file scenario and applies the flags.
+func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engine.Scenario, error) {
+	data, source, err := assets.Load(nameOrFile, engine.MaxScenarioSize)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	sc, err := engine.Parse(source, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.Apply(f.overrides(fs)); err != nil {
+		return nil, usageError{err}
+	}
+	return sc, nil
+}
+
+// openDB creates the run's database: the --db file, or a fresh temporary folder. cleanup
+// removes the temporary folder.
+func openDB(ctx context.Context, path string) (db *store.DB, note string, cleanup func(), err error) {
+	cleanup = func() {}
+	note = "kept"
+	if path == "" {
+		dir, err := os.MkdirTemp("", "leaselab-run-")
+		if err != nil {
+			return nil, "", cleanup, fmt.Errorf("temporary folder: %w", err)
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		path, note = filepath.Join(dir, "leaselab.db"), "temporary folder, removed at exit"
+	}
+	db, err = store.Create(ctx, path)
+	if err != nil {
+		cleanup()
+		return nil, "", func() {}, err
+	}
+	return db, note, cleanup, nil
+}
+
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", "Usage: leaselab list\n\nLists the built-in scenarios with their titles.\n", stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageFlag(err)
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("list takes no arguments, got %q", fs.Arg(0))}
+	}
+	for _, n := range assets.Names() {
+		data, src, _ := assets.Scenario(n)
+		title := ""
+		if sc, err := engine.Parse(src, data); err == nil {
+			title = sc.Title
+		}
+		fmt.Fprintf(stdout, "%-16s %s\n", n, title)
+	}
+	return nil
+}
+
+func usageFlag(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{err}
+}
+
+const runUsage = `Usage: leaselab run NAME|FILE [flags]
+
+Runs a scenario headless over a real SQLite file and prints what the lesson's reports print:
+the schema, the timeline, the lease-expiry demo, the per-message ownership table, the ledgers,
+the safety checks and the verdict. The same text is saved as a timestamped report.
+`
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("run", runUsage, stderr)
+	var sf scenarioFlags
+	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
+	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 0, usageFlag(err)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 0, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
+	}
+	sc, err := loadScenario(pos[0], &sf, fs)
+	if err != nil {
+		return 0, err
+	}
+	db, note, cleanup, err := openDB(ctx, sf.db)
+	if err != nil {
+		return 0, err
+	}
+	defer cleanup()
+	defer db.Close()
+	runAt := time.Now()
+	sess, err := engine.NewSession(ctx, sc, db)
+	if err != nil {
+		return 0, err
+	}
+	runErr := sess.RunToEnd(ctx)
+	closeErr := sess.Close()
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return 0, err
+	}
+	schema, err := db.Schema(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := sess.BuildReport(ctx, schema, runAt, note)
+	if err != nil {
+		return 0, err
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		return 0, err
+	}
+	if *reportDir != "" {
+		path, err := saveReport(*reportDir, sc.Name, runAt, text.String())
+		if err != nil {
+			return 0, err
+		}
+		rep.Summary.ReportFile = path
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep.Summary); err != nil {
+			return 0, err
+		}
+	} else {
+		fmt.Fprint(stdout, text.String())
+		if rep.Summary.ReportFile != "" {
+			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
+		}
+	}
+	if !rep.Summary.ExpectationsMet {
+		return exitExpect, nil
+	}
+	return exitOK, nil
+}
+
+// saveReport writes the report atomically: a temporary file renamed into place.
+func saveReport(dir, name string, at time.Time, text string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--report-dir %s: %w", dir, err)
+	}
+	stamp := at.UTC().Format("20060102T150405.000Z")
+	path := filepath.Join(dir, fmt.Sprintf("%s-RunReport-%s.txt", name, strings.ReplaceAll(stamp, ".", "")))
+	tmp, err := os.CreateTemp(dir, ".report-*")
+	if err != nil {
+		return "", fmt.Errorf("--report-dir %s: %w", dir, err)
+	}
+	_, werr := tmp.WriteString(text)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("report %s: %w", path, err)
+	}
+	return path, nil
+}
+
+func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return ui.Placeholder()
+}

@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+)
+
+// Conn is one worker's own connection (a separate *sql.DB holding exactly one SQLite
+// connection), as a separate application instance would have. It implements engine.Conn; every
+// method is one transaction.
+type Conn struct {
+	db *sql.DB
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+// Connect opens a new connection for one worker.
+func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
+	c, err := openPool(db.path, true, 1)
+	if err != nil {
+		return nil, &EnvError{Path: db.path, Err: err}
+	}
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	if err := c.PingContext(ctx); err != nil {
+		c.Close()
+		return nil, &EnvError{Path: db.path, Err: describe(err)}
+	}
+	return &Conn{db: c}, nil
+}
+
+// Close closes the worker's connection. An open transaction (there is none between calls) would
+// be rolled back by SQLite.
+func (c *Conn) Close() error { return c.db.Close() }
+
+// The claimable condition. Written as the lesson's "Status='Pending' OR (Status='Processing' AND
+// LockedUntilUtc < now)", SQLite cannot use an index and sorts the whole backlog on every claim.
+// Split like this, the first term matches the partial index OutboxMessages_Claimable word for
+// word, so the plan is an ordered scan of that index that stops at the first claimable row.
+// A lease is live up to and including LockedUntilUtc; it is expired once now is later.
+const claimable = `Status IN ('Pending', 'Processing') AND (Status = 'Pending' OR LockedUntilUtc < :now)`
+
+// ClaimCandidateSQL is the claim's read; exported for the EXPLAIN QUERY PLAN test and the docs.
+const ClaimCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc
+  FROM OutboxMessages
+ WHERE ` + claimable + `
+ ORDER BY CreatedAtUtc
+ LIMIT 1`
+
+const claimUpdateSQL = `UPDATE OutboxMessages
+   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
+       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
+ WHERE Id = :id AND ` + claimable + `
+RETURNING LeaseVersion`
+
+// blockerSQL finds why nothing was claimable: the unfinished row whose lease ends first.
+const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
+  FROM OutboxMessages
+ WHERE Status IN ('Pending', 'Processing')
+ ORDER BY LockedUntilUtc
+ LIMIT 1`
+
+// LoadPending is the naive worker's read: every Pending row, with no claim at all.
+func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	rows, err := c.db.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
+  FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
+	if err != nil {
+		return nil, fmt.Errorf("load pending: %w", describe(err))
+	}
+	defer rows.Close()
+	var out []engine.Message
+	for rows.Next() {
+		var m engine.Message
+		if err := rows.Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload); err != nil {
+			return nil, fmt.Errorf("load pending: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load pending: %w", describe(err))
+	}
+	return out, nil
+}
+
+// Claim is the atomic claim, as the lesson writes it: BEGIN IMMEDIATE takes the write lock up
+// front, a read finds the candidate, and a conditional UPDATE takes it only if it is still
+// claimable. With req.Key set it claims that message or reports why it cannot.
+func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var res engine.ClaimResult
+	now := FormatTime(req.Now)
+	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+		var (
+			m              engine.Message
+			owner, until   sql.NullString
+			status         string
+			err            error
+			candidateFound bool
+		)
+		if req.Key == "" {
+			err = tx.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", now)).
+				Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
+			candidateFound = err == nil
+		} else {
+			err = tx.QueryRowContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, Status
+  FROM OutboxMessages WHERE IdempotencyKey = :key ORDER BY Id LIMIT 1`, sql.Named("key", req.Key)).
+				Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &status)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("claim %s: no such message", req.Key)
+			}
+			candidateFound = err == nil && (status == engine.StatusPending ||
+				(status == engine.StatusProcessing && until.Valid && until.String < now))
+		}
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("claim: %w", describe(err))
+		}
+		if !candidateFound {
+			return c.whyNothing(ctx, tx, req.Key, status, owner, until, &res)
+		}
+		err = tx.QueryRowContext(ctx, claimUpdateSQL,
+			sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
+			sql.Named("id", m.ID), sql.Named("now", now)).Scan(&m.LeaseVersion)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
+			res.Outcome = engine.ClaimBlocked
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("claim update: %w", describe(err))
+		}
+		m.LockedUntil = req.Until.UTC()
+		res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: owner.String}
+		if until.Valid {
+			res.PrevUntil, _ = ParseTime(until.String)
+		}
+		return nil
+	})
+	if err != nil {
+		return engine.ClaimResult{}, err
+	}
+	return res, nil
+}
+
+// whyNothing fills res for a claim that found no candidate: Empty when no work is left (for a
+// keyed claim: the message is already Processed), Blocked when a live lease holds it.
+func (c *Conn) whyNothing(ctx context.Context, tx *sql.Tx, key, status string, owner, until sql.NullString, res *engine.ClaimResult) error {
+	if key != "" {
+		if status == engine.StatusProcessed {
+			res.Outcome = engine.ClaimEmpty
+			return nil
+		}
+		res.Outcome, res.Blocker, res.PrevOwner = engine.ClaimBlocked, key, owner.String
+		res.PrevUntil, _ = ParseTime(until.String)
+		return nil
+	}
+	var bkey string
+	err := tx.QueryRowContext(ctx, blockerSQL).Scan(&bkey, &owner, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		res.Outcome = engine.ClaimEmpty
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claim blocker: %w", describe(err))
+	}
+	res.Outcome, res.Blocker, res.PrevOwner = engine.ClaimBlocked, bkey, owner.String
+	res.PrevUntil, _ = ParseTime(until.String)
+	return nil
+}
+
+// SelectCandidate is the first half of the non-atomic claim: a plain read, its own transaction.
+func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Message, bool, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var (
+		m            engine.Message
+		owner, until sql.NullString
+	)
+	err := c.db.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", FormatTime(now))).
+		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		return engine.Message{}, false, nil
+	}
+	if err != nil {
+		return engine.Message{}, false, fmt.Errorf("select candidate: %w", describe(err))
+	}
+	return m, true, nil
+}
+
+// TakeUnconditional is the second half of the non-atomic claim: it sets the lease on the row it
+// read earlier without checking that the row is still claimable. This is the bug it teaches.
+func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (engine.Message, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var m engine.Message
+	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `UPDATE OutboxMessages
+   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
+       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
+ WHERE Id = :id
+RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
+			sql.Named("worker", worker), sql.Named("until", FormatTime(until)), sql.Named("id", id)).
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion)
+		if err != nil {
+			return fmt.Errorf("take message %d: %w", id, describe(err))
+		}
+		return nil
+	})
+	m.LockedUntil = until.UTC()
+	return m, err
+}
+
+// Renew extends a lease that the worker still holds, under the same version (a heartbeat).
+func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, until time.Time) (bool, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var n int64
+	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET LockedUntilUtc = :until
+ WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`,
+			sql.Named("until", FormatTime(until)), sql.Named("id", msg.ID),
+			sql.Named("worker", worker), sql.Named("version", msg.LeaseVersion))
+		if err != nil {
+			return fmt.Errorf("renew %s: %w", msg.IdempotencyKey, describe(err))
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n == 1, err
+}
+
+// errRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
+var errRolledBack = errors.New("guarded update changed no row")
+
+// Finalize writes the provider's outcome to the payment and marks the message Processed, in one
+// transaction. With req.OwnershipCheck the outbox UPDATE also requires Status='Processing' AND
+// LockedBy=worker (and, with req.Fencing, the worker's lease version); unless it changes exactly
+// one row the whole transaction rolls back, the payment update with it.
+func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var res engine.FinalizeResult
+	q := `UPDATE OutboxMessages
+   SET Status = 'Processed', ProcessedAtUtc = :now, LockedUntilUtc = NULL
+ WHERE Id = :id`
+	if req.OwnershipCheck {
+		q += ` AND Status = 'Processing' AND LockedBy = :worker`
+	}
+	if req.Fencing {
+		q += ` AND LeaseVersion = :version`
+	}
+	var txID any
+	if req.TransactionID != "" {
+		txID = req.TransactionID
+	}
+	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+		var owner, until sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT Status, LockedBy, LockedUntilUtc, LeaseVersion
+  FROM OutboxMessages WHERE Id = :id`, sql.Named("id", req.Message.ID)).
+			Scan(&res.PriorStatus, &owner, &until, &res.PriorVersion)
+		if err != nil {
+			return fmt.Errorf("finalize %s: read row: %w", req.Message.IdempotencyKey, describe(err))
+		}
+		res.PriorOwner = owner.String
+		res.PriorUntil, _ = ParseTime(until.String)
+		if _, err := tx.ExecContext(ctx, `UPDATE Payments SET PaymentStatus = :status, TransactionId = :txid
+ WHERE IdempotencyKey = :key`, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
+			sql.Named("key", req.Message.IdempotencyKey)); err != nil {
+			return fmt.Errorf("finalize %s: update payment: %w", req.Message.IdempotencyKey, describe(err))
+		}
+		r, err := tx.ExecContext(ctx, q, sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
+			sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion))
+		if err != nil {
+			return fmt.Errorf("finalize %s: update outbox: %w", req.Message.IdempotencyKey, describe(err))
+		}
+		if res.RowsAffected, err = r.RowsAffected(); err != nil {
+			return err
+		}
+		if res.RowsAffected != 1 {
+			return errRolledBack
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errRolledBack):
+		return res, nil
+	case err != nil:
+		return engine.FinalizeResult{}, err
+	}
+	res.Committed = true
+	return res, nil
+}

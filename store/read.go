@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+)
+
+// TimeLayout is how every time is stored: UTC, fixed width, milliseconds, so that string
+// comparison in SQL is time comparison.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t as stored.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTime reads a stored time; "" gives the zero time.
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(TimeLayout, s)
+}
+
+// CreatePayment writes a Pending payment and its Pending outbox message in one transaction:
+// the transactional outbox. Either both rows exist afterwards or neither does.
+func (db *DB) CreatePayment(ctx context.Context, p engine.NewPayment) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	at := FormatTime(p.CreatedAt)
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO Payments (IdempotencyKey, Amount, PaymentStatus, CreatedAtUtc)
+VALUES (:key, :amount, 'Pending', :at)`, sql.Named("key", p.Key), sql.Named("amount", p.Amount), sql.Named("at", at)); err != nil {
+			return fmt.Errorf("create payment %s: %w", p.Key, describe(err))
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc)
+VALUES (:key, :type, :payload, 'Pending', :at)`, sql.Named("key", p.Key), sql.Named("type", engine.MessageType),
+			sql.Named("payload", p.Payload), sql.Named("at", at)); err != nil {
+			return fmt.Errorf("create outbox message %s: %w", p.Key, describe(err))
+		}
+		return nil
+	})
+}
+
+const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.ProcessedAtUtc, o.LockedBy,
+       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount
+  FROM OutboxMessages o LEFT JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey
+ ORDER BY o.Id`
+
+// Snapshot reads every outbox row with its payment, in one read transaction.
+func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	rows, err := db.admin.QueryContext(ctx, snapshotSQL)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", describe(err))
+	}
+	defer rows.Close()
+	var out []engine.Row
+	for rows.Next() {
+		var (
+			r                                  engine.Row
+			created                            string
+			processed, owner, until, payStatus sql.NullString
+			txID                               sql.NullString
+			amount                             sql.NullInt64
+		)
+		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
+			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+		r.CreatedAt, _ = ParseTime(created)
+		r.ProcessedAt, _ = ParseTime(processed.String)
+		r.LockedUntil, _ = ParseTime(until.String)
+		r.LockedBy, r.PaymentStatus, r.TransactionID, r.Amount = owner.String, payStatus.String, txID.String, amount.Int64
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", describe(err))
+	}
+	return out, nil
+}
+
+// Counts reads the figures the safety checks need, in one read transaction.
+func (db *DB) Counts(ctx context.Context) (engine.Counts, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var c engine.Counts
+	tx, err := db.admin.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return c, fmt.Errorf("counts: %w", describe(err))
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `SELECT
+  count(*),
+  coalesce(sum(Status = 'Pending'), 0),
+  coalesce(sum(Status = 'Processing'), 0),
+  coalesce(sum(Status = 'Processed'), 0)
+FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed)
+	if err != nil {
+		return c, fmt.Errorf("counts: outbox: %w", describe(err))
+	}
+	err = tx.QueryRowContext(ctx, `SELECT
+  coalesce(sum(PaymentStatus = 'Pending'), 0),
+  coalesce(sum(PaymentStatus = 'Paid'), 0),
+  coalesce(sum(PaymentStatus = 'Failed'), 0),
+  coalesce(sum(PaymentStatus = 'Paid' AND TransactionId IS NOT NULL), 0),
+  coalesce(sum(PaymentStatus = 'Failed' AND TransactionId IS NOT NULL), 0)
+FROM Payments`).Scan(&c.PaymentsPending, &c.PaymentsPaid, &c.PaymentsFailed, &c.PaidWithTxID, &c.FailedWithTxID)
+	if err != nil {
+		return c, fmt.Errorf("counts: payments: %w", describe(err))
+	}
+	err = tx.QueryRowContext(ctx, `SELECT
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM Payments GROUP BY IdempotencyKey)), 0),
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM OutboxMessages GROUP BY IdempotencyKey)), 0),
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM Payments) +
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM OutboxMessages)`).
+		Scan(&c.MaxPaymentsPerKey, &c.MaxOutboxPerKey, &c.DuplicateRows)
+	if err != nil {
+		return c, fmt.Errorf("counts: duplicates: %w", describe(err))
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments`)
+	if err != nil {
+		return c, fmt.Errorf("counts: transaction ids: %w", describe(err))
+	}
+	defer rows.Close()
+	c.TransactionIDs = map[string]string{}
+	for rows.Next() {
+		var key string
+		var id sql.NullString
+		if err := rows.Scan(&key, &id); err != nil {
+			return c, fmt.Errorf("counts: transaction ids: %w", err)
+		}
+		c.TransactionIDs[key] = id.String
+	}
+	return c, rows.Err()
+}

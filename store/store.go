@@ -1,0 +1,309 @@
+// Package store is leaselab's SQLite storage, and the only package that speaks SQL: the schema,
+// seeding, the naive load, the atomic claim, the ownership-checked and unchecked finalize,
+// snapshots for the screen and the counts for the checks. It implements engine.DB and
+// engine.Conn on a real database file in WAL mode (modernc.org/sqlite, no cgo).
+package store
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"leaselab/engine"
+
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// applicationID marks a database file as leaselab's (PRAGMA application_id, "LEAS").
+const applicationID = 0x4C454153
+
+// schemaVersion is PRAGMA user_version of the schema in schema.sql.
+const schemaVersion = 1
+
+// BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
+const BusyTimeout = 10 * time.Second
+
+// callTimeout bounds every call that arrives without a deadline of its own.
+const callTimeout = 60 * time.Second
+
+// ErrNotOurs means the file exists but is not a leaselab database; nothing was changed.
+var ErrNotOurs = errors.New("not a leaselab database")
+
+// EnvError is an error of the environment (the file, its folder, its locks), not of the caller's
+// input. It names the path.
+type EnvError struct {
+	Path string
+	Err  error
+}
+
+func (e *EnvError) Error() string { return fmt.Sprintf("database %s: %v", e.Path, e.Err) }
+func (e *EnvError) Unwrap() error { return e.Err }
+
+// DB is a leaselab database file. It implements engine.DB. Its own pool serves snapshots and
+// counts; every worker gets a separate connection from Connect.
+type DB struct {
+	path  string
+	admin *sql.DB
+}
+
+var _ engine.DB = (*DB)(nil)
+
+// dsn builds the connection string: pragmas in the DSN so that every connection gets them,
+// BEGIN IMMEDIATE for every transaction, and mode=rw when the file must already exist.
+func dsn(path string, mustExist bool) string {
+	mode := "rwc"
+	if mustExist {
+		mode = "rw"
+	}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	q := []string{
+		"mode=" + mode,
+		fmt.Sprintf("_pragma=busy_timeout(%d)", BusyTimeout.Milliseconds()),
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(NORMAL)",
+		"_pragma=foreign_keys(1)",
+		"_txlock=immediate",
+	}
+	return u.String() + "?" + strings.Join(q, "&")
+}
+
+// Create opens the database at path for a new run: it creates the file and the schema when the
+// file is new or empty, and empties the tables when the file is already a leaselab database.
+// A file that is anything else is refused with ErrNotOurs and left untouched.
+func Create(ctx context.Context, path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &EnvError{Path: path, Err: err}
+	}
+	fresh := true
+	if fi, err := os.Stat(abs); err == nil {
+		if fi.IsDir() {
+			return nil, &EnvError{Path: abs, Err: errors.New("is a directory")}
+		}
+		fresh = fi.Size() == 0
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	if !fresh {
+		// Check before the pooled open runs its pragmas: journal_mode(WAL) would write.
+		if err := checkOurs(ctx, abs); err != nil {
+			return nil, err
+		}
+	}
+	db, err := open(ctx, abs, false)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		err = db.createSchema(ctx)
+	} else {
+		err = db.reset(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	return db, nil
+}
+
+// Open opens an existing leaselab database without changing its rows (for watchers and worker
+// processes that share one file).
+func Open(ctx context.Context, path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &EnvError{Path: path, Err: err}
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	if err := checkOurs(ctx, abs); err != nil {
+		return nil, err
+	}
+	return open(ctx, abs, true)
+}
+
+// checkOurs reads the file's header pragmas on a read-only connection with no side effects.
+func checkOurs(ctx context.Context, abs string) error {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: abs}
+	conn, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=busy_timeout(2000)")
+	if err != nil {
+		return &EnvError{Path: abs, Err: err}
+	}
+	defer conn.Close()
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var appID, version int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return &EnvError{Path: abs, Err: describe(err)}
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return &EnvError{Path: abs, Err: describe(err)}
+	}
+	if appID != applicationID {
+		return &EnvError{Path: abs, Err: ErrNotOurs}
+	}
+	if version != schemaVersion {
+		return &EnvError{Path: abs, Err: fmt.Errorf("%w: schema version %d, want %d", ErrNotOurs, version, schemaVersion)}
+	}
+	return nil
+}
+
+func open(ctx context.Context, abs string, mustExist bool) (*DB, error) {
+	admin, err := openPool(abs, mustExist, 4)
+	if err != nil {
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	if err := admin.PingContext(ctx); err != nil {
+		admin.Close()
+		return nil, &EnvError{Path: abs, Err: describe(err)}
+	}
+	return &DB{path: abs, admin: admin}, nil
+}
+
+func openPool(abs string, mustExist bool, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(abs, mustExist))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0)
+	return db, nil
+}
+
+func (db *DB) createSchema(ctx context.Context) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("create schema: %w", describe(err))
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, schemaVersion)); err != nil {
+			return fmt.Errorf("mark schema: %w", describe(err))
+		}
+		return nil
+	})
+}
+
+// reset empties a leaselab database for a new run.
+func (db *DB) reset(ctx context.Context) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM OutboxMessages; DELETE FROM Payments"); err != nil {
+			return fmt.Errorf("reset: %w", describe(err))
+		}
+		return nil
+	})
+}
+
+// Path is the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the shared pool. Worker connections are closed by their owners.
+func (db *DB) Close() error { return db.admin.Close() }
+
+// Checkpoint runs PRAGMA wal_checkpoint(TRUNCATE) and reports whether it was blocked (busy=1),
+// which happens when some connection still holds a read transaction open.
+func (db *DB) Checkpoint(ctx context.Context) (busy bool, err error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var b, logFrames, done int
+	if err := db.admin.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&b, &logFrames, &done); err != nil {
+		return false, fmt.Errorf("checkpoint: %w", describe(err))
+	}
+	return b != 0, nil
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its first line ("ok" when sound).
+func (db *DB) IntegrityCheck(ctx context.Context) (string, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var s string
+	if err := db.admin.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&s); err != nil {
+		return "", fmt.Errorf("integrity check: %w", describe(err))
+	}
+	return s, nil
+}
+
+// Schema returns the CREATE statements of the database, as sqlite_schema holds them.
+func (db *DB) Schema(ctx context.Context) (string, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	rows, err := db.admin.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, rowid")
+	if err != nil {
+		return "", fmt.Errorf("read schema: %w", describe(err))
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", err
+		}
+		parts = append(parts, s+";")
+	}
+	return strings.Join(parts, "\n"), rows.Err()
+}
+
+// inTx runs fn in one BEGIN IMMEDIATE transaction on the admin pool.
+func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return runTx(ctx, db.admin, fn)
+}
+
+// runTx runs fn in one transaction (BEGIN IMMEDIATE, from the DSN) and commits when fn returns
+// nil. Every statement of fn must run on the tx it is given.
+func runTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin immediate: %w", describe(err))
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", describe(err))
+	}
+	return nil
+}
+
+func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, callTimeout)
+}
+
+// describe maps SQLite result codes to errors the engine and the CLI understand: BUSY (the write
+// lock could not be had in time) wraps engine.ErrBusy; NOTADB and CORRUPT say so in words.
+func describe(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return fmt.Errorf("%w (%v)", engine.ErrBusy, err)
+	case sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: the file is not an SQLite database", ErrNotOurs)
+	case sqlite3.SQLITE_CORRUPT:
+		return fmt.Errorf("database file is corrupt: %v", err)
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		return fmt.Errorf("cannot write the database file: %v", err)
+	}
+	return err
+}
