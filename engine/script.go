@@ -293,10 +293,12 @@ func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
 		mu   sync.Mutex
 		errs []error
 	)
+	start := make(chan struct{}) // a start gate, so that no worker gets a head start
 	for _, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			<-start
 			if err := runFree(ctx, w, nil); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
@@ -305,6 +307,7 @@ func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
 			}
 		}()
 	}
+	close(start)
 	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs leaselab with args and returns its exit code, stdout and stderr.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunBeforeJSON(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "run", "before", "--json", "--report-dir", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for key, want := range map[string]float64{"processing_attempts": 12, "status_checks": 12,
+		"processed_more_than_once": 6, "unique_processed": 6, "duplicate_rows": 0} {
+		if sum[key] != want {
+			t.Errorf("%s = %v, want %v", key, sum[key], want)
+		}
+	}
+	pay := sum["payments"].(map[string]any)
+	box := sum["outbox"].(map[string]any)
+	if pay["paid"] != 4.0 || pay["failed"] != 2.0 || pay["pending"] != 0.0 || box["processed"] != 6.0 || box["pending"] != 0.0 || box["processing"] != 0.0 {
+		t.Errorf("payments %v, outbox %v", pay, box)
+	}
+	if sum["expectations_met"] != true || sum["passed"] != false || !strings.Contains(sum["verdict"].(string), "❌") {
+		t.Errorf("expectations_met %v, passed %v, verdict %v", sum["expectations_met"], sum["passed"], sum["verdict"])
+	}
+	for _, key := range []string{"scenario", "claims_won", "claims_empty", "claims_blocked", "ownership_violations",
+		"rejected_finalizes", "processed_by_worker", "creation_calls", "checks", "verdict"} {
+		if _, ok := sum[key]; !ok {
+			t.Errorf("JSON lacks %q", key)
+		}
+	}
+}
+
+// The saved report holds exactly what the text run printed.
+func TestRunSavesTheReportItPrints(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := cli(t, "run", "after", "--report-dir", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "after-RunReport-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("report files: %v", files)
+	}
+	saved, _ := os.ReadFile(files[0])
+	printed, note, _ := strings.Cut(out, "\nReport saved: ")
+	if string(saved) != printed || strings.TrimSpace(note) != files[0] {
+		t.Fatalf("saved report differs from the printed one (or note %q)", note)
+	}
+	for _, want := range []string{"== Schema ==", "CREATE TABLE OutboxMessages", "== Timeline", "== Lease-expiry demo ==",
+		"blocked before expiry:   true", "== Per-message ownership", "== Ledgers", "== Safety checks ==", "== Verdict ==",
+		"OUTBOX LEASING — ONE OWNER PER MESSAGE, AND OWNERSHIP EXPIRES ✅"} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "nosuch"}, "built in: playground, before, after"},
+		{[]string{"run", "before", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"run"}, "want one scenario"},
+		{[]string{"run", "before", "--workers", "1"}, "names worker B"},
+		{[]string{"run", "before", "--leasing=maybe"}, "invalid boolean value"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"list", "x"}, "list takes no arguments"},
+		{[]string{"--scenario", "before"}, "needs a terminal"},
+	}
+	for _, c := range cases {
+		code, _, stderr := cli(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestBadScenarioFileNamesFileAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.scenario")
+	os.WriteFile(path, []byte("name: mine\nworkers: A B\nlease: fast\n"), 0o644)
+	code, _, stderr := cli(t, "run", path, "--report-dir", "")
+	if code != exitUsage || !strings.Contains(stderr, path+":3: bad duration for lease") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestDatabaseNotOursExit3AndUnchanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	content := []byte("my notes\n")
+	os.WriteFile(path, content, 0o644)
+	code, out, stderr := cli(t, "run", "before", "--db", path, "--report-dir", "")
+	if code != exitEnvError || !strings.Contains(stderr, path) || strings.Count(stderr, "\n") != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 3 and one line naming the path", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, content) {
+		t.Fatal("the file was changed")
+	}
+}
+
+func TestDatabaseUnwritableExit3(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(file, nil, 0o644)
+	path := filepath.Join(file, "leaselab.db")
+	code, _, stderr := cli(t, "run", "before", "--db", path, "--report-dir", "")
+	if code != exitEnvError || !strings.Contains(stderr, path) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestDBFlagKeepsTheDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kept.db")
+	if code, _, stderr := cli(t, "run", "after", "--db", path, "--report-dir", ""); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("--db file not kept: %v", err)
+	}
+	// A second run on the same file resets it and gives the same figures.
+	code, out, _ := cli(t, "run", "after", "--db", path, "--report-dir", "", "--json")
+	if code != exitOK || !strings.Contains(out, `"processing_attempts": 6`) {
+		t.Fatalf("second run: exit %d", code)
+	}
+}
+
+func TestExpectationsNotMetExit1(t *testing.T) {
+	// after, with leasing switched off, declares no expectation for that setting: it expects the
+	// checks to pass, and they do not.
+	code, _, _ := cli(t, "run", "before", "--leasing=true", "--report-dir", "")
+	if code != exitOK {
+		t.Fatalf("before --leasing=true: exit %d, want 0 (it declares that case)", code)
+	}
+	path := filepath.Join(t.TempDir(), "strict.scenario")
+	os.WriteFile(path, []byte("name: strict\nleasing: off\nexpect:\n  processed_more_than_once = 0\n"), 0o644)
+	if code, _, _ := cli(t, "run", path, "--report-dir", ""); code != exitExpect {
+		t.Fatalf("unmet expectation: exit %d, want 1", code)
+	}
+}
+
+func TestListAndHelp(t *testing.T) {
+	code, out, _ := cli(t, "list")
+	if code != exitOK || !strings.Contains(out, "before") || !strings.Contains(out, "after") {
+		t.Fatalf("list: exit %d\n%s", code, out)
+	}
+	for _, cmd := range []string{"run", "list", "lab"} {
+		code, _, stderr := cli(t, cmd, "--help")
+		if code != exitOK || !strings.Contains(stderr, "Usage: leaselab") {
+			t.Errorf("%s --help: exit %d, %q", cmd, code, stderr)
+		}
+	}
+}
