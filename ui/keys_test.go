@@ -1,0 +1,417 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+)
+
+func TestOpenShowsPendingRowsAndBadge(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	for i := 1; i <= 6; i++ {
+		row := l.row(engine.MessageKey(i))
+		if !strings.Contains(row, "Pending") {
+			t.Fatalf("row %d is not Pending: %q", i, row)
+		}
+	}
+	l.must("LEASING ON", "lease 500ms", "clock 09:00:00.000Z", "step 0", "paused", "Worker-A", "Worker-B")
+}
+
+func TestStepKeys(t *testing.T) {
+	for _, k := range []string{" ", "n"} {
+		t.Run(strings.TrimSpace(k)+"step", func(t *testing.T) {
+			l := newLab(t, "playground", 120, 40, engine.Overrides{})
+			l.press(k)
+			row := l.row("PAY-001")
+			for _, want := range []string{"Processing", "Worker-A", "09:00:00.500Z", "█"} {
+				if !strings.Contains(row, want) {
+					t.Fatalf("PAY-001 row lacks %q: %q", want, row)
+				}
+			}
+			l.must("step 1", "Worker-A claimed PAY-001, lease until 09:00:00.500Z", "claimed PAY-001")
+			if !strings.HasPrefix(row, "•") {
+				t.Errorf("the changed row is not marked: %q", row)
+			}
+		})
+	}
+}
+
+func TestSeveralRunesCountAsSeveralPresses(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("runes:nn")
+	if l.m.steps != 2 {
+		t.Fatalf("steps = %d after \"nn\", want 2", l.m.steps)
+	}
+	l.must("Worker-B claimed PAY-002")
+	// A paste is not typing: it does nothing.
+	l.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("nnnn"), Paste: true})
+	if l.m.steps != 2 {
+		t.Fatalf("a paste stepped: steps = %d", l.m.steps)
+	}
+}
+
+func TestSelectWorker(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("2")
+	if l.m.workers.selected != 1 {
+		t.Fatalf("selected = %d after 2", l.m.workers.selected)
+	}
+	l.must("▸ 2 Worker-B", "Worker-B selected")
+	l.press("9")
+	l.must("no worker 9: this scenario has 2")
+	if l.m.workers.selected != 1 {
+		t.Fatal("9 changed the selection")
+	}
+	l.press("left")
+	if l.m.workers.selected != 0 {
+		t.Fatal("← did not select the previous worker")
+	}
+	l.press("right")
+	if l.m.workers.selected != 1 {
+		t.Fatal("→ did not select the next worker")
+	}
+	l.press("right")
+	l.must("no worker 3")
+}
+
+func TestStepSelectedWorker(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("2", "s")
+	if row := l.row("PAY-001"); !strings.Contains(row, "Worker-B") {
+		t.Fatalf("s with Worker-B selected did not make B claim PAY-001: %q", row)
+	}
+	l.press("s")
+	l.must("Worker-B processed PAY-001")
+}
+
+// TestWorkshop is the five minutes of the README: crash the owner, see the lease hold, move the
+// clock past it, see it EXPIRED, and see another worker reclaim it.
+func TestWorkshop(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("n")
+	l.press("x")
+	l.must("CRASHED", "Worker-A CRASHED holding PAY-001")
+	if row := l.row("PAY-001"); !strings.Contains(row, "Processing") || !strings.Contains(row, "Worker-A") {
+		t.Fatalf("the crashed owner's row changed: %q", row)
+	}
+	l.press("f")
+	l.must("clock 09:00:00.501Z")
+	if row := l.row("PAY-001"); !strings.Contains(row, "EXPIRED") {
+		t.Fatalf("PAY-001 not EXPIRED after f: %q", row)
+	}
+	l.press("n")
+	row := l.row("PAY-001")
+	if !strings.Contains(row, "Worker-B") || !strings.Contains(row, "09:00:01.001Z") {
+		t.Fatalf("Worker-B did not reclaim PAY-001: %q", row)
+	}
+	l.must("Worker-B reclaimed PAY-001 from Worker-A")
+	l.press("r")
+	l.must("Worker-A restarted")
+	l.mustNot("CRASHED  ")
+}
+
+func TestCrashAndRestartRefusals(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("r")
+	l.must("Worker-A is not crashed")
+	l.press("x", "x")
+	l.must("Worker-A is already crashed")
+	l.press("s")
+	l.must("Worker-A is CRASHED: press r to restart it")
+}
+
+func TestPauseKey(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("n", "z")
+	l.must("PAUSED", "Worker-A PAUSED")
+	l.press("z")
+	l.must("Worker-A woke up, still believing it owns PAY-001")
+}
+
+func TestLeasingKey(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("l")
+	l.must("LEASING OFF", "leasing switched off (from the next action on)")
+	l.mustNot("LEASING ON")
+	l.press("n")
+	l.must("Worker-A loaded 6 pending rows")
+	l.press("l")
+	l.must("LEASING ON")
+}
+
+func TestToggleKeys(t *testing.T) {
+	for _, tc := range []struct{ key, name string }{
+		{"a", "atomic-claim"}, {"o", "ownership-check"}, {"k", "fencing"}, {"h", "heartbeat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLab(t, "playground", 120, 40, engine.Overrides{})
+			before, _ := l.m.frame.Settings.Get(tc.name)
+			l.press(tc.key)
+			after, _ := l.m.frame.Settings.Get(tc.name)
+			if before == after {
+				t.Fatalf("%s did not flip %s", tc.key, tc.name)
+			}
+			l.must(tc.name+" "+engine.OnOff(after)+" ("+tc.key+")", tc.name+" switched "+engine.OnOff(after))
+		})
+	}
+}
+
+func TestClockKeys(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("+")
+	l.must("clock 09:00:00.100Z", "clock moved 09:00:00.000Z → 09:00:00.100Z")
+	l.press("f")
+	l.must("no live lease")
+	l.press("n", "f")
+	l.must("clock 09:00:00.601Z")
+}
+
+func TestNothingToDoSaysWhy(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{Messages: 1})
+	l.press("n", "x", "n")
+	l.must("Worker-B claim BLOCKED")
+	l.press("n")
+	l.must("nothing to do at 09:00:00.000Z", "press f")
+}
+
+func TestPlayRunsToTheEndAndStops(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("p")
+	l.must("▶ playing")
+	if len(l.ticks) != 1 {
+		t.Fatalf("p scheduled %d ticks, want 1", len(l.ticks))
+	}
+	l.tickAll(1000)
+	if l.m.play.playing {
+		t.Fatal("auto-play still playing after the scenario is done")
+	}
+	l.must("VERDICT: PASS", "auto-play stopped", "duplicated messages 0")
+}
+
+func TestPlayNeverRunsTwoLoops(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("p", "p", "p")
+	if len(l.ticks) != 2 {
+		t.Fatalf("%d ticks scheduled, want 2 (one per start)", len(l.ticks))
+	}
+	l.send(l.ticks[0]) // the first loop's tick: stale
+	if l.m.steps != 0 {
+		t.Fatal("a stale tick stepped")
+	}
+	l.ticks = l.ticks[1:]
+	l.tickAll(1)
+	if l.m.steps != 1 || len(l.ticks) != 1 {
+		t.Fatalf("after one live tick: steps %d, ticks waiting %d; want 1 and 1", l.m.steps, len(l.ticks))
+	}
+}
+
+func TestSpeedKeys(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	d := l.m.play.interval()
+	l.press(">")
+	if l.m.play.interval() >= d {
+		t.Fatal("> did not speed up")
+	}
+	l.press("<", "<")
+	if l.m.play.interval() <= d {
+		t.Fatal("< did not slow down")
+	}
+	l.must("auto-play speed: 1 step/1s")
+	for i := 0; i < 10; i++ {
+		l.press("<")
+	}
+	l.must("1 step/2s")
+}
+
+func TestResetKey(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("l", "n", "n")
+	gen := l.m.gen
+	l.press("R")
+	if l.m.gen != gen+1 {
+		t.Fatalf("gen = %d after R, want %d", l.m.gen, gen+1)
+	}
+	l.must("LEASING ON", "step 0", "clock 09:00:00.000Z")
+	for i := 1; i <= 6; i++ {
+		if row := l.row(engine.MessageKey(i)); !strings.Contains(row, "Pending") {
+			t.Fatalf("after R, row %d is not Pending: %q", i, row)
+		}
+	}
+}
+
+func TestTabOpensTheNextScenario(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("tab")
+	l.must("BEFORE: two workers share a durable outbox", "LEASING OFF", "scenario 2/")
+	l.press("n")
+	l.must("script 1/", "• 09:00:00.000Z ==")
+}
+
+func TestStaleResultIsDropped(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	f := l.m.frame
+	l.send(resultMsg{gen: l.m.gen - 1, op: op{kind: opNext}, frame: &frame{Name: "stale"}, acted: true, note: "stale note"})
+	if l.m.frame != f || l.m.steps != 0 || strings.Contains(l.view(), "stale note") {
+		t.Fatal("a result of an older generation was taken")
+	}
+	l.send(openedMsg{gen: l.m.gen - 1, name: "stale"})
+	if l.m.frame != f {
+		t.Fatal("an open of an older generation was taken")
+	}
+}
+
+func TestKeysWaitForTheEngine(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	// Press n, and before its command has run, x and q's cousins: they must queue, not run.
+	m, stepCmd := l.m.update(keyMsg("n"))
+	m, crashCmd := m.update(keyMsg("x"))
+	if crashCmd != nil || len(m.queue) != 1 || m.queue[0].kind != opCrash {
+		t.Fatalf("x while busy: cmd %v, queue %v; want it queued", crashCmd != nil, m.queue)
+	}
+	for i := 0; i < 3*maxQueuedSteps; i++ {
+		m, _ = m.update(keyMsg("n"))
+	}
+	if got := m.queuedSteps(); got != maxQueuedSteps {
+		t.Fatalf("%d steps queued, want them coalesced at %d", got, maxQueuedSteps)
+	}
+	m, _ = m.update(keyMsg("x"))
+	if m.queue[len(m.queue)-1].kind != opCrash {
+		t.Fatal("a crash was dropped")
+	}
+	l.m = m
+	l.run(stepCmd)
+	var texts []string
+	for _, e := range l.m.frame.Events {
+		texts = append(texts, e.Text)
+	}
+	log := strings.Join(texts, "\n")
+	if !strings.Contains(log, "Worker-A claimed PAY-001") || !strings.Contains(log, "Worker-A CRASHED holding PAY-001") {
+		t.Fatalf("the step then the crash did not run in order:\n%s", log)
+	}
+	l.must("Worker-A is already crashed") // the last key, a second x, ran last
+	if len(l.m.queue) != 0 || l.m.busy {
+		t.Fatalf("queue not drained: %d left, busy %v", len(l.m.queue), l.m.busy)
+	}
+}
+
+func TestScrollKeys(t *testing.T) {
+	l := newLab(t, "playground", 80, 24, engine.Overrides{Messages: 40})
+	if !l.m.keys.Down.Enabled() {
+		t.Fatal("scroll keys off with 40 rows")
+	}
+	vis := l.m.outbox.visible()
+	l.must("rows 1–")
+	l.press("down")
+	if l.m.outbox.offset != 1 {
+		t.Fatalf("offset %d after ↓", l.m.outbox.offset)
+	}
+	l.press("up", "up")
+	if l.m.outbox.offset != 0 {
+		t.Fatalf("offset %d after ↑↑", l.m.outbox.offset)
+	}
+	l.press("pgdown")
+	if l.m.outbox.offset != vis-1 {
+		t.Fatalf("offset %d after pgdn, want %d", l.m.outbox.offset, vis-1)
+	}
+	l.press("pgup")
+	if l.m.outbox.offset != 0 {
+		t.Fatalf("offset %d after pgup", l.m.outbox.offset)
+	}
+	l.press("end")
+	l.must("PAY-040")
+	l.mustNot("PAY-001")
+	l.press("home")
+	l.must("PAY-001")
+	// Only the visible rows are rendered.
+	if n := strings.Count(l.view(), "PAY-0"); n > vis {
+		t.Fatalf("%d rows rendered, %d visible", n, vis)
+	}
+	// Few rows: the scroll keys are off and the help does not offer them.
+	l2 := newLab(t, "playground", 120, 40, engine.Overrides{})
+	if l2.m.keys.Down.Enabled() {
+		t.Fatal("scroll keys on though every row fits")
+	}
+}
+
+func TestFollowsTheChangedRow(t *testing.T) {
+	l := newLab(t, "playground", 80, 24, engine.Overrides{Messages: 40})
+	l.press("end")
+	l.press("n")
+	l.must("PAY-001")
+}
+
+func TestExplainAndHelpKeys(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.must("About this scenario", "No script: every step")
+	l.press("i")
+	l.mustNot("About this scenario")
+	l.press("i")
+	l.must("About this scenario")
+	l.press("?")
+	l.must("crash worker", "fencing on/off", "heartbeat on/off", "atomic claim on/off", "ownership check on/off",
+		"clock +100ms", "clock past lease", "next scenario", "reset", "slower", "faster", "pause/wake worker")
+	if n := len(strings.Split(l.view(), "\n")); n != 40 {
+		t.Fatalf("full help: %d lines, want 40", n)
+	}
+	l.press("?")
+	l.mustNot("pause/wake worker")
+
+	// At 80×24 the explanation has no room until asked for.
+	s := newLab(t, "playground", 80, 24, engine.Overrides{})
+	s.mustNot("About this scenario")
+	s.press("i")
+	s.must("About this scenario")
+}
+
+func TestQuitKeys(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		l := newLab(t, "playground", 120, 40, engine.Overrides{})
+		l.press(k)
+		if !l.quit {
+			t.Fatalf("%s did not quit", k)
+		}
+	}
+	// q inside several runes stops the rest.
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("runes:nqn")
+	if !l.quit || l.m.steps != 1 {
+		t.Fatalf("nqn: quit %v, steps %d; want true, 1", l.quit, l.m.steps)
+	}
+}
+
+func TestLeasingOffDuplicatesEveryMessage(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("l")
+	for i := 0; i < 200 && !l.m.frame.Done; i++ {
+		l.press("n")
+	}
+	l.must("duplicated messages 6", "VERDICT: FAIL", "!! A B ×2")
+	l.press("n")
+	l.must("the scenario is done (FAIL)")
+}
+
+func TestLeasingOnProcessesEachOnce(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	for i := 0; i < 200 && !l.m.frame.Done; i++ {
+		l.press("n")
+	}
+	l.must("duplicated messages 0", "VERDICT: PASS", "ONE OWNER PER MESSAGE")
+	l.mustNot("!!")
+}
+
+func TestOpenFailureShowsErrorAndKeepsRunning(t *testing.T) {
+	l := newLab(t, "no-such-scenario", 120, 40, engine.Overrides{})
+	l.must("could not open no-such-scenario", "R tries again")
+	l.press("n")
+	if l.m.keys.Step.Enabled() {
+		t.Fatal("step key on without a session")
+	}
+	l.press("tab")
+	l.must("Playground")
+	if !l.m.keys.Step.Enabled() {
+		t.Fatal("step key still off after a scenario opened")
+	}
+}

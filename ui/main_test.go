@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/store"
+)
+
+func TestMain(m *testing.M) {
+	// Goldens and string checks need the same output in a terminal and in CI.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// shownPath is the database path the test sessions report, so that goldens hold no temp path.
+const shownPath = "/tmp/leaselab/lab.db"
+
+// fixedPathDB is a store.DB that reports shownPath as its path.
+type fixedPathDB struct{ *store.DB }
+
+func (fixedPathDB) Path() string { return shownPath }
+
+// opener returns a Config.Open that works as main's does: a fresh session on a reset database
+// file, closing the previous one. Overrides apply to every scenario it opens.
+func opener(tb testing.TB, o engine.Overrides) func(ctx context.Context, name string) (*engine.Session, error) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "lab.db")
+	var closeAll func()
+	tb.Cleanup(func() {
+		if closeAll != nil {
+			closeAll()
+		}
+	})
+	return func(ctx context.Context, name string) (*engine.Session, error) {
+		if closeAll != nil {
+			closeAll()
+			closeAll = nil
+		}
+		data, source, err := assets.Load(name, engine.MaxScenarioSize)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := engine.Parse(source, data)
+		if err != nil {
+			return nil, err
+		}
+		if err := sc.Apply(o); err != nil {
+			return nil, err
+		}
+		db, err := store.Create(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := engine.NewSession(ctx, sc, fixedPathDB{db})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		closeAll = func() { s.Close(); db.Close() }
+		return s, nil
+	}
+}
+
+// lab drives a Model as Bubble Tea would, but synchronously: every Cmd runs at once and its
+// message goes back into Update. Ticks are held until the test delivers them.
+type lab struct {
+	tb    testing.TB
+	m     Model
+	ticks []tickMsg
+	quit  bool
+	msgs  int
+}
+
+// newLab opens start at w×h (0×0: no WindowSizeMsg) with the given overrides.
+func newLab(tb testing.TB, start string, w, h int, o engine.Overrides) *lab {
+	tb.Helper()
+	cfg := Config{Start: start, Scenarios: assets.Names(), Open: opener(tb, o)}
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
+	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+	if w > 0 || h > 0 {
+		l.send(tea.WindowSizeMsg{Width: w, Height: h})
+	}
+	l.run(l.m.Init())
+	return l
+}
+
+// send feeds msg to Update and runs what it returns.
+func (l *lab) send(msg tea.Msg) {
+	l.tb.Helper()
+	var cmd tea.Cmd
+	l.m, cmd = l.m.update(msg)
+	l.run(cmd)
+}
+
+// run executes cmd and everything that follows from it.
+func (l *lab) run(cmd tea.Cmd) {
+	l.tb.Helper()
+	if cmd == nil {
+		return
+	}
+	if l.msgs++; l.msgs > 100_000 {
+		l.tb.Fatal("runaway: more than 100000 messages")
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.run(c)
+		}
+	case tea.QuitMsg:
+		l.quit = true
+	case tickMsg:
+		l.ticks = append(l.ticks, msg)
+	default:
+		l.send(msg)
+	}
+}
+
+// press sends keys by name: "n", " ", "tab", "ctrl+c", "up", or a word of runes sent as one
+// message when it starts with "runes:".
+func (l *lab) press(keys ...string) {
+	l.tb.Helper()
+	for _, k := range keys {
+		l.send(keyMsg(k))
+	}
+}
+
+// keyMsg builds the KeyMsg a terminal sends for k.
+func keyMsg(k string) tea.KeyMsg {
+	named := map[string]tea.KeyType{
+		" ": tea.KeySpace, "tab": tea.KeyTab, "ctrl+c": tea.KeyCtrlC, "up": tea.KeyUp, "down": tea.KeyDown,
+		"left": tea.KeyLeft, "right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+		"home": tea.KeyHome, "end": tea.KeyEnd,
+	}
+	if t, ok := named[k]; ok {
+		if t == tea.KeySpace {
+			return tea.KeyMsg{Type: t, Runes: []rune{' '}}
+		}
+		return tea.KeyMsg{Type: t}
+	}
+	if r, ok := strings.CutPrefix(k, "runes:"); ok {
+		return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(r)}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// tickAll delivers held ticks until none is left (auto-play stopped) or n were delivered.
+func (l *lab) tickAll(n int) int {
+	l.tb.Helper()
+	done := 0
+	for len(l.ticks) > 0 && done < n {
+		t := l.ticks[0]
+		l.ticks = l.ticks[1:]
+		l.send(t)
+		done++
+	}
+	return done
+}
+
+// view is the screen.
+func (l *lab) view() string { return l.m.View() }
+
+// row returns the screen line that shows key (the outbox row), or fails.
+func (l *lab) row(key string) string {
+	l.tb.Helper()
+	for _, line := range strings.Split(l.view(), "\n") {
+		if strings.Contains(line, " "+key+" ") && strings.Contains(line, "Pending") || strings.Contains(line, " "+key+" ") && (strings.Contains(line, "Processing") || strings.Contains(line, "Processed")) {
+			return line
+		}
+	}
+	l.tb.Fatalf("no row for %s on screen:\n%s", key, l.view())
+	return ""
+}
+
+// must fails unless the screen contains every one of want.
+func (l *lab) must(want ...string) {
+	l.tb.Helper()
+	v := l.view()
+	for _, w := range want {
+		if !strings.Contains(v, w) {
+			l.tb.Fatalf("screen lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+// mustNot fails if the screen contains any of bad.
+func (l *lab) mustNot(bad ...string) {
+	l.tb.Helper()
+	v := l.view()
+	for _, b := range bad {
+		if strings.Contains(v, b) {
+			l.tb.Fatalf("screen shows %q:\n%s", b, v)
+		}
+	}
+}
+
+func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }

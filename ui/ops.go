@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+)
+
+// clockStep is how far + moves the scenario clock.
+const clockStep = 100 * time.Millisecond
+
+// opKind is one kind of engine work a key can ask for.
+type opKind int
+
+// Engine operations. Each runs in a tea.Cmd, one at a time.
+const (
+	opNext       opKind = iota // the next visible action (script, then round-robin)
+	opStepWorker               // the selected worker's next action
+	opCrash                    // crash the selected worker
+	opRestart                  // restart the selected worker
+	opPause                    // pause or wake the selected worker
+	opToggle                   // flip a protocol toggle
+	opClock                    // clock +100 ms
+	opPastLease                // clock just past the earliest live lease
+	opOpen                     // open (or reopen) a scenario on a fresh database
+)
+
+// op is one piece of engine work, with what it needs captured when the key was pressed.
+type op struct {
+	kind   opKind
+	worker int    // worker ops: the worker selected when the key was pressed
+	toggle string // opToggle: engine.ToggleLeasing, …
+	name   string // opOpen: the scenario name or file
+	auto   bool   // issued by auto-play
+}
+
+// isStep reports whether o performs a worker action.
+func (o op) isStep() bool { return o.kind == opNext || o.kind == opStepWorker }
+
+// level is how a status note is shown.
+type level int
+
+// Status levels.
+const (
+	levelInfo level = iota
+	levelWarn
+	levelError
+)
+
+// resultMsg carries what an engine command did and the frame it read afterwards. gen is the
+// generation of the session it ran on: a result for an older session is dropped.
+type resultMsg struct {
+	gen   int
+	op    op
+	frame *frame
+	acted bool // a step performed an action
+	note  string
+	level level
+}
+
+// openedMsg carries a freshly opened session and its first frame.
+type openedMsg struct {
+	gen   int
+	name  string
+	sess  *engine.Session
+	frame *frame
+	err   error
+}
+
+// apply performs o on s and says what happened, in words. It does I/O.
+func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level, acted bool) {
+	if o.kind != opNext && o.kind != opToggle && o.kind != opClock && o.kind != opPastLease {
+		if o.worker < 0 || o.worker >= len(s.Workers()) {
+			return fmt.Sprintf("no worker %d: this scenario has %d", o.worker+1, len(s.Workers())), levelWarn, false
+		}
+	}
+	before := s.Ledger().EventCount()
+	var err error
+	switch o.kind {
+	case opNext:
+		acted, err = s.Next(ctx)
+	case opStepWorker:
+		var ev engine.Event
+		ev, acted, err = s.StepWorker(ctx, o.worker)
+		if err == nil && !acted {
+			if ev.Outcome == engine.OutcomeBusy {
+				return "the database stayed busy; nothing happened: try again", levelWarn, false
+			}
+			return workerIdle(s, o.worker), levelWarn, false
+		}
+	case opCrash:
+		_, err = s.Crash(o.worker)
+	case opRestart:
+		_, err = s.Restart(ctx, o.worker)
+	case opPause:
+		_, err = s.SetPaused(o.worker, !s.Workers()[o.worker].View().Paused)
+	case opToggle:
+		var on bool
+		if on, err = s.Settings().Get(o.toggle); err == nil {
+			_, err = s.SetToggle(o.toggle, !on)
+		}
+	case opClock:
+		s.AdvanceClock(clockStep)
+	case opPastLease:
+		_, err = s.ClockPastLease(ctx)
+	}
+	switch {
+	case errors.Is(err, engine.ErrNotNow):
+		return err.Error(), levelWarn, acted
+	case err != nil:
+		return "error: " + err.Error(), levelError, acted
+	}
+	evs := s.Ledger().EventsSince(before)
+	switch {
+	case len(evs) == 1:
+		return evs[0].String(), levelInfo, acted
+	case len(evs) > 1:
+		return fmt.Sprintf("%s (and %d more above)", evs[len(evs)-1], len(evs)-1), levelInfo, acted
+	}
+	return "", levelInfo, acted
+}
+
+// workerIdle explains why worker i did nothing.
+func workerIdle(s *engine.Session, i int) string {
+	v := s.Workers()[i].View()
+	now := engine.FormatClock(s.Clock().Now())
+	switch {
+	case v.Crashed:
+		return v.Name + " is CRASHED: press r to restart it"
+	case v.Paused:
+		return v.Name + " is PAUSED: press z to wake it"
+	}
+	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
+}
+
+// whyNothing explains, from the frame read after a step that did nothing, why nothing could
+// happen and what to press.
+func whyNothing(f *frame) string {
+	now := engine.FormatClock(f.Now)
+	live := 0
+	for _, w := range f.Workers {
+		if !w.Crashed && !w.Paused {
+			live++
+		}
+	}
+	switch {
+	case f.Done:
+		verdict := "FAIL"
+		if f.Summary != nil && f.Summary.Passed {
+			verdict = "PASS"
+		}
+		return fmt.Sprintf("the scenario is done (%s): R starts it again, tab opens the next one", verdict)
+	case live == 0:
+		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (r restarts, z wakes the selected one)", now)
+	case !f.earliestLease().IsZero():
+		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press f to move the clock past the earliest (%s)",
+			now, engine.FormatClock(f.earliestLease()))
+	case !f.NextTimer.IsZero():
+		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press + to move the clock",
+			now, engine.FormatClock(f.NextTimer))
+	}
+	return fmt.Sprintf("nothing to do at %s", now)
+}

@@ -1,0 +1,318 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"leaselab/engine"
+)
+
+// outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
+// Only the rows that fit are rendered; the rest scroll.
+type outboxPane struct {
+	width, height int // height counts the title and the heading
+	rows          int // rows in the frame
+	offset        int // first visible row
+}
+
+// colID names a table column.
+type colID int
+
+// Table columns.
+const (
+	cID colID = iota
+	cKey
+	cStatus
+	cPayment
+	cOwner
+	cUntil
+	cLease
+	cClaims
+	cVersion
+	cBy
+)
+
+// colSpec is one column: what it shows, its heading and its width.
+type colSpec struct {
+	id    colID
+	title string
+	w     int
+}
+
+// barWidth is the width of the lease bar, by table width.
+func barWidth(w int) int {
+	if w >= 110 {
+		return 10
+	}
+	return 5
+}
+
+// columns picks the columns that fit in w cells, sized for the rows they show. "Processed by"
+// takes what is left.
+func columns(w int, rows []engine.Row) []colSpec {
+	idW, keyW, ownerW := 2, 3, 8
+	for i := range rows {
+		r := &rows[i]
+		idW = max(idW, digits(r.ID))
+		keyW = max(keyW, len(r.IdempotencyKey))
+		ownerW = max(ownerW, len(r.LockedBy))
+	}
+	keyW, ownerW = min(keyW, 16), min(ownerW, 16)
+	wide := w >= 100
+	cols := []colSpec{{cID, "Id", idW}, {cKey, "Key", keyW}, {cStatus, "Status", 10}}
+	if wide {
+		cols = append(cols, colSpec{cPayment, "Payment", 7})
+	}
+	cols = append(cols,
+		colSpec{cOwner, "LockedBy", ownerW}, colSpec{cUntil, "LockedUntilUtc", 14},
+		colSpec{cLease, "Lease left", barWidth(w) + 7},
+	)
+	if wide {
+		cols = append(cols, colSpec{cClaims, "Claims", 6}, colSpec{cVersion, "Ver", 3})
+	} else {
+		cols = append(cols, colSpec{cClaims, "Cl", 2}, colSpec{cVersion, "v", 2})
+	}
+	used := 2 // the marker column
+	for _, c := range cols {
+		used += c.w + 1
+	}
+	by := colSpec{cBy, "Processed by", max(2, w-used)}
+	if by.w < len(by.title) {
+		by.title = "By"
+	}
+	return append(cols, by)
+}
+
+// digits is the number of decimal digits of n.
+func digits(n int64) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// setSize sets the pane's size and the number of rows it holds, keeping the offset in range.
+func (p *outboxPane) setSize(w, h, rows int) {
+	p.width, p.height, p.rows = w, h, rows
+	p.clamp()
+}
+
+// visible is the number of rows the pane shows.
+func (p outboxPane) visible() int { return max(0, p.height-2) }
+
+func (p *outboxPane) clamp() {
+	p.offset = max(0, min(p.offset, p.rows-p.visible()))
+}
+
+// scrollBy moves the view for a scroll key.
+func (p *outboxPane) scrollBy(a action) {
+	page := max(1, p.visible()-1)
+	switch a {
+	case actUp:
+		p.offset--
+	case actDown:
+		p.offset++
+	case actPageUp:
+		p.offset -= page
+	case actPageDown:
+		p.offset += page
+	case actTop:
+		p.offset = 0
+	case actBottom:
+		p.offset = p.rows
+	}
+	p.clamp()
+}
+
+// follow scrolls row i into view (i < 0: no change), so that a step's change is on screen.
+func (p *outboxPane) follow(i int) {
+	if i < 0 || p.visible() == 0 {
+		return
+	}
+	if i < p.offset || i >= p.offset+p.visible() {
+		p.offset = i - p.visible()/3
+		p.clamp()
+	}
+}
+
+// view renders the title, the heading and the visible rows: exactly h lines.
+func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
+	w := p.width
+	if h <= 0 {
+		return nil
+	}
+	if f == nil {
+		return box([]string{st.Section.Render(rule("Outbox", w))}, w, h)
+	}
+	n := len(f.Rows)
+	title := fmt.Sprintf("Outbox: %d rows of OutboxMessages, as the database holds them", n)
+	if v := p.visible(); n > v && v > 0 {
+		title = fmt.Sprintf("Outbox: rows %d–%d of %d (↑↓ pgup pgdn scroll)", p.offset+1, min(n, p.offset+v), n)
+	}
+	lines := make([]string, 0, h)
+	lines = append(lines, st.Section.Render(rule(title, w)))
+	cols := columns(w, f.Rows)
+	var head strings.Builder
+	head.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			head.WriteByte(' ')
+		}
+		head.WriteString(padPlain(c.title, c.w))
+	}
+	lines = append(lines, st.Head.Render(strings.TrimRight(head.String(), " ")))
+	idx := f.workerIndex()
+	end := min(n, p.offset+p.visible())
+	for i := p.offset; i < end; i++ {
+		lines = append(lines, p.row(f, &f.Rows[i], cols, idx, ch, st))
+	}
+	return box(lines, w, h)
+}
+
+// row renders one outbox row.
+func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]int, ch changes, st *Styles) string {
+	var b strings.Builder
+	if ch.row(r.ID) {
+		b.WriteString("• ")
+	} else {
+		b.WriteString("  ")
+	}
+	attempts := f.Attempts[r.IdempotencyKey]
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		var text string
+		style := st.Info
+		styled := false
+		changed := false
+		switch c.id {
+		case cID:
+			text = strconv.FormatInt(r.ID, 10)
+		case cKey:
+			text = r.IdempotencyKey
+			if len(attempts) > 1 {
+				style, styled = st.Duplicate, true
+			}
+		case cStatus:
+			text, changed = r.Status, ch.has(r.ID, colStatus)
+			style, styled = statusStyle(st, r.Status), r.Status != engine.StatusPending
+		case cPayment:
+			text, changed = r.PaymentStatus, ch.has(r.ID, colPayment)
+			switch r.PaymentStatus {
+			case engine.PaymentPaid:
+				style, styled = st.Paid, true
+			case engine.PaymentFailed:
+				style, styled = st.Failed, true
+			}
+		case cOwner:
+			text, changed = orDash(r.LockedBy), ch.has(r.ID, colOwner)
+			if wi, ok := idx[r.LockedBy]; ok {
+				style, styled = st.worker(wi), true
+			}
+		case cUntil:
+			text, changed = engine.FormatClock(r.LockedUntil), ch.has(r.ID, colUntil)
+		case cLease:
+			b.WriteString(leaseCell(f, r, c.w, st))
+			continue
+		case cClaims:
+			text, changed = strconv.FormatInt(r.Attempts, 10), ch.has(r.ID, colClaims)
+		case cVersion:
+			text, changed = strconv.FormatInt(r.LeaseVersion, 10), ch.has(r.ID, colVersion)
+		case cBy:
+			b.WriteString(byCell(attempts, idx, ch.has(r.ID, colBy), st))
+			continue
+		}
+		cell := padPlain(text, c.w)
+		switch {
+		case changed:
+			// Highlight the text only, so that the row keeps its columns.
+			b.WriteString(st.Changed.Render(strings.TrimRight(cell, " ")))
+			b.WriteString(spaces(len(cell) - len(strings.TrimRight(cell, " "))))
+		case styled:
+			b.WriteString(style.Render(cell))
+		default:
+			b.WriteString(cell)
+		}
+	}
+	return b.String()
+}
+
+// statusStyle is the style of an outbox status.
+func statusStyle(st *Styles, status string) lipgloss.Style {
+	switch status {
+	case engine.StatusProcessing:
+		return st.Processing
+	case engine.StatusProcessed:
+		return st.Processed
+	}
+	return st.Pending
+}
+
+// leaseCell is the lease's time left, as a bar and in milliseconds, or EXPIRED once the clock
+// has passed LockedUntilUtc of a row still Processing. Other rows hold no live lease.
+func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
+	if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() {
+		return spaces(w)
+	}
+	left := r.LockedUntil.Sub(f.Now)
+	if left < 0 {
+		return st.Expired.Render("EXPIRED") + spaces(w-len("EXPIRED"))
+	}
+	bw := w - 7
+	lease := f.Settings.Lease
+	filled := bw
+	if lease > 0 && left < lease {
+		filled = int((int64(left)*int64(bw) + int64(lease) - 1) / int64(lease))
+	}
+	return st.BarFull.Render(strings.Repeat("█", filled)) + st.BarEmpty.Render(strings.Repeat("░", bw-filled)) +
+		" " + padPlain(shortDuration(left), 6)
+}
+
+// shortDuration writes a lease's time left in at most 6 cells: 500ms, 12.5s, 3m0s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 100*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// byCell lists who processed the message, from the ledger of processing attempts. A message
+// processed more than once is marked "!!" and "×N", in the duplicate colour.
+func byCell(attempts []engine.Attempt, idx map[string]int, changed bool, st *Styles) string {
+	if len(attempts) == 0 {
+		return "-"
+	}
+	names := make([]string, 0, len(attempts))
+	for i, a := range attempts {
+		name := shortName(a.Worker)
+		wi, ok := idx[a.Worker]
+		switch {
+		case changed && i == len(attempts)-1:
+			name = st.Changed.Render(name) // the attempt the last step made
+		case ok:
+			name = st.worker(wi).Render(name)
+		}
+		names = append(names, name)
+	}
+	text := strings.Join(names, " ")
+	if len(attempts) > 1 {
+		text = st.Duplicate.Render("!!") + " " + text + " " + st.Duplicate.Render(fmt.Sprintf("×%d", len(attempts)))
+	}
+	return text
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

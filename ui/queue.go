@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// A Session is not safe for two engine commands at once, so they run one at a time: a key
+// pressed while one is in flight waits in m.queue and runs when the result arrives.
+
+// enqueue runs o now, or queues it behind the command in flight.
+func (m Model) enqueue(o op) (Model, tea.Cmd) {
+	if !m.busy {
+		return m.dispatch(o)
+	}
+	if o.isStep() && m.queuedSteps() >= maxQueuedSteps {
+		m.status = status{text: fmt.Sprintf("busy: %d steps are already waiting; this one is skipped", maxQueuedSteps), level: levelWarn}
+		return m, nil
+	}
+	m.queue = append(m.queue, o)
+	return m, nil
+}
+
+func (m Model) queuedSteps() int {
+	n := 0
+	for _, o := range m.queue {
+		if o.isStep() {
+			n++
+		}
+	}
+	return n
+}
+
+// dispatch starts o. The model must not be busy.
+func (m Model) dispatch(o op) (Model, tea.Cmd) {
+	if o.kind == opOpen {
+		m.gen++
+		m.busy = true
+		return m, m.openCmd(o.name, m.gen)
+	}
+	if m.sess == nil {
+		m.status = status{text: "no scenario is open: R tries again, tab opens the next one", level: levelWarn}
+		return m, nil
+	}
+	m.busy = true
+	return m, m.opCmd(o)
+}
+
+// drain starts the next queued command, if any.
+func (m Model) drain() (Model, tea.Cmd) {
+	for !m.busy && len(m.queue) > 0 {
+		o := m.queue[0]
+		m.queue = m.queue[1:]
+		var cmd tea.Cmd
+		if m, cmd = m.dispatch(o); cmd != nil {
+			return m, cmd
+		}
+	}
+	return m, nil
+}
+
+// opCmd runs o on the current session and reads the frame back.
+func (m Model) opCmd(o op) tea.Cmd {
+	ctx, sess, gen, g := m.ctx, m.sess, m.gen, m.gate
+	return func() tea.Msg {
+		if !g.enter() {
+			return nil
+		}
+		defer g.leave()
+		note, lvl, acted := apply(ctx, sess, o)
+		f, err := capture(ctx, sess)
+		if err != nil {
+			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError}
+		}
+		if o.isStep() && !acted && note == "" {
+			note, lvl = whyNothing(f), levelWarn
+		}
+		return resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl}
+	}
+}
+
+// openCmd opens name through Config.Open (which closes the previous session) and reads its
+// first frame.
+func (m Model) openCmd(name string, gen int) tea.Cmd {
+	ctx, open, g := m.ctx, m.cfg.Open, m.gate
+	return func() tea.Msg {
+		if !g.enter() {
+			return nil
+		}
+		defer g.leave()
+		if open == nil {
+			return openedMsg{gen: gen, name: name, err: fmt.Errorf("no way to open a scenario")}
+		}
+		s, err := open(ctx, name)
+		if err != nil {
+			return openedMsg{gen: gen, name: name, err: err}
+		}
+		f, err := capture(ctx, s)
+		if err != nil {
+			return openedMsg{gen: gen, name: name, err: err}
+		}
+		return openedMsg{gen: gen, name: name, sess: s, frame: f}
+	}
+}
+
+// opened takes a freshly opened session.
+func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
+	if msg.gen != m.gen {
+		return m, nil
+	}
+	m.busy, m.steps = false, 0
+	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
+	m.outbox.offset = 0
+	m.keys.setSession(msg.err == nil)
+	if msg.err != nil {
+		m.status = status{text: fmt.Sprintf("could not open %s (R tries again, tab opens the next scenario): %v", msg.name, msg.err), level: levelError}
+	} else {
+		m.workers.selected = min(m.workers.selected, max(0, len(msg.frame.Workers)-1))
+		m.keys.setWorkers(len(msg.frame.Workers))
+		m.status = status{text: fmt.Sprintf("opened %s: space steps the next action, ? shows every key", msg.frame.Name)}
+	}
+	m.relayout()
+	return m.drain()
+}
+
+// result takes what an engine command did and the frame it read.
+func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
+	if msg.gen != m.gen {
+		return m, nil // a command of a session that has since been replaced
+	}
+	m.busy = false
+	if msg.frame != nil {
+		m.changes = diff(m.frame, msg.frame)
+		m.frame = msg.frame
+		m.relayout()
+		m.outbox.follow(m.changes.firstRow)
+	}
+	if msg.op.isStep() && msg.acted {
+		m.steps++
+	}
+	if msg.note != "" {
+		m.status = status{text: msg.note, level: msg.level}
+	}
+	if msg.op.auto {
+		m.play.pending = false
+		if !msg.acted && m.play.playing {
+			m.play.stop()
+			m.status = status{text: "auto-play stopped: " + msg.note, level: msg.level}
+		}
+	}
+	return m.drain()
+}
+
+// tick is one beat of auto-play: one step, unless the last one has not come back yet.
+func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
+	if msg.id != m.play.id || !m.play.playing {
+		return m, nil // a tick of a loop that has been stopped
+	}
+	if m.sess == nil {
+		m.play.stop()
+		return m, nil
+	}
+	next := m.after(m.play.interval(), tickMsg{id: m.play.id})
+	if m.play.pending || m.busy {
+		return m, next
+	}
+	m.play.pending = true
+	var cmd tea.Cmd
+	m, cmd = m.enqueue(op{kind: opNext, auto: true})
+	return m, tea.Batch(cmd, next)
+}

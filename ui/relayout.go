@@ -1,0 +1,53 @@
+package ui
+
+import "strings"
+
+// relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
+// in Update, so View only renders.
+func (m *Model) relayout() {
+	w := m.width
+	if w == 0 && m.height == 0 {
+		w = defaultWidth
+	}
+	m.help.Width = w
+	helpLines := 1
+	if m.showHelp {
+		helpLines = len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"))
+	}
+	c := content{
+		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerLines(w, wide)) },
+		captionLines: func(w int) int { return len(m.captionLines(w)) },
+		helpLines:    helpLines,
+		captionAuto:  m.explain == explainAuto,
+	}
+	if f := m.frame; f != nil {
+		c.rows, c.workers = len(f.Rows), len(f.Workers)
+		if f.Summary != nil {
+			c.checks = len(f.Summary.Checks)
+		}
+		if f.Done {
+			c.verdict = 2
+		}
+	}
+	m.layout = plan(m.width, m.height, c)
+	m.outbox.setSize(m.layout.width, m.layout.table, c.rows)
+	m.keys.setScroll(c.rows > m.outbox.visible())
+}
+
+// explainMode says whether the scenario's explanation is shown.
+type explainMode int
+
+// Explanation modes. It starts in auto: shown when the screen has lines to spare.
+const (
+	explainAuto explainMode = iota
+	explainOn
+	explainOff
+)
+
+// toggle is the mode after i, given whether the explanation is on screen now.
+func (e explainMode) toggle(visible bool) explainMode {
+	if visible {
+		return explainOff
+	}
+	return explainOn
+}

@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// ellipsis ends a cut line.
+const ellipsis = "…"
+
+// width is the number of terminal cells s takes (escape sequences take none).
+func width(s string) int { return ansi.StringWidth(s) }
+
+// cut shortens s (which may be styled) to at most w cells, ending in an ellipsis when cut.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, ellipsis)
+}
+
+// cutLeft keeps the end of a plain string: "…/leaselab.db".
+func cutLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	return ansi.TruncateLeft(s, width(s)-w+1, ellipsis)
+}
+
+// pad cuts or pads s (which may be styled) to exactly w cells.
+func pad(s string, w int) string {
+	s = cut(s, w)
+	if n := w - width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// padPlain pads a plain ASCII cell quickly; other text goes through pad.
+func padPlain(s string, w int) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return pad(s, w)
+		}
+	}
+	if len(s) > w {
+		return cut(s, w)
+	}
+	return s + spaces(w-len(s))
+}
+
+// spaces returns n spaces.
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat(" ", n)
+}
+
+// flow lays items out on lines of at most w cells, joined by sep, starting each line with the
+// first line's prefix or an indent of the same width.
+func flow(prefix string, items []string, sep string, w int) []string {
+	var lines []string
+	line, n := prefix, width(prefix)
+	indent := spaces(n)
+	fresh := true
+	for _, it := range items {
+		iw := width(it)
+		switch {
+		case fresh:
+			line, n, fresh = line+it, n+iw, false
+		case n+width(sep)+iw <= w:
+			line, n = line+sep+it, n+width(sep)+iw
+		default:
+			lines = append(lines, line)
+			line, n = indent+it, width(indent)+iw
+		}
+	}
+	if !fresh {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// wrap word-wraps plain text to w cells.
+func wrap(text string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(text, w, ""), "\n")
+}
+
+// box fits lines into exactly h lines of at most w cells: long lines are cut, missing lines
+// are blank, extra lines are dropped.
+func box(lines []string, w, h int) []string {
+	out := make([]string, 0, max(h, 0))
+	for i := 0; i < h; i++ {
+		if i < len(lines) {
+			out = append(out, cut(lines[i], w))
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// rule is a section heading drawn across w cells: "─ Outbox ───────".
+func rule(title string, w int) string {
+	head := "─ " + title + " "
+	return cut(head, w) + strings.Repeat("─", max(0, w-width(head)))
+}

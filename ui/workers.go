@@ -1,0 +1,156 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"leaselab/engine"
+)
+
+// workersPane is one line per worker: its state, what it holds in memory, its counts. The
+// selected worker (the one s, x, r and z act on) is marked ▸.
+type workersPane struct {
+	selected int
+}
+
+// view renders the title and the workers that fit in h lines; when not all fit, the window
+// follows the selected worker.
+func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	if f == nil {
+		return box([]string{st.Section.Render(rule("Workers", w))}, w, h)
+	}
+	n := len(f.Workers)
+	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: 1–%d, ←→)", n, min(n, 9))
+	if n > 0 && p.selected < n {
+		title = fmt.Sprintf("Workers (▸ %s selected; 1–%d or ←→ select)", f.Workers[p.selected].Name, min(n, 9))
+	}
+	lines := []string{st.Section.Render(rule(title, w))}
+	show := h - 1
+	first := 0
+	if n > show && show > 0 {
+		first = max(0, min(p.selected-show/2, n-show))
+	}
+	compact := w < 100
+	stateW, holdW := 0, 0
+	for _, v := range f.Workers {
+		stateW = max(stateW, width(v.State))
+		holdW = max(holdW, width(holding(v, compact)))
+	}
+	stateW, holdW = min(stateW, 26), min(holdW, 30)
+	for i := first; i < n && i < first+show; i++ {
+		lines = append(lines, p.line(f, i, ch.workers[i], st, stateW, holdW, compact))
+	}
+	return box(lines, w, h)
+}
+
+// line renders worker i.
+func (p workersPane) line(f *frame, i int, changed bool, st *Styles, stateW, holdW int, compact bool) string {
+	v := f.Workers[i]
+	var b strings.Builder
+	switch {
+	case i == p.selected:
+		b.WriteString("▸")
+	default:
+		b.WriteString(" ")
+	}
+	if changed {
+		b.WriteString("•")
+	} else {
+		b.WriteString(" ")
+	}
+	num := fmt.Sprintf("%d ", i+1)
+	if i >= 9 {
+		num = "  "
+	}
+	b.WriteString(num)
+	name := st.worker(i).Render(v.Name)
+	if i == p.selected {
+		name = st.worker(i).Bold(true).Underline(true).Render(v.Name)
+	}
+	b.WriteString(name + " ")
+	state := pad(v.State, stateW)
+	switch {
+	case v.Crashed:
+		state = st.Crashed.Render(v.State) + spaces(stateW-width(v.State))
+	case v.Paused:
+		state = st.Warn.Render(pad(v.State, stateW))
+	case changed:
+		state = st.Changed.Render(v.State) + spaces(stateW-width(v.State))
+	}
+	b.WriteString(state + "  ")
+	b.WriteString(st.Subtle.Render(pad(holding(v, compact), holdW)) + "  ")
+	b.WriteString(counts(f.Ledgers[i], compact))
+	return b.String()
+}
+
+// holding says what the worker holds in memory: the message in progress and its lease version,
+// or the rows it loaded without a claim.
+func holding(v engine.WorkerView, compact bool) string {
+	switch {
+	case v.Crashed:
+		return "memory lost"
+	case v.Holding != "" && v.HoldingVersion > 0 && compact:
+		s := fmt.Sprintf("holds %s v%d", v.Holding, v.HoldingVersion)
+		if v.Queue > 0 {
+			s += fmt.Sprintf(" +%d", v.Queue)
+		}
+		return s
+	case v.Holding != "" && v.HoldingVersion > 0:
+		s := fmt.Sprintf("holds %s (lease v%d)", v.Holding, v.HoldingVersion)
+		if v.Queue > 0 {
+			s += fmt.Sprintf(" +%d loaded", v.Queue)
+		}
+		return s
+	case v.Holding != "":
+		s := fmt.Sprintf("holds %s (no lease)", v.Holding)
+		if v.Queue > 0 {
+			s += fmt.Sprintf(" +%d loaded", v.Queue)
+		}
+		return s
+	case v.Queue > 0:
+		return fmt.Sprintf("%d loaded, no lease", v.Queue)
+	}
+	return "holds nothing"
+}
+
+// counts is a worker's ledger in a few words (fewer when compact).
+func counts(l engine.WorkerLedger, compact bool) string {
+	if compact {
+		s := fmt.Sprintf("won %d proc %d fin %d", l.ClaimsWon, l.ProcessingAttempts, l.Finalized)
+		if l.Loads > 0 {
+			s = fmt.Sprintf("loaded %d ", l.RowsLoaded) + s
+		}
+		if l.ClaimsBlocked > 0 {
+			s += fmt.Sprintf(" blk %d", l.ClaimsBlocked)
+		}
+		if l.OwnershipViolations > 0 {
+			s += fmt.Sprintf(" VIOL %d", l.OwnershipViolations)
+		}
+		return s
+	}
+	parts := []string{}
+	if l.Loads > 0 {
+		parts = append(parts, fmt.Sprintf("loaded %d", l.RowsLoaded))
+	}
+	parts = append(parts, fmt.Sprintf("won %d", l.ClaimsWon))
+	if l.ClaimsBlocked > 0 {
+		parts = append(parts, fmt.Sprintf("blocked %d", l.ClaimsBlocked))
+	}
+	if l.Reclaims > 0 {
+		parts = append(parts, fmt.Sprintf("reclaimed %d", l.Reclaims))
+	}
+	parts = append(parts, fmt.Sprintf("processed %d", l.ProcessingAttempts), fmt.Sprintf("finalized %d", l.Finalized))
+	if l.RejectedFinalizes > 0 {
+		parts = append(parts, fmt.Sprintf("rejected %d", l.RejectedFinalizes))
+	}
+	if l.OwnershipViolations > 0 {
+		parts = append(parts, fmt.Sprintf("VIOLATIONS %d", l.OwnershipViolations))
+	}
+	if l.Crashes > 0 {
+		parts = append(parts, fmt.Sprintf("crashes %d", l.Crashes))
+	}
+	return strings.Join(parts, " · ")
+}
