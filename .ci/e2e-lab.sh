@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# End-to-end check of the lab in a real terminal: tmux at 120×40, the database file given with
+# --db read back with sqlite3. It checks what issue 3 says the lab must show, then the resident
+# memory with 1,000 messages and 8 workers, and NO_COLOR. Exits non-zero on the first failure.
+#
+#   .ci/e2e-lab.sh            (installs tmux and sqlite3 with apt-get when missing)
+#   KEEP=1 .ci/e2e-lab.sh     keep the work folder (screen captures, database) for a look
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/leaselab-e2e.XXXXXX")
+SOCK="leaselab-e2e-$$"
+T=(tmux -L "$SOCK" -f /dev/null)
+
+cleanup() {
+	"${T[@]}" kill-server >/dev/null 2>&1 || true
+	if [[ -z "${KEEP:-}" ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [[ -f "$WORK/screen.txt" ]]; then
+		echo "--- last screen ---" >&2
+		cat "$WORK/screen.txt" >&2
+	fi
+	exit 1
+}
+pass() { echo "ok   $*"; }
+
+# Tools: tmux and sqlite3, installed when missing (CI runs as root).
+need=()
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+if ((${#need[@]})); then
+	echo "installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+BIN="$WORK/leaselab"
+(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
+
+# start NAME ARGS…: run the lab in a detached 120×40 tmux session. TERM=xterm-256color: tmux
+# answers Bubble Tea's start-up background query, so the lab starts at once. The exit code goes
+# to $WORK/NAME.exit.
+start() {
+	local name=$1
+	shift
+	"${T[@]}" new-session -d -s "$name" -x 120 -y 40 \
+		"env TERM=xterm-256color ${ENVVARS:-} $BIN $* ; echo \$? > $WORK/$name.exit; sleep 30"
+}
+
+screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
+
+# wait_for NAME TEXT [SECONDS]: until the screen shows TEXT.
+wait_for() {
+	local name=$1 text=$2 limit=${3:-10} i
+	for ((i = 0; i < limit * 20; i++)); do
+		if screen "$name" | grep -qF -- "$text"; then return 0; fi
+		sleep 0.05
+	done
+	fail "screen never showed \"$text\""
+}
+
+# row NAME KEY: the outbox row of KEY as the screen shows it.
+row() { screen "$1" | grep -E "^. +[0-9]+ +$2 " | head -n1; }
+
+keys() { "${T[@]}" send-keys -t "$1" "${@:2}"; }
+
+sql() { sqlite3 "$DB" "$1"; }
+
+# step_to_end NAME: step until the verdict shows (a few keys at a time, as a teacher would).
+step_to_end() {
+	local name=$1 i
+	for ((i = 0; i < 60; i++)); do
+		if screen "$name" | grep -qF "VERDICT:"; then return 0; fi
+		keys "$name" n n n
+		sleep 0.15
+	done
+	fail "no verdict after stepping"
+}
+
+DB="$WORK/lab.db"
+start lab --db "$DB"
+wait_for lab "PAY-006"
+
+# 1. Rows PAY-001…PAY-006 Pending; the badge follows the scenario; l flips it.
+for i in 1 2 3 4 5 6; do
+	row lab "PAY-00$i" | grep -q "Pending" || fail "PAY-00$i is not Pending"
+done
+pass "rows PAY-001…PAY-006 Pending"
+screen lab | grep -qF "LEASING ON" || fail "no LEASING ON badge (playground has leasing on)"
+keys lab l
+wait_for lab "LEASING OFF"
+wait_for lab "from the next action on"
+keys lab l
+wait_for lab "LEASING ON"
+pass "badge LEASING ON; l flips it to LEASING OFF and back"
+
+# 2. With leasing on, step until Worker-A claims: the row matches the database.
+keys lab n
+wait_for lab "Worker-A claimed PAY-001"
+line=$(row lab PAY-001)
+[[ $line == *Processing* && $line == *Worker-A* ]] || fail "PAY-001 row after the claim: $line"
+shown_until=$(grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z' <<<"$line" | head -n1)
+db_row=$(sql "select Status, LockedBy, LockedUntilUtc from OutboxMessages where IdempotencyKey='PAY-001'")
+IFS='|' read -r db_status db_owner db_until <<<"$db_row"
+[[ $db_status == Processing ]] || fail "database Status is $db_status"
+[[ $line == *" $db_owner "* ]] || fail "screen LockedBy differs from the database ($db_owner): $line"
+[[ $db_until == *"T$shown_until" ]] || fail "screen LockedUntilUtc $shown_until, database $db_until"
+pass "PAY-001 on screen = database: $db_status, $db_owner, $db_until"
+
+# 3. x crashes Worker-A; f moves the clock past its lease: EXPIRED; a step reclaims by Worker-B.
+keys lab x
+wait_for lab "CRASHED"
+screen lab | grep -E "Worker-A +CRASHED" >/dev/null || fail "Worker-A not shown CRASHED"
+pass "x: Worker-A CRASHED"
+keys lab f
+wait_for lab "EXPIRED"
+row lab PAY-001 | grep -q EXPIRED || fail "PAY-001 not EXPIRED after f"
+pass "f: clock past the lease, PAY-001 EXPIRED"
+keys lab n
+wait_for lab "Worker-B reclaimed PAY-001"
+row lab PAY-001 | grep -q "Worker-B" || fail "PAY-001 row does not show Worker-B"
+[[ $(sql "select LockedBy from OutboxMessages where IdempotencyKey='PAY-001'") == Worker-B ]] ||
+	fail "database LockedBy is not Worker-B after the reclaim"
+pass "step: Worker-B reclaimed PAY-001 (screen and database)"
+
+# 4. Leasing off, stepped to the end: 6 duplicated messages, the failing verdict.
+keys lab R
+wait_for lab "step 0"
+keys lab l
+wait_for lab "LEASING OFF"
+step_to_end lab
+screen lab | grep -qF "duplicated messages 6" || fail "leasing off: not 6 duplicated messages"
+screen lab | grep -qF "VERDICT: FAIL" || fail "leasing off: no failing verdict"
+[[ $(sql "select count(*) from OutboxMessages where Status='Processed'") == 6 ]] || fail "not 6 Processed rows"
+pass "leasing off: 6 duplicated messages, VERDICT: FAIL"
+
+# 5. Leasing on (R restores the scenario's settings), stepped to the end: 0 and the passing verdict.
+keys lab R
+wait_for lab "step 0"
+wait_for lab "LEASING ON"
+step_to_end lab
+screen lab | grep -qF "duplicated messages 0" || fail "leasing on: duplicated messages not 0"
+screen lab | grep -qF "VERDICT: PASS" || fail "leasing on: no passing verdict"
+pass "leasing on: 0 duplicated messages, VERDICT: PASS"
+
+# 6. q quits with exit code 0.
+keys lab q
+for ((i = 0; i < 100; i++)); do [[ -s $WORK/lab.exit ]] && break; sleep 0.05; done
+[[ $(cat "$WORK/lab.exit" 2>/dev/null) == 0 ]] || fail "the lab did not exit 0 after q"
+pass "q quits, exit 0"
+
+# 7. Resident memory with 1,000 messages and 8 workers, after some steps: under 50 MiB.
+start big --messages 1000 --workers 8
+wait_for big "rows 1–"
+for ((i = 0; i < 10; i++)); do keys big n n n n; sleep 0.1; done
+wait_for big "step 40"
+pid=$(pgrep -P "$("${T[@]}" display-message -p -t big '#{pane_pid}')" -x leaselab || true)
+[[ -n $pid ]] || pid=$("${T[@]}" display-message -p -t big '#{pane_pid}')
+rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+hwm_kb=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+echo "     RSS with 1000 messages, 8 workers, 40 steps: $((rss_kb / 1024)) MiB (peak $((hwm_kb / 1024)) MiB)"
+((hwm_kb < 50 * 1024)) || fail "resident memory $((hwm_kb / 1024)) MiB, over 50 MiB"
+pass "resident memory under 50 MiB"
+keys big q
+
+# 8. NO_COLOR: no colour reaches the terminal, and every state still reads in words.
+ENVVARS="NO_COLOR=1" start mono --db "$WORK/mono.db"
+wait_for mono "PAY-006"
+keys mono n x f
+wait_for mono "EXPIRED"
+"${T[@]}" capture-pane -p -e -t mono >"$WORK/mono.ansi"
+if grep -qE $'\e\\[[0-9;]*(3[0-9]|4[0-9]|38;5|48;5)' "$WORK/mono.ansi"; then
+	fail "NO_COLOR=1 but colours reached the terminal"
+fi
+screen mono | grep -qF "CRASHED" || fail "NO_COLOR: CRASHED not in words"
+screen mono | grep -qF "▸ 1 Worker-A" || fail "NO_COLOR: selected worker not marked"
+pass "NO_COLOR: no colour; CRASHED, EXPIRED and the selection still read"
+keys mono q
+
+echo "e2e: all checks passed"
