@@ -15,6 +15,9 @@ import (
 // method is one transaction.
 type Conn struct {
 	db *sql.DB
+	// stmts holds the claim's and the finalize's statements, prepared once on this connection
+	// by Connect and read-only afterwards; see stmt.
+	stmts map[string]*sql.Stmt
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -31,12 +34,68 @@ func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 		c.Close()
 		return nil, &EnvError{Path: db.path, Err: describe(err)}
 	}
-	return &Conn{db: c}, nil
+	conn := &Conn{db: c, stmts: map[string]*sql.Stmt{}}
+	if err := conn.prepare(ctx); err != nil {
+		conn.Close()
+		return nil, &EnvError{Path: db.path, Err: err}
+	}
+	return conn, nil
+}
+
+// hotSQL is every statement of Claim, Finalize, ClaimBatch and FinalizeAndClaim. Preparing them
+// once per connection saves SQLite's parser a quarter of the time of a claim + finalize.
+func hotSQL() []string {
+	return []string{ClaimCandidateSQL, keyedCandidateSQL, claimUpdateSQL, blockerSQL,
+		finalizeReadSQL, finalizePaymentSQL,
+		finalizeOutboxSQL(false, false), finalizeOutboxSQL(true, false),
+		finalizeOutboxSQL(false, true), finalizeOutboxSQL(true, true),
+		ClaimBatchSQL}
+}
+
+// prepare prepares hotSQL on the connection. It runs before any transaction: with one
+// connection in the pool, a prepare on c.db inside an open transaction would wait for itself.
+func (c *Conn) prepare(ctx context.Context) error {
+	for _, q := range hotSQL() {
+		st, err := c.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", describe(err))
+		}
+		c.stmts[q] = st
+	}
+	return nil
+}
+
+// queryRow, query and exec run query inside tx (so on tx's connection), through the statement
+// prepared on this connection when query is hot.
+func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st, ok := c.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}
+
+func (c *Conn) query(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	if st, ok := c.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, query, args...)
+}
+
+func (c *Conn) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st, ok := c.stmts[query]; ok {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
 }
 
 // Close closes the worker's connection. An open transaction (there is none between calls) would
 // be rolled back by SQLite.
-func (c *Conn) Close() error { return c.db.Close() }
+func (c *Conn) Close() error {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	return c.db.Close()
+}
 
 // The claimable condition. Written as the lesson's "Status='Pending' OR (Status='Processing' AND
 // LockedUntilUtc < now)", SQLite cannot use an index and sorts the whole backlog on every claim.
@@ -57,6 +116,10 @@ const claimUpdateSQL = `UPDATE OutboxMessages
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
  WHERE Id = :id AND ` + claimable + `
 RETURNING LeaseVersion`
+
+// keyedCandidateSQL is a keyed claim's read: the named message, whatever its state.
+const keyedCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, Status
+  FROM OutboxMessages WHERE IdempotencyKey = :key ORDER BY Id LIMIT 1`
 
 // blockerSQL finds why nothing was claimable: the unfinished row whose lease ends first.
 const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
@@ -96,55 +159,63 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var res engine.ClaimResult
-	now := FormatTime(req.Now)
 	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
-		var (
-			m              engine.Message
-			owner, until   sql.NullString
-			status         string
-			err            error
-			candidateFound bool
-		)
-		if req.Key == "" {
-			err = tx.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", now)).
-				Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
-			candidateFound = err == nil
-		} else {
-			err = tx.QueryRowContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, Status
-  FROM OutboxMessages WHERE IdempotencyKey = :key ORDER BY Id LIMIT 1`, sql.Named("key", req.Key)).
-				Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &status)
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("claim %s: no such message", req.Key)
-			}
-			candidateFound = err == nil && (status == engine.StatusPending ||
-				(status == engine.StatusProcessing && until.Valid && until.String < now))
-		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("claim: %w", describe(err))
-		}
-		if !candidateFound {
-			return c.whyNothing(ctx, tx, req.Key, status, owner, until, &res)
-		}
-		err = tx.QueryRowContext(ctx, claimUpdateSQL,
-			sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
-			sql.Named("id", m.ID), sql.Named("now", now)).Scan(&m.LeaseVersion)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
-			res.Outcome = engine.ClaimBlocked
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("claim update: %w", describe(err))
-		}
-		m.LockedUntil = req.Until.UTC()
-		res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: owner.String}
-		if until.Valid {
-			res.PrevUntil, _ = ParseTime(until.String)
-		}
-		return nil
+		var err error
+		res, err = c.claimTx(ctx, tx, req)
+		return err
 	})
 	if err != nil {
 		return engine.ClaimResult{}, err
+	}
+	return res, nil
+}
+
+// claimTx is the body of Claim, run on tx (which must hold the write lock: BEGIN IMMEDIATE).
+func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	var (
+		res            engine.ClaimResult
+		m              engine.Message
+		owner, until   sql.NullString
+		status         string
+		err            error
+		candidateFound bool
+	)
+	now := FormatTime(req.Now)
+	if req.Key == "" {
+		err = c.queryRow(ctx, tx, ClaimCandidateSQL, sql.Named("now", now)).
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
+		candidateFound = err == nil
+	} else {
+		err = c.queryRow(ctx, tx, keyedCandidateSQL, sql.Named("key", req.Key)).
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return res, fmt.Errorf("claim %s: no such message", req.Key)
+		}
+		candidateFound = err == nil && (status == engine.StatusPending ||
+			(status == engine.StatusProcessing && until.Valid && until.String < now))
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return res, fmt.Errorf("claim: %w", describe(err))
+	}
+	if !candidateFound {
+		err := c.whyNothing(ctx, tx, req.Key, status, owner, until, &res)
+		return res, err
+	}
+	err = c.queryRow(ctx, tx, claimUpdateSQL,
+		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
+		sql.Named("id", m.ID), sql.Named("now", now)).Scan(&m.LeaseVersion)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
+		res.Outcome = engine.ClaimBlocked
+		return res, nil
+	}
+	if err != nil {
+		return res, fmt.Errorf("claim update: %w", describe(err))
+	}
+	m.LockedUntil = req.Until.UTC()
+	res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: owner.String}
+	if until.Valid {
+		res.PrevUntil, _ = ParseTime(until.String)
 	}
 	return res, nil
 }
@@ -162,7 +233,7 @@ func (c *Conn) whyNothing(ctx context.Context, tx *sql.Tx, key, status string, o
 		return nil
 	}
 	var bkey string
-	err := tx.QueryRowContext(ctx, blockerSQL).Scan(&bkey, &owner, &until)
+	err := c.queryRow(ctx, tx, blockerSQL).Scan(&bkey, &owner, &until)
 	if errors.Is(err, sql.ErrNoRows) {
 		res.Outcome = engine.ClaimEmpty
 		return nil
@@ -236,6 +307,28 @@ func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, unt
 	return n == 1, err
 }
 
+// finalizeReadSQL reads the row as it is just before the finalize writes it.
+const finalizeReadSQL = `SELECT Status, LockedBy, LockedUntilUtc, LeaseVersion
+  FROM OutboxMessages WHERE Id = :id`
+
+const finalizePaymentSQL = `UPDATE Payments SET PaymentStatus = :status, TransactionId = :txid
+ WHERE IdempotencyKey = :key`
+
+// finalizeOutboxSQL is the finalize's outbox UPDATE, guarded by the ownership check and by the
+// fencing token when asked.
+func finalizeOutboxSQL(ownershipCheck, fencing bool) string {
+	q := `UPDATE OutboxMessages
+   SET Status = 'Processed', ProcessedAtUtc = :now, LockedUntilUtc = NULL
+ WHERE Id = :id`
+	if ownershipCheck {
+		q += ` AND Status = 'Processing' AND LockedBy = :worker`
+	}
+	if fencing {
+		q += ` AND LeaseVersion = :version`
+	}
+	return q
+}
+
 // errRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
 var errRolledBack = errors.New("guarded update changed no row")
 
@@ -247,46 +340,10 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var res engine.FinalizeResult
-	q := `UPDATE OutboxMessages
-   SET Status = 'Processed', ProcessedAtUtc = :now, LockedUntilUtc = NULL
- WHERE Id = :id`
-	if req.OwnershipCheck {
-		q += ` AND Status = 'Processing' AND LockedBy = :worker`
-	}
-	if req.Fencing {
-		q += ` AND LeaseVersion = :version`
-	}
-	var txID any
-	if req.TransactionID != "" {
-		txID = req.TransactionID
-	}
 	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
-		var owner, until sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT Status, LockedBy, LockedUntilUtc, LeaseVersion
-  FROM OutboxMessages WHERE Id = :id`, sql.Named("id", req.Message.ID)).
-			Scan(&res.PriorStatus, &owner, &until, &res.PriorVersion)
-		if err != nil {
-			return fmt.Errorf("finalize %s: read row: %w", req.Message.IdempotencyKey, describe(err))
-		}
-		res.PriorOwner = owner.String
-		res.PriorUntil, _ = ParseTime(until.String)
-		if _, err := tx.ExecContext(ctx, `UPDATE Payments SET PaymentStatus = :status, TransactionId = :txid
- WHERE IdempotencyKey = :key`, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
-			sql.Named("key", req.Message.IdempotencyKey)); err != nil {
-			return fmt.Errorf("finalize %s: update payment: %w", req.Message.IdempotencyKey, describe(err))
-		}
-		r, err := tx.ExecContext(ctx, q, sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
-			sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion))
-		if err != nil {
-			return fmt.Errorf("finalize %s: update outbox: %w", req.Message.IdempotencyKey, describe(err))
-		}
-		if res.RowsAffected, err = r.RowsAffected(); err != nil {
-			return err
-		}
-		if res.RowsAffected != 1 {
-			return errRolledBack
-		}
-		return nil
+		var err error
+		res, err = c.finalizeTx(ctx, tx, req)
+		return err
 	})
 	switch {
 	case errors.Is(err, errRolledBack):
@@ -295,5 +352,40 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 		return engine.FinalizeResult{}, err
 	}
 	res.Committed = true
+	return res, nil
+}
+
+// finalizeTx is the body of Finalize, run on tx. It returns errRolledBack (with res filled) when
+// the guarded UPDATE changed no row: the caller must then roll the transaction back.
+func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
+	var res engine.FinalizeResult
+	var txID any
+	if req.TransactionID != "" {
+		txID = req.TransactionID
+	}
+	var owner, until sql.NullString
+	err := c.queryRow(ctx, tx, finalizeReadSQL, sql.Named("id", req.Message.ID)).
+		Scan(&res.PriorStatus, &owner, &until, &res.PriorVersion)
+	if err != nil {
+		return res, fmt.Errorf("finalize %s: read row: %w", req.Message.IdempotencyKey, describe(err))
+	}
+	res.PriorOwner = owner.String
+	res.PriorUntil, _ = ParseTime(until.String)
+	if _, err := c.exec(ctx, tx, finalizePaymentSQL, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
+		sql.Named("key", req.Message.IdempotencyKey)); err != nil {
+		return res, fmt.Errorf("finalize %s: update payment: %w", req.Message.IdempotencyKey, describe(err))
+	}
+	r, err := c.exec(ctx, tx, finalizeOutboxSQL(req.OwnershipCheck, req.Fencing),
+		sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
+		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion))
+	if err != nil {
+		return res, fmt.Errorf("finalize %s: update outbox: %w", req.Message.IdempotencyKey, describe(err))
+	}
+	if res.RowsAffected, err = r.RowsAffected(); err != nil {
+		return res, err
+	}
+	if res.RowsAffected != 1 {
+		return res, errRolledBack
+	}
 	return res, nil
 }

@@ -1,0 +1,400 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+	"leaselab/store"
+)
+
+// storeConn opens a worker connection with the batch and fused methods.
+func storeConn(t *testing.T, db *store.DB) *store.Conn {
+	t.Helper()
+	return connect(t, db).(*store.Conn)
+}
+
+func keysOf(msgs []engine.Message) string {
+	keys := make([]string, len(msgs))
+	for i, m := range msgs {
+		keys[i] = m.IdempotencyKey
+	}
+	return strings.Join(keys, ",")
+}
+
+func TestClaimBatchTakesOldestInOrder(t *testing.T) {
+	db := newDB(t, 5)
+	c := storeConn(t, db)
+	ctx := context.Background()
+	until := t0.Add(time.Second)
+	req := engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: until}
+	got, err := c.ClaimBatch(ctx, req, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keysOf(got) != "PAY-001,PAY-002,PAY-003" {
+		t.Fatalf("batch = %s, want PAY-001..003 in claim order", keysOf(got))
+	}
+	for _, m := range got {
+		if m.LeaseVersion != 1 || !m.LockedUntil.Equal(until) || m.Type != engine.MessageType || m.Payload == "" {
+			t.Fatalf("claimed message = %+v", m)
+		}
+		r := rowByKey(t, db, m.IdempotencyKey)
+		if r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" || !r.LockedUntil.Equal(until) || r.Attempts != 1 || r.LeaseVersion != 1 {
+			t.Fatalf("row after batch claim = %+v", r)
+		}
+	}
+	if got, _ = c.ClaimBatch(ctx, req, 3); keysOf(got) != "PAY-004,PAY-005" {
+		t.Fatalf("second batch = %s, want the 2 left", keysOf(got))
+	}
+	if got, err = c.ClaimBatch(ctx, req, 3); err != nil || len(got) != 0 {
+		t.Fatalf("third batch = %s %v, want none", keysOf(got), err)
+	}
+}
+
+// A batch skips live leases and takes expired ones back, as Claim does (a lease is live up to
+// and including LockedUntilUtc).
+func TestClaimBatchSkipsLiveLeasesAndReclaimsExpired(t *testing.T) {
+	db := newDB(t, 3)
+	a, b := storeConn(t, db), storeConn(t, db)
+	ctx := context.Background()
+	until := t0.Add(500 * time.Millisecond)
+	if res, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: until}); err != nil || res.Outcome != engine.ClaimWon {
+		t.Fatalf("A claim: %+v %v", res, err)
+	}
+	got, err := b.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: until, Until: until.Add(time.Second)}, 10)
+	if err != nil || keysOf(got) != "PAY-002,PAY-003" {
+		t.Fatalf("batch at exactly LockedUntilUtc = %s %v, want PAY-002,PAY-003", keysOf(got), err)
+	}
+	later := until.Add(time.Millisecond)
+	got, err = b.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: later, Until: later.Add(time.Second)}, 10)
+	if err != nil || keysOf(got) != "PAY-001" || got[0].LeaseVersion != 2 {
+		t.Fatalf("batch 1 ms after the lease = %+v %v, want a reclaim of PAY-001 at v2", got, err)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
+		t.Fatalf("row after reclaim = %+v", r)
+	}
+}
+
+func TestClaimBatchRefusesBadRequests(t *testing.T) {
+	db := newDB(t, 1)
+	c := storeConn(t, db)
+	ctx := context.Background()
+	if _, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0}, 0); err == nil {
+		t.Fatal("k = 0: want an error")
+	}
+	if _, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0, Key: "PAY-001"}, 1); err == nil {
+		t.Fatal("a keyed batch: want an error")
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending {
+		t.Fatalf("a refused batch changed the row: %+v", r)
+	}
+}
+
+// Connections racing batch claims never get the same row: every message is claimed exactly once.
+func TestClaimBatchRacingConnectionsNeverShare(t *testing.T) {
+	const messages, workers, k = 60, 6, 4
+	for round := 0; round < 5; round++ {
+		db := newDB(t, messages)
+		conns := make([]*store.Conn, workers)
+		for i := range conns {
+			conns[i] = storeConn(t, db)
+		}
+		claimedBy := make([][]engine.Message, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				req := engine.ClaimRequest{Worker: fmt.Sprintf("Worker-%d", w), Now: t0, Until: t0.Add(time.Minute)}
+				for {
+					got, err := conns[w].ClaimBatch(context.Background(), req, k)
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					if len(got) == 0 {
+						return
+					}
+					claimedBy[w] = append(claimedBy[w], got...)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		owner := map[string]string{}
+		for w, msgs := range claimedBy {
+			if errs[w] != nil {
+				t.Fatal(errs[w])
+			}
+			name := fmt.Sprintf("Worker-%d", w)
+			for _, m := range msgs {
+				if prev, dup := owner[m.IdempotencyKey]; dup {
+					t.Fatalf("round %d: %s claimed by %s and %s", round, m.IdempotencyKey, prev, name)
+				}
+				owner[m.IdempotencyKey] = name
+			}
+		}
+		if len(owner) != messages {
+			t.Fatalf("round %d: %d messages claimed, want %d", round, len(owner), messages)
+		}
+		rows, err := db.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Attempts != 1 || r.LeaseVersion != 1 || r.LockedBy != owner[r.IdempotencyKey] {
+				t.Fatalf("round %d: row %+v, want one claim by %s", round, r, owner[r.IdempotencyKey])
+			}
+		}
+	}
+}
+
+// The batch claim's subquery is the claim's ordered scan of the partial index, and the UPDATE
+// finds the rows by primary key: no full scan, no temporary B-tree.
+func TestClaimBatchQueryPlanUsesIndex(t *testing.T) {
+	db := newDB(t, 50)
+	raw, err := sql.Open("sqlite", "file:"+db.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query("EXPLAIN QUERY PLAN "+store.ClaimBatchSQL, sql.Named("now", store.FormatTime(t0)),
+		sql.Named("worker", "Worker-A"), sql.Named("until", store.FormatTime(t0)), sql.Named("k", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "\n")
+	want := "SEARCH OutboxMessages USING INTEGER PRIMARY KEY (rowid=?)\nLIST SUBQUERY 1\nSCAN OutboxMessages USING INDEX OutboxMessages_Claimable"
+	if got != want {
+		t.Fatalf("batch claim plan:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func paid(worker string, m engine.Message) engine.FinalizeRequest {
+	return engine.FinalizeRequest{Worker: worker, Message: m, Now: t0, PaymentStatus: engine.PaymentPaid,
+		TransactionID: "txn_" + m.IdempotencyKey, OwnershipCheck: true, Fencing: true}
+}
+
+func TestFinalizeAndClaimCommitsBoth(t *testing.T) {
+	db := newDB(t, 2)
+	c := storeConn(t, db)
+	ctx := context.Background()
+	next := engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}
+	first, err := c.Claim(ctx, next)
+	if err != nil || first.Outcome != engine.ClaimWon {
+		t.Fatal(first, err)
+	}
+	fin, cl, err := c.FinalizeAndClaim(ctx, paid("Worker-A", first.Message), next)
+	if err != nil || !fin.Committed || fin.RowsAffected != 1 || fin.PriorOwner != "Worker-A" || fin.PriorStatus != engine.StatusProcessing {
+		t.Fatalf("finalize half = %+v %v", fin, err)
+	}
+	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" || cl.Message.LeaseVersion != 1 {
+		t.Fatalf("claim half = %+v, want PAY-002 won at v1", cl)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
+		t.Fatalf("PAY-001 after the fused step = %+v", r)
+	}
+	if r := rowByKey(t, db, "PAY-002"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
+		t.Fatalf("PAY-002 after the fused step = %+v", r)
+	}
+	fin, cl, err = c.FinalizeAndClaim(ctx, paid("Worker-A", cl.Message), next)
+	if err != nil || !fin.Committed || cl.Outcome != engine.ClaimEmpty {
+		t.Fatalf("last fused step = %+v %+v %v, want committed and empty", fin, cl, err)
+	}
+}
+
+// A fused step by a worker that does not own the row rolls its finalize back, the payment update
+// with it, and still claims the next message in a transaction of its own.
+func TestFinalizeAndClaimByNonOwnerRollsBackFinalize(t *testing.T) {
+	db := newDB(t, 2)
+	a, b := storeConn(t, db), storeConn(t, db)
+	ctx := context.Background()
+	won, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	if err != nil || won.Outcome != engine.ClaimWon {
+		t.Fatal(won, err)
+	}
+	before := rowByKey(t, db, "PAY-001")
+	fin, cl, err := b.FinalizeAndClaim(ctx, paid("Worker-B", won.Message),
+		engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fin.Committed || fin.RowsAffected != 0 || fin.PriorOwner != "Worker-A" {
+		t.Fatalf("non-owner fused finalize = %+v, want rolled back with 0 rows", fin)
+	}
+	if after := rowByKey(t, db, "PAY-001"); after != before {
+		t.Fatalf("PAY-001 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" {
+		t.Fatalf("claim after a lost finalize = %+v, want PAY-002", cl)
+	}
+	if r := rowByKey(t, db, "PAY-002"); r.LockedBy != "Worker-B" {
+		t.Fatalf("PAY-002 LockedBy = %q, want Worker-B", r.LockedBy)
+	}
+}
+
+func TestFinalizeAndClaimFencingRejectsStaleVersion(t *testing.T) {
+	db := newDB(t, 1)
+	a := storeConn(t, db)
+	ctx := context.Background()
+	first, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Millisecond)})
+	later := t0.Add(10 * time.Millisecond)
+	second, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if second.Outcome != engine.ClaimWon || second.Message.LeaseVersion != 2 {
+		t.Fatalf("second claim = %+v", second)
+	}
+	fin, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", first.Message), engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if err != nil || fin.Committed || fin.PriorVersion != 2 {
+		t.Fatalf("stale fused finalize = %+v %v, want rejected over v2", fin, err)
+	}
+	if cl.Outcome != engine.ClaimBlocked || cl.PrevOwner != "Worker-A" {
+		t.Fatalf("claim half = %+v, want blocked by the live lease", cl)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+		t.Fatalf("row after a fenced-off finalize = %+v", r)
+	}
+}
+
+// An error in the claim half rolls back the finalize half too: nothing is half done.
+func TestFinalizeAndClaimErrorRollsBackBoth(t *testing.T) {
+	db := newDB(t, 2)
+	a := storeConn(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	before := rowByKey(t, db, "PAY-001")
+	_, _, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
+		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-999"})
+	if err == nil {
+		t.Fatal("claim of an unknown key: want an error")
+	}
+	if after := rowByKey(t, db, "PAY-001"); after != before {
+		t.Fatalf("finalize half committed despite the error:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+// Workers looping on the fused step over one queue finalize every message exactly once.
+func TestFinalizeAndClaimRacingWorkersFinalizeEachOnce(t *testing.T) {
+	const messages, workers = 40, 4
+	db := newDB(t, messages)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	done := make([]map[string]bool, workers)
+	start := make(chan struct{})
+	for w := range workers {
+		c := storeConn(t, db)
+		done[w] = map[string]bool{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			ctx := context.Background()
+			name := fmt.Sprintf("Worker-%d", w)
+			req := engine.ClaimRequest{Worker: name, Now: t0, Until: t0.Add(time.Minute)}
+			cur, err := c.Claim(ctx, req)
+			for err == nil && cur.Outcome == engine.ClaimWon {
+				var fin engine.FinalizeResult
+				m := cur.Message
+				fin, cur, err = c.FinalizeAndClaim(ctx, paid(name, m), req)
+				if err == nil && !fin.Committed {
+					err = fmt.Errorf("%s lost %s", name, m.IdempotencyKey)
+				}
+				done[w][m.IdempotencyKey] = true
+			}
+			errs[w] = err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]int{}
+	for w := range workers {
+		if errs[w] != nil {
+			t.Fatal(errs[w])
+		}
+		for k := range done[w] {
+			seen[k]++
+		}
+	}
+	c, err := db.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != messages || c.OutboxProcessed != messages || c.PaymentsPaid != messages {
+		t.Fatalf("finalized %d distinct, counts %+v; want all %d once", len(seen), c, messages)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s finalized by %d workers", k, n)
+		}
+	}
+}
+
+// SeedBulk writes exactly the rows engine.Seed writes through CreatePayment.
+func TestSeedBulkMatchesSeed(t *testing.T) {
+	const n = 25
+	ctx := context.Background()
+	seeded := newDB(t, n)
+	bulk, err := store.Create(ctx, filepath.Join(t.TempDir(), "bulk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+	if err := bulk.SeedBulk(ctx, n, t0); err != nil {
+		t.Fatal(err)
+	}
+	want, err := seeded.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := bulk.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || len(want) != n {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d:\nSeedBulk %+v\nSeed     %+v", i, got[i], want[i])
+		}
+	}
+	// Snapshot has no Type or Payload: compare them through the naive load.
+	wantMsgs, err := storeConn(t, seeded).LoadPending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotMsgs, err := storeConn(t, bulk).LoadPending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wantMsgs {
+		if gotMsgs[i] != wantMsgs[i] {
+			t.Fatalf("message %d:\nSeedBulk %+v\nSeed     %+v", i, gotMsgs[i], wantMsgs[i])
+		}
+	}
+	if err := bulk.SeedBulk(ctx, 1, t0); err == nil {
+		t.Fatal("seeding PAY-001 twice: want an error")
+	}
+	if err := bulk.SeedBulk(ctx, -1, t0); err == nil {
+		t.Fatal("a negative count: want an error")
+	}
+}
