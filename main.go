@@ -248,6 +248,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	sf.register(fs)
 	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
 	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
+	compare := fs.Bool("compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 0, usageFlag(err)
@@ -256,31 +257,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		fs.Usage()
 		return 0, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
 	}
+	if *compare {
+		return runCompare(ctx, pos[0], &sf, fs, *asJSON, stdout)
+	}
 	sc, err := loadScenario(pos[0], &sf, fs)
 	if err != nil {
 		return 0, err
 	}
-	db, note, cleanup, err := openDB(ctx, sf.db)
-	if err != nil {
-		return 0, err
-	}
-	defer cleanup()
-	defer db.Close()
-	runAt := time.Now()
-	sess, err := engine.NewSession(ctx, sc, db)
-	if err != nil {
-		return 0, err
-	}
-	runErr := sess.RunToEnd(ctx)
-	closeErr := sess.Close()
-	if err := errors.Join(runErr, closeErr); err != nil {
-		return 0, err
-	}
-	schema, err := db.Schema(ctx)
-	if err != nil {
-		return 0, err
-	}
-	rep, err := sess.BuildReport(ctx, schema, runAt, note)
+	rep, err := runScenario(ctx, sc, sf.db)
 	if err != nil {
 		return 0, err
 	}
@@ -289,16 +273,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	if *reportDir != "" {
-		path, err := saveReport(*reportDir, sc.Name, runAt, text.String())
+		path, err := saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
 		if err != nil {
 			return 0, err
 		}
 		rep.Summary.ReportFile = path
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep.Summary); err != nil {
+		if err := writeJSON(stdout, rep.Summary); err != nil {
 			return 0, err
 		}
 	} else {
@@ -311,6 +293,77 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitExpect, nil
 	}
 	return exitOK, nil
+}
+
+// runScenario runs sc headless on a fresh database (dbPath, or a temporary one) and returns its
+// report.
+func runScenario(ctx context.Context, sc *engine.Scenario, dbPath string) (*engine.Report, error) {
+	db, note, cleanup, err := openDB(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	defer db.Close()
+	runAt := time.Now()
+	sess, err := engine.NewSession(ctx, sc, db)
+	if err != nil {
+		return nil, err
+	}
+	runErr := sess.RunToEnd(ctx)
+	closeErr := sess.Close()
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return nil, err
+	}
+	schema, err := db.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sess.BuildReport(ctx, schema, runAt, note)
+}
+
+// compareModes are the three ways --compare runs a scenario.
+var compareModes = []struct {
+	label   string
+	toggles map[string]bool
+}{
+	{"no claim", map[string]bool{engine.ToggleLeasing: false, engine.ToggleFencing: false}},
+	{"leasing", map[string]bool{engine.ToggleLeasing: true, engine.ToggleFencing: false}},
+	{"leasing+fencing", map[string]bool{engine.ToggleLeasing: true, engine.ToggleFencing: true}},
+}
+
+// runCompare runs one scenario three ways, each on its own fresh database, and prints one table
+// of their ledgers. It exits 0 when all three runs complete: the point is the comparison.
+func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, stdout io.Writer) (int, error) {
+	var labels []string
+	var sums []*engine.Summary
+	for _, m := range compareModes {
+		sc, err := loadScenario(nameOrFile, sf, fs)
+		if err != nil {
+			return 0, err
+		}
+		if err := sc.Apply(engine.Overrides{Toggles: m.toggles}); err != nil {
+			return 0, usageError{err}
+		}
+		rep, err := runScenario(ctx, sc, sf.db)
+		if err != nil {
+			return 0, err
+		}
+		labels, sums = append(labels, m.label), append(sums, rep.Summary)
+	}
+	if asJSON {
+		out := map[string]*engine.Summary{}
+		for i, l := range labels {
+			out[l] = sums[i]
+		}
+		return exitOK, writeJSON(stdout, out)
+	}
+	return exitOK, engine.WriteCompare(stdout, labels, sums)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // saveReport writes the report atomically: a temporary file renamed into place.

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -21,7 +21,7 @@ const Ext = ".scenario"
 
 // Order is the order in which the lab's tab key and `leaselab list` show the built-in
 // scenarios; any not listed follow in name order.
-var Order = []string{"playground", "before", "after"}
+var Order = []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers"}
 
 // Scenario returns the embedded scenario file called name, and its path for messages.
 func Scenario(name string) ([]byte, string, bool) {

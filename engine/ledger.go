@@ -41,11 +41,12 @@ type Ledger struct {
 	mu       sync.Mutex
 	workers  map[string]*WorkerLedger
 	attempts map[string][]Attempt // key -> attempts, in order
+	commits  map[string]int       // key -> committed finalizes (writes of an outcome)
 	events   []Event
 }
 
 func newLedger() *Ledger {
-	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}}
+	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}, commits: map[string]int{}}
 }
 
 // update runs fn on worker's ledger under the lock.
@@ -64,6 +65,23 @@ func (l *Ledger) attempt(key string, a Attempt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.attempts[key] = append(l.attempts[key], a)
+}
+
+func (l *Ledger) commit(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.commits[key]++
+}
+
+// Commits returns the committed finalizes per message key: how often an outcome was written.
+func (l *Ledger) Commits() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]int, len(l.commits))
+	for k, v := range l.commits {
+		out[k] = v
+	}
+	return out
 }
 
 func (l *Ledger) record(e Event) Event {

@@ -45,6 +45,7 @@ func (e *ParseError) Error() string {
 //	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat
 //	heartbeat-every: 200ms
 //	provider-latency: 0ms
+//	slow: A 800ms               # this worker's provider calls take longer
 //	fail: PAY-003 PAY-006       # keys the provider fails (default: every third)
 //	seed: 42
 //	teaches: fencing
@@ -57,7 +58,7 @@ func (e *ParseError) Error() string {
 //	  A crash                   # also: restart, pause, resume
 //	  clock +600ms              # or: clock 09:00:00.600Z, clock past-lease
 //	  set leasing off           # or a duration: set lease 300ms
-//	  run [random] [until-done] [crash-rate=0.01] [pause-rate=0.01] [A B …]
+//	  run [random] [until-done] [crash-rate=0.01] [crash-at=claim] [pause-rate=0.01] [A B …]
 //	  concurrent [A B …]
 //	  note Any sentence.
 //
@@ -171,7 +172,7 @@ func (p *parser) header(n int, line string) error {
 	}
 	key = strings.TrimSpace(strings.ToLower(key))
 	val = strings.TrimSpace(val)
-	repeatable := key == "explain" || key == "worker"
+	repeatable := key == "explain" || key == "worker" || key == "slow"
 	if first := p.seen[key]; first != 0 && !repeatable {
 		return p.errf(n, "duplicate key %q (first at line %d)", key, first)
 	}
@@ -226,6 +227,8 @@ func (p *parser) header(n int, line string) error {
 			return p.errf(n, "bad %s: %v", key, err)
 		}
 		sc.Settings.Set(key, on)
+	case "slow":
+		return p.slow(n, val)
 	case "fail":
 		sc.Fail = strings.Fields(val)
 	case "seed":
@@ -240,7 +243,7 @@ func (p *parser) header(n int, line string) error {
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail)", key, strings.Join(Toggles, ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail)", key, strings.Join(Toggles, ", "))
 	}
 	return nil
 }
@@ -295,6 +298,27 @@ func (p *parser) worker(n int, val string) error {
 		id = v
 	}
 	return p.addWorker(n, f[0], id)
+}
+
+func (p *parser) slow(n int, val string) error {
+	f := strings.Fields(val)
+	if len(f) != 2 {
+		return p.errf(n, "slow: want \"WORKER DURATION\", got %q", val)
+	}
+	d, err := p.duration(n, "slow", f[1])
+	if err != nil {
+		return err
+	}
+	for i := range p.sc.Workers {
+		if w := &p.sc.Workers[i]; w.Short == f[0] {
+			if w.Slow {
+				return p.errf(n, "slow: worker %s named twice", f[0])
+			}
+			w.Latency, w.Slow = d, true
+			return nil
+		}
+	}
+	return p.errf(n, "unknown worker %q (declared before this line: %s)", f[0], strings.Join(p.sc.WorkerShort(), " "))
 }
 
 func (p *parser) addWorker(n int, short, id string) error {

@@ -121,6 +121,12 @@ func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
 			} else {
 				st.PauseRate = r
 			}
+		case verb == "run" && strings.HasPrefix(a, "crash-at="):
+			act, ok := ParseAction(strings.TrimPrefix(a, "crash-at="))
+			if !ok {
+				return p.errf(n, "run: bad crash-at %q: want an action (claim, check, finalize, …)", a)
+			}
+			st.CrashAt = act
 		case workerNameRE.MatchString(a):
 			p.ref(n, a)
 			st.Workers = append(st.Workers, a)

@@ -19,6 +19,7 @@ type Summary struct {
 	ProcessingAttempts    int               `json:"processing_attempts"`
 	UniqueProcessed       int               `json:"unique_processed"`
 	ProcessedMoreThanOnce int               `json:"processed_more_than_once"`
+	FinalizedMoreThanOnce int               `json:"finalized_more_than_once"`
 	StatusChecks          int               `json:"status_checks"`
 	StatusChecksByKey     map[string]int    `json:"status_checks_by_key"`
 	RowsLoaded            int               `json:"rows_loaded"`
@@ -116,6 +117,11 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		Lost:          c.Messages - c.OutboxProcessed,
 		Recovery:      s.recoveries(attempts),
 	}
+	for _, n := range s.ledger.Commits() {
+		if n > 1 {
+			sum.FinalizedMoreThanOnce++
+		}
+	}
 	for _, n := range sum.StatusChecksByKey {
 		sum.StatusChecks += n
 	}
@@ -168,6 +174,8 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 		{Name: "each message processed exactly once",
 			OK:     sum.UniqueProcessed == sum.Messages && sum.ProcessedMoreThanOnce == 0,
 			Detail: fmt.Sprintf("%d unique of %d, %d processed more than once", sum.UniqueProcessed, sum.Messages, sum.ProcessedMoreThanOnce)},
+		{Name: "each outcome written exactly once", OK: sum.FinalizedMoreThanOnce == 0,
+			Detail: fmt.Sprintf("%d messages finalized more than once", sum.FinalizedMoreThanOnce)},
 		{Name: "zero ownership violations", OK: sum.OwnershipViolations == 0,
 			Detail: fmt.Sprintf("%d", sum.OwnershipViolations)},
 		{Name: "no duplicate payment/outbox rows", OK: c.DuplicateRows == 0,
@@ -290,7 +298,7 @@ func compare(e Expectation, actual string) bool {
 
 // metricNames are the numeric summary keys an expectation may name.
 var metricNames = []string{
-	"processing_attempts", "unique_processed", "processed_more_than_once", "status_checks",
+	"processing_attempts", "unique_processed", "processed_more_than_once", "finalized_more_than_once", "status_checks",
 	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "reclaims",
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered",
@@ -335,7 +343,8 @@ func (sum *Summary) Metric(name string) (string, bool) {
 	values := map[string]int{
 		"processing_attempts": sum.ProcessingAttempts, "unique_processed": sum.UniqueProcessed,
 		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,
-		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
+		"finalized_more_than_once": sum.FinalizedMoreThanOnce,
+		"rows_loaded":              sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
 		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims,
 		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
 		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,

@@ -29,6 +29,10 @@ type Scenario struct {
 type WorkerSpec struct {
 	Short string // as the script names it: "A"
 	ID    string // what it writes to LockedBy: "Worker-A"
+	// Latency, when Slow is set, is how long this worker's provider calls take, in scenario
+	// time, instead of the provider's latency: a worker with a slow network or a long GC.
+	Latency time.Duration
+	Slow    bool
 }
 
 // StepKind says what a script step does.
@@ -71,6 +75,7 @@ type Step struct {
 	Random    bool
 	UntilDone bool    // advance the clock to the next timer whenever no worker can act
 	CrashRate float64 // chance, per action, that the acting worker crashes after it
+	CrashAt   Action  // with CrashRate: crash only after this action (ActNone: after any)
 	PauseRate float64 // chance, per action, that it pauses (woken a few actions later)
 	Text      string
 }

@@ -10,7 +10,11 @@ import (
 
 // maxRunActions bounds one run step, so that a script that cannot finish fails instead of
 // spinning.
-const maxRunActions = 50_000_000
+const maxRunActions = 10_000_000
+
+// maxRunClock bounds how far a run until-done may move the scenario clock: a lease shorter than
+// the work livelocks (every attempt outlives its lease and is reclaimed), and must fail, not spin.
+const maxRunClock = 10 * time.Minute
 
 // ScriptError is a script step that could not be carried out, at its line.
 type ScriptError struct {
@@ -179,8 +183,15 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err error) {
 	ws := s.pick(st.Workers)
 	s.stepN++
+	if s.stepN == 1 {
+		s.runFrom = s.clock.Now()
+	}
 	if s.stepN > maxRunActions {
 		return false, true, fmt.Errorf("run: no end after %d actions", maxRunActions)
+	}
+	if moved := s.clock.Now().Sub(s.runFrom); moved > maxRunClock {
+		return false, true, fmt.Errorf("run until-done: still not done after %s of scenario time "+
+			"(a lease shorter than the work livelocks: every attempt outlives its lease and is reclaimed)", moved)
 	}
 	s.wakeDue(ctx, false)
 	ready := runnable(ws)
@@ -210,7 +221,7 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 		return ev.Outcome == OutcomeBusy, false, err
 	}
 	switch r := s.rng.Float64(); {
-	case st.CrashRate > 0 && r < st.CrashRate:
+	case st.CrashRate > 0 && r < st.CrashRate && (st.CrashAt == ActNone || ev.Kind == EventKind(st.CrashAt.String())):
 		_, err = s.Crash(s.index(w))
 		s.pauses[w] = 1 + s.rng.IntN(len(ws)*4)
 	case st.PauseRate > 0 && r < st.CrashRate+st.PauseRate:

@@ -28,10 +28,11 @@ type Session struct {
 	settings Settings
 
 	// Script position; touched only by the goroutine that drives the session.
-	pc      int  // next script step
-	inStep  bool // the step at pc has started (multi-action steps)
-	stepN   int  // actions done by the step at pc
-	rr      int  // round-robin cursor
+	pc      int       // next script step
+	inStep  bool      // the step at pc has started (multi-action steps)
+	stepN   int       // actions done by the step at pc
+	rr      int       // round-robin cursor
+	runFrom time.Time // scenario time when the current run step started
 	rng     *rand.Rand
 	pauses  map[*Worker]int // worker -> actions left before a random pause ends
 	actions int             // actions done by the session, all kinds
@@ -57,7 +58,7 @@ func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
 		return nil, err
 	}
 	for _, spec := range sc.Workers {
-		w := &Worker{Name: WorkerName(spec.Short), ID: spec.ID, Short: spec.Short, env: s.env, db: db}
+		w := &Worker{Name: WorkerName(spec.Short), ID: spec.ID, Short: spec.Short, env: s.env, db: db, spec: spec}
 		if err := w.connect(ctx); err != nil {
 			s.Close()
 			return nil, err

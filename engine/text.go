@@ -235,3 +235,52 @@ func (r *Report) ledgers(b *strings.Builder) {
 	fmt.Fprintf(tw, "Duplicate payment / outbox rows\t%d\n", sum.DuplicateRows)
 	tw.Flush()
 }
+
+// WriteCompare prints one table of several runs' ledgers side by side, one column per run.
+func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
+	if len(sums) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s: %s\n\n", sums[0].Scenario, sums[0].Title)
+	fmt.Fprintf(tw, "\t%s\t\n", strings.Join(labels, "\t"))
+	row := func(name string, get func(*Summary) string) {
+		fmt.Fprintf(tw, "%s\t", name)
+		for _, s := range sums {
+			fmt.Fprintf(tw, "%s\t", get(s))
+		}
+		fmt.Fprintln(tw)
+	}
+	num := func(f func(*Summary) int) func(*Summary) string {
+		return func(s *Summary) string { return fmt.Sprint(f(s)) }
+	}
+	row("settings", func(s *Summary) string {
+		return fmt.Sprintf("leasing=%s fencing=%s", s.Settings[ToggleLeasing], s.Settings[ToggleFencing])
+	})
+	row("messages", num(func(s *Summary) int { return s.Messages }))
+	row("rows loaded (no claim)", num(func(s *Summary) int { return s.RowsLoaded }))
+	row("claims won", num(func(s *Summary) int { return s.ClaimsWon }))
+	row("claims empty", num(func(s *Summary) int { return s.ClaimsEmpty }))
+	row("claims blocked", num(func(s *Summary) int { return s.ClaimsBlocked }))
+	row("processing attempts", num(func(s *Summary) int { return s.ProcessingAttempts }))
+	row("provider status checks", num(func(s *Summary) int { return s.StatusChecks }))
+	row("processed more than once", num(func(s *Summary) int { return s.ProcessedMoreThanOnce }))
+	row("finalized more than once", num(func(s *Summary) int { return s.FinalizedMoreThanOnce }))
+	row("rejected finalizes", num(func(s *Summary) int { return s.RejectedFinalizes }))
+	row("ownership violations", num(func(s *Summary) int { return s.OwnershipViolations }))
+	row("lost", num(func(s *Summary) int { return s.Lost }))
+	row("Paid / Failed / Pending", func(s *Summary) string {
+		return fmt.Sprintf("%d / %d / %d", s.Payments.Paid, s.Payments.Failed, s.Payments.Pending)
+	})
+	row("checks passed", func(s *Summary) string {
+		ok := 0
+		for _, c := range s.Checks {
+			if c.OK {
+				ok++
+			}
+		}
+		return fmt.Sprintf("%d of %d", ok, len(s.Checks))
+	})
+	row("verdict", func(s *Summary) string { return passFail(s.Passed) })
+	return tw.Flush()
+}

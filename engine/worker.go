@@ -69,8 +69,9 @@ type Worker struct {
 	ID    string // the value written to LockedBy
 	Short string // the scenario's short name: "A"
 
-	env *env
-	db  DB
+	env  *env
+	db   DB
+	spec WorkerSpec
 
 	mu        sync.Mutex
 	conn      Conn
@@ -400,7 +401,11 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 	}
 	key := w.held.IdempotencyKey
 	w.result = w.env.provider.CheckPaymentStatus(key)
-	w.dueAt, w.renewAt, w.phase = now.Add(s.ProviderLatency), now.Add(s.HeartbeatEvery), phaseAwaiting
+	latency := s.ProviderLatency
+	if w.spec.Slow {
+		latency = w.spec.Latency
+	}
+	w.dueAt, w.renewAt, w.phase = now.Add(latency), now.Add(s.HeartbeatEvery), phaseAwaiting
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ProcessingAttempts++ })
 	w.env.ledger.attempt(key, Attempt{Worker: w.Name, At: now, Version: w.held.LeaseVersion})
 	ev := Event{Kind: EvCheck, Key: key, Outcome: w.result.Status}
@@ -408,7 +413,7 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 	if w.result.TransactionID != "" {
 		answer += " (" + w.result.TransactionID + ")"
 	}
-	if s.ProviderLatency > 0 {
+	if latency > 0 {
 		ev.Text = fmt.Sprintf("%s is processing %s: called the provider, answer %s due at %s", w.Name, key, answer, FormatClock(w.dueAt))
 	} else {
 		ev.Text = fmt.Sprintf("%s processed %s: provider says %s", w.Name, key, answer)
@@ -466,6 +471,7 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 		return ev, nil
 	}
 	w.env.world.Add(1)
+	w.env.ledger.commit(key)
 	violation := held.LeaseVersion > 0 && (res.PriorStatus != StatusProcessing || res.PriorOwner != w.ID || res.PriorVersion != held.LeaseVersion)
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) {
 		l.Finalized++
