@@ -11,8 +11,16 @@ var Epoch = time.Date(2026, time.January, 15, 9, 0, 0, 0, time.UTC)
 // Clock is the scenario clock. It moves only when told, so lease expiry needs no real waiting
 // and every run is repeatable. It is safe for concurrent use.
 type Clock struct {
-	ms atomic.Int64 // milliseconds since the Unix epoch
+	ms   atomic.Int64     // milliseconds since the Unix epoch
+	wall func() time.Time // when set, Now follows it and the clock cannot be moved
 }
+
+// NewWallClock returns a clock that follows now (time.Now for worker processes that share one
+// database: separate processes have no scenario clock in common, only the wall clock).
+func NewWallClock(now func() time.Time) *Clock { return &Clock{wall: now} }
+
+// Follows reports whether the clock follows the wall clock (and so cannot be moved).
+func (c *Clock) Follows() bool { return c.wall != nil }
 
 // NewClock returns a clock standing at start.
 func NewClock(start time.Time) *Clock {
@@ -22,7 +30,12 @@ func NewClock(start time.Time) *Clock {
 }
 
 // Now is the scenario time.
-func (c *Clock) Now() time.Time { return time.UnixMilli(c.ms.Load()).UTC() }
+func (c *Clock) Now() time.Time {
+	if c.wall != nil {
+		return time.UnixMilli(c.wall().UnixMilli()).UTC()
+	}
+	return time.UnixMilli(c.ms.Load()).UTC()
+}
 
 // Set moves the clock to t (millisecond precision, as stored).
 func (c *Clock) Set(t time.Time) { c.ms.Store(t.UnixMilli()) }

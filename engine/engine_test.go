@@ -214,3 +214,45 @@ func TestScriptErrorsNameTheLine(t *testing.T) {
 		t.Fatalf("err = %v, want one naming test.scenario:6", err)
 	}
 }
+
+// Free-running workers can be crashed, paused and restarted while they run, and stop cleanly.
+func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
+	sc := scenario(t, "", "name: t\nmessages: 200\nworkers: 4\nlease: 200ms\n")
+	s := session(t, sc)
+	ctx := context.Background()
+	f := s.StartFree(ctx, 0)
+	for i := 0; i < 20; i++ {
+		s.Crash(i % 4)
+		s.SetPaused((i+1)%4, true)
+		s.AdvanceClock(250 * time.Millisecond)
+		s.Restart(ctx, i%4)
+		s.SetPaused((i+1)%4, false)
+		time.Sleep(2 * time.Millisecond)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := s.DB().Counts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.OutboxProcessed == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("free run stuck at %d processed", c.OutboxProcessed)
+		}
+		s.AdvanceClock(250 * time.Millisecond) // let crashed owners' leases expire
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := f.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.FinalizedMoreThanOnce != 0 || sum.Lost != 0 {
+		t.Fatalf("finalized more than once %d, lost %d", sum.FinalizedMoreThanOnce, sum.Lost)
+	}
+	t.Logf("attempts %d, re-processed %d, violations %d, rejected %d", sum.ProcessingAttempts, sum.ProcessedMoreThanOnce, sum.OwnershipViolations, sum.RejectedFinalizes)
+}

@@ -39,12 +39,30 @@ type Session struct {
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
-// worker per declared worker, each on its own connection.
+// worker per declared worker, each on its own connection. The clock starts at Epoch.
 func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
+	return NewSessionWith(ctx, sc, db, SessionOptions{Seed: true})
+}
+
+// SessionOptions change how a session starts.
+type SessionOptions struct {
+	// Seed creates the scenario's payments; off, the session works on the rows db already has
+	// (a worker process joining a shared database).
+	Seed bool
+	// Clock replaces the scenario clock (a wall clock for separate processes).
+	Clock *Clock
+}
+
+// NewSessionWith is NewSession with options.
+func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions) (*Session, error) {
+	clock := opt.Clock
+	if clock == nil {
+		clock = NewClock(Epoch)
+	}
 	s := &Session{
 		Scenario: sc,
 		db:       db,
-		clock:    NewClock(Epoch),
+		clock:    clock,
 		provider: NewProvider(sc.Fail),
 		ledger:   newLedger(),
 		settings: sc.Settings,
@@ -54,8 +72,10 @@ func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
 	}
 	s.gateway = NewGateway(db)
 	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings}
-	if err := Seed(ctx, s.gateway, sc.Messages, Epoch); err != nil {
-		return nil, err
+	if opt.Seed {
+		if err := Seed(ctx, s.gateway, sc.Messages, clock.Now()); err != nil {
+			return nil, err
+		}
 	}
 	for _, spec := range sc.Workers {
 		w := &Worker{Name: WorkerName(spec.Short), ID: spec.ID, Short: spec.Short, env: s.env, db: db, spec: spec}
@@ -189,6 +209,9 @@ func (s *Session) SetPaused(i int, paused bool) (Event, error) {
 
 // AdvanceClock moves the scenario clock forward by d.
 func (s *Session) AdvanceClock(d time.Duration) Event {
+	if s.clock.Follows() {
+		return s.Note("the clock follows the wall clock here and cannot be moved")
+	}
 	from := s.clock.Now()
 	to := s.clock.Advance(d)
 	s.env.world.Add(1)
