@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"leaselab/engine"
 )
@@ -18,6 +19,7 @@ const (
 	colClaims
 	colVersion
 	colBy
+	colLease // the lease expired (the clock passed LockedUntilUtc)
 )
 
 // changes is what the last engine command changed: the table cells, the workers and the events
@@ -73,6 +75,7 @@ func diff(prev, next *frame) changes {
 		mark(colClaims, p.Attempts != r.Attempts)
 		mark(colVersion, p.LeaseVersion != r.LeaseVersion)
 		mark(colBy, len(prev.Attempts[r.IdempotencyKey]) != len(next.Attempts[r.IdempotencyKey]))
+		mark(colLease, expired(r, next.Now) && !expired(p, prev.Now))
 		if set != 0 {
 			c.cells[r.ID] = set
 			if c.firstRow < 0 {
@@ -91,6 +94,11 @@ func diff(prev, next *frame) changes {
 		}
 	}
 	return c
+}
+
+// expired reports whether r is Processing under a lease the clock has passed.
+func expired(r *engine.Row, now time.Time) bool {
+	return r.Status == engine.StatusProcessing && !r.LockedUntil.IsZero() && now.After(r.LockedUntil)
 }
 
 // shortName turns "Worker-A" into "A" for narrow cells.

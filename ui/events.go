@@ -51,8 +51,10 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 	switch e.Outcome {
 	case "blocked", "rejected", "lost":
 		text = st.Warn.Render(text)
-	case "violation", "reclaimed":
+	case "violation":
 		text = st.Duplicate.Render(text)
+	case "reclaimed":
+		text = st.Playing.Render(text)
 	default:
 		if wi, ok := idx[e.Worker]; ok && e.Worker != "" && strings.HasPrefix(text, e.Worker) {
 			text = st.worker(wi).Render(e.Worker) + text[len(e.Worker):]

@@ -105,6 +105,9 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	case opClock:
 		s.AdvanceClock(clockStep)
 	case opPastLease:
+		if note, ok := noLiveLease(ctx, s); ok {
+			return note, levelWarn, false
+		}
 		_, err = s.ClockPastLease(ctx)
 	}
 	switch {
@@ -163,4 +166,19 @@ func whyNothing(f *frame) string {
 			now, engine.FormatClock(f.NextTimer))
 	}
 	return fmt.Sprintf("nothing to do at %s", now)
+}
+
+// noLiveLease says, when no Processing row holds a lease that is still live, that f has nothing
+// to expire. (ClockPastLease reports that case as a plain error, indistinguishable from a
+// database error; this reads the snapshot itself to tell them apart.)
+func noLiveLease(ctx context.Context, s *engine.Session) (string, bool) {
+	rows, err := s.DB().Snapshot(ctx)
+	if err != nil {
+		return "", false // let ClockPastLease report it
+	}
+	f := frame{Rows: rows, Now: s.Clock().Now()}
+	if !f.earliestLease().IsZero() {
+		return "", false
+	}
+	return fmt.Sprintf("no live lease at %s: f moves the clock just past the earliest LockedUntilUtc of a Processing row", engine.FormatClock(f.Now)), true
 }

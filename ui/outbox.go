@@ -261,7 +261,7 @@ func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 		return spaces(w)
 	}
 	left := r.LockedUntil.Sub(f.Now)
-	if left < 0 {
+	if expired(r, f.Now) {
 		return st.Expired.Render("EXPIRED") + spaces(w-len("EXPIRED"))
 	}
 	bw := w - 7

@@ -72,7 +72,7 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 		ToggleOff: n().Foreground(colorSubtle),
 		Playing:   n().Bold(true).Foreground(colorOK),
 
-		Head:       n().Bold(true).Underline(true),
+		Head:       n().Bold(true),
 		Pending:    n(),
 		Processing: n().Bold(true).Foreground(colorProcessing),
 		Processed:  n().Foreground(colorOK),
