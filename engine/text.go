@@ -284,3 +284,44 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 	row("verdict", func(s *Summary) string { return passFail(s.Passed) })
 	return tw.Flush()
 }
+
+// WriteStress prints one row per stress run and a total.
+func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
+	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tresult\t")
+	var t StressResult
+	t.Summary = &Summary{}
+	for _, r := range results {
+		s := r.Summary
+		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ProcessedMoreThanOnce, r.FinalizedTwice, max(r.NeverFinalized, s.Lost), s.OwnershipViolations,
+			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, passFail(r.OK()))
+		t.Summary.Messages += s.Messages
+		t.Summary.Outbox.Processed += s.Outbox.Processed
+		t.Summary.ProcessingAttempts += s.ProcessingAttempts
+		t.Summary.ProcessedMoreThanOnce += s.ProcessedMoreThanOnce
+		t.FinalizedTwice += r.FinalizedTwice
+		t.NeverFinalized += max(r.NeverFinalized, s.Lost)
+		t.Summary.OwnershipViolations += s.OwnershipViolations
+		t.Summary.RejectedFinalizes += s.RejectedFinalizes
+		t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing = t.Crashes+r.Crashes, t.Pauses+r.Pauses, t.ClockJumps+r.ClockJumps, t.StuckProcessing+r.StuckProcessing
+		t.Elapsed += r.Elapsed
+		if !r.OK() {
+			t.Problems = append(t.Problems, r.Problems...)
+		}
+	}
+	if len(results) > 1 {
+		s := t.Summary
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\t\n", s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ProcessedMoreThanOnce, t.FinalizedTwice, t.NeverFinalized, s.OwnershipViolations,
+			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), passFail(t.OK()))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(out, "\nre-processed: messages whose provider call ran more than once (a crash or pause after the call: at-least-once);\n"+
+		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent.")
+	return err
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// StressConfig is one stress run: real goroutine workers on separate connections with random
+// crashes, pauses and clock jumps.
+type StressConfig struct {
+	Workers   int
+	Messages  int
+	CrashRate float64 // per action and worker: crash, then restart a moment later
+	PauseRate float64 // per action and worker: pause for a moment (it keeps what it holds)
+	JumpRate  float64 // per action and worker: move the scenario clock by up to one lease
+	Seed      int64
+	Settings  Settings
+	Timeout   time.Duration // real time; 0: 5 minutes
+}
+
+// StressResult is what a stress run did and what its checks found.
+type StressResult struct {
+	Seed       int64
+	Summary    *Summary
+	Crashes    int
+	Pauses     int
+	ClockJumps int
+	// Finalized counts committed finalizes per message; exactly one each is the guarantee.
+	FinalizedTwice  int
+	NeverFinalized  int
+	StuckProcessing int // rows left Processing with an expired lease
+	Elapsed         time.Duration
+	Problems        []string
+}
+
+// OK reports whether every stress check held.
+func (r *StressResult) OK() bool { return len(r.Problems) == 0 }
+
+// Stress seeds db and runs cfg until every message is Processed (or the timeout), then checks:
+// every message finalized exactly once, none lost, no ownership violation, no row left
+// Processing past its lease. progress, when set, is called with the processed count now and
+// then. The seed fixes each worker's chaos schedule; the interleaving of real goroutines is the
+// operating system's, so a failing seed reproduces the conditions, not the exact schedule.
+func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, total int)) (*StressResult, error) {
+	sc := &Scenario{Name: "stress", Title: "stress", Source: "stress", Messages: cfg.Messages,
+		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed}
+	sc.SetWorkers(cfg.Workers)
+	s, err := NewSession(ctx, sc, db)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	res := &StressResult{Seed: cfg.Seed}
+	var (
+		done                   atomic.Bool
+		crashes, pauses, jumps atomic.Int64
+		wg                     sync.WaitGroup
+		errMu                  sync.Mutex
+		runErr                 error
+	)
+	start := time.Now()
+	for i := range s.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)+1))
+			if err := s.chaosWorker(ctx, i, rng, cfg, &done, &crashes, &pauses, &jumps); err != nil {
+				errMu.Lock()
+				runErr = err
+				errMu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	// The driver: report progress, and when every live worker is idle behind a live lease
+	// (its owner crashed or paused), move the clock just past it, as time would.
+	for !done.Load() {
+		c, err := db.Counts(ctx)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			if runErr != nil {
+				return nil, runErr
+			}
+			return nil, fmt.Errorf("stress: %w (after %s)", err, time.Since(start).Round(time.Millisecond))
+		}
+		if progress != nil {
+			progress(c.OutboxProcessed, c.Messages)
+		}
+		if c.OutboxProcessed == c.Messages {
+			done.Store(true)
+			break
+		}
+		if len(runnable(s.workers)) == 0 {
+			if _, err := s.ClockPastLease(ctx); err == nil {
+				jumps.Add(1)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			done.Store(true)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	if runErr != nil {
+		return nil, runErr
+	}
+	res.Crashes, res.Pauses, res.ClockJumps = int(crashes.Load()), int(pauses.Load()), int(jumps.Load())
+	if res.Summary, err = s.Summarize(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	return res, s.stressChecks(context.WithoutCancel(ctx), res, ctx.Err() != nil)
+}
+
+// chaosWorker runs worker i until done, and after each action maybe crashes it (restarting it
+// a moment later), pauses it, or jumps the clock.
+func (s *Session) chaosWorker(ctx context.Context, i int, rng *rand.Rand, cfg StressConfig, done *atomic.Bool, crashes, pauses, jumps *atomic.Int64) error {
+	w := s.workers[i]
+	for !done.Load() && ctx.Err() == nil {
+		if !w.Runnable() {
+			time.Sleep(200 * time.Microsecond)
+			continue
+		}
+		_, acted, err := w.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if !acted {
+			continue
+		}
+		r := rng.Float64()
+		switch {
+		case r < cfg.CrashRate:
+			if _, err := s.Crash(i); err == nil {
+				crashes.Add(1)
+			}
+			time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+			if _, err := s.Restart(ctx, i); err != nil && ctx.Err() == nil {
+				return err
+			}
+		case r < cfg.CrashRate+cfg.PauseRate:
+			if _, err := s.SetPaused(i, true); err == nil {
+				pauses.Add(1)
+			}
+			time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+			s.SetPaused(i, false)
+		case r < cfg.CrashRate+cfg.PauseRate+cfg.JumpRate:
+			s.AdvanceClock(time.Duration(1+rng.Int64N(s.Settings().Lease.Milliseconds())) * time.Millisecond)
+			jumps.Add(1)
+		}
+	}
+	return nil
+}
+
+func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut bool) error {
+	sum := res.Summary
+	commits := s.ledger.Commits()
+	for _, key := range s.gateway.Keys() {
+		switch n := commits[key]; {
+		case n == 0:
+			res.NeverFinalized++
+		case n > 1:
+			res.FinalizedTwice++
+		}
+	}
+	rows, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	for _, r := range rows {
+		if r.Status == StatusProcessing && r.LockedUntil.Before(now) {
+			res.StuckProcessing++
+		}
+	}
+	add := func(ok bool, format string, args ...any) {
+		if !ok {
+			res.Problems = append(res.Problems, fmt.Sprintf(format, args...))
+		}
+	}
+	add(!timedOut, "timed out after %s with %d of %d processed", res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages)
+	add(res.FinalizedTwice == 0, "%d messages finalized more than once", res.FinalizedTwice)
+	add(res.NeverFinalized == 0 && sum.Lost == 0, "%d messages lost (never finalized)", max(res.NeverFinalized, sum.Lost))
+	add(sum.OwnershipViolations == 0, "%d ownership violations", sum.OwnershipViolations)
+	add(res.StuckProcessing == 0, "%d rows left Processing past their lease", res.StuckProcessing)
+	return nil
+}
