@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// View renders the screen from the last frame; it does no I/O.
+func (m Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	l := m.layout
+	if l.tooSmall {
+		return m.tooSmallView()
+	}
+	lines := make([]string, 0, l.height)
+	lines = append(lines, m.headerView()...)
+	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles, l.table)...)
+	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workers)...)
+	if l.wide {
+		cw := l.width - l.ledgersW - 2
+		led, chk := m.ledgersView(l.ledgersW, l.ledgers), m.checksView(cw, l.checks)
+		for i := range led {
+			lines = append(lines, pad(led[i], l.ledgersW)+"  "+chk[i])
+		}
+	} else {
+		lines = append(lines, m.ledgersView(l.width, l.ledgers)...)
+		lines = append(lines, m.checksView(l.width, l.checks)...)
+	}
+	lines = append(lines, m.verdictView(l.width, l.verdict)...)
+	lines = append(lines, m.captionView(l.width, l.caption)...)
+	lines = append(lines, m.eventsView(l.width, l.events)...)
+	lines = append(lines, m.statusView(l.width))
+	lines = append(lines, m.helpView(l.help)...)
+	return strings.Join(box(lines, l.width, l.height), "\n")
+}
+
+// tooSmallView asks for a bigger terminal, within the one there is.
+func (m Model) tooSmallView() string {
+	l := m.layout
+	msg := []string{
+		fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, l.width, l.height),
+		"make the window larger, or press q to quit",
+	}
+	lines := make([]string, 0, l.height)
+	top := max(0, (l.height-len(msg))/2)
+	for i := 0; i < top; i++ {
+		lines = append(lines, "")
+	}
+	for _, s := range msg {
+		lines = append(lines, spaces((l.width-width(s))/2)+s)
+	}
+	return strings.Join(box(lines, l.width, l.height), "\n")
+}
