@@ -41,13 +41,14 @@ fi
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
 
-# start NAME ARGS…: run the lab in a detached 120×40 tmux session. TERM=xterm-256color: tmux
+# start NAME ARGS…: run the lab in a detached tmux session, 120×40 unless SIZE says otherwise. TERM=xterm-256color: tmux
 # answers Bubble Tea's start-up background query, so the lab starts at once. The exit code goes
 # to $WORK/NAME.exit.
 start() {
 	local name=$1
 	shift
-	"${T[@]}" new-session -d -s "$name" -x 120 -y 40 \
+	# shellcheck disable=SC2086
+	"${T[@]}" new-session -d -s "$name" ${SIZE:--x 120 -y 40} \
 		"env TERM=xterm-256color ${ENVVARS:-} $BIN $* ; echo \$? > $WORK/$name.exit; sleep 30"
 }
 
@@ -167,7 +168,18 @@ echo "     RSS with 1000 messages, 8 workers, 40 steps: $((rss_kb / 1024)) MiB (
 pass "resident memory under 50 MiB"
 keys big q
 
-# 8. NO_COLOR: no colour reaches the terminal, and every state still reads in words.
+# 8. 80×24 is the smallest screen the lab lays out: everything above still reads there.
+SIZE="-x 80 -y 24" start small --db "$WORK/small.db"
+wait_for small "PAY-006"
+keys small n x f
+wait_for small "EXPIRED"
+screen small | grep -qF "LEASING ON" || fail "80×24: no badge"
+screen small | grep -E "Worker-A +CRASHED" >/dev/null || fail "80×24: CRASHED not shown"
+(($(screen small | wc -l) <= 24)) || fail "80×24: taller than the window"
+pass "80×24: badge, rows, CRASHED and EXPIRED all on screen"
+keys small q
+
+# 9. NO_COLOR: no colour reaches the terminal, and every state still reads in words.
 ENVVARS="NO_COLOR=1" start mono --db "$WORK/mono.db"
 wait_for mono "PAY-006"
 keys mono n x f
