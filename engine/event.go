@@ -27,6 +27,17 @@ const (
 	EvNote     EventKind = "note"
 )
 
+// Event outcomes, as Event.Outcome carries them.
+const (
+	OutcomeWon       = "won"       // a claim took a row that was free
+	OutcomeReclaimed = "reclaimed" // a claim took a row over an expired lease
+	OutcomeEmpty     = "empty"     // a claim or load found no work at all
+	OutcomeBlocked   = "blocked"   // a claim found work, all under live leases
+	OutcomeCommitted = "committed" // a finalize wrote its outcome
+	OutcomeRejected  = "rejected"  // a guarded finalize changed no row and rolled back
+	OutcomeViolation = "violation" // a finalize wrote without owning the row
+)
+
 // Event is one line of the timeline: one transaction, one provider call, or one thing done to a
 // worker, the clock or the settings.
 type Event struct {
@@ -48,7 +59,7 @@ func (e Event) String() string { return fmt.Sprintf("%s %s", FormatClock(e.At), 
 func (e Event) SetsLease() bool {
 	switch e.Kind {
 	case EvClaim:
-		return e.Outcome == "won" || e.Outcome == "reclaimed"
+		return e.Outcome == OutcomeWon || e.Outcome == OutcomeReclaimed
 	case EvTake:
 		return true
 	case EvRenew:

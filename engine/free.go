@@ -56,7 +56,7 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 		if acted && opt.OnEvent != nil {
 			opt.OnEvent(ev)
 		}
-		if acted && opt.UntilEmpty && ev.Outcome == "empty" && (ev.Kind == EvClaim || ev.Kind == EvLoad) && ev.Key == "" {
+		if acted && opt.UntilEmpty && ev.Outcome == OutcomeEmpty && (ev.Kind == EvClaim || ev.Kind == EvLoad) && ev.Key == "" {
 			return nil
 		}
 		wait := opt.Pace

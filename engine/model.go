@@ -74,11 +74,11 @@ const (
 func (o ClaimOutcome) String() string {
 	switch o {
 	case ClaimWon:
-		return "won"
+		return OutcomeWon
 	case ClaimEmpty:
-		return "empty"
+		return OutcomeEmpty
 	case ClaimBlocked:
-		return "blocked"
+		return OutcomeBlocked
 	}
 	return "unknown"
 }

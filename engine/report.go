@@ -223,10 +223,10 @@ func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
 			if f.Key != e.Key || f.Worker == e.Worker {
 				continue
 			}
-			if f.Kind == EvClaim && f.Outcome == "blocked" && r.ReclaimedBy == "" {
+			if f.Kind == EvClaim && f.Outcome == OutcomeBlocked && r.ReclaimedBy == "" {
 				r.BlockedBeforeExpiry = true
 			}
-			if f.Kind == EvClaim && f.Outcome == "reclaimed" {
+			if f.Kind == EvClaim && f.Outcome == OutcomeReclaimed {
 				r.ReclaimedBy, r.ReclaimedAt = f.Worker, FormatClock(f.At)
 				r.ReclaimedAfterExpry = !until.IsZero() && f.At.After(until)
 				break

@@ -345,7 +345,7 @@ func runFree(ctx context.Context, w *Worker, stop <-chan struct{}) error {
 			time.Sleep(time.Millisecond)
 		case !ok:
 			return nil // crashed, paused, or waiting on a clock that does not move
-		case ev.Outcome == "empty" || ev.Outcome == "blocked":
+		case ev.Outcome == OutcomeEmpty || ev.Outcome == OutcomeBlocked:
 			return nil
 		}
 	}

@@ -170,40 +170,66 @@ func (s *Session) Worker(name string) (*Worker, error) {
 
 // StepWorker performs worker i's next action.
 func (s *Session) StepWorker(ctx context.Context, i int) (Event, bool, error) {
-	if i < 0 || i >= len(s.workers) {
-		return Event{}, false, fmt.Errorf("no worker %d", i+1)
+	w, err := s.worker(i)
+	if err != nil {
+		return Event{}, false, err
 	}
 	s.actions++
-	return s.workers[i].Step(ctx)
+	return w.Step(ctx)
+}
+
+// ErrNoWorker is returned for a worker index the session does not have.
+var ErrNoWorker = errors.New("no such worker")
+
+// ErrNoLiveLease is returned by ClockPastLease when no lease is live; it wraps ErrNotNow.
+var ErrNoLiveLease = fmt.Errorf("no live lease: %w", ErrNotNow)
+
+func (s *Session) worker(i int) (*Worker, error) {
+	if i < 0 || i >= len(s.workers) {
+		return nil, fmt.Errorf("worker %d: %w (the session has %d)", i+1, ErrNoWorker, len(s.workers))
+	}
+	return s.workers[i], nil
 }
 
 // Crash crashes worker i: its memory is lost and its connection closed; its rows stay.
 func (s *Session) Crash(i int) (Event, error) {
-	ev, err := s.workers[i].crash()
+	w, err := s.worker(i)
+	if err != nil {
+		return Event{}, err
+	}
+	ev, err := w.crash()
 	if ev.Kind == "" {
 		return ev, err
 	}
-	ev.Worker = s.workers[i].Name
+	ev.Worker = w.Name
 	return s.event(ev), err
 }
 
 // Restart gives crashed worker i a new connection and empty memory.
 func (s *Session) Restart(ctx context.Context, i int) (Event, error) {
-	ev, err := s.workers[i].restart(ctx)
+	w, err := s.worker(i)
+	if err != nil {
+		return Event{}, err
+	}
+	ev, err := w.restart(ctx)
 	if err != nil {
 		return ev, err
 	}
-	ev.Worker = s.workers[i].Name
+	ev.Worker = w.Name
 	return s.event(ev), nil
 }
 
 // SetPaused pauses or wakes worker i.
 func (s *Session) SetPaused(i int, paused bool) (Event, error) {
-	ev, err := s.workers[i].setPaused(paused)
+	w, err := s.worker(i)
+	if err != nil {
+		return Event{}, err
+	}
+	ev, err := w.setPaused(paused)
 	if err != nil {
 		return ev, err
 	}
-	ev.Worker = s.workers[i].Name
+	ev.Worker = w.Name
 	return s.event(ev), nil
 }
 
@@ -241,7 +267,7 @@ func (s *Session) ClockPastLease(ctx context.Context) (Event, error) {
 		}
 	}
 	if earliest.IsZero() {
-		return Event{}, fmt.Errorf("clock past-lease: no live lease at %s", FormatClock(now))
+		return Event{}, fmt.Errorf("clock past-lease at %s: %w", FormatClock(now), ErrNoLiveLease)
 	}
 	return s.AdvanceClock(earliest.Add(time.Millisecond).Sub(now)), nil
 }
@@ -262,6 +288,11 @@ func runnable(ws []*Worker) []*Worker {
 	}
 	return out
 }
+
+// NextTimer is the earliest scenario time at which some worker will have something to do
+// without anyone else acting (a provider answer, a heartbeat, the end of a blocking lease); zero
+// when there is none.
+func (s *Session) NextTimer() time.Time { return nextTimer(s.workers) }
 
 // nextTimer is the earliest worker timer among ws, zero when none.
 func nextTimer(ws []*Worker) time.Time {

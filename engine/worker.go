@@ -243,6 +243,8 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	now := w.env.clock.Now()
 	next := w.nextLocked(s, now)
 	switch {
+	case w.conn == nil && !w.crashed:
+		return Event{}, false, fmt.Errorf("%s: its session is closed: %w", w.Name, ErrNotNow)
 	case w.crashed:
 		if act != ActNone {
 			return Event{}, false, fmt.Errorf("%s is crashed: %w", w.Name, ErrNotNow)
@@ -308,7 +310,7 @@ func (w *Worker) load(ctx context.Context) (Event, error) {
 	w.poll(len(msgs) > 0, time.Time{})
 	ev := Event{Kind: EvLoad, Rows: int64(len(msgs))}
 	if len(msgs) == 0 {
-		ev.Outcome, ev.Text = "empty", w.Name+" loaded 0 pending rows"
+		ev.Outcome, ev.Text = OutcomeEmpty, w.Name+" loaded 0 pending rows"
 		return ev, nil
 	}
 	w.queue, w.phase = msgs, phaseLoaded
@@ -337,7 +339,7 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 		})
 		ev.Key, ev.Rows, ev.Until = res.Message.IdempotencyKey, 1, res.Message.LockedUntil
 		if reclaim {
-			ev.Outcome = "reclaimed"
+			ev.Outcome = OutcomeReclaimed
 			ev.Text = fmt.Sprintf("%s reclaimed %s from %s (lease ended %s), lease v%d until %s",
 				w.Name, ev.Key, res.PrevOwner, FormatClock(res.PrevUntil), res.Message.LeaseVersion, FormatClock(res.Message.LockedUntil))
 		} else {
@@ -373,7 +375,7 @@ func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, err
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Selects++ })
 	w.poll(ok, time.Time{})
 	if !ok {
-		return Event{Kind: EvSelect, Outcome: "empty", Text: w.Name + " selected nothing: no claimable row"}, nil
+		return Event{Kind: EvSelect, Outcome: OutcomeEmpty, Text: w.Name + " selected nothing: no claimable row"}, nil
 	}
 	w.held, w.leased, w.phase = m, false, phaseSelected
 	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: "selected",
@@ -465,7 +467,7 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 	}
 	if !res.Committed {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
-		ev.Outcome = "rejected"
+		ev.Outcome = OutcomeRejected
 		ev.Text = fmt.Sprintf("%s finalize of %s REJECTED: %s, 0 rows affected (row is %s, LockedBy=%s, v%d); rolled back, payment untouched",
 			w.Name, key, guard, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
 		return ev, nil
@@ -479,11 +481,11 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 			l.OwnershipViolations++
 		}
 	})
-	ev.Outcome = "committed"
+	ev.Outcome = OutcomeCommitted
 	ev.Text = fmt.Sprintf("%s finalized %s: payment %s, outbox Processed (%s, %d row), committed",
 		w.Name, key, w.result.Status, guard, res.RowsAffected)
 	if violation {
-		ev.Outcome = "violation"
+		ev.Outcome = OutcomeViolation
 		ev.Text = fmt.Sprintf("%s finalized %s without owning it: OWNERSHIP VIOLATION (its lease v%d; the row was %s, LockedBy=%s, v%d)",
 			w.Name, key, held.LeaseVersion, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
 	}
