@@ -7,6 +7,10 @@ import (
 	"leaselab/engine"
 )
 
+// renewLost is the outcome of a heartbeat that found its lease gone (the engine has no
+// constant for it yet).
+const renewLost = "lost"
+
 // eventsView is the event log: the latest events in words, newest last, the ones the last
 // command wrote marked •. Exactly h lines.
 func (m Model) eventsView(w, h int) []string {
@@ -49,11 +53,11 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 		return mark + at + " " + st.Fail.Render(text)
 	}
 	switch e.Outcome {
-	case "blocked", "rejected", "lost":
+	case engine.OutcomeBlocked, engine.OutcomeRejected, renewLost:
 		text = st.Warn.Render(text)
-	case "violation":
+	case engine.OutcomeViolation:
 		text = st.Duplicate.Render(text)
-	case "reclaimed":
+	case engine.OutcomeReclaimed:
 		text = st.Playing.Render(text)
 	default:
 		if wi, ok := idx[e.Worker]; ok && e.Worker != "" && strings.HasPrefix(text, e.Worker) {

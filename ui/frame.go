@@ -64,10 +64,8 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 		v := w.View()
 		f.Workers = append(f.Workers, v)
 		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
-		if t := w.Timer(); !t.IsZero() && (f.NextTimer.IsZero() || t.Before(f.NextTimer)) {
-			f.NextTimer = t
-		}
 	}
+	f.NextTimer = s.NextTimer()
 	return f, nil
 }
 

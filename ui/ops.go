@@ -72,11 +72,6 @@ type openedMsg struct {
 
 // apply performs o on s and says what happened, in words. It does I/O.
 func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level, acted bool) {
-	if o.kind != opNext && o.kind != opToggle && o.kind != opClock && o.kind != opPastLease {
-		if o.worker < 0 || o.worker >= len(s.Workers()) {
-			return fmt.Sprintf("no worker %d: this scenario has %d", o.worker+1, len(s.Workers())), levelWarn, false
-		}
-	}
 	before := s.Ledger().EventCount()
 	var err error
 	switch o.kind {
@@ -96,7 +91,9 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	case opRestart:
 		_, err = s.Restart(ctx, o.worker)
 	case opPause:
-		_, err = s.SetPaused(o.worker, !s.Workers()[o.worker].View().Paused)
+		ws := s.Workers()
+		paused := o.worker >= 0 && o.worker < len(ws) && ws[o.worker].View().Paused
+		_, err = s.SetPaused(o.worker, !paused)
 	case opToggle:
 		var on bool
 		if on, err = s.Settings().Get(o.toggle); err == nil {
@@ -105,12 +102,14 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	case opClock:
 		s.AdvanceClock(clockStep)
 	case opPastLease:
-		if note, ok := noLiveLease(ctx, s); ok {
-			return note, levelWarn, false
-		}
 		_, err = s.ClockPastLease(ctx)
 	}
 	switch {
+	case errors.Is(err, engine.ErrNoWorker):
+		return fmt.Sprintf("no worker %d: this scenario has %d", o.worker+1, len(s.Workers())), levelWarn, false
+	case errors.Is(err, engine.ErrNoLiveLease):
+		return fmt.Sprintf("no live lease at %s: f moves the clock just past the earliest LockedUntilUtc of a Processing row",
+			engine.FormatClock(s.Clock().Now())), levelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
 		return err.Error(), levelWarn, acted
 	case err != nil:
@@ -166,19 +165,4 @@ func whyNothing(f *frame) string {
 			now, engine.FormatClock(f.NextTimer))
 	}
 	return fmt.Sprintf("nothing to do at %s", now)
-}
-
-// noLiveLease says, when no Processing row holds a lease that is still live, that f has nothing
-// to expire. (ClockPastLease reports that case as a plain error, indistinguishable from a
-// database error; this reads the snapshot itself to tell them apart.)
-func noLiveLease(ctx context.Context, s *engine.Session) (string, bool) {
-	rows, err := s.DB().Snapshot(ctx)
-	if err != nil {
-		return "", false // let ClockPastLease report it
-	}
-	f := frame{Rows: rows, Now: s.Clock().Now()}
-	if !f.earliestLease().IsZero() {
-		return "", false
-	}
-	return fmt.Sprintf("no live lease at %s: f moves the clock just past the earliest LockedUntilUtc of a Processing row", engine.FormatClock(f.Now)), true
 }
