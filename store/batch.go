@@ -39,7 +39,7 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var out []engine.Message
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = c.claimBatchTx(ctx, tx, req, k)
 		return err
@@ -103,7 +103,7 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 		fres engine.FinalizeResult
 		cres engine.ClaimResult
 	)
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if fres, err = c.finalizeTx(ctx, tx, fin); err != nil {
 			return err
@@ -123,4 +123,52 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 	}
 	fres.Committed = true
 	return fres, cres, nil
+}
+
+// The savepoint around each finalize of FinalizeBatch.
+const (
+	savepointSQL  = `SAVEPOINT finalize`
+	rollbackToSQL = `ROLLBACK TO finalize`
+	releaseSQL    = `RELEASE finalize`
+)
+
+// FinalizeBatch finalizes each of reqs exactly as Finalize does, all in one transaction (BEGIN
+// IMMEDIATE): the counterpart of ClaimBatch. Each finalize runs inside a savepoint of its own,
+// so one whose guarded UPDATE changes no row is rolled back to that savepoint, its payment
+// update with it, and comes back with Committed false, while the others commit. results[i] is
+// the outcome of reqs[i]. An error rolls back the whole batch and returns no results.
+func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	out := make([]engine.FinalizeResult, len(reqs))
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		for i, req := range reqs {
+			if _, err := c.exec(ctx, tx, savepointSQL); err != nil {
+				return fmt.Errorf("finalize batch: savepoint: %w", describe(err))
+			}
+			res, err := c.finalizeTx(ctx, tx, req)
+			switch {
+			case errors.Is(err, errRolledBack):
+				if _, err := c.exec(ctx, tx, rollbackToSQL); err != nil {
+					return fmt.Errorf("finalize batch: roll back %s: %w", req.Message.IdempotencyKey, describe(err))
+				}
+			case err != nil:
+				return err
+			default:
+				res.Committed = true
+			}
+			if _, err := c.exec(ctx, tx, releaseSQL); err != nil {
+				return fmt.Errorf("finalize batch: release: %w", describe(err))
+			}
+			out[i] = res
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -348,9 +348,88 @@ func TestFinalizeAndClaimRacingWorkersFinalizeEachOnce(t *testing.T) {
 	}
 }
 
-// SeedBulk writes exactly the rows engine.Seed writes through CreatePayment.
+func TestFinalizeBatchCommitsEach(t *testing.T) {
+	db := newDB(t, 4)
+	c := storeConn(t, db)
+	ctx := context.Background()
+	msgs, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 3)
+	if err != nil || len(msgs) != 3 {
+		t.Fatal(msgs, err)
+	}
+	reqs := make([]engine.FinalizeRequest, len(msgs))
+	for i, m := range msgs {
+		reqs[i] = paid("Worker-A", m)
+	}
+	res, err := c.FinalizeBatch(ctx, reqs)
+	if err != nil || len(res) != 3 {
+		t.Fatal(res, err)
+	}
+	for i, r := range res {
+		if !r.Committed || r.RowsAffected != 1 || r.PriorOwner != "Worker-A" || r.PriorStatus != engine.StatusProcessing || r.PriorVersion != 1 {
+			t.Fatalf("result %d = %+v", i, r)
+		}
+		row := rowByKey(t, db, msgs[i].IdempotencyKey)
+		if row.Status != engine.StatusProcessed || row.PaymentStatus != engine.PaymentPaid || row.TransactionID != "txn_"+msgs[i].IdempotencyKey {
+			t.Fatalf("row after batch finalize = %+v", row)
+		}
+	}
+	if r := rowByKey(t, db, "PAY-004"); r.Status != engine.StatusPending {
+		t.Fatalf("PAY-004 = %+v, want untouched", r)
+	}
+	if res, err := c.FinalizeBatch(ctx, nil); err != nil || res != nil {
+		t.Fatalf("empty batch = %v %v", res, err)
+	}
+}
+
+// A finalize in a batch whose lease is someone else's is rolled back alone, its payment update
+// with it; the others commit.
+func TestFinalizeBatchRollsBackOnlyTheLostOne(t *testing.T) {
+	db := newDB(t, 3)
+	a, b := storeConn(t, db), storeConn(t, db)
+	ctx := context.Background()
+	msgs, _ := a.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 2)
+	theirs, _ := b.Claim(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
+	if len(msgs) != 2 || theirs.Outcome != engine.ClaimWon {
+		t.Fatal(msgs, theirs)
+	}
+	before := rowByKey(t, db, "PAY-003")
+	res, err := a.FinalizeBatch(ctx, []engine.FinalizeRequest{
+		paid("Worker-A", msgs[0]), paid("Worker-A", theirs.Message), paid("Worker-A", msgs[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Committed || res[1].Committed || !res[2].Committed || res[1].RowsAffected != 0 || res[1].PriorOwner != "Worker-B" {
+		t.Fatalf("results = %+v, want the middle one rolled back", res)
+	}
+	if after := rowByKey(t, db, "PAY-003"); after != before {
+		t.Fatalf("PAY-003 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
+	}
+	for _, m := range msgs {
+		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
+		}
+	}
+}
+
+// An error in a batch rolls back every finalize of it.
+func TestFinalizeBatchErrorRollsBackAll(t *testing.T) {
+	db := newDB(t, 2)
+	c := storeConn(t, db)
+	ctx := context.Background()
+	msgs, _ := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 2)
+	ghost := engine.Message{ID: 999, IdempotencyKey: "PAY-999", LeaseVersion: 1}
+	if _, err := c.FinalizeBatch(ctx, []engine.FinalizeRequest{paid("Worker-A", msgs[0]), paid("Worker-A", ghost)}); err == nil {
+		t.Fatal("finalize of a message that does not exist: want an error")
+	}
+	if r := rowByKey(t, db, msgs[0].IdempotencyKey); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+		t.Fatalf("%s = %+v, want the batch rolled back", msgs[0].IdempotencyKey, r)
+	}
+}
+
+// SeedBulk writes exactly the rows engine.Seed writes through CreatePayment (250: two full
+// multi-row INSERTs and a short one).
 func TestSeedBulkMatchesSeed(t *testing.T) {
-	const n = 25
+	const n = 250
 	ctx := context.Background()
 	seeded := newDB(t, n)
 	bulk, err := store.Create(ctx, filepath.Join(t.TempDir(), "bulk.db"))
@@ -396,5 +475,35 @@ func TestSeedBulkMatchesSeed(t *testing.T) {
 	}
 	if err := bulk.SeedBulk(ctx, -1, t0); err == nil {
 		t.Fatal("a negative count: want an error")
+	}
+}
+
+// SeedBulk crosses its transaction boundary (10,000 rows) without a gap or a duplicate.
+func TestSeedBulkLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,001 rows")
+	}
+	const n = 10_001
+	ctx := context.Background()
+	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "large.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SeedBulk(ctx, n, t0); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n {
+		t.Fatalf("%d rows, want %d", len(rows), n)
+	}
+	for i, r := range rows {
+		key, created := engine.MessageKey(i+1), t0.Add(time.Duration(i-n)*time.Millisecond)
+		if r.IdempotencyKey != key || !r.CreatedAt.Equal(created) || r.Status != engine.StatusPending || r.PaymentStatus != engine.PaymentPending {
+			t.Fatalf("row %d = %+v, want %s created %v", i, r, key, created)
+		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 // connection), as a separate application instance would have. It implements engine.Conn; every
 // method is one transaction.
 type Conn struct {
-	db *sql.DB
+	db   *sql.DB
+	gate *writeGate // the DB's write-lock queue (Options.FairWriteLock), or nil
 	// stmts holds the claim's and the finalize's statements, prepared once on this connection
 	// by Connect and read-only afterwards; see stmt.
 	stmts map[string]*sql.Stmt
@@ -34,7 +35,7 @@ func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 		c.Close()
 		return nil, &EnvError{Path: db.path, Err: describe(err)}
 	}
-	conn := &Conn{db: c, stmts: map[string]*sql.Stmt{}}
+	conn := &Conn{db: c, gate: db.gate, stmts: map[string]*sql.Stmt{}}
 	if err := conn.prepare(ctx); err != nil {
 		conn.Close()
 		return nil, &EnvError{Path: db.path, Err: err}
@@ -42,14 +43,14 @@ func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 	return conn, nil
 }
 
-// hotSQL is every statement of Claim, Finalize, ClaimBatch and FinalizeAndClaim. Preparing them
+// hotSQL is every statement of Claim, Finalize and the batch and fused methods. Preparing them
 // once per connection saves SQLite's parser a quarter of the time of a claim + finalize.
 func hotSQL() []string {
 	return []string{ClaimCandidateSQL, keyedCandidateSQL, claimUpdateSQL, blockerSQL,
 		finalizeReadSQL, finalizePaymentSQL,
 		finalizeOutboxSQL(false, false), finalizeOutboxSQL(true, false),
 		finalizeOutboxSQL(false, true), finalizeOutboxSQL(true, true),
-		ClaimBatchSQL}
+		ClaimBatchSQL, savepointSQL, rollbackToSQL, releaseSQL}
 }
 
 // prepare prepares hotSQL on the connection. It runs before any transaction: with one
@@ -67,25 +68,44 @@ func (c *Conn) prepare(ctx context.Context) error {
 
 // queryRow, query and exec run query inside tx (so on tx's connection), through the statement
 // prepared on this connection when query is hot.
+//
+// The statement runs under context.WithoutCancel(ctx): the deadline of the call stays on what can
+// wait for another connection, BEGIN IMMEDIATE (the write lock) and COMMIT, and database/sql
+// rolls the transaction back when ctx ends. A statement inside a write transaction in WAL mode
+// waits for no one (the lock is already ours, and busy_timeout still bounds any wait), and a ctx
+// that can be cancelled costs the driver a watcher goroutine per statement: about a third of a
+// small statement's time.
 func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
 	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+		return tx.StmtContext(ctx, st).QueryRowContext(context.WithoutCancel(ctx), args...)
 	}
-	return tx.QueryRowContext(ctx, query, args...)
+	return tx.QueryRowContext(context.WithoutCancel(ctx), query, args...)
 }
 
 func (c *Conn) query(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
 	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		return tx.StmtContext(ctx, st).QueryContext(context.WithoutCancel(ctx), args...)
 	}
-	return tx.QueryContext(ctx, query, args...)
+	return tx.QueryContext(context.WithoutCancel(ctx), query, args...)
 }
 
 func (c *Conn) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
 	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return tx.StmtContext(ctx, st).ExecContext(context.WithoutCancel(ctx), args...)
 	}
-	return tx.ExecContext(ctx, query, args...)
+	return tx.ExecContext(context.WithoutCancel(ctx), query, args...)
+}
+
+// inTx runs fn in one BEGIN IMMEDIATE transaction on the worker's connection, after its turn in
+// the write-lock queue when the DB has one (Options.FairWriteLock).
+func (c *Conn) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if c.gate != nil {
+		if err := c.gate.enter(ctx); err != nil {
+			return err
+		}
+		defer c.gate.leave()
+	}
+	return runTx(ctx, c.db, fn)
 }
 
 // Close closes the worker's connection. An open transaction (there is none between calls) would
@@ -105,20 +125,21 @@ func (c *Conn) Close() error {
 const claimable = `Status IN ('Pending', 'Processing') AND (Status = 'Pending' OR LockedUntilUtc < :now)`
 
 // ClaimCandidateSQL is the claim's read; exported for the EXPLAIN QUERY PLAN test and the docs.
-const ClaimCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc
+const ClaimCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, LeaseVersion
   FROM OutboxMessages
  WHERE ` + claimable + `
  ORDER BY CreatedAtUtc
  LIMIT 1`
 
+// claimUpdateSQL takes the candidate: a compare-and-set on the lease version the read saw, and
+// on the claimable condition.
 const claimUpdateSQL = `UPDATE OutboxMessages
    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
- WHERE Id = :id AND ` + claimable + `
-RETURNING LeaseVersion`
+ WHERE Id = :id AND LeaseVersion = :seen AND ` + claimable
 
 // keyedCandidateSQL is a keyed claim's read: the named message, whatever its state.
-const keyedCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, Status
+const keyedCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, LeaseVersion, Status
   FROM OutboxMessages WHERE IdempotencyKey = :key ORDER BY Id LIMIT 1`
 
 // blockerSQL finds why nothing was claimable: the unfinished row whose lease ends first.
@@ -159,7 +180,7 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var res engine.ClaimResult
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		res, err = c.claimTx(ctx, tx, req)
 		return err
@@ -177,17 +198,18 @@ func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest)
 		m              engine.Message
 		owner, until   sql.NullString
 		status         string
+		seen           int64 // the lease version the read saw
 		err            error
 		candidateFound bool
 	)
 	now := FormatTime(req.Now)
 	if req.Key == "" {
 		err = c.queryRow(ctx, tx, ClaimCandidateSQL, sql.Named("now", now)).
-			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
 		candidateFound = err == nil
 	} else {
 		err = c.queryRow(ctx, tx, keyedCandidateSQL, sql.Named("key", req.Key)).
-			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &status)
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen, &status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return res, fmt.Errorf("claim %s: no such message", req.Key)
 		}
@@ -201,17 +223,18 @@ func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest)
 		err := c.whyNothing(ctx, tx, req.Key, status, owner, until, &res)
 		return res, err
 	}
-	err = c.queryRow(ctx, tx, claimUpdateSQL,
+	r, err := c.exec(ctx, tx, claimUpdateSQL,
 		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
-		sql.Named("id", m.ID), sql.Named("now", now)).Scan(&m.LeaseVersion)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
-		res.Outcome = engine.ClaimBlocked
-		return res, nil
-	}
+		sql.Named("id", m.ID), sql.Named("seen", seen), sql.Named("now", now))
 	if err != nil {
 		return res, fmt.Errorf("claim update: %w", describe(err))
 	}
+	if n, err := r.RowsAffected(); err != nil || n != 1 {
+		// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
+		res.Outcome = engine.ClaimBlocked
+		return res, err
+	}
+	m.LeaseVersion = seen + 1
 	m.LockedUntil = req.Until.UTC()
 	res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: owner.String}
 	if until.Valid {
@@ -254,8 +277,9 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 		m            engine.Message
 		owner, until sql.NullString
 	)
+	var seen int64
 	err := c.db.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", FormatTime(now))).
-		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until)
+		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engine.Message{}, false, nil
 	}
@@ -271,7 +295,7 @@ func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, u
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var m engine.Message
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE OutboxMessages
    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
@@ -293,7 +317,7 @@ func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, unt
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var n int64
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET LockedUntilUtc = :until
  WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`,
 			sql.Named("until", FormatTime(until)), sql.Named("id", msg.ID),
@@ -340,7 +364,7 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	var res engine.FinalizeResult
-	err := runTx(ctx, c.db, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		res, err = c.finalizeTx(ctx, tx, req)
 		return err

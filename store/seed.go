@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"leaselab/engine"
@@ -31,35 +32,59 @@ func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
 	return nil
 }
 
-// seedRange writes payments from..to (1-based, inclusive) of n in one transaction.
+// seedRows is how many rows one INSERT statement of SeedBulk writes: a statement per row would
+// spend most of the seed in database/sql and the driver.
+const seedRows = 100
+
+// seedRange writes payments from..to (1-based, inclusive) of n in one transaction, seedRows per
+// statement.
 func (db *DB) seedRange(ctx context.Context, from, to, n int, start time.Time) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		pay, err := tx.PrepareContext(ctx, `INSERT INTO Payments (IdempotencyKey, Amount, PaymentStatus, CreatedAtUtc)
-VALUES (?, ?, 'Pending', ?)`)
-		if err != nil {
-			return fmt.Errorf("seed: prepare payment insert: %w", describe(err))
-		}
-		defer pay.Close()
-		msg, err := tx.PrepareContext(ctx, `INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc)
-VALUES (?, ?, ?, 'Pending', ?)`)
-		if err != nil {
-			return fmt.Errorf("seed: prepare outbox insert: %w", describe(err))
-		}
-		defer msg.Close()
-		for i := from; i <= to; i++ {
-			p := seedPayment(i, n, start)
-			at := FormatTime(p.CreatedAt)
-			if _, err := pay.ExecContext(ctx, p.Key, p.Amount, at); err != nil {
-				return fmt.Errorf("seed payment %s: %w", p.Key, describe(err))
+		var full [2]*sql.Stmt // the statements for a group of seedRows rows, prepared once
+		for lo := from; lo <= to; lo += seedRows {
+			hi := min(lo+seedRows-1, to)
+			pay, msg := seedInsertSQL(hi - lo + 1)
+			var payArgs, msgArgs []any
+			for i := lo; i <= hi; i++ {
+				p := seedPayment(i, n, start)
+				at := FormatTime(p.CreatedAt)
+				payArgs = append(payArgs, p.Key, p.Amount, at)
+				msgArgs = append(msgArgs, p.Key, engine.MessageType, p.Payload, at)
 			}
-			if _, err := msg.ExecContext(ctx, p.Key, engine.MessageType, p.Payload, at); err != nil {
-				return fmt.Errorf("seed outbox message %s: %w", p.Key, describe(err))
+			for j, st := range []struct {
+				query string
+				args  []any
+			}{{pay, payArgs}, {msg, msgArgs}} {
+				var err error
+				if hi-lo+1 == seedRows {
+					if full[j] == nil {
+						if full[j], err = tx.PrepareContext(ctx, st.query); err != nil {
+							return fmt.Errorf("seed: prepare: %w", describe(err))
+						}
+						defer full[j].Close()
+					}
+					_, err = full[j].ExecContext(ctx, st.args...)
+				} else {
+					_, err = tx.ExecContext(ctx, st.query, st.args...)
+				}
+				if err != nil {
+					return fmt.Errorf("seed %s…%s: %w", engine.MessageKey(lo), engine.MessageKey(hi), describe(err))
+				}
 			}
 		}
 		return nil
 	})
+}
+
+// seedInsertSQL returns the two INSERTs of rows payments and outbox messages, with the same
+// columns and values as CreatePayment's.
+func seedInsertSQL(rows int) (payments, outbox string) {
+	pay := strings.Repeat(", (?, ?, 'Pending', ?)", rows)[2:]
+	msg := strings.Repeat(", (?, ?, ?, 'Pending', ?)", rows)[2:]
+	return `INSERT INTO Payments (IdempotencyKey, Amount, PaymentStatus, CreatedAtUtc) VALUES ` + pay,
+		`INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc) VALUES ` + msg
 }
 
 // seedPayment is the i-th (1-based) of n payments as engine.Seed makes it; TestSeedBulkMatchesSeed

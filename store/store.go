@@ -55,6 +55,7 @@ func (e *EnvError) Unwrap() error { return e.Err }
 type DB struct {
 	path  string
 	admin *sql.DB
+	gate  *writeGate // the write-lock queue of Options.FairWriteLock; nil when off
 }
 
 var _ engine.DB = (*DB)(nil)

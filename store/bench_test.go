@@ -1,0 +1,521 @@
+package store
+
+// Benchmarks of issue 5, "Speed": leaselab's claim + finalize, the fused step and the batch
+// claim against the raw SQLite write limit and maragu.dev/goqite, in one process, on file
+// databases in WAL with the same driver and the same DSN (dsn(): busy_timeout, WAL,
+// synchronous=NORMAL, foreign keys, BEGIN IMMEDIATE). Every worker has its own connection and
+// goroutine. Run them with .ci/bench.sh, which prints one table.
+//
+// b.N is the number of messages processed; use -benchtime=Nx. A run seeds queued+b.N messages
+// and processes the oldest b.N, so at least `queued` messages stay queued behind the work.
+// Each run reports:
+//   - msgs/s: messages finalized (goqite: deleted) per second of wall time;
+//   - max-wait-ms, p99-wait-ms: the longest and the 99th-percentile transaction call, from
+//     asking to done; with several workers, almost all of it is the wait for the write lock;
+//   - min-share-%: the least productive worker's share of the messages (100/workers is fair);
+//   - cpu-us/msg: the process's CPU time per message, less sensitive than msgs/s to other
+//     programs on the machine.
+//
+// Runs that are compared sit next to each other (BenchmarkQueues interleaves goqite and
+// leaselab for each worker count), so that a noisy minute hits both.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+
+	"maragu.dev/goqite"
+)
+
+// benchT0 is the scenario time of every claim and finalize: time is a parameter of the store.
+var benchT0 = engine.Epoch
+
+// batchK is the batch size of the batch runs.
+const batchK = 16
+
+// benchQueued is how many messages stay queued in every run but the backlog ones.
+const benchQueued = 1000
+
+// waitMode is how a worker waits for the write lock.
+type waitMode string
+
+const (
+	// waitSQLite is the default: busy_timeout and SQLite's busy handler back-off.
+	waitSQLite waitMode = "sqlite"
+	// waitRetry: busy_timeout 0, and a retry in Go after a short random sleep.
+	waitRetry waitMode = "retry"
+	// waitQueue: Options.FairWriteLock, the in-process FIFO queue before BEGIN IMMEDIATE.
+	waitQueue waitMode = "queue"
+)
+
+// The retry mode's sleep between attempts: retrySleepMin plus up to retrySleepJitter.
+const (
+	retrySleepMin    = 20 * time.Microsecond
+	retrySleepJitter = 200 * time.Microsecond
+)
+
+// BenchmarkRawLimit is the ceiling: one connection doing BEGIN IMMEDIATE; one UPDATE; COMMIT.
+func BenchmarkRawLimit(b *testing.B) {
+	db := benchDB(b, benchQueued)
+	raw, err := openPool(db.Path(), true, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := context.Background()
+	upd, err := raw.PrepareContext(ctx, `UPDATE OutboxMessages SET Attempts = Attempts + 1 WHERE Id = ?`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer upd.Close()
+	runWorkers(b, 1, waitSQLite, func(_ int, left *budget, st *workerStats) error {
+		for i := 0; left.take(1) == 1; i++ {
+			err := st.timed(func() error {
+				return runTx(ctx, raw, func(tx *sql.Tx) error {
+					_, err := tx.StmtContext(ctx, upd).ExecContext(ctx, i%benchQueued+1)
+					return err
+				})
+			})
+			if err != nil {
+				return err
+			}
+			st.done++
+		}
+		return nil
+	})
+}
+
+// leaselabLoop is one worker's loop over its own connection.
+type leaselabLoop func(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error
+
+// BenchmarkQueues compares, for each worker count, goqite's Receive + Delete with leaselab's
+// claim + finalize, fused step and batches, and the same with the fair write-lock queue.
+func BenchmarkQueues(b *testing.B) {
+	for _, n := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("workers=%d/goqite", n), func(b *testing.B) { runGoqite(b, n) })
+		for _, r := range []struct {
+			name string
+			wait waitMode
+			loop leaselabLoop
+		}{
+			{"claim-finalize", waitSQLite, claimFinalizeLoop},
+			{"fused", waitSQLite, fusedLoop},
+			{"batch-claim", waitSQLite, batchClaimLoop},
+			{"batch", waitSQLite, batchLoop},
+			{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
+			{"fused-fair", waitQueue, fusedLoop},
+		} {
+			b.Run(fmt.Sprintf("workers=%d/%s", n, r.name), func(b *testing.B) {
+				runLeaselab(b, benchQueued, n, r.wait, r.loop)
+			})
+		}
+	}
+}
+
+// BenchmarkBacklog runs one worker with 1,000 and with 100,000 messages queued behind it: the
+// claim's ordered scan of the partial index must not slow down with the backlog.
+func BenchmarkBacklog(b *testing.B) {
+	for _, r := range []struct {
+		name string
+		loop leaselabLoop
+	}{{"claim-finalize", claimFinalizeLoop}, {"fused", fusedLoop}} {
+		for _, queued := range []int{1000, 100_000} {
+			b.Run(fmt.Sprintf("%s/queued=%d", r.name, queued), func(b *testing.B) {
+				runLeaselab(b, queued, 1, waitSQLite, r.loop)
+			})
+		}
+	}
+}
+
+// BenchmarkFairness runs claim + finalize on 8 workers with each way of waiting for the write
+// lock: SQLite's busy handler, a retry in Go with short random sleeps, the fair queue.
+func BenchmarkFairness(b *testing.B) {
+	for _, wait := range []waitMode{waitSQLite, waitRetry, waitQueue} {
+		b.Run(fmt.Sprintf("workers=8/wait=%s", wait), func(b *testing.B) {
+			runLeaselab(b, benchQueued, 8, wait, claimFinalizeLoop)
+		})
+	}
+}
+
+// claimFinalizeLoop is leaselab's worker loop: Claim, then Finalize with the ownership check
+// and fencing, two transactions per message.
+func claimFinalizeLoop(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error {
+	for left.take(1) == 1 {
+		var res engine.ClaimResult
+		if err := st.timed(func() (err error) { res, err = c.Claim(ctx, claimReq(w)); return err }); err != nil {
+			return err
+		}
+		if res.Outcome != engine.ClaimWon {
+			return fmt.Errorf("claim: %v", res.Outcome)
+		}
+		if err := finalizeOne(ctx, c, w, res.Message, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fusedLoop finalizes the message in hand and claims the next in one transaction; only the
+// first claim and the last finalize are transactions of their own.
+func fusedLoop(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error {
+	if left.take(1) == 0 {
+		return nil
+	}
+	var cur engine.ClaimResult
+	if err := st.timed(func() (err error) { cur, err = c.Claim(ctx, claimReq(w)); return err }); err != nil {
+		return err
+	}
+	for {
+		if cur.Outcome != engine.ClaimWon {
+			return fmt.Errorf("claim: %v", cur.Outcome)
+		}
+		if left.take(1) == 0 {
+			return finalizeOne(ctx, c, w, cur.Message, st)
+		}
+		var fin engine.FinalizeResult
+		m := cur.Message
+		err := st.timed(func() (err error) {
+			fin, cur, err = c.FinalizeAndClaim(ctx, finReq(w, m), claimReq(w))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if !fin.Committed {
+			return fmt.Errorf("fused finalize %s: rolled back", m.IdempotencyKey)
+		}
+		st.done++
+	}
+}
+
+// batchClaimLoop claims up to batchK messages in one transaction and finalizes each in its own.
+func batchClaimLoop(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error {
+	for {
+		msgs, err := claimBatch(ctx, c, w, left, st)
+		if err != nil || len(msgs) == 0 {
+			return err
+		}
+		for _, m := range msgs {
+			if err := finalizeOne(ctx, c, w, m, st); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// batchLoop claims up to batchK messages in one transaction and finalizes them in another.
+func batchLoop(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error {
+	for {
+		msgs, err := claimBatch(ctx, c, w, left, st)
+		if err != nil || len(msgs) == 0 {
+			return err
+		}
+		reqs := make([]engine.FinalizeRequest, len(msgs))
+		for i, m := range msgs {
+			reqs[i] = finReq(w, m)
+		}
+		var res []engine.FinalizeResult
+		if err := st.timed(func() (err error) { res, err = c.FinalizeBatch(ctx, reqs); return err }); err != nil {
+			return err
+		}
+		for i, r := range res {
+			if !r.Committed {
+				return fmt.Errorf("batch finalize %s: rolled back", msgs[i].IdempotencyKey)
+			}
+			st.done++
+		}
+	}
+}
+
+func claimBatch(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) ([]engine.Message, error) {
+	k := left.take(batchK)
+	if k == 0 {
+		return nil, nil
+	}
+	var msgs []engine.Message
+	if err := st.timed(func() (err error) { msgs, err = c.ClaimBatch(ctx, claimReq(w), k); return err }); err != nil {
+		return nil, err
+	}
+	if len(msgs) != k {
+		return nil, fmt.Errorf("batch claimed %d, want %d", len(msgs), k)
+	}
+	return msgs, nil
+}
+
+// finalizeOne finalizes m in a transaction of its own and counts it.
+func finalizeOne(ctx context.Context, c *Conn, w int, m engine.Message, st *workerStats) error {
+	var fin engine.FinalizeResult
+	if err := st.timed(func() (err error) { fin, err = c.Finalize(ctx, finReq(w, m)); return err }); err != nil {
+		return err
+	}
+	if !fin.Committed {
+		return fmt.Errorf("finalize %s: rolled back", m.IdempotencyKey)
+	}
+	st.done++
+	return nil
+}
+
+func workerName(w int) string { return fmt.Sprintf("Worker-%d", w+1) }
+
+func claimReq(w int) engine.ClaimRequest {
+	return engine.ClaimRequest{Worker: workerName(w), Now: benchT0, Until: benchT0.Add(time.Hour)}
+}
+
+func finReq(w int, m engine.Message) engine.FinalizeRequest {
+	return engine.FinalizeRequest{Worker: workerName(w), Message: m, Now: benchT0,
+		PaymentStatus: engine.PaymentPaid, TransactionID: fmt.Sprintf("txn_%d", m.ID),
+		OwnershipCheck: true, Fencing: true}
+}
+
+// runLeaselab runs loop on n workers, each on its own connection, over a fresh database with
+// queued+b.N messages.
+func runLeaselab(b *testing.B, queued, n int, wait waitMode, loop leaselabLoop) {
+	db := benchDB(b, queued+b.N)
+	conns := benchConns(b, db, n, wait)
+	ctx := context.Background()
+	runWorkers(b, n, wait, func(w int, left *budget, st *workerStats) error {
+		return loop(ctx, conns[w], w, left, st)
+	})
+}
+
+// benchDB creates a leaselab database in b's temp folder with queued Pending messages, and
+// checkpoints it so that every run starts with an empty WAL.
+func benchDB(b *testing.B, queued int) *DB {
+	b.Helper()
+	ctx := context.Background()
+	db, err := Create(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if err := db.SeedBulk(ctx, queued, benchT0); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Checkpoint(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// benchConns opens n worker connections to db that wait for the write lock as wait says.
+func benchConns(b *testing.B, db *DB, n int, wait waitMode) []*Conn {
+	b.Helper()
+	ctx := context.Background()
+	if wait == waitQueue {
+		db.apply(Options{FairWriteLock: true})
+	}
+	conns := make([]*Conn, n)
+	for i := range conns {
+		var c *Conn
+		if wait == waitRetry {
+			// The store's DSN with busy_timeout 0: a taken write lock fails BEGIN IMMEDIATE at
+			// once with SQLITE_BUSY (engine.ErrBusy), before the transaction has done anything.
+			busy := fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds())
+			pool, err := sql.Open("sqlite", strings.Replace(dsn(db.path, true), busy, "busy_timeout(0)", 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			pool.SetMaxOpenConns(1)
+			c = &Conn{db: pool, stmts: map[string]*sql.Stmt{}}
+			if err := c.prepare(ctx); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			ec, err := db.Connect(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c = ec.(*Conn)
+		}
+		conns[i] = c
+		b.Cleanup(func() { c.Close() })
+	}
+	return conns
+}
+
+// goqiteSchema is schema_sqlite.sql of maragu.dev/goqite v0.4.0 (the package does not embed it).
+const goqiteSchema = `create table goqite (
+  id text primary key default ('m_' || lower(hex(randomblob(16)))),
+  created text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
+  updated text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
+  queue text not null,
+  body blob not null,
+  timeout text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
+  received integer not null default 0,
+  priority integer not null default 0
+) strict;
+
+create trigger goqite_updated_timestamp after update on goqite begin
+  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
+end;
+
+create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);`
+
+// runGoqite runs goqite's Receive + Delete (two transactions per message) on n workers, each on
+// its own connection opened with leaselab's DSN, over benchQueued+b.N messages whose bodies are
+// leaselab's payloads.
+func runGoqite(b *testing.B, n int) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "goqite.db")
+	admin, err := openPool(path, false, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(ctx, goqiteSchema); err != nil {
+		b.Fatal(err)
+	}
+	q := goqite.New(goqite.NewOpts{DB: admin, Name: "bench", Timeout: time.Hour})
+	total := benchQueued + b.N
+	err = runTx(ctx, admin, func(tx *sql.Tx) error {
+		for i := 1; i <= total; i++ {
+			if err := q.SendTx(ctx, tx, goqite.Message{Body: []byte(seedPayment(i, total, benchT0).Payload)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := admin.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		b.Fatal(err)
+	}
+	queues := make([]*goqite.Queue, n)
+	for i := range queues {
+		c, err := openPool(path, true, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		queues[i] = goqite.New(goqite.NewOpts{DB: c, Name: "bench", Timeout: time.Hour})
+	}
+	runWorkers(b, n, waitSQLite, func(w int, left *budget, st *workerStats) error {
+		q := queues[w]
+		for left.take(1) == 1 {
+			var m *goqite.Message
+			if err := st.timed(func() (err error) { m, err = q.Receive(ctx); return err }); err != nil {
+				return err
+			}
+			if m == nil {
+				return errors.New("goqite: queue empty")
+			}
+			if err := st.timed(func() error { return q.Delete(ctx, m.ID) }); err != nil {
+				return err
+			}
+			st.done++
+		}
+		return nil
+	})
+}
+
+// workerStats is what one benchmark worker did.
+type workerStats struct {
+	done  int             // messages finalized (goqite: deleted)
+	calls []time.Duration // every transaction call, from asking to done (waits included)
+	// retryBusy retries a call that failed with engine.ErrBusy after a short random sleep.
+	retryBusy bool
+}
+
+func (s *workerStats) timed(f func() error) error {
+	start := time.Now()
+	err := f()
+	for s.retryBusy && errors.Is(err, engine.ErrBusy) {
+		time.Sleep(retrySleepMin + rand.N(retrySleepJitter))
+		err = f()
+	}
+	s.calls = append(s.calls, time.Since(start))
+	return err
+}
+
+// budget hands out the b.N messages of a run to the workers.
+type budget struct{ left atomic.Int64 }
+
+// take reserves up to n messages and returns how many it got (0: the run is over).
+func (b *budget) take(n int) int {
+	for {
+		left := b.left.Load()
+		if left <= 0 {
+			return 0
+		}
+		got := min(int64(n), left)
+		if b.left.CompareAndSwap(left, left-got) {
+			return int(got)
+		}
+	}
+}
+
+// runWorkers runs work on n workers at once, times the whole run and reports the metrics.
+func runWorkers(b *testing.B, n int, wait waitMode, work func(w int, left *budget, st *workerStats) error) {
+	b.Helper()
+	var left budget
+	left.left.Store(int64(b.N))
+	stats := make([]workerStats, n)
+	for i := range stats {
+		stats[i].retryBusy = wait == waitRetry
+		stats[i].calls = make([]time.Duration, 0, 2*b.N/n+2)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[w] = work(w, &left, &stats[w])
+		}()
+	}
+	runtime.GC() // the setup's garbage is not the run's
+	b.ResetTimer()
+	cpu0 := processCPU()
+	t := time.Now()
+	close(start)
+	wg.Wait()
+	elapsed := time.Since(t)
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
+	total, least := 0, b.N
+	var calls []time.Duration
+	for _, s := range stats {
+		total += s.done
+		least = min(least, s.done)
+		calls = append(calls, s.calls...)
+	}
+	if total != b.N {
+		b.Fatalf("%d messages done, want %d", total, b.N)
+	}
+	slices.Sort(calls)
+	b.ReportMetric(float64(total)/elapsed.Seconds(), "msgs/s")
+	b.ReportMetric(ms(calls[len(calls)-1]), "max-wait-ms")
+	b.ReportMetric(ms(calls[len(calls)*99/100]), "p99-wait-ms")
+	b.ReportMetric(100*float64(least)/float64(total), "min-share-%")
+	b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(total), "cpu-us/msg")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// processCPU is the CPU time (user + system) this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
