@@ -109,7 +109,7 @@ func (m Model) statusView(w int) string {
 	switch {
 	case m.busy && len(m.queue) > 0:
 		right = fmt.Sprintf("working… %d waiting", len(m.queue))
-	case m.busy:
+	case m.busy && !m.free.polling: // a poll is the free run's heartbeat, not work to wait for
 		right = "working…"
 	}
 	if right == "" {

@@ -43,9 +43,16 @@ func (m Model) headerView() []string {
 		"clock " + st.Title.Render(engine.FormatClock(f.Now)),
 		fmt.Sprintf("step %s", st.Title.Render(fmt.Sprint(m.steps))),
 	}
-	if m.play.playing {
+	switch {
+	case m.free.on:
+		free := st.Free.Render(" FREE-RUNNING ") + " " + m.free.paceText() + " (< >, g stops)"
+		if sum := f.Summary; sum != nil {
+			free += fmt.Sprintf("  processed %d/%d", sum.Outbox.Processed, sum.Messages)
+		}
+		parts = append(parts, free)
+	case m.play.playing:
 		parts = append(parts, st.Playing.Render("▶ playing")+" "+m.play.rate())
-	} else {
+	default:
 		parts = append(parts, "‖ paused")
 	}
 	switch {

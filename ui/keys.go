@@ -31,6 +31,7 @@ const (
 	actClock
 	actPastLease
 	actPlay
+	actFree
 	actSlower
 	actFaster
 	actReset
@@ -64,6 +65,7 @@ type KeyMap struct {
 	Clock          key.Binding
 	PastLease      key.Binding
 	Play           key.Binding
+	Free           key.Binding
 	Slower         key.Binding
 	Faster         key.Binding
 	Reset          key.Binding
@@ -77,6 +79,8 @@ type KeyMap struct {
 	Explain        key.Binding
 	Help           key.Binding
 	Quit           key.Binding
+
+	free bool // the workers free-run: the footer shows the keys that still apply
 }
 
 // DefaultKeyMap returns the lab's keys. Actions are plain letters: ctrl+digit does not reach a
@@ -102,6 +106,7 @@ func DefaultKeyMap() KeyMap {
 		Clock:          b([]string{"+", "="}, "+", "clock +100ms"),
 		PastLease:      b([]string{"f"}, "f", "clock past lease"),
 		Play:           b([]string{"p"}, "p", "play/pause"),
+		Free:           b([]string{"g"}, "g", "free-run on/off"),
 		Slower:         b([]string{"<", ","}, "<", "slower"),
 		Faster:         b([]string{">", "."}, ">", "faster"),
 		Reset:          b([]string{"R"}, "R", "reset"),
@@ -133,7 +138,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Leasing, actLeasing}, {k.AtomicClaim, actAtomicClaim}, {k.OwnershipCheck, actOwnership},
 		{k.Fencing, actFencing}, {k.Heartbeat, actHeartbeat},
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
-		{k.Play, actPlay}, {k.Slower, actSlower}, {k.Faster, actFaster},
+		{k.Play, actPlay}, {k.Free, actFree}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
@@ -172,14 +177,36 @@ func (k *KeyMap) setScroll(on bool) {
 func (k *KeyMap) setSession(open bool) {
 	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
 		&k.Crash, &k.Restart, &k.Pause, &k.Leasing, &k.AtomicClaim, &k.OwnershipCheck, &k.Fencing,
-		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Slower, &k.Faster} {
+		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Slower, &k.Faster} {
 		b.SetEnabled(open)
 	}
 }
 
-// ShortHelp is the footer: the keys of the workshop's five minutes.
+// setFree switches the keys between stepping and free-running: while the workers run on their
+// own, nothing may step them (space, s, p are off), g stops them and < > set their pace.
+func (k *KeyMap) setFree(on bool) {
+	k.free = on
+	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Play} {
+		b.SetEnabled(!on)
+	}
+	if on {
+		k.Free.SetHelp("g", "stop free run")
+		k.Slower.SetHelp("<", "slower pace")
+		k.Faster.SetHelp(">", "faster pace")
+		return
+	}
+	k.Free.SetHelp("g", "free-run on/off")
+	k.Slower.SetHelp("<", "slower")
+	k.Faster.SetHelp(">", "faster")
+}
+
+// ShortHelp is the footer: the keys of the workshop's five minutes; while the workers free-run,
+// g (which stops them) first and the keys that still act on them.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Step, k.Select, k.Crash, k.Restart, k.Leasing, k.PastLease, k.Clock, k.Play, k.Help, k.Quit}
+	if k.free {
+		return []key.Binding{k.Free, k.Select, k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock, k.Slower, k.Faster, k.Help, k.Quit}
+	}
+	return []key.Binding{k.Step, k.Select, k.Crash, k.Restart, k.Leasing, k.PastLease, k.Clock, k.Play, k.Free, k.Help, k.Quit}
 }
 
 // FullHelp is the ? screen, in groups.
@@ -188,7 +215,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Step, k.StepWorker, k.Select, k.PrevWorker, k.NextWorker},
 		{k.Crash, k.Restart, k.Pause, k.Clock, k.PastLease},
 		{k.Leasing, k.AtomicClaim, k.OwnershipCheck, k.Fencing, k.Heartbeat},
-		{k.Play, k.Slower, k.Faster, k.Reset, k.NextScenario},
+		{k.Play, k.Free, k.Slower, k.Faster, k.Reset, k.NextScenario},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Explain, k.Help, k.Quit},
 	}

@@ -73,11 +73,13 @@ func opener(tb testing.TB, o engine.Overrides) func(ctx context.Context, name st
 }
 
 // lab drives a Model as Bubble Tea would, but synchronously: every Cmd runs at once and its
-// message goes back into Update. Ticks are held until the test delivers them.
+// message goes back into Update. Ticks (auto-play's and the free run's polls) are held until the
+// test delivers them. Free-running workers run on their own goroutines meanwhile.
 type lab struct {
 	tb    testing.TB
 	m     Model
 	ticks []tickMsg
+	polls []pollMsg
 	quit  bool
 	msgs  int
 }
@@ -89,6 +91,9 @@ func newLab(tb testing.TB, start string, w, h int, o engine.Overrides) *lab {
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
+	// Cleanups run last first: the workers stop before the opener closes their session.
+	runner := l.m.runner
+	tb.Cleanup(func() { _ = runner.stop() })
 	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 	if w > 0 || h > 0 {
 		l.send(tea.WindowSizeMsg{Width: w, Height: h})
@@ -124,6 +129,8 @@ func (l *lab) run(cmd tea.Cmd) {
 		l.quit = true
 	case tickMsg:
 		l.ticks = append(l.ticks, msg)
+	case pollMsg:
+		l.polls = append(l.polls, msg)
 	default:
 		l.send(msg)
 	}

@@ -27,6 +27,7 @@ type Model struct {
 	cfg    Config
 	ctx    context.Context // ends when the lab ends; engine commands run under it
 	gate   *gate
+	runner *freeRunner // the free run, when the workers run on their own (g)
 	after  afterFunc
 	keys   KeyMap
 	styles Styles
@@ -47,6 +48,7 @@ type Model struct {
 
 	status   status
 	play     player
+	free     freeMode
 	showHelp bool
 	explain  explainMode
 	quitting bool
@@ -58,10 +60,10 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, after: realAfter,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter,
 		keys: DefaultKeyMap(), styles: st, help: help.New(),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
-		gen: 1, busy: true, play: newPlayer(),
+		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"},
 	}
 	m.help.Styles = st.Help
@@ -98,6 +100,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.result(msg)
 	case tickMsg:
 		return m.tick(msg)
+	case pollMsg:
+		return m.pollTick(msg)
 	}
 	return m, nil
 }
@@ -134,7 +138,19 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actQuit:
 		m.quitting = true
 		m.play.stop()
-		return m, tea.Quit
+		m.leaveFree()
+		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
+		// for the workers; Run stops it again in case a run started meanwhile.
+		r := m.runner
+		return m, func() tea.Msg {
+			_ = r.stop()
+			return tea.QuitMsg{}
+		}
+	case actFree:
+		if m.free.on {
+			return m.stopFree()
+		}
+		return m.startFree()
 	case actStep:
 		return m.enqueue(op{kind: opNext})
 	case actStepWorker:
@@ -175,6 +191,9 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		m.status = status{text: fmt.Sprintf("auto-play: %s (< slower, > faster, p pauses)", m.play.rate())}
 		return m, cmd
 	case actSlower, actFaster:
+		if m.free.on {
+			return m.repace(act)
+		}
 		if act == actSlower {
 			m.play.slower()
 		} else {
@@ -227,6 +246,7 @@ func (m Model) nextScenario() string {
 func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.target = name
 	m.play.stop()
+	m.leaveFree() // the open command stops the workers before it opens
 	m.status = status{text: fmt.Sprintf("%s: opening %s …", why, name)}
 	return m.enqueue(op{kind: opOpen, name: name})
 }

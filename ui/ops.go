@@ -26,15 +26,21 @@ const (
 	opClock                    // clock +100 ms
 	opPastLease                // clock just past the earliest live lease
 	opOpen                     // open (or reopen) a scenario on a fresh database
+	opFreeStart                // start every worker on its own goroutine (g)
+	opFreeStop                 // stop the free-running workers at a step boundary (g again)
+	opFreePace                 // restart the free-running workers at another pace (< >)
+	opPoll                     // read the database while the workers free-run
 )
 
 // op is one piece of engine work, with what it needs captured when the key was pressed.
 type op struct {
 	kind   opKind
-	worker int    // worker ops: the worker selected when the key was pressed
-	toggle string // opToggle: engine.ToggleLeasing, …
-	name   string // opOpen: the scenario name or file
-	auto   bool   // issued by auto-play
+	worker int           // worker ops: the worker selected when the key was pressed
+	toggle string        // opToggle: engine.ToggleLeasing, …
+	name   string        // opOpen: the scenario name or file
+	auto   bool          // issued by auto-play
+	pace   time.Duration // opFreeStart, opFreePace: each worker's pause after an action
+	poll   int           // opPoll: the poll loop that asked
 }
 
 // isStep reports whether o performs a worker action.

@@ -62,13 +62,17 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g := m.ctx, m.sess, m.gen, m.gate
+	ctx, sess, gen, g, r := m.ctx, m.sess, m.gen, m.gate, m.runner
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
-		note, lvl, acted := apply(ctx, sess, o)
+		note, lvl, handled := applyFree(ctx, sess, r, o)
+		acted := false
+		if !handled {
+			note, lvl, acted = apply(ctx, sess, o)
+		}
 		f, err := capture(ctx, sess)
 		if err != nil {
 			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError}
@@ -80,15 +84,18 @@ func (m Model) opCmd(o op) tea.Cmd {
 	}
 }
 
-// openCmd opens name through Config.Open (which closes the previous session) and reads its
-// first frame.
+// openCmd stops the free run, if any, then opens name through Config.Open (which closes the
+// previous session) and reads its first frame.
 func (m Model) openCmd(name string, gen int) tea.Cmd {
-	ctx, open, g := m.ctx, m.cfg.Open, m.gate
+	ctx, open, g, r := m.ctx, m.cfg.Open, m.gate, m.runner
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
+		// No worker may run on a session that Open is about to close. The errors a worker
+		// stopped on belong to the session being thrown away.
+		_ = r.stop()
 		if open == nil {
 			return openedMsg{gen: gen, name: name, err: fmt.Errorf("no way to open a scenario")}
 		}
@@ -134,13 +141,22 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		m.changes = diff(m.frame, msg.frame)
 		m.frame = msg.frame
 		m.relayout()
-		m.outbox.follow(m.changes.firstRow)
+		if !m.free.on {
+			// Free-running, every poll changes rows: the table stays where the user put it.
+			m.outbox.follow(m.changes.firstRow)
+		}
 	}
 	if msg.op.isStep() && msg.acted {
 		m.steps++
 	}
 	if msg.note != "" {
 		m.status = status{text: msg.note, level: msg.level}
+	}
+	if msg.op.kind == opPoll {
+		var tick, cmd tea.Cmd
+		m, tick = m.polled(msg)
+		m, cmd = m.drain()
+		return m, tea.Batch(tick, cmd)
 	}
 	if msg.op.auto {
 		m.play.pending = false

@@ -30,7 +30,8 @@ type Config struct {
 }
 
 // Run opens the lab and returns when the user quits. It waits for the engine command in flight
-// (if any) before it returns, so the caller may close the session at once.
+// (if any) and stops free-running workers before it returns, so the caller may close the
+// session at once.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Open == nil {
 		return errors.New("lab: no way to open a scenario (Config.Open is nil)")
@@ -49,6 +50,9 @@ func Run(ctx context.Context, cfg Config) error {
 	_, err := tea.NewProgram(m, opts...).Run()
 	cancel()
 	m.gate.close()
+	// A free run started by a command that finished after the last key stops here, before the
+	// caller closes the session.
+	_ = m.runner.stop()
 	if err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && outer.Err() != nil {
 			return nil // interrupted from outside (SIGINT): a normal way out

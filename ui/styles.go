@@ -30,6 +30,7 @@ type Styles struct {
 	ToggleOn  lipgloss.Style
 	ToggleOff lipgloss.Style
 	Playing   lipgloss.Style
+	Free      lipgloss.Style // the FREE-RUNNING badge
 
 	Head       lipgloss.Style // table heading
 	Pending    lipgloss.Style
@@ -71,6 +72,7 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 		ToggleOn:  n().Foreground(colorOK),
 		ToggleOff: n().Foreground(colorSubtle),
 		Playing:   n().Bold(true).Foreground(colorOK),
+		Free:      n().Bold(true).Foreground(colorInk).Background(colorProcessing),
 
 		Head:       n().Bold(true),
 		Pending:    n(),

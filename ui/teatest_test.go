@@ -35,3 +35,41 @@ func TestProgramSmoke(t *testing.T) {
 	}
 	final.gate.close()
 }
+
+// TestProgramFreeRun runs g mode in a real Bubble Tea program, where commands run on their own
+// goroutines beside the free-running workers: start, crash a worker, move the clock until every
+// row is processed, stop, step once more, and quit.
+func TestProgramFreeRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{})}
+	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	has := func(s string) func([]byte) bool {
+		return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
+	}
+	opts := []teatest.WaitForOption{teatest.WithDuration(15 * time.Second), teatest.WithCheckInterval(20 * time.Millisecond)}
+	teatest.WaitFor(t, tm.Output(), has("PAY-006"), opts...)
+	tm.Send(keyMsg("g"))
+	teatest.WaitFor(t, tm.Output(), has("FREE-RUNNING"), opts...)
+	tm.Send(keyMsg("x"))
+	teatest.WaitFor(t, tm.Output(), has("CRASHED"), opts...)
+	// Whatever Worker-A held stays leased until the clock passes it: f, a few times.
+	for i := 0; i < 6; i++ {
+		time.Sleep(150 * time.Millisecond)
+		tm.Send(keyMsg("f"))
+	}
+	teatest.WaitFor(t, tm.Output(), has("processed 6/6"), opts...)
+	tm.Send(keyMsg("g"))
+	teatest.WaitFor(t, tm.Output(), has("stopped: every worker finished"), opts...)
+	tm.Send(keyMsg("n"))
+	// Stepping again: a last empty claim, or the verdict when every worker is already idle.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return has("step 1")(b) || has("the scenario is done")(b) }, opts...)
+	tm.Send(keyMsg("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	final, ok := tm.FinalModel(t).(Model)
+	if !ok || !final.quitting || final.runner.running() {
+		t.Fatalf("final model: ok %v, quitting %v, free run %v", ok, final.quitting, final.runner.running())
+	}
+	final.gate.close()
+}

@@ -1,0 +1,225 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+)
+
+// While the workers free-run (g), each on its own goroutine and connection, the lab does not
+// step them: it polls the database on a tick and redraws. Crash, restart, pause, the toggles and
+// the clock keep working (the engine makes them safe to call while workers run); the step keys
+// and auto-play are off. Starting, stopping and re-pacing the run happen in tea.Cmds.
+
+// freePollEvery is how often the screen reads the database while the workers free-run.
+const freePollEvery = 100 * time.Millisecond
+
+// freeStillPolls is how many polls in a row must find every worker waiting before the status
+// line explains why.
+const freeStillPolls = 3
+
+// pollMsg asks for the next poll of a free run. id names the poll loop that sent it: starting or
+// stopping a free run begins a new id, so a tick of an old loop is dropped and two loops never
+// run at once.
+type pollMsg struct{ id int }
+
+// freeRunner holds the session's free run, if any. Every copy of the model shares it (as they
+// share the gate), so that whatever ends the lab — q, a reset, or Run after the program has
+// ended — can stop it. Its methods wait for workers: call them from a tea.Cmd, never in Update.
+type freeRunner struct {
+	mu  sync.Mutex
+	run *engine.FreeRun
+}
+
+// start stops the run in progress, if any, and starts every worker of s at pace.
+func (r *freeRunner) start(ctx context.Context, s *engine.Session, pace time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.stopLocked()
+	r.run = s.StartFree(ctx, pace)
+	return err
+}
+
+// stop stops the run, if any: every worker finishes the action in flight, then its goroutine
+// ends. It returns the errors the workers stopped on.
+func (r *freeRunner) stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopLocked()
+}
+
+func (r *freeRunner) stopLocked() error {
+	if r.run == nil {
+		return nil
+	}
+	err := r.run.Stop()
+	r.run = nil
+	return err
+}
+
+// running reports whether workers are free-running.
+func (r *freeRunner) running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.run != nil
+}
+
+// freeMode is the screen's side of a free run: whether it is on, its poll loop, and its pace.
+type freeMode struct {
+	on      bool
+	id      int  // the poll loop's id
+	polling bool // a poll is in flight
+	polls   int  // poll results taken since the run started
+	still   int  // polls in a row that found every worker waiting
+	pace    int  // index into paces
+	paces   []time.Duration
+}
+
+func newFreeMode() freeMode {
+	return freeMode{pace: 1, paces: []time.Duration{time.Second, 100 * time.Millisecond,
+		10 * time.Millisecond, time.Millisecond, 0}}
+}
+
+// interval is the pause each worker takes after every action (0: full speed).
+func (f freeMode) interval() time.Duration { return f.paces[f.pace] }
+
+// paceText describes the pace in words.
+func (f freeMode) paceText() string { return paceWords(f.interval()) }
+
+// paceWords describes a pace: "pace 10ms", "full speed".
+func paceWords(d time.Duration) string {
+	if d > 0 {
+		return "pace " + d.String()
+	}
+	return "full speed"
+}
+
+// startFree starts the free run (in a tea.Cmd, behind the keys already waiting) and its poll
+// loop.
+func (m Model) startFree() (Model, tea.Cmd) {
+	m.play.stop()
+	m.free.on, m.free.polls, m.free.still = true, 0, 0
+	m.free.id++
+	m.keys.setFree(true)
+	m.relayout()
+	m.status = status{text: "starting the free run …"}
+	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.interval()})
+	return m, tea.Batch(cmd, m.after(freePollEvery, pollMsg{id: m.free.id}))
+}
+
+// stopFree ends the poll loop at once and stops the workers in a tea.Cmd.
+func (m Model) stopFree() (Model, tea.Cmd) {
+	m.leaveFree()
+	m.status = status{text: "stopping the workers at a step boundary …"}
+	return m.enqueue(op{kind: opFreeStop})
+}
+
+// leaveFree switches the screen back to stepping: the poll loop's next tick is dropped and the
+// step keys come back. Whoever calls it must see that the run is stopped (opFreeStop, or the
+// stop that opOpen and quitting do first).
+func (m *Model) leaveFree() {
+	if !m.free.on {
+		return
+	}
+	m.free.on = false
+	m.free.id++
+	m.keys.setFree(false)
+	m.relayout()
+}
+
+// repace changes the free run's pace: the workers stop at a step boundary and start again.
+func (m Model) repace(act action) (Model, tea.Cmd) {
+	if act == actSlower {
+		m.free.pace = max(0, m.free.pace-1)
+	} else {
+		m.free.pace = min(len(m.free.paces)-1, m.free.pace+1)
+	}
+	m.status = status{text: "free run: " + m.free.paceText()}
+	return m.enqueue(op{kind: opFreePace, pace: m.free.interval()})
+}
+
+// pollTick is one beat of the poll loop: read the database, unless a command is in flight
+// (then the next beat will).
+func (m Model) pollTick(msg pollMsg) (Model, tea.Cmd) {
+	if msg.id != m.free.id || !m.free.on || m.sess == nil {
+		return m, nil // a tick of a loop that has been stopped
+	}
+	if m.busy {
+		return m, m.after(freePollEvery, msg)
+	}
+	m.free.polling = true
+	return m.dispatch(op{kind: opPoll, poll: msg.id})
+}
+
+// polled takes a poll's frame: it schedules the next beat, and when several polls in a row
+// found every worker waiting (not merely pacing), says why.
+func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
+	m.free.polling = false
+	if msg.op.poll != m.free.id || !m.free.on {
+		return m, nil
+	}
+	m.free.polls++
+	if msg.frame != nil && allWaiting(msg.frame) {
+		m.free.still++
+	} else {
+		m.free.still = 0
+	}
+	if m.free.still == freeStillPolls && m.frame != nil {
+		m.status = status{text: freeIdle(m.frame), level: levelWarn}
+	}
+	return m, m.after(freePollEvery, pollMsg{id: m.free.id})
+}
+
+// allWaiting reports whether no worker of f has anything to do until something changes: each
+// is crashed, paused, idle after a claim that found nothing, or waiting on the frozen clock.
+func allWaiting(f *frame) bool {
+	for _, v := range f.Workers {
+		if !v.Crashed && !v.Paused && !v.Quiet && v.Next != engine.ActNone {
+			return false
+		}
+	}
+	return true
+}
+
+// freeIdle explains why free-running workers do nothing: all done, or waiting on the frozen
+// scenario clock, or crashed and paused.
+func freeIdle(f *frame) string {
+	if s := f.Summary; s != nil && s.Messages > 0 && s.Outbox.Processed == s.Messages {
+		return fmt.Sprintf("all %d messages Processed: the workers poll for more; g stops them", s.Messages)
+	}
+	return "the workers are waiting — " + whyNothing(f)
+}
+
+// applyFree performs the free-run operations, which need the runner as well as the session.
+// handled is false for every other operation.
+func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op) (note string, lvl level, handled bool) {
+	pace := paceWords(o.pace)
+	var err error
+	switch o.kind {
+	case opPoll:
+		return "", levelInfo, true
+	case opFreeStart:
+		err = r.start(ctx, s, o.pace)
+		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; x r z f + keep working, < > change the pace, g stops", pace)
+	case opFreePace:
+		err = r.start(ctx, s, o.pace)
+		note = "free run: " + pace
+	case opFreeStop:
+		err = r.stop()
+		note = "stopped: every worker finished the action in flight; space steps again, g runs them free again"
+	default:
+		if o.isStep() && r.running() {
+			return "the workers are free-running: steps are off (g stops them)", levelWarn, true
+		}
+		return "", levelInfo, false
+	}
+	if err != nil {
+		return note + " (a worker had stopped on an error: " + err.Error() + ")", levelError, true
+	}
+	return note, levelInfo, true
+}
