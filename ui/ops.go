@@ -79,7 +79,10 @@ type openedMsg struct {
 // apply performs o on s and says what happened, in words. It does I/O.
 func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level, acted bool) {
 	before := s.Ledger().EventCount()
-	var err error
+	var (
+		err error
+		own engine.Event // the event the operation itself wrote (not a step's)
+	)
 	switch o.kind {
 	case opNext:
 		acted, err = s.Next(ctx)
@@ -93,22 +96,22 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 			return workerIdle(s, o.worker), levelWarn, false
 		}
 	case opCrash:
-		_, err = s.Crash(o.worker)
+		own, err = s.Crash(o.worker)
 	case opRestart:
-		_, err = s.Restart(ctx, o.worker)
+		own, err = s.Restart(ctx, o.worker)
 	case opPause:
 		ws := s.Workers()
 		paused := o.worker >= 0 && o.worker < len(ws) && ws[o.worker].View().Paused
-		_, err = s.SetPaused(o.worker, !paused)
+		own, err = s.SetPaused(o.worker, !paused)
 	case opToggle:
 		var on bool
 		if on, err = s.Settings().Get(o.toggle); err == nil {
-			_, err = s.SetToggle(o.toggle, !on)
+			own, err = s.SetToggle(o.toggle, !on)
 		}
 	case opClock:
-		s.AdvanceClock(clockStep)
+		own = s.AdvanceClock(clockStep)
 	case opPastLease:
-		_, err = s.ClockPastLease(ctx)
+		own, err = s.ClockPastLease(ctx)
 	}
 	switch {
 	case errors.Is(err, engine.ErrNoWorker):
@@ -120,6 +123,10 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 		return err.Error(), levelWarn, acted
 	case err != nil:
 		return "error: " + err.Error(), levelError, acted
+	}
+	if own.Seq > 0 {
+		// Free-running workers write events meanwhile: the note is this operation's own.
+		return own.String(), levelInfo, acted
 	}
 	evs := s.Ledger().EventsSince(before)
 	switch {
