@@ -247,7 +247,7 @@ func TestFreeRunWithCrashes(t *testing.T) {
 	}
 	t.Logf("%d of %d processed when the crashes ended", l.processed(), len(l.m.frame.Rows))
 	for i := 1; i <= 4; i++ { // leave no worker crashed or paused
-		l.press(string(rune('0'+i)))
+		l.press(string(rune('0' + i)))
 		if v := l.m.frame.Workers[i-1]; v.Crashed {
 			l.press("r")
 		} else if v.Paused {
