@@ -26,6 +26,7 @@ const (
 	cClaims
 	cVersion
 	cBy
+	cDone // ProcessedAtUtc, where the watch has no ledger for "Processed by"
 )
 
 // colSpec is one column: what it shows, its heading and its width.
@@ -44,8 +45,8 @@ func barWidth(w int) int {
 }
 
 // columns picks the columns that fit in w cells, sized for the rows they show. "Processed by"
-// takes what is left.
-func columns(w int, rows []engine.Row) []colSpec {
+// takes what is left; the watch, which has no ledger, shows ProcessedAtUtc there instead.
+func columns(w int, rows []engine.Row, watch bool) []colSpec {
 	idW, keyW, ownerW := 2, 3, 8
 	for i := range rows {
 		r := &rows[i]
@@ -71,6 +72,9 @@ func columns(w int, rows []engine.Row) []colSpec {
 	used := 2 // the marker column
 	for _, c := range cols {
 		used += c.w + 1
+	}
+	if watch {
+		return append(cols, colSpec{cDone, "ProcessedAtUtc", max(2, w-used)})
 	}
 	by := colSpec{cBy, "Processed by", max(2, w-used)}
 	if by.w < len(by.title) {

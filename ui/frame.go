@@ -38,6 +38,10 @@ type frame struct {
 	// NextTimer is the earliest time at which a worker will have something to do without anyone
 	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
 	NextTimer time.Time
+
+	// Watch marks a frame the watch read from a database other processes work on: no session,
+	// no ledger; Workers are the LockedBy values seen, for their colours.
+	Watch bool
 }
 
 // capture reads a frame from s: the snapshot and the counts from the database, the rest from

@@ -220,3 +220,62 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Explain, k.Help, k.Quit},
 	}
 }
+
+// WatchKeyMap is the watch's keys: it only reads, so it has no engine keys.
+type WatchKeyMap struct {
+	Pause    key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Help     key.Binding
+	Quit     key.Binding
+}
+
+// DefaultWatchKeyMap returns the watch's keys, the lab's letters where they mean the same.
+func DefaultWatchKeyMap() WatchKeyMap {
+	k := DefaultKeyMap()
+	return WatchKeyMap{
+		Pause: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume polling")),
+		Up:    k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
+		Help: k.Help, Quit: k.Quit,
+	}
+}
+
+// actions lists every binding with its action, in the order keys are matched.
+func (k WatchKeyMap) actions() []keyAction {
+	return []keyAction{
+		{k.Quit, actQuit}, {k.Pause, actPlay},
+		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
+		{k.Top, actTop}, {k.Bottom, actBottom}, {k.Help, actHelp},
+	}
+}
+
+// match finds the action of an enabled binding that matches msg.
+func (k WatchKeyMap) match(msg tea.KeyMsg) action {
+	for _, ka := range k.actions() {
+		if key.Matches(msg, ka.binding) {
+			return ka.act
+		}
+	}
+	return actNone
+}
+
+// setScroll switches the scroll keys on when the table has more rows than it shows.
+func (k *WatchKeyMap) setScroll(on bool) {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
+		b.SetEnabled(on)
+	}
+}
+
+// ShortHelp is the watch's footer.
+func (k WatchKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Pause, k.Up, k.Down, k.PageDown, k.Help, k.Quit}
+}
+
+// FullHelp is the watch's ? screen.
+func (k WatchKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Pause, k.Help, k.Quit}, {k.Up, k.Down, k.PageUp}, {k.PageDown, k.Top, k.Bottom}}
+}

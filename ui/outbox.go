@@ -76,7 +76,7 @@ func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, st.Section.Render(rule(title, w)))
-	cols := columns(w, f.Rows)
+	cols := columns(w, f.Rows, f.Watch)
 	var head strings.Builder
 	head.WriteString("  ")
 	for i, c := range cols {
@@ -146,6 +146,13 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 			text, changed = strconv.FormatInt(r.LeaseVersion, 10), ch.has(r.ID, colVersion)
 		case cBy:
 			b.WriteString(byCell(attempts, idx, ch.has(r.ID, colBy), st))
+			continue
+		case cDone: // the last column: not padded
+			done := engine.FormatClock(r.ProcessedAt)
+			if ch.has(r.ID, colStatus) && !r.ProcessedAt.IsZero() {
+				done = st.Changed.Render(done)
+			}
+			b.WriteString(done)
 			continue
 		}
 		cell := padPlain(text, c.w)

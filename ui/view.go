@@ -37,19 +37,21 @@ func (m Model) View() string {
 }
 
 // tooSmallView asks for a bigger terminal, within the one there is.
-func (m Model) tooSmallView() string {
-	l := m.layout
+func (m Model) tooSmallView() string { return tooSmallScreen(m.layout.width, m.layout.height) }
+
+// tooSmallScreen is the screen below the minimum size: what the lab needs, centred in w×h.
+func tooSmallScreen(w, h int) string {
 	msg := []string{
-		fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, l.width, l.height),
+		fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, w, h),
 		"make the window larger, or press q to quit",
 	}
-	lines := make([]string, 0, l.height)
-	top := max(0, (l.height-len(msg))/2)
+	lines := make([]string, 0, h)
+	top := max(0, (h-len(msg))/2)
 	for i := 0; i < top; i++ {
 		lines = append(lines, "")
 	}
 	for _, s := range msg {
-		lines = append(lines, spaces((l.width-width(s))/2)+s)
+		lines = append(lines, spaces((w-width(s))/2)+s)
 	}
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	return strings.Join(box(lines, w, h), "\n")
 }

@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"leaselab/engine"
+)
+
+// The watch is the lab, read-only, on a database that other processes work on (leaselab worker
+// in other terminals): no session, no workers of its own. It polls the outbox on a tick, in a
+// tea.Cmd, and shows it with the lab's table and styles, the lease bars against the wall clock.
+
+// defaultWatchEvery is how often the watch reads the database unless told otherwise.
+const defaultWatchEvery = 200 * time.Millisecond
+
+// WatchDB is what the watch reads. store.DB satisfies it.
+type WatchDB interface {
+	// Snapshot reads every outbox row with its payment, ordered by Id.
+	Snapshot(ctx context.Context) ([]engine.Row, error)
+	// Counts reads the outbox and payment figures.
+	Counts(ctx context.Context) (engine.Counts, error)
+}
+
+// WatchConfig is what the watch needs from the command line.
+type WatchConfig struct {
+	DB WatchDB
+	// Path is the database file, as the header shows it.
+	Path string
+	// Interval is the time between two reads of the database (0: 200 ms).
+	Interval time.Duration
+	// Now is the wall clock the leases are measured against (nil: time.Now).
+	Now func() time.Time
+	In  io.Reader
+	Out io.Writer
+}
+
+// Watch shows the database until the user quits.
+func Watch(ctx context.Context, cfg WatchConfig) error {
+	if cfg.DB == nil {
+		return errors.New("watch: no database (WatchConfig.DB is nil)")
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newWatch(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	if cfg.In != nil {
+		opts = append(opts, tea.WithInput(cfg.In))
+	}
+	if cfg.Out != nil {
+		opts = append(opts, tea.WithOutput(cfg.Out))
+	}
+	if _, err := tea.NewProgram(m, opts...).Run(); err != nil {
+		if errors.Is(err, tea.ErrProgramKilled) && outer.Err() != nil {
+			return nil // interrupted from outside (SIGINT): a normal way out
+		}
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
+}
+
+// watchTick asks for the next read of the database; watchedMsg carries what it read. id names
+// the poll loop: pausing and resuming begin a new one, so a stale tick or result is dropped.
+type (
+	watchTick  struct{ id int }
+	watchedMsg struct {
+		id     int
+		at     time.Time // the wall clock when the rows were read
+		rows   []engine.Row
+		counts engine.Counts
+		err    error
+	}
+)
+
+// watchModel is the watch's Bubble Tea model. Every read of the database happens in a tea.Cmd.
+type watchModel struct {
+	cfg    WatchConfig
+	ctx    context.Context
+	after  afterFunc
+	keys   WatchKeyMap
+	styles Styles
+	help   help.Model
+
+	width, height int // 0 until the first WindowSizeMsg
+	layout        watchLayout
+
+	id       int  // the poll loop's id
+	paused   bool // p: no polling
+	polls    int  // reads taken
+	frame    *frame
+	counts   engine.Counts
+	changes  changes
+	holders  []holder
+	rate     rateMeter
+	lease    time.Duration // the longest lease seen: the bars' full length
+	status   status
+	showHelp bool
+	quitting bool
+	outbox   outboxPane
+}
+
+func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
+	if cfg.Interval <= 0 {
+		cfg.Interval = defaultWatchEvery
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(),
+		id: 1, status: status{text: "reading " + cfg.Path + " …"}}
+	m.help.Styles = st.Help
+	m.changes = noChanges(nil)
+	m.relayout()
+	return m
+}
+
+// Init reads the database for the first time.
+func (m watchModel) Init() tea.Cmd { return m.pollCmd(m.id) }
+
+// pollCmd reads the outbox and the counts.
+func (m watchModel) pollCmd(id int) tea.Cmd {
+	ctx, db, now := m.ctx, m.cfg.DB, m.cfg.Now
+	return func() tea.Msg {
+		rows, err := db.Snapshot(ctx)
+		if err != nil {
+			return watchedMsg{id: id, err: err}
+		}
+		at := now()
+		c, err := db.Counts(ctx)
+		return watchedMsg{id: id, at: at, rows: rows, counts: c, err: err}
+	}
+}
+
+// Update handles one message.
+func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
+
+func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.relayout()
+	case tea.KeyMsg:
+		return m.key(msg)
+	case watchTick:
+		if msg.id != m.id || m.paused {
+			return m, nil
+		}
+		return m, m.pollCmd(msg.id)
+	case watchedMsg:
+		if msg.id != m.id || m.paused {
+			return m, nil // a read of a loop that has been paused since
+		}
+		m = m.took(msg)
+		return m, m.after(m.cfg.Interval, watchTick{id: m.id})
+	}
+	return m, nil
+}
+
+// key handles a key; several runes in one message count as several presses.
+func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
+	if k.Paste || m.quitting {
+		return m, nil
+	}
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			var cmd tea.Cmd
+			m, cmd = m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
+	switch act := m.keys.match(k); act {
+	case actQuit:
+		m.quitting = true
+		return m, tea.Quit
+	case actPlay:
+		m.paused = !m.paused
+		m.id++ // the loop in flight is dropped; resuming starts a new one
+		if m.paused {
+			m.status = status{text: "polling paused: the screen holds the last read (p resumes)"}
+			return m, nil
+		}
+		m.status = status{text: "polling again every " + m.cfg.Interval.String()}
+		return m, m.pollCmd(m.id)
+	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
+		m.outbox.scrollBy(act)
+	case actHelp:
+		m.showHelp = !m.showHelp
+		m.relayout()
+	}
+	return m, nil
+}
+
+// took takes one read of the database: the frame, the holders, the rate and the lease scale.
+func (m watchModel) took(msg watchedMsg) watchModel {
+	if msg.err != nil {
+		m.status = status{text: fmt.Sprintf("could not read the database (trying again every %s): %v", m.cfg.Interval, msg.err), level: levelError}
+		return m
+	}
+	if m.status.level == levelError || m.polls == 0 {
+		m.status = status{text: "watching: other processes do the work; this screen only reads (p pauses, q quits)"}
+	}
+	m.polls++
+	for i := range msg.rows {
+		r := &msg.rows[i]
+		if r.Status == engine.StatusProcessing && r.LockedUntil.After(msg.at) {
+			// A lease first seen just after its claim shows nearly its whole length: the
+			// longest time left seen is the bars' scale (the watch cannot know the workers'
+			// --lease).
+			m.lease = max(m.lease, r.LockedUntil.Sub(msg.at))
+		}
+	}
+	m.holders = holdersOf(msg.rows, msg.at)
+	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: msg.rows, Watch: true}
+	f.Settings.Lease = m.lease
+	for _, h := range m.holders {
+		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})
+	}
+	m.changes = diff(m.frame, f)
+	m.frame, m.counts = f, msg.counts
+	m.rate.add(msg.at, msg.counts.OutboxProcessed, msg.counts.Messages)
+	m.relayout()
+	return m
+}
