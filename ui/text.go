@@ -116,3 +116,11 @@ func rule(title string, w int) string {
 	head := "─ " + title + " "
 	return cut(head, w) + strings.Repeat("─", max(0, w-width(head)))
 }
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -206,7 +206,7 @@ func (m watchModel) holdersView(w, h int) []string {
 		return nil
 	}
 	st := &m.styles
-	title := fmt.Sprintf("Who holds what: %d LockedBy values (each a worker process)", len(m.holders))
+	title := fmt.Sprintf("Who holds what: %d LockedBy %s (each a worker process)", len(m.holders), plural(len(m.holders), "value"))
 	lines := []string{st.Section.Render(rule(title, w))}
 	if len(m.holders) == 0 {
 		lines = append(lines, st.Subtle.Render("nobody has claimed a row yet: start leaselab worker --db FILE --name W in another terminal"))
