@@ -57,8 +57,10 @@ const (
 	waitSQLite waitMode = "sqlite"
 	// waitRetry: busy_timeout 0, and a retry in Go after a short random sleep.
 	waitRetry waitMode = "retry"
-	// waitQueue: Options.FairWriteLock, the in-process FIFO queue before BEGIN IMMEDIATE.
+	// waitQueue: Options.FairWriteLock, turns of up to fairTurn taken in arrival order.
 	waitQueue waitMode = "queue"
+	// waitFIFO: the same queue with every transaction a turn of its own.
+	waitFIFO waitMode = "fifo"
 )
 
 // The retry mode's sleep between attempts: retrySleepMin plus up to retrySleepJitter.
@@ -102,7 +104,9 @@ func BenchmarkRawLimit(b *testing.B) {
 type leaselabLoop func(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error
 
 // BenchmarkQueues compares, for each worker count, goqite's Receive + Delete with leaselab's
-// claim + finalize, fused step and batches, and the same with the fair write-lock queue.
+// claim + finalize, fused step and batches; then claim + finalize and the fused step with the
+// fair write-lock queue, and (with several workers) claim + finalize with one transaction per
+// turn of the queue and with SQLITE_BUSY retried in Go.
 func BenchmarkQueues(b *testing.B) {
 	for _, n := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("workers=%d/goqite", n), func(b *testing.B) { runGoqite(b, n) })
@@ -117,7 +121,12 @@ func BenchmarkQueues(b *testing.B) {
 			{"batch", waitSQLite, batchLoop},
 			{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
 			{"fused-fair", waitQueue, fusedLoop},
+			{"claim-finalize-fifo", waitFIFO, claimFinalizeLoop},
+			{"claim-finalize-retry", waitRetry, claimFinalizeLoop},
 		} {
+			if (r.wait == waitRetry || r.wait == waitFIFO) && n == 1 {
+				continue // one worker never finds the lock taken
+			}
 			b.Run(fmt.Sprintf("workers=%d/%s", n, r.name), func(b *testing.B) {
 				runLeaselab(b, benchQueued, n, r.wait, r.loop)
 			})
@@ -137,16 +146,6 @@ func BenchmarkBacklog(b *testing.B) {
 				runLeaselab(b, queued, 1, waitSQLite, r.loop)
 			})
 		}
-	}
-}
-
-// BenchmarkFairness runs claim + finalize on 8 workers with each way of waiting for the write
-// lock: SQLite's busy handler, a retry in Go with short random sleeps, the fair queue.
-func BenchmarkFairness(b *testing.B) {
-	for _, wait := range []waitMode{waitSQLite, waitRetry, waitQueue} {
-		b.Run(fmt.Sprintf("workers=8/wait=%s", wait), func(b *testing.B) {
-			runLeaselab(b, benchQueued, 8, wait, claimFinalizeLoop)
-		})
 	}
 }
 
@@ -314,8 +313,11 @@ func benchDB(b *testing.B, queued int) *DB {
 func benchConns(b *testing.B, db *DB, n int, wait waitMode) []*Conn {
 	b.Helper()
 	ctx := context.Background()
-	if wait == waitQueue {
+	switch wait {
+	case waitQueue:
 		db.apply(Options{FairWriteLock: true})
+	case waitFIFO:
+		db.gate = newWriteGate(0, fairGrace)
 	}
 	conns := make([]*Conn, n)
 	for i := range conns {

@@ -100,10 +100,10 @@ func (c *Conn) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) 
 // the write-lock queue when the DB has one (Options.FairWriteLock).
 func (c *Conn) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if c.gate != nil {
-		if err := c.gate.enter(ctx); err != nil {
+		if err := c.gate.enter(ctx, c); err != nil {
 			return err
 		}
-		defer c.gate.leave()
+		defer c.gate.leave(c)
 	}
 	return runTx(ctx, c.db, fn)
 }

@@ -15,12 +15,13 @@ import (
 )
 
 // Waiters get the write lock in the order they asked for it, and a newcomer cannot take it while
-// someone waits.
+// someone waits. With turn 0 every transaction is a turn.
 func TestWriteGateIsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newWriteGate()
+		g := newWriteGate(0, fairGrace)
 		ctx := context.Background()
-		if err := g.enter(ctx); err != nil {
+		holder := &Conn{}
+		if err := g.enter(ctx, holder); err != nil {
 			t.Fatal(err)
 		}
 		var (
@@ -28,19 +29,20 @@ func TestWriteGateIsFIFO(t *testing.T) {
 			order []int
 		)
 		for i := 1; i <= 5; i++ {
+			c := &Conn{}
 			go func() {
-				if err := g.enter(ctx); err != nil {
+				if err := g.enter(ctx, c); err != nil {
 					t.Error(err)
 					return
 				}
 				mu.Lock()
 				order = append(order, i)
 				mu.Unlock()
-				g.leave()
+				g.leave(c)
 			}()
 			synctest.Wait() // waiter i is queued before waiter i+1 asks
 		}
-		g.leave()
+		g.leave(holder)
 		synctest.Wait()
 		if fmt.Sprint(order) != "[1 2 3 4 5]" {
 			t.Fatalf("order = %v, want [1 2 3 4 5]", order)
@@ -48,31 +50,83 @@ func TestWriteGateIsFIFO(t *testing.T) {
 	})
 }
 
-func TestWriteGateExcludes(t *testing.T) {
-	g := newWriteGate()
-	var inside, most atomic.Int32
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
+// The owner of a turn runs its transactions back to back while others wait, until its turn is
+// over; then the first waiter gets the next turn, and the old owner queues behind the others.
+func TestWriteGateTurns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newWriteGate(fairTurn, fairGrace)
+		ctx := context.Background()
+		a, b := &Conn{}, &Conn{}
+		if err := g.enter(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		var bIn atomic.Bool
 		go func() {
-			defer wg.Done()
-			for range 200 {
-				if err := g.enter(context.Background()); err != nil {
-					t.Error(err)
-					return
-				}
-				n := inside.Add(1)
-				if n > most.Load() {
-					most.Store(n)
-				}
-				inside.Add(-1)
-				g.leave()
+			if err := g.enter(ctx, b); err != nil {
+				t.Error(err)
+				return
+			}
+			bIn.Store(true)
+		}()
+		synctest.Wait()
+		g.leave(a)
+		if err := g.enter(ctx, a); err != nil || bIn.Load() {
+			t.Fatalf("a's second transaction in its turn: err %v, b inside %v", err, bIn.Load())
+		}
+		time.Sleep(fairTurn) // a's transaction outlasts the turn
+		g.leave(a)
+		synctest.Wait()
+		if !bIn.Load() {
+			t.Fatal("b did not get the turn after a's turn ended")
+		}
+		var aIn atomic.Bool
+		go func() {
+			if err := g.enter(ctx, a); err == nil {
+				aIn.Store(true)
 			}
 		}()
-	}
-	wg.Wait()
-	if most.Load() != 1 {
-		t.Fatalf("%d goroutines inside at once, want 1", most.Load())
+		synctest.Wait()
+		if aIn.Load() {
+			t.Fatal("a took the lock during b's transaction")
+		}
+		g.leave(b)
+		time.Sleep(fairGrace) // b does not come back
+		synctest.Wait()
+		if !aIn.Load() {
+			t.Fatal("a did not get the turn once b went quiet")
+		}
+		g.leave(a)
+	})
+}
+
+func TestWriteGateExcludes(t *testing.T) {
+	for _, turn := range []time.Duration{0, fairTurn} {
+		g := newWriteGate(turn, fairGrace)
+		var inside, most atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			c := &Conn{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 200 {
+					if err := g.enter(context.Background(), c); err != nil {
+						t.Error(err)
+						return
+					}
+					n := inside.Add(1)
+					if n > most.Load() {
+						most.Store(n)
+					}
+					inside.Add(-1)
+					g.leave(c)
+				}
+			}()
+		}
+		wg.Wait()
+		if most.Load() != 1 {
+			t.Fatalf("turn %v: %d goroutines inside at once, want 1", turn, most.Load())
+		}
 	}
 }
 
@@ -80,24 +134,26 @@ func TestWriteGateExcludes(t *testing.T) {
 // when its context ends; either way the queue still works for the others.
 func TestWriteGateGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newWriteGate()
-		if err := g.enter(context.Background()); err != nil {
+		g := newWriteGate(fairTurn, fairGrace)
+		holder, waiter := &Conn{}, &Conn{}
+		if err := g.enter(context.Background(), holder); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		err := g.enter(context.Background())
+		err := g.enter(context.Background(), waiter)
 		if !errors.Is(err, engine.ErrBusy) || time.Since(start) != BusyTimeout {
 			t.Fatalf("err = %v after %v, want ErrBusy after %v", err, time.Since(start), BusyTimeout)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		if err := g.enter(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		if err := g.enter(ctx, waiter); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want the context's deadline", err)
 		}
-		g.leave()
-		if err := g.enter(context.Background()); err != nil {
+		g.leave(holder)
+		if err := g.enter(context.Background(), waiter); err != nil {
 			t.Fatalf("enter after the holder left: %v", err)
 		}
+		g.leave(waiter)
 	})
 }
 

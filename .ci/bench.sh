@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Benchmarks of issue 5, "Speed": leaselab's claim + finalize, fused step and batches against
+# maragu.dev/goqite and the raw SQLite write limit, in one process, on file databases in WAL with
+# the same driver and DSN. Prints one report (medians of COUNT runs) with the machine it ran on.
+#
+# Not run by CI. By hand, on a machine nobody else is using:
+#     bash .ci/bench.sh                  # about 4 minutes
+#     COUNT=5 N=10000 bash .ci/bench.sh  # more runs, more messages per run
+# The raw `go test -bench` output is kept in the file named at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+COUNT="${COUNT:-3}" # runs of every benchmark; the report shows medians
+N="${N:-5000}"      # messages per run
+
+raw="$(mktemp -t leaselab-bench.XXXXXX)"
+echo "leaselab benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3-)"
+echo "driver:  modernc.org/sqlite $(go list -m -f '{{.Version}}' modernc.org/sqlite), goqite $(go list -m -f '{{.Version}}' maragu.dev/goqite)"
+echo "runs:    $COUNT × $N messages per benchmark"
+echo
+
+go test ./store/ -run '^$' -bench '^Benchmark(RawLimit|Queues|Backlog)$' \
+  -benchtime "${N}x" -count "$COUNT" -timeout 30m >"$raw"
+go run ./store/internal/benchtable <"$raw"
+echo
+echo "raw output: $raw"

@@ -1,0 +1,82 @@
+// Command benchtable turns the output of leaselab's store benchmarks (go test -bench, with any
+// -count) into one report: msgs/s per worker count with the ratio against goqite, the raw
+// SQLite limit, the backlog comparison, fairness with 8 workers, and the issue's targets.
+// Every figure is the median of the runs of the same benchmark.
+//
+//	go test -run '^$' -bench . -benchtime 5000x -count 3 ./store/ | go run ./store/internal/benchtable
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	res, err := parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+	if len(res) == 0 {
+		fmt.Fprintln(os.Stderr, "benchtable: no benchmark lines on stdin")
+		os.Exit(1)
+	}
+	report(os.Stdout, res)
+}
+
+// results maps a benchmark name (without the -GOMAXPROCS suffix) to its samples per unit.
+type results map[string]map[string][]float64
+
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+// parse reads `go test -bench` output: "BenchmarkX/sub-2  5000  123 ns/op  4.5 msgs/s …".
+func parse(r io.Reader) (results, error) {
+	res := results{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+			continue
+		}
+		name := strings.TrimPrefix(procSuffix.ReplaceAllString(f[0], ""), "Benchmark")
+		if res[name] == nil {
+			res[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not a number", f[0], f[i])
+			}
+			res[name][f[i+1]] = append(res[name][f[i+1]], v)
+		}
+	}
+	return res, sc.Err()
+}
+
+// get is the median of name's samples in unit; ok is false when there are none.
+func (r results) get(name, unit string) (float64, bool) {
+	s := slices.Clone(r[name][unit])
+	if len(s) == 0 {
+		return 0, false
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2], true
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+}
+
+// runs is how many samples the report's figures are medians of.
+func (r results) runs() int {
+	n := 0
+	for _, units := range r {
+		n = max(n, len(units["msgs/s"]))
+	}
+	return n
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+var workers = []int{1, 2, 4, 8}
+
+// row is one line of the throughput table: the sub-benchmark of BenchmarkQueues and its label.
+type row struct{ sub, label string }
+
+var queueRows = []row{
+	{"goqite", "goqite Receive + Delete"},
+	{"claim-finalize", "leaselab claim + finalize"},
+	{"fused", "fused step (finalize + next claim)"},
+	{"batch-claim", "batch claim K=16, finalize each"},
+	{"batch", "batch claim + batch finalize, K=16"},
+	{"claim-finalize-fair", "claim + finalize, fair queue"},
+	{"fused-fair", "fused step, fair queue"},
+	{"claim-finalize-fifo", "claim + finalize, queue, turn = 1 tx"},
+	{"claim-finalize-retry", "claim + finalize, retry in Go"},
+}
+
+func queue(n int, sub string) string { return fmt.Sprintf("Queues/workers=%d/%s", n, sub) }
+
+func report(w io.Writer, r results) {
+	fmt.Fprintf(w, "Medians of %d runs per benchmark; 1,000 messages queued behind the work unless said.\n\n", r.runs())
+	if v, ok := r.get("RawLimit", "msgs/s"); ok {
+		fmt.Fprintf(w, "Raw limit, one connection, BEGIN IMMEDIATE; UPDATE; COMMIT: %s tx/s\n\n", num(v))
+	}
+	throughput(w, r)
+	backlog(w, r)
+	fairness(w, r)
+	targets(w, r)
+}
+
+func throughput(w io.Writer, r results) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "msgs/s (× goqite)\t1 worker\t2 workers\t4 workers\t8 workers\t")
+	for _, rw := range queueRows {
+		cells := []string{rw.label}
+		seen := false
+		for _, n := range workers {
+			v, ok := r.get(queue(n, rw.sub), "msgs/s")
+			g, gok := r.get(queue(n, "goqite"), "msgs/s")
+			switch {
+			case !ok:
+				cells = append(cells, "–")
+			case rw.sub == "goqite" || !gok:
+				cells = append(cells, num(v))
+			default:
+				cells = append(cells, fmt.Sprintf("%s  %.2f×", num(v), v/g))
+			}
+			seen = seen || ok
+		}
+		if seen {
+			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func backlog(w io.Writer, r results) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "backlog, 1 worker, msgs/s\t1,000 queued\t100,000 queued\t100k / 1k\t")
+	for _, rw := range []row{{"claim-finalize", "claim + finalize"}, {"fused", "fused step"}} {
+		small, ok1 := r.get("Backlog/"+rw.sub+"/queued=1000", "msgs/s")
+		large, ok2 := r.get("Backlog/"+rw.sub+"/queued=100000", "msgs/s")
+		if ok1 && ok2 {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", rw.label, num(small), num(large), large/small)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func fairness(w io.Writer, r results) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "fairness, 8 workers\tmsgs/s\tlongest wait\tp99 wait\tsmallest share\t")
+	for _, rw := range []row{
+		{"goqite", "goqite (SQLite busy handler)"},
+		{"claim-finalize", "claim + finalize (SQLite busy handler)"},
+		{"claim-finalize-retry", "claim + finalize, retry in Go"},
+		{"claim-finalize-fifo", "claim + finalize, queue, turn = 1 tx"},
+		{"claim-finalize-fair", "claim + finalize, fair queue (2 ms turns)"},
+		{"fused", "fused step (SQLite busy handler)"},
+		{"fused-fair", "fused step, fair queue"},
+	} {
+		name := queue(8, rw.sub)
+		v, ok := r.get(name, "msgs/s")
+		if !ok {
+			continue
+		}
+		maxw, _ := r.get(name, "max-wait-ms")
+		p99, _ := r.get(name, "p99-wait-ms")
+		share, _ := r.get(name, "min-share-%")
+		fmt.Fprintf(tw, "%s\t%s\t%.0f ms\t%.1f ms\t%.1f %%\t\n", rw.label, num(v), maxw, p99, share)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "(fair share is 12.5 %; a wait is one transaction call, from asking to done)")
+	fmt.Fprintln(w)
+}
+
+// targets checks the ratios issue 5 asks for.
+func targets(w io.Writer, r results) {
+	ratio := func(n int, sub string) (float64, bool) {
+		v, ok := r.get(queue(n, sub), "msgs/s")
+		g, gok := r.get(queue(n, "goqite"), "msgs/s")
+		return v / g, ok && gok
+	}
+	every := func(sub string, want float64) string {
+		var parts []string
+		pass := true
+		for _, n := range workers {
+			x, ok := ratio(n, sub)
+			if !ok {
+				return "not measured"
+			}
+			parts = append(parts, fmt.Sprintf("%.2f", x))
+			pass = pass && x >= want
+		}
+		return verdict(pass) + " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintln(w, "targets of issue 5:")
+	fmt.Fprintln(w, "  claim + finalize ≥ 1.0× goqite at 1, 2, 4, 8 workers:", every("claim-finalize", 1.0))
+	fmt.Fprintln(w, "  fused step ≥ 1.5× goqite at 1, 2, 4, 8 workers:", every("fused", 1.5))
+	if x, ok := ratio(1, "batch"); ok {
+		fmt.Fprintf(w, "  batch claim ≥ 3× goqite at 1 worker: %s (%.2f; batch claim with single finalizes %s)\n",
+			verdict(x >= 3), x, fmtRatio(ratio(1, "batch-claim")))
+	}
+	for _, sub := range []string{"claim-finalize", "fused"} {
+		small, ok1 := r.get("Backlog/"+sub+"/queued=1000", "msgs/s")
+		large, ok2 := r.get("Backlog/"+sub+"/queued=100000", "msgs/s")
+		if ok1 && ok2 {
+			fmt.Fprintf(w, "  %s with 100,000 queued within 15%% of 1,000: %s (%.2f)\n", sub, verdict(large >= 0.85*small), large/small)
+		}
+	}
+}
+
+func fmtRatio(x float64, ok bool) string {
+	if !ok {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// num renders v with thousands separators: 12,345.
+func num(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
