@@ -106,10 +106,10 @@ func TestFreeStartsAndStops(t *testing.T) {
 	l.press(">", ">", ">")
 	l.must("full speed")
 	l.pollUntil("processed all 6", func() bool { return l.processed() == 6 })
-	if l.m.free.polls == 0 {
-		t.Fatal("no poll result was taken")
-	}
 	l.pollUntil("said all are processed", func() bool { return strings.Contains(l.m.status.text, "all 6 messages Processed") })
+	if l.m.free.polls < freeStillPolls {
+		t.Fatalf("%d poll results taken, want at least %d", l.m.free.polls, freeStillPolls)
+	}
 	l.must("processed 6/6")
 
 	l.press("g")
@@ -124,6 +124,13 @@ func TestFreeStartsAndStops(t *testing.T) {
 	}
 	if l.m.free.polls != polls || l.m.busy {
 		t.Fatal("a poll tick of the stopped loop was taken")
+	}
+	// Stepping again. A worker whose last claim was blocked by a lease that has since been
+	// finalized waits for the clock (its next claim, empty, then ends it): + first. Moving the
+	// clock wakes every idle worker for one more empty claim.
+	l.press("+")
+	for i := 0; i < 10 && !l.m.frame.Done; i++ {
+		l.press("n")
 	}
 	l.press("n")
 	l.must("the scenario is done (PASS)")
