@@ -68,6 +68,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	case "list":
 		err = cmdList(args, stdout, stderr)
+	case "seed":
+		err = cmdSeed(ctx, args, stdout, stderr)
+	case "worker":
+		err = cmdWorker(ctx, args, stdout, stderr)
+	case "watch":
+		err = cmdWatch(ctx, args, stdin, stdout, stderr)
 	case "stress":
 		var code int
 		code, err = cmdStress(ctx, args, stdout, stderr)
@@ -111,6 +117,10 @@ Usage:
   leaselab run NAME|FILE       run a scenario headless; print and save its report
   leaselab list                list the built-in scenarios
   leaselab stress [flags]      real goroutine workers, random crashes, pauses and clock jumps
+  leaselab seed --db FILE      create (or reset) a shared database and fill it with payments
+  leaselab worker --db FILE --name W
+                               run one worker process against a shared database
+  leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
   leaselab help                this text
 
 Run "leaselab COMMAND --help" for a command's flags.
@@ -562,4 +572,147 @@ func bar(done, total, w int) string {
 	}
 	n := done * w / total
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
+}
+
+const seedUsage = `Usage: leaselab seed --db FILE [--messages N]
+
+Creates FILE as a leaselab database (or empties one that already is) and writes N payments,
+each with its outbox message in one transaction, for worker processes to share.
+`
+
+func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("seed", seedUsage, stderr)
+	path := fs.String("db", "", "the database file (required)")
+	n := fs.Int("messages", 6, "number of payments and outbox messages")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return usageFlag(err)
+	} else if len(pos) > 0 {
+		return usageError{fmt.Errorf("seed takes no arguments, got %q", pos[0])}
+	}
+	if *path == "" {
+		return usageError{errors.New("seed: --db FILE is required")}
+	}
+	if *n < 1 || *n > engine.MaxMessages {
+		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
+	}
+	db, err := store.Create(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := engine.Seed(ctx, engine.NewGateway(db), *n, time.Now().UTC()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "seeded %d payments with their outbox messages into %s\n", *n, db.Path())
+	return nil
+}
+
+const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
+
+Runs one worker, as its own process, against a database that other processes share (made with
+"leaselab seed"). It claims, processes and finalizes messages on the wall clock, printing every
+action, until no work is left (or it is stopped). Start several in several terminals and watch.
+`
+
+func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("worker", workerUsage, stderr)
+	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
+	name := fs.String("name", "", "the worker's name, written to LockedBy (required)")
+	lease := fs.Duration("lease", 2*time.Second, "lease length")
+	pace := fs.Duration("pace", 0, "pause after every action, e.g. 200ms, to watch it work")
+	poll := fs.Duration("poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
+	untilEmpty := fs.Bool("until-empty", true, "stop once no work is left (false: keep polling until stopped)")
+	toggles := map[string]*bool{}
+	for _, t := range engine.Toggles {
+		if t != engine.ToggleLeasing {
+			toggles[t] = fs.Bool(t, t != engine.ToggleHeartbeat, t+" on (=true) or off (=false)")
+		}
+	}
+	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return usageFlag(err)
+	} else if len(pos) > 0 {
+		return usageError{fmt.Errorf("worker takes no arguments, got %q", pos[0])}
+	}
+	switch {
+	case *path == "":
+		return usageError{errors.New("worker: --db FILE is required")}
+	case *name == "":
+		return usageError{errors.New("worker: --name is required")}
+	case *lease < time.Millisecond:
+		return usageError{fmt.Errorf("--lease %s: want at least 1ms", *lease)}
+	}
+	db, err := store.Open(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *hold > 0 {
+		db.HoldFinalize(*hold, func(key string) {
+			fmt.Fprintf(stdout, "%s %s holding its finalize transaction of %s open for %s\n",
+				engine.FormatClock(time.Now()), engine.WorkerName(*name), key, *hold)
+		})
+	}
+	st := engine.DefaultSettings()
+	st.Lease, st.HeartbeatEvery = *lease, *lease/3
+	for t, p := range toggles {
+		st.Set(t, *p)
+	}
+	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: st,
+		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name)}}}
+	sess, err := engine.NewSessionWith(ctx, sc, db, engine.SessionOptions{Clock: engine.NewWallClock(time.Now)})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	w := sess.Workers()[0]
+	var last engine.Event
+	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty,
+		OnEvent: func(e engine.Event) {
+			// A blocked worker polls again and again: print a blocked poll once per lease it waits on.
+			if e.Kind == engine.EvClaim && e.Outcome == "blocked" && last.Outcome == "blocked" && e.Key == last.Key && e.Until.Equal(last.Until) {
+				return
+			}
+			last = e
+			fmt.Fprintln(stdout, e.String())
+		}})
+	l := sess.Ledger().Worker(w.Name)
+	fmt.Fprintf(stdout, "%s done: %d claims won (%d reclaims), %d blocked, %d processed, %d finalized, %d rejected, %d busy retries\n",
+		w.Name, l.ClaimsWon, l.Reclaims, l.ClaimsBlocked, l.ProcessingAttempts, l.Finalized, l.RejectedFinalizes, l.BusyRetries)
+	return err
+}
+
+const watchUsage = `Usage: leaselab watch --db FILE [--interval 200ms]
+
+Opens the lab read-only on a database that worker processes share (made with "leaselab seed",
+worked by "leaselab worker" in other terminals): every row's Status, LockedBy and
+LockedUntilUtc with its lease bar against the wall clock, the counts, the processing rate, and
+who holds what. It never writes. It needs a terminal; p pauses the polling, q quits.
+`
+
+func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("watch", watchUsage, stderr)
+	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
+	interval := fs.Duration("interval", 200*time.Millisecond, "how often to read the database")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return usageFlag(err)
+	} else if len(pos) > 0 {
+		return usageError{fmt.Errorf("watch takes no arguments, got %q", pos[0])}
+	}
+	switch {
+	case *path == "":
+		return usageError{errors.New("watch: --db FILE is required")}
+	case *interval < 10*time.Millisecond:
+		return usageError{fmt.Errorf("--interval %s: want at least 10ms", *interval)}
+	}
+	// Open first: a file that is missing or not ours fails the same way with or without a terminal.
+	db, err := store.Open(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
+	}
+	return ui.Watch(ctx, ui.WatchConfig{DB: db, Path: db.Path(), Interval: *interval, Now: time.Now, In: stdin, Out: stdout})
 }

@@ -36,6 +36,12 @@ const (
 	OutcomeCommitted = "committed" // a finalize wrote its outcome
 	OutcomeRejected  = "rejected"  // a guarded finalize changed no row and rolled back
 	OutcomeViolation = "violation" // a finalize wrote without owning the row
+	OutcomeLoaded    = "loaded"    // a naive load found rows
+	OutcomeSelected  = "selected"  // a non-atomic claim read a candidate
+	OutcomeTaken     = "taken"     // a non-atomic claim's unconditional UPDATE
+	OutcomeRenewed   = "renewed"   // a heartbeat extended the lease
+	OutcomeLost      = "lost"      // a heartbeat found the lease gone
+	OutcomeHolding   = "holding"   // a worker crashed holding a lease
 )
 
 // Event is one line of the timeline: one transaction, one provider call, or one thing done to a
@@ -63,7 +69,7 @@ func (e Event) SetsLease() bool {
 	case EvTake:
 		return true
 	case EvRenew:
-		return e.Outcome == "renewed"
+		return e.Outcome == OutcomeRenewed
 	}
 	return false
 }

@@ -60,8 +60,8 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 			return nil
 		}
 		wait := opt.Pace
-		if !acted {
-			wait = opt.Poll
+		if !acted || ev.Outcome == OutcomeBlocked || ev.Outcome == OutcomeEmpty {
+			wait = max(opt.Poll, opt.Pace) // nothing to do: poll again later, not in a busy loop
 		}
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -102,6 +102,14 @@ func (s *Session) StartFree(ctx context.Context, pace time.Duration) *FreeRun {
 		}()
 	}
 	return f
+}
+
+// Err returns the errors of workers that have stopped on one so far, without waiting; the
+// other workers keep running.
+func (f *FreeRun) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
 }
 
 // Stop stops every worker at its next action boundary and waits for them.

@@ -314,7 +314,7 @@ func (w *Worker) load(ctx context.Context) (Event, error) {
 		return ev, nil
 	}
 	w.queue, w.phase = msgs, phaseLoaded
-	ev.Outcome = "loaded"
+	ev.Outcome = OutcomeLoaded
 	ev.Text = fmt.Sprintf("%s loaded %d pending %s (%s), no claim", w.Name, len(msgs), plural(len(msgs), "row"), keyRange(msgs))
 	return ev, nil
 }
@@ -378,7 +378,7 @@ func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, err
 		return Event{Kind: EvSelect, Outcome: OutcomeEmpty, Text: w.Name + " selected nothing: no claimable row"}, nil
 	}
 	w.held, w.leased, w.phase = m, false, phaseSelected
-	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: "selected",
+	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: OutcomeSelected,
 		Text: fmt.Sprintf("%s selected %s to claim (a plain read: nothing is locked yet)", w.Name, m.IdempotencyKey)}, nil
 }
 
@@ -390,7 +390,7 @@ func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, er
 	w.env.world.Add(1)
 	w.held, w.leased, w.phase = m, true, phaseClaimed
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Takes++; l.ClaimsWon++ })
-	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: "taken", Rows: 1, Until: m.LockedUntil,
+	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil,
 		Text: fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s",
 			w.Name, m.IdempotencyKey, m.LeaseVersion, FormatClock(m.LockedUntil))}, nil
 }
@@ -434,13 +434,13 @@ func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, e
 		// The lease is gone: someone reclaimed the message. Give it up rather than finish.
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LostRenewals++ })
 		w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
-		return Event{Kind: EvRenew, Key: key, Outcome: "lost",
+		return Event{Kind: EvRenew, Key: key, Outcome: OutcomeLost,
 			Text: fmt.Sprintf("%s heartbeat on %s: 0 rows affected, the lease is gone; it gives the message up", w.Name, key)}, nil
 	}
 	w.env.world.Add(1)
 	w.held.LockedUntil, w.renewAt = until, now.Add(s.HeartbeatEvery)
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Renewals++ })
-	return Event{Kind: EvRenew, Key: key, Outcome: "renewed", Rows: 1, Until: until,
+	return Event{Kind: EvRenew, Key: key, Outcome: OutcomeRenewed, Rows: 1, Until: until,
 		Text: fmt.Sprintf("%s heartbeat: renewed its lease on %s until %s", w.Name, key, FormatClock(until))}, nil
 }
 
@@ -522,7 +522,7 @@ func (w *Worker) crash() (Event, error) {
 	w.lastText = text
 	ev := Event{Kind: EvCrash, Key: key, Text: text}
 	if key != "" {
-		ev.Outcome = "holding"
+		ev.Outcome = OutcomeHolding
 	}
 	return ev, err
 }

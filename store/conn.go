@@ -15,7 +15,8 @@ import (
 // method is one transaction.
 type Conn struct {
 	db   *sql.DB
-	gate *writeGate // the DB's write-lock queue (Options.FairWriteLock), or nil
+	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
+	hold *finalizeHold // the DB's fault injection (HoldFinalize), or nil
 	// stmts holds the claim's and the finalize's statements, prepared once on this connection
 	// by Connect and read-only afterwards; see stmt.
 	stmts map[string]*sql.Stmt
@@ -35,7 +36,7 @@ func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 		c.Close()
 		return nil, &EnvError{Path: db.path, Err: describe(err)}
 	}
-	conn := &Conn{db: c, gate: db.gate, stmts: map[string]*sql.Stmt{}}
+	conn := &Conn{db: c, gate: db.gate, hold: db.hold, stmts: map[string]*sql.Stmt{}}
 	if err := conn.prepare(ctx); err != nil {
 		conn.Close()
 		return nil, &EnvError{Path: db.path, Err: err}
@@ -399,6 +400,7 @@ func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRe
 		sql.Named("key", req.Message.IdempotencyKey)); err != nil {
 		return res, fmt.Errorf("finalize %s: update payment: %w", req.Message.IdempotencyKey, describe(err))
 	}
+	c.hold.wait(ctx, req.Message.IdempotencyKey)
 	r, err := c.exec(ctx, tx, finalizeOutboxSQL(req.OwnershipCheck, req.Fencing),
 		sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
 		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion))

@@ -55,7 +55,8 @@ func (e *EnvError) Unwrap() error { return e.Err }
 type DB struct {
 	path  string
 	admin *sql.DB
-	gate  *writeGate // the write-lock queue of Options.FairWriteLock; nil when off
+	gate  *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
+	hold  *finalizeHold // fault injection for crash tests; nil when off
 }
 
 var _ engine.DB = (*DB)(nil)
