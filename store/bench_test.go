@@ -6,9 +6,9 @@ package store
 // synchronous=NORMAL, foreign keys, BEGIN IMMEDIATE). Every worker has its own connection and
 // goroutine. Run them with .ci/bench.sh, which prints one table.
 //
-// b.N is the number of messages processed; use -benchtime=Nx. A run seeds queued+b.N messages
-// and processes the oldest b.N, so at least `queued` messages stay queued behind the work.
-// Each run reports:
+// b.N is the number of messages processed (BenchmarkFairness: 4×b.N, as a long wait needs a long
+// run); use -benchtime=Nx. A run seeds queued+messages and processes the oldest, so at least
+// `queued` messages stay queued behind the work. Each run reports:
 //   - msgs/s: messages finalized (goqite: deleted) per second of wall time;
 //   - max-wait-ms, p99-wait-ms: the longest and the 99th-percentile transaction call, from
 //     asking to done; with several workers, almost all of it is the wait for the write lock;
@@ -17,7 +17,8 @@ package store
 //     programs on the machine.
 //
 // Runs that are compared sit next to each other (BenchmarkQueues interleaves goqite and
-// leaselab for each worker count), so that a noisy minute hits both.
+// leaselab for each worker count), so that a noisy minute hits both; with -count, the report
+// takes the median of the ratios of each pass.
 
 import (
 	"context"
@@ -83,7 +84,7 @@ func BenchmarkRawLimit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer upd.Close()
-	runWorkers(b, 1, waitSQLite, func(_ int, left *budget, st *workerStats) error {
+	runWorkers(b, b.N, 1, waitSQLite, func(_ int, left *budget, st *workerStats) error {
 		for i := 0; left.take(1) == 1; i++ {
 			err := st.timed(func() error {
 				return runTx(ctx, raw, func(tx *sql.Tx) error {
@@ -103,13 +104,32 @@ func BenchmarkRawLimit(b *testing.B) {
 // leaselabLoop is one worker's loop over its own connection.
 type leaselabLoop func(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error
 
+// run describes one benchmark run.
+type run struct {
+	workers int
+	wait    waitMode
+	queued  int // messages that stay queued behind the work
+	scale   int // messages per b.N; 0 means 1
+}
+
+// sizes returns how many messages the run processes and how many stay queued. The framework's
+// first call (b.N = 1) only probes: it gets a small database.
+func (r run) sizes(b *testing.B) (msgs, queued int) {
+	msgs, queued = b.N*max(r.scale, 1), r.queued
+	if b.N == 1 {
+		queued = min(queued, benchQueued)
+	}
+	return msgs, queued
+}
+
 // BenchmarkQueues compares, for each worker count, goqite's Receive + Delete with leaselab's
-// claim + finalize, fused step and batches; then claim + finalize and the fused step with the
-// fair write-lock queue, and (with several workers) claim + finalize with one transaction per
-// turn of the queue and with SQLITE_BUSY retried in Go.
+// claim + finalize, fused step and batches, then (with several workers) claim + finalize and
+// the fused step with the fair write-lock queue.
 func BenchmarkQueues(b *testing.B) {
 	for _, n := range []int{1, 2, 4, 8} {
-		b.Run(fmt.Sprintf("workers=%d/goqite", n), func(b *testing.B) { runGoqite(b, n) })
+		b.Run(fmt.Sprintf("workers=%d/goqite", n), func(b *testing.B) {
+			runGoqite(b, run{workers: n, queued: benchQueued})
+		})
 		for _, r := range []struct {
 			name string
 			wait waitMode
@@ -121,14 +141,12 @@ func BenchmarkQueues(b *testing.B) {
 			{"batch", waitSQLite, batchLoop},
 			{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
 			{"fused-fair", waitQueue, fusedLoop},
-			{"claim-finalize-fifo", waitFIFO, claimFinalizeLoop},
-			{"claim-finalize-retry", waitRetry, claimFinalizeLoop},
 		} {
-			if (r.wait == waitRetry || r.wait == waitFIFO) && n == 1 {
-				continue // one worker never finds the lock taken
+			if r.wait == waitQueue && n == 1 {
+				continue // one worker never waits: the same as without the queue
 			}
 			b.Run(fmt.Sprintf("workers=%d/%s", n, r.name), func(b *testing.B) {
-				runLeaselab(b, benchQueued, n, r.wait, r.loop)
+				runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued}, r.loop)
 			})
 		}
 	}
@@ -143,9 +161,36 @@ func BenchmarkBacklog(b *testing.B) {
 	}{{"claim-finalize", claimFinalizeLoop}, {"fused", fusedLoop}} {
 		for _, queued := range []int{1000, 100_000} {
 			b.Run(fmt.Sprintf("%s/queued=%d", r.name, queued), func(b *testing.B) {
-				runLeaselab(b, queued, 1, waitSQLite, r.loop)
+				runLeaselab(b, run{workers: 1, wait: waitSQLite, queued: queued}, r.loop)
 			})
 		}
+	}
+}
+
+// BenchmarkFairness runs 8 workers with each way of waiting for the write lock: SQLite's busy
+// handler (goqite and leaselab), a retry in Go with short random sleeps and busy_timeout 0, the
+// queue with one transaction per turn, and the fair queue of Options.FairWriteLock. Its runs
+// are 4 times longer than the others: a wait of a second needs a run of several.
+func BenchmarkFairness(b *testing.B) {
+	const n, scale = 8, 4
+	b.Run("workers=8/goqite", func(b *testing.B) {
+		runGoqite(b, run{workers: n, queued: benchQueued, scale: scale})
+	})
+	for _, r := range []struct {
+		name string
+		wait waitMode
+		loop leaselabLoop
+	}{
+		{"claim-finalize", waitSQLite, claimFinalizeLoop},
+		{"claim-finalize-retry", waitRetry, claimFinalizeLoop},
+		{"claim-finalize-fifo", waitFIFO, claimFinalizeLoop},
+		{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
+		{"fused", waitSQLite, fusedLoop},
+		{"fused-fair", waitQueue, fusedLoop},
+	} {
+		b.Run("workers=8/"+r.name, func(b *testing.B) {
+			runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued, scale: scale}, r.loop)
+		})
 	}
 }
 
@@ -279,13 +324,13 @@ func finReq(w int, m engine.Message) engine.FinalizeRequest {
 		OwnershipCheck: true, Fencing: true}
 }
 
-// runLeaselab runs loop on n workers, each on its own connection, over a fresh database with
-// queued+b.N messages.
-func runLeaselab(b *testing.B, queued, n int, wait waitMode, loop leaselabLoop) {
-	db := benchDB(b, queued+b.N)
-	conns := benchConns(b, db, n, wait)
+// runLeaselab runs loop on r.workers workers, each on its own connection, over a fresh database.
+func runLeaselab(b *testing.B, r run, loop leaselabLoop) {
+	msgs, queued := r.sizes(b)
+	db := benchDB(b, queued+msgs)
+	conns := benchConns(b, db, r.workers, r.wait)
 	ctx := context.Background()
-	runWorkers(b, n, wait, func(w int, left *budget, st *workerStats) error {
+	runWorkers(b, msgs, r.workers, r.wait, func(w int, left *budget, st *workerStats) error {
 		return loop(ctx, conns[w], w, left, st)
 	})
 }
@@ -366,10 +411,11 @@ end;
 
 create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);`
 
-// runGoqite runs goqite's Receive + Delete (two transactions per message) on n workers, each on
-// its own connection opened with leaselab's DSN, over benchQueued+b.N messages whose bodies are
+// runGoqite runs goqite's Receive + Delete (two transactions per message) on r.workers workers,
+// each on its own connection opened with leaselab's DSN, over messages whose bodies are
 // leaselab's payloads.
-func runGoqite(b *testing.B, n int) {
+func runGoqite(b *testing.B, r run) {
+	msgs, queued := r.sizes(b)
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "goqite.db")
 	admin, err := openPool(path, false, 1)
@@ -381,7 +427,7 @@ func runGoqite(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	q := goqite.New(goqite.NewOpts{DB: admin, Name: "bench", Timeout: time.Hour})
-	total := benchQueued + b.N
+	total := queued + msgs
 	err = runTx(ctx, admin, func(tx *sql.Tx) error {
 		for i := 1; i <= total; i++ {
 			if err := q.SendTx(ctx, tx, goqite.Message{Body: []byte(seedPayment(i, total, benchT0).Payload)}); err != nil {
@@ -396,7 +442,7 @@ func runGoqite(b *testing.B, n int) {
 	if _, err := admin.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		b.Fatal(err)
 	}
-	queues := make([]*goqite.Queue, n)
+	queues := make([]*goqite.Queue, r.workers)
 	for i := range queues {
 		c, err := openPool(path, true, 1)
 		if err != nil {
@@ -405,7 +451,7 @@ func runGoqite(b *testing.B, n int) {
 		defer c.Close()
 		queues[i] = goqite.New(goqite.NewOpts{DB: c, Name: "bench", Timeout: time.Hour})
 	}
-	runWorkers(b, n, waitSQLite, func(w int, left *budget, st *workerStats) error {
+	runWorkers(b, msgs, r.workers, waitSQLite, func(w int, left *budget, st *workerStats) error {
 		q := queues[w]
 		for left.take(1) == 1 {
 			var m *goqite.Message
@@ -460,15 +506,16 @@ func (b *budget) take(n int) int {
 	}
 }
 
-// runWorkers runs work on n workers at once, times the whole run and reports the metrics.
-func runWorkers(b *testing.B, n int, wait waitMode, work func(w int, left *budget, st *workerStats) error) {
+// runWorkers runs work on n workers at once until msgs messages are done, times the whole run
+// and reports the metrics.
+func runWorkers(b *testing.B, msgs, n int, wait waitMode, work func(w int, left *budget, st *workerStats) error) {
 	b.Helper()
 	var left budget
-	left.left.Store(int64(b.N))
+	left.left.Store(int64(msgs))
 	stats := make([]workerStats, n)
 	for i := range stats {
 		stats[i].retryBusy = wait == waitRetry
-		stats[i].calls = make([]time.Duration, 0, 2*b.N/n+2)
+		stats[i].calls = make([]time.Duration, 0, 2*msgs/n+2)
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -493,17 +540,18 @@ func runWorkers(b *testing.B, n int, wait waitMode, work func(w int, left *budge
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
-	total, least := 0, b.N
+	total, least := 0, msgs
 	var calls []time.Duration
 	for _, s := range stats {
 		total += s.done
 		least = min(least, s.done)
 		calls = append(calls, s.calls...)
 	}
-	if total != b.N {
-		b.Fatalf("%d messages done, want %d", total, b.N)
+	if total != msgs {
+		b.Fatalf("%d messages done, want %d", total, msgs)
 	}
 	slices.Sort(calls)
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(total), "ns/op")
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "msgs/s")
 	b.ReportMetric(ms(calls[len(calls)-1]), "max-wait-ms")
 	b.ReportMetric(ms(calls[len(calls)*99/100]), "p99-wait-ms")

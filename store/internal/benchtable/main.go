@@ -61,15 +61,39 @@ func parse(r io.Reader) (results, error) {
 
 // get is the median of name's samples in unit; ok is false when there are none.
 func (r results) get(name, unit string) (float64, bool) {
-	s := slices.Clone(r[name][unit])
-	if len(s) == 0 {
+	if len(r[name][unit]) == 0 {
 		return 0, false
 	}
+	return median(r[name][unit]), true
+}
+
+// ratio is the median of name's msgs/s over base's, pass by pass when both ran the same number
+// of times (with -count, runs of one pass sit next to each other in time, so a noisy minute
+// cancels out), otherwise the ratio of the medians.
+func (r results) ratio(name, base string) (float64, bool) {
+	a, b := r[name]["msgs/s"], r[base]["msgs/s"]
+	if len(a) == 0 || len(b) == 0 {
+		return 0, false
+	}
+	if len(a) != len(b) {
+		x, _ := r.get(name, "msgs/s")
+		y, _ := r.get(base, "msgs/s")
+		return x / y, true
+	}
+	q := make([]float64, len(a))
+	for i := range a {
+		q[i] = a[i] / b[i]
+	}
+	return median(q), true
+}
+
+func median(s []float64) float64 {
+	s = slices.Clone(s)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
-		return s[len(s)/2], true
+		return s[len(s)/2]
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // runs is how many samples the report's figures are medians of.

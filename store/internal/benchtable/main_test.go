@@ -11,7 +11,10 @@ BenchmarkQueues/workers=1/goqite-2 5000 200000 ns/op 5000 msgs/s
 BenchmarkQueues/workers=1/goqite-2 5000 200000 ns/op 4000 msgs/s
 BenchmarkQueues/workers=1/goqite-2 5000 200000 ns/op 6000 msgs/s
 BenchmarkQueues/workers=1/claim-finalize-2 5000 200000 ns/op 5500 msgs/s
+BenchmarkQueues/workers=1/claim-finalize-2 5000 200000 ns/op 4000 msgs/s
+BenchmarkQueues/workers=1/claim-finalize-2 5000 200000 ns/op 7200 msgs/s
 BenchmarkQueues/workers=1/batch-2 5000 200000 ns/op 16000 msgs/s
+BenchmarkFairness/workers=8/claim-finalize-fair-2 20000 1 ns/op 12 max-wait-ms 3 p99-wait-ms 12.4 min-share-% 3000 msgs/s
 BenchmarkBacklog/fused/queued=1000-2 5000 1 ns/op 7000 msgs/s
 BenchmarkBacklog/fused/queued=100000-2 5000 1 ns/op 6500 msgs/s
 PASS
@@ -30,7 +33,9 @@ func TestParseAndMedian(t *testing.T) {
 	}
 	var out strings.Builder
 	report(&out, r)
-	for _, want := range []string{"24,000 tx/s", "5,500  1.10×", "16,000  3.20×", "7,000", "0.93", "batch claim ≥ 3× goqite at 1 worker: met"} {
+	// claim-finalize over goqite, pass by pass: 5500/5000, 4000/4000, 7200/6000 → median 1.10.
+	for _, want := range []string{"24,000 tx/s", "5,500  1.10×", "16,000  3.20×", "7,000", "0.93",
+		"batch claim ≥ 3× goqite at 1 worker: met", "fair queue (2 ms turns)", "12 ms", "12.4 %"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

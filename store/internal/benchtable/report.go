@@ -9,7 +9,7 @@ import (
 
 var workers = []int{1, 2, 4, 8}
 
-// row is one line of the throughput table: the sub-benchmark of BenchmarkQueues and its label.
+// row is one line of a table: the sub-benchmark and its label.
 type row struct{ sub, label string }
 
 var queueRows = []row{
@@ -20,16 +20,29 @@ var queueRows = []row{
 	{"batch", "batch claim + batch finalize, K=16"},
 	{"claim-finalize-fair", "claim + finalize, fair queue"},
 	{"fused-fair", "fused step, fair queue"},
-	{"claim-finalize-fifo", "claim + finalize, queue, turn = 1 tx"},
-	{"claim-finalize-retry", "claim + finalize, retry in Go"},
+}
+
+var fairRows = []row{
+	{"goqite", "goqite (SQLite busy handler)"},
+	{"claim-finalize", "claim + finalize (SQLite busy handler)"},
+	{"claim-finalize-retry", "claim + finalize, busy_timeout 0 + retry in Go"},
+	{"claim-finalize-fifo", "claim + finalize, queue, 1 transaction a turn"},
+	{"claim-finalize-fair", "claim + finalize, fair queue (2 ms turns)"},
+	{"fused", "fused step (SQLite busy handler)"},
+	{"fused-fair", "fused step, fair queue (2 ms turns)"},
 }
 
 func queue(n int, sub string) string { return fmt.Sprintf("Queues/workers=%d/%s", n, sub) }
 
+func backlogName(sub string, queued int) string {
+	return fmt.Sprintf("Backlog/%s/queued=%d", sub, queued)
+}
+
 func report(w io.Writer, r results) {
-	fmt.Fprintf(w, "Medians of %d runs per benchmark; 1,000 messages queued behind the work unless said.\n\n", r.runs())
+	fmt.Fprintf(w, "Medians of %d runs; ratios are medians of the ratios of runs made side by side.\n", r.runs())
+	fmt.Fprintf(w, "1,000 messages stay queued behind the work unless said.\n\n")
 	if v, ok := r.get("RawLimit", "msgs/s"); ok {
-		fmt.Fprintf(w, "Raw limit, one connection, BEGIN IMMEDIATE; UPDATE; COMMIT: %s tx/s\n\n", num(v))
+		fmt.Fprintf(w, "raw limit, one connection, BEGIN IMMEDIATE; UPDATE; COMMIT: %s tx/s\n\n", num(v))
 	}
 	throughput(w, r)
 	backlog(w, r)
@@ -45,14 +58,14 @@ func throughput(w io.Writer, r results) {
 		seen := false
 		for _, n := range workers {
 			v, ok := r.get(queue(n, rw.sub), "msgs/s")
-			g, gok := r.get(queue(n, "goqite"), "msgs/s")
+			x, xok := r.ratio(queue(n, rw.sub), queue(n, "goqite"))
 			switch {
 			case !ok:
 				cells = append(cells, "–")
-			case rw.sub == "goqite" || !gok:
+			case rw.sub == "goqite" || !xok:
 				cells = append(cells, num(v))
 			default:
-				cells = append(cells, fmt.Sprintf("%s  %.2f×", num(v), v/g))
+				cells = append(cells, fmt.Sprintf("%s  %.2f×", num(v), x))
 			}
 			seen = seen || ok
 		}
@@ -68,10 +81,11 @@ func backlog(w io.Writer, r results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "backlog, 1 worker, msgs/s\t1,000 queued\t100,000 queued\t100k / 1k\t")
 	for _, rw := range []row{{"claim-finalize", "claim + finalize"}, {"fused", "fused step"}} {
-		small, ok1 := r.get("Backlog/"+rw.sub+"/queued=1000", "msgs/s")
-		large, ok2 := r.get("Backlog/"+rw.sub+"/queued=100000", "msgs/s")
+		small, ok1 := r.get(backlogName(rw.sub, 1000), "msgs/s")
+		large, ok2 := r.get(backlogName(rw.sub, 100_000), "msgs/s")
+		x, _ := r.ratio(backlogName(rw.sub, 100_000), backlogName(rw.sub, 1000))
 		if ok1 && ok2 {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", rw.label, num(small), num(large), large/small)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", rw.label, num(small), num(large), x)
 		}
 	}
 	tw.Flush()
@@ -81,42 +95,33 @@ func backlog(w io.Writer, r results) {
 func fairness(w io.Writer, r results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "fairness, 8 workers\tmsgs/s\tlongest wait\tp99 wait\tsmallest share\t")
-	for _, rw := range []row{
-		{"goqite", "goqite (SQLite busy handler)"},
-		{"claim-finalize", "claim + finalize (SQLite busy handler)"},
-		{"claim-finalize-retry", "claim + finalize, retry in Go"},
-		{"claim-finalize-fifo", "claim + finalize, queue, turn = 1 tx"},
-		{"claim-finalize-fair", "claim + finalize, fair queue (2 ms turns)"},
-		{"fused", "fused step (SQLite busy handler)"},
-		{"fused-fair", "fused step, fair queue"},
-	} {
-		name := queue(8, rw.sub)
+	seen := false
+	for _, rw := range fairRows {
+		name := "Fairness/workers=8/" + rw.sub
 		v, ok := r.get(name, "msgs/s")
 		if !ok {
 			continue
 		}
+		seen = true
 		maxw, _ := r.get(name, "max-wait-ms")
 		p99, _ := r.get(name, "p99-wait-ms")
 		share, _ := r.get(name, "min-share-%")
 		fmt.Fprintf(tw, "%s\t%s\t%.0f ms\t%.1f ms\t%.1f %%\t\n", rw.label, num(v), maxw, p99, share)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(fair share is 12.5 %; a wait is one transaction call, from asking to done)")
-	fmt.Fprintln(w)
+	if seen {
+		fmt.Fprintln(w, "(a wait is one transaction call, from asking to done; a fair share is 12.5 %)")
+		fmt.Fprintln(w)
+	}
 }
 
 // targets checks the ratios issue 5 asks for.
 func targets(w io.Writer, r results) {
-	ratio := func(n int, sub string) (float64, bool) {
-		v, ok := r.get(queue(n, sub), "msgs/s")
-		g, gok := r.get(queue(n, "goqite"), "msgs/s")
-		return v / g, ok && gok
-	}
 	every := func(sub string, want float64) string {
 		var parts []string
 		pass := true
 		for _, n := range workers {
-			x, ok := ratio(n, sub)
+			x, ok := r.ratio(queue(n, sub), queue(n, "goqite"))
 			if !ok {
 				return "not measured"
 			}
@@ -128,15 +133,14 @@ func targets(w io.Writer, r results) {
 	fmt.Fprintln(w, "targets of issue 5:")
 	fmt.Fprintln(w, "  claim + finalize ≥ 1.0× goqite at 1, 2, 4, 8 workers:", every("claim-finalize", 1.0))
 	fmt.Fprintln(w, "  fused step ≥ 1.5× goqite at 1, 2, 4, 8 workers:", every("fused", 1.5))
-	if x, ok := ratio(1, "batch"); ok {
-		fmt.Fprintf(w, "  batch claim ≥ 3× goqite at 1 worker: %s (%.2f; batch claim with single finalizes %s)\n",
-			verdict(x >= 3), x, fmtRatio(ratio(1, "batch-claim")))
+	if x, ok := r.ratio(queue(1, "batch"), queue(1, "goqite")); ok {
+		y, yok := r.ratio(queue(1, "batch-claim"), queue(1, "goqite"))
+		fmt.Fprintf(w, "  batch claim ≥ 3× goqite at 1 worker: %s (%.2f; with single finalizes %s)\n",
+			verdict(x >= 3), x, fmtRatio(y, yok))
 	}
 	for _, sub := range []string{"claim-finalize", "fused"} {
-		small, ok1 := r.get("Backlog/"+sub+"/queued=1000", "msgs/s")
-		large, ok2 := r.get("Backlog/"+sub+"/queued=100000", "msgs/s")
-		if ok1 && ok2 {
-			fmt.Fprintf(w, "  %s with 100,000 queued within 15%% of 1,000: %s (%.2f)\n", sub, verdict(large >= 0.85*small), large/small)
+		if x, ok := r.ratio(backlogName(sub, 100_000), backlogName(sub, 1000)); ok {
+			fmt.Fprintf(w, "  %s with 100,000 queued within 15%% of 1,000: %s (%.2f)\n", sub, verdict(x >= 0.85), x)
 		}
 	}
 }
