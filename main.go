@@ -19,7 +19,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"leaselab/assets"
@@ -45,7 +47,7 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -55,6 +57,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd := "lab"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(stdout, mainUsage)
+		fmt.Fprintln(stdout, "\nThe lab's flags: leaselab lab --help.")
+		return exitOK
 	}
 	var err error
 	switch cmd {
@@ -104,7 +110,13 @@ func report(err error, stderr io.Writer) int {
 			fmt.Fprint(stderr, mainUsage)
 		}
 		return exitUsage
-	case errors.As(err, &se) && errors.Is(err, engine.ErrNotNow):
+	case errors.As(err, &se):
+		// A script step that could not be carried out is the scenario's fault, unless the
+		// database under it failed.
+		var env *store.EnvError
+		if errors.As(err, &env) || errors.Is(err, engine.ErrBusy) {
+			return exitEnvError
+		}
 		return exitUsage
 	}
 	return exitEnvError
@@ -137,22 +149,38 @@ type scenarioFlags struct {
 	toggles  map[string]*bool
 }
 
-func (f *scenarioFlags) register(fs *flag.FlagSet) {
+// register defines the flags; declared says what an unset flag means ("as the scenario
+// declares", or the command's own defaults).
+func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
+	def := func(name string) string {
+		if d, ok := declared[name]; ok {
+			return d
+		}
+		return "as the scenario declares"
+	}
 	fs.StringVar(&f.db, "db", "", "keep the database in this file (default: a temporary folder, removed at exit)")
-	fs.IntVar(&f.workers, "workers", 0, "number of workers (default: as the scenario declares)")
-	fs.IntVar(&f.messages, "messages", 0, "number of payments and outbox messages (default: as declared)")
-	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: as declared)")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: as declared)")
+	fs.IntVar(&f.workers, "workers", 0, "number of workers (default: "+def("workers")+")")
+	fs.IntVar(&f.messages, "messages", 0, "number of payments and outbox messages (default: "+def("messages")+")")
+	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
 	f.toggles = map[string]*bool{}
-	for _, t := range engine.Toggles {
-		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: as declared)", t))
+	for _, t := range engine.ToggleNames() {
+		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
 	}
 }
 
-// overrides returns what was set on the command line.
-func (f *scenarioFlags) overrides(fs *flag.FlagSet) engine.Overrides {
+// overrides returns what was set on the command line. A count or length set to 0 is refused,
+// not read as "as declared".
+func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
 	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}}
+	var err error
 	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case fl.Name == "workers" && f.workers <= 0, fl.Name == "messages" && f.messages <= 0:
+			err = fmt.Errorf("--%s %s: want at least 1", fl.Name, fl.Value)
+		case fl.Name == "lease" && f.lease <= 0:
+			err = fmt.Errorf("--lease %s: want a positive duration, e.g. 500ms", fl.Value)
+		}
 		if p, ok := f.toggles[fl.Name]; ok {
 			o.Toggles[fl.Name] = *p
 		}
@@ -160,7 +188,7 @@ func (f *scenarioFlags) overrides(fs *flag.FlagSet) engine.Overrides {
 			o.Seed = &f.seed
 		}
 	})
-	return o
+	return o, err
 }
 
 // parseInterleaved parses flags that may come before or after positional arguments.
@@ -188,7 +216,11 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	if err != nil {
 		return nil, err
 	}
-	if err := sc.Apply(f.overrides(fs)); err != nil {
+	o, err := f.overrides(fs)
+	if err == nil {
+		err = sc.Apply(o)
+	}
+	if err != nil {
 		return nil, usageError{err}
 	}
 	return sc, nil
@@ -262,7 +294,7 @@ the safety checks and the verdict. The same text is saved as a timestamped repor
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("run", runUsage, stderr)
 	var sf scenarioFlags
-	sf.register(fs)
+	sf.register(fs, nil)
 	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
 	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
 	compare := fs.Bool("compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
@@ -275,7 +307,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
 	}
 	if *compare {
-		return runCompare(ctx, pos[0], &sf, fs, *asJSON, stdout)
+		conflict := ""
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == engine.ToggleLeasing || fl.Name == engine.ToggleFencing {
+				conflict = fl.Name
+			}
+		})
+		if conflict != "" {
+			return 0, usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
+		}
+		return runCompare(ctx, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
 	}
 	sc, err := loadScenario(pos[0], &sf, fs)
 	if err != nil {
@@ -350,7 +391,7 @@ var compareModes = []struct {
 
 // runCompare runs one scenario three ways, each on its own fresh database, and prints one table
 // of their ledgers. It exits 0 when all three runs complete: the point is the comparison.
-func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, stdout io.Writer) (int, error) {
+func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
 	var labels []string
 	var sums []*engine.Summary
 	for _, m := range compareModes {
@@ -365,6 +406,16 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 		if err != nil {
 			return 0, err
 		}
+		if reportDir != "" {
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				return 0, err
+			}
+			name := sc.Name + "-" + strings.ReplaceAll(m.label, "+", "-")
+			if rep.Summary.ReportFile, err = saveReport(reportDir, name, rep.RunAt, text.String()); err != nil {
+				return 0, err
+			}
+		}
 		labels, sums = append(labels, m.label), append(sums, rep.Summary)
 	}
 	if asJSON {
@@ -374,7 +425,15 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 		}
 		return exitOK, writeJSON(stdout, out)
 	}
-	return exitOK, engine.WriteCompare(stdout, labels, sums)
+	if err := engine.WriteCompare(stdout, labels, sums); err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if s.ReportFile != "" {
+			fmt.Fprintf(stdout, "Report saved (%s): %s\n", labels[i], s.ReportFile)
+		}
+	}
+	return exitOK, nil
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -417,7 +476,7 @@ the lab for its keys. It needs a terminal; for pipes and scripts use "leaselab r
 func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lab", labUsage, stderr)
 	var sf scenarioFlags
-	sf.register(fs)
+	sf.register(fs, nil)
 	start := fs.String("scenario", assets.Order[0], "scenario to open: a built-in name or a file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -488,10 +547,12 @@ the seed that reproduces its conditions.
 func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("stress", stressUsage, stderr)
 	var sf scenarioFlags
-	sf.register(fs)
+	sf.register(fs, map[string]string{"workers": "8", "messages": "5000", "lease": "200ms", "seed": "0",
+		engine.ToggleLeasing: "on", engine.ToggleAtomicClaim: "on", engine.ToggleOwnershipCheck: "on",
+		engine.ToggleFencing: "on", engine.ToggleHeartbeat: "off"})
 	crash := fs.Float64("crash-rate", 0.01, "chance per action that the worker crashes (then restarts)")
-	pause := fs.Float64("pause-rate", -1, "chance per action that the worker pauses (default: the crash rate)")
-	jump := fs.Float64("jump-rate", -1, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
+	pause := fs.Float64("pause-rate", 0, "chance per action that the worker pauses (default: the crash rate)")
+	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run")
 	if pos, err := parseInterleaved(fs, args); err != nil {
@@ -499,11 +560,16 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	} else if len(pos) > 0 {
 		return 0, usageError{fmt.Errorf("stress takes no arguments, got %q", pos[0])}
 	}
-	if *pause < 0 {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["pause-rate"] {
 		*pause = *crash
 	}
-	if *jump < 0 {
+	if !set["jump-rate"] {
 		*jump = *crash
+	}
+	if *timeout <= 0 {
+		return 0, usageError{fmt.Errorf("--timeout %s: want a positive duration", *timeout)}
 	}
 	for name, r := range map[string]float64{"--crash-rate": *crash, "--pause-rate": *pause, "--jump-rate": *jump} {
 		if r < 0 || r > 0.5 {
@@ -517,7 +583,11 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	sc.Settings.Fencing = true
 	sc.Settings.Lease = 200 * time.Millisecond
 	sc.SetWorkers(8)
-	if err := sc.Apply(sf.overrides(fs)); err != nil {
+	o, err := sf.overrides(fs)
+	if err == nil {
+		err = sc.Apply(o)
+	}
+	if err != nil {
 		return 0, usageError{err}
 	}
 	showProgress := isTerminal(stderr)
@@ -574,6 +644,9 @@ func bar(done, total, w int) string {
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
 }
 
+// workerNameRE is what a worker process's --name may be: it goes into LockedBy.
+var workerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+
 const seedUsage = `Usage: leaselab seed --db FILE [--messages N]
 
 Creates FILE as a leaselab database (or empties one that already is) and writes N payments,
@@ -600,7 +673,8 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer db.Close()
-	if err := engine.Seed(ctx, engine.NewGateway(db), *n, time.Now().UTC()); err != nil {
+	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
+	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "seeded %d payments with their outbox messages into %s\n", *n, db.Path())
@@ -623,7 +697,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	poll := fs.Duration("poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
 	untilEmpty := fs.Bool("until-empty", true, "stop once no work is left (false: keep polling until stopped)")
 	toggles := map[string]*bool{}
-	for _, t := range engine.Toggles {
+	for _, t := range engine.ToggleNames() {
 		if t != engine.ToggleLeasing {
 			toggles[t] = fs.Bool(t, t != engine.ToggleHeartbeat, t+" on (=true) or off (=false)")
 		}
@@ -639,8 +713,12 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{errors.New("worker: --db FILE is required")}
 	case *name == "":
 		return usageError{errors.New("worker: --name is required")}
-	case *lease < time.Millisecond:
-		return usageError{fmt.Errorf("--lease %s: want at least 1ms", *lease)}
+	case !workerNameRE.MatchString(*name):
+		return usageError{fmt.Errorf("--name %q: letters, digits, '-' and '_', up to 32, starting with a letter or digit", *name)}
+	case *lease < 2*time.Millisecond:
+		return usageError{fmt.Errorf("--lease %s: want at least 2ms", *lease)}
+	case *pace < 0, *poll < 0, *hold < 0:
+		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
 	}
 	db, err := store.Open(ctx, *path)
 	if err != nil {
@@ -654,7 +732,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		})
 	}
 	st := engine.DefaultSettings()
-	st.Lease, st.HeartbeatEvery = *lease, *lease/3
+	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
 	for t, p := range toggles {
 		st.Set(t, *p)
 	}

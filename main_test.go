@@ -88,6 +88,15 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"list", "x"}, "list takes no arguments"},
 		{[]string{"--scenario", "before"}, "needs a terminal"},
+		{[]string{"run", "before", "--workers", "0"}, "--workers 0: want at least 1"},
+		{[]string{"run", "before", "--lease", "0s"}, "--lease 0s: want a positive duration"},
+		{[]string{"run", "before", "--compare", "--fencing=true"}, "--compare sets --leasing and --fencing itself"},
+		{[]string{"stress", "--crash-rate", "2"}, "--crash-rate 2: want 0 to 0.5"},
+		{[]string{"stress", "--timeout", "0s"}, "--timeout 0s"},
+		{[]string{"seed"}, "--db FILE is required"},
+		{[]string{"worker", "--db", "x.db"}, "--name is required"},
+		{[]string{"worker", "--db", "x.db", "--name", "A B"}, `--name "A B"`},
+		{[]string{"watch"}, "--db"},
 	}
 	for _, c := range cases {
 		code, _, stderr := cli(t, c.args...)
@@ -145,16 +154,35 @@ func TestDBFlagKeepsTheDatabase(t *testing.T) {
 }
 
 func TestExpectationsNotMetExit1(t *testing.T) {
-	// after, with leasing switched off, declares no expectation for that setting: it expects the
-	// checks to pass, and they do not.
+	// before declares what happens with leasing on too: each message once.
 	code, _, _ := cli(t, "run", "before", "--leasing=true", "--report-dir", "")
 	if code != exitOK {
 		t.Fatalf("before --leasing=true: exit %d, want 0 (it declares that case)", code)
 	}
+	// A scenario whose expectation the run does not meet exits 1.
 	path := filepath.Join(t.TempDir(), "strict.scenario")
 	os.WriteFile(path, []byte("name: strict\nleasing: off\nexpect:\n  processed_more_than_once = 0\n"), 0o644)
 	if code, _, _ := cli(t, "run", path, "--report-dir", ""); code != exitExpect {
 		t.Fatalf("unmet expectation: exit %d, want 1", code)
+	}
+}
+
+// A script step that cannot be carried out is a scenario error (exit 2), naming file:line.
+func TestScriptErrorExit2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.scenario")
+	os.WriteFile(path, []byte("name: bad\nmessages: 1\nsteps:\n  A claim PAY-999\n"), 0o644)
+	code, _, stderr := cli(t, "run", path, "--report-dir", "")
+	if code != exitUsage || !strings.Contains(stderr, path+":4:") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming %s:4", code, stderr, path)
+	}
+}
+
+func TestMainHelpListsCommands(t *testing.T) {
+	code, out, _ := cli(t, "--help")
+	for _, cmd := range []string{"run NAME|FILE", "list", "stress", "seed --db", "worker --db", "watch"} {
+		if code != exitOK || !strings.Contains(out, cmd) {
+			t.Errorf("leaselab --help (exit %d) does not list %q", code, cmd)
+		}
 	}
 }
 
@@ -163,7 +191,7 @@ func TestListAndHelp(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "before") || !strings.Contains(out, "after") {
 		t.Fatalf("list: exit %d\n%s", code, out)
 	}
-	for _, cmd := range []string{"run", "list", "lab"} {
+	for _, cmd := range []string{"run", "list", "lab", "stress", "seed", "worker", "watch"} {
 		code, _, stderr := cli(t, cmd, "--help")
 		if code != exitOK || !strings.Contains(stderr, "Usage: leaselab") {
 			t.Errorf("%s --help: exit %d, %q", cmd, code, stderr)

@@ -256,3 +256,68 @@ func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
 	}
 	t.Logf("attempts %d, re-processed %d, violations %d, rejected %d", sum.ProcessingAttempts, sum.ProcessedMoreThanOnce, sum.OwnershipViolations, sum.RejectedFinalizes)
 }
+
+// The same worker, restarted, may reclaim the lease its crashed self held: that is recovery too,
+// and the message counts as processed once.
+func TestRecoveryBySelfAfterRestart(t *testing.T) {
+	sc := scenario(t, "", "name: t\nmessages: 1\nworkers: A\nlease: 500ms\nsteps:\n  A claim\n  A crash\n  A restart\n  clock past-lease\n  A run\n")
+	_, sum := runToEnd(t, sc)
+	if len(sum.Recovery) != 1 || !sum.Recovery[0].OK || sum.Recovery[0].ReclaimedBy != "Worker-A" || sum.Recovery[0].ProcessedTimes != 1 {
+		t.Fatalf("recovery = %+v", sum.Recovery)
+	}
+}
+
+// A crash after the provider call: the reclaimer processes the message again (at-least-once);
+// the recovery proof counts only processing under the new lease.
+func TestRecoveryCountsOnlyTheNewLease(t *testing.T) {
+	sc := scenario(t, "", "name: t\nmessages: 1\nworkers: A B\nlease: 500ms\nsteps:\n  A claim\n  A check\n  A crash\n  clock past-lease\n  B run\n")
+	_, sum := runToEnd(t, sc)
+	r := sum.Recovery
+	if len(r) != 1 || !r[0].OK || r[0].ProcessedTimes != 1 || sum.ProcessedMoreThanOnce != 1 || sum.FinalizedMoreThanOnce != 0 {
+		t.Fatalf("recovery %+v, re-processed %d, finalized twice %d", r, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce)
+	}
+}
+
+// A script's claim is the worker's poll under the current settings: a bulk load with leasing
+// off, a select and a take with the atomic claim off.
+func TestScriptClaimFollowsTheSettings(t *testing.T) {
+	for _, c := range []struct {
+		flags map[string]bool
+		kinds string
+	}{
+		{map[string]bool{}, "claim"},
+		{map[string]bool{engine.ToggleLeasing: false}, "load"},
+		{map[string]bool{engine.ToggleAtomicClaim: false}, "select take"},
+	} {
+		sc := scenario(t, "", "name: t\nmessages: 2\nworkers: A\nsteps:\n  A claim\n")
+		if err := sc.Apply(engine.Overrides{Toggles: c.flags}); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := runToEnd(t, sc)
+		var kinds []string
+		for _, e := range s.Ledger().Events() {
+			kinds = append(kinds, string(e.Kind))
+		}
+		if got := strings.Join(kinds, " "); got != c.kinds {
+			t.Errorf("%v: events %q, want %q", c.flags, got, c.kinds)
+		}
+	}
+}
+
+// The verdict can name the checks that decide it; the others are shown but do not fail it.
+func TestVerdictChecks(t *testing.T) {
+	src := "name: t\nmessages: 1\nworkers: A B\nverdict-checks: written-once\nleasing: off\n"
+	_, sum := runToEnd(t, scenario(t, "", src))
+	if sum.Passed {
+		t.Fatal("leasing off wrote outcomes twice, yet the verdict passed")
+	}
+	_, sum = runToEnd(t, scenario(t, "", strings.Replace(src, "written-once", "no-duplicate-rows", 1)))
+	if !sum.Passed {
+		t.Fatal("no-duplicate-rows holds; the verdict should pass")
+	}
+	for _, c := range sum.Checks {
+		if c.Decides != (c.ID == engine.CheckNoDuplicates) {
+			t.Fatalf("check %s decides=%v", c.ID, c.Decides)
+		}
+	}
+}

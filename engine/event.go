@@ -55,6 +55,7 @@ type Event struct {
 	Outcome string    // won, empty, blocked, committed, rejected, violation, Paid, Failed, …
 	Rows    int64     // rows affected, where a statement reports it
 	Until   time.Time // the lease end a claim, take or renewal set, or that blocked a claim
+	Version int64     // the lease version a claim or take set
 	Text    string    // the event in words, without the time
 }
 

@@ -51,6 +51,7 @@ func (e *ParseError) Error() string {
 //	teaches: fencing
 //	verdict-pass: …
 //	verdict-fail: …
+//	verdict-checks: written-once no-violations   # the checks that decide the verdict (default: all)
 //
 //	steps:
 //	  phase A heading
@@ -131,6 +132,12 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	if sc.Title == "" {
 		sc.Title = sc.Name
+	}
+	if p.seen["heartbeat-every"] == 0 {
+		sc.Settings.HeartbeatEvery = DefaultHeartbeat(sc.Settings.Lease)
+	}
+	if st := sc.Settings; st.HeartbeatEvery >= st.Lease || st.HeartbeatEvery < time.Millisecond {
+		return nil, p.errf(max(p.seen["heartbeat-every"], p.seen["lease"]), "heartbeat-every (%s) must be at least 1ms and shorter than the lease (%s), or the lease runs out between heartbeats", st.HeartbeatEvery, st.Lease)
 	}
 	for _, st := range p.pendingWorkerRefs {
 		if !p.hasWorker(st.name) {
@@ -237,13 +244,27 @@ func (p *parser) header(n int, line string) error {
 			return p.errf(n, "bad seed %q: want a whole number", val)
 		}
 		sc.Seed = v
+	case "verdict-checks":
+		known := map[string]bool{}
+		for _, id := range CheckIDs() {
+			known[id] = true
+		}
+		for _, id := range strings.Fields(val) {
+			if !known[id] {
+				return p.errf(n, "verdict-checks: unknown check %q (known: %s)", id, strings.Join(CheckIDs(), ", "))
+			}
+			sc.VerdictChecks = append(sc.VerdictChecks, id)
+		}
+		if len(sc.VerdictChecks) == 0 {
+			return p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(CheckIDs(), ", "))
+		}
 	case "teaches":
 		if _, err := sc.Settings.Get(val); err != nil {
 			return p.errf(n, "bad teaches: %v", err)
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail)", key, strings.Join(Toggles, ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(ToggleNames(), ", "))
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ func (p *parser) clockStep(n int, f []string, st *Step) error {
 		if err != nil {
 			return err
 		}
+		if d <= 0 {
+			return p.errf(n, "clock: +%s does not move the clock", arg[1:])
+		}
 		st.Delta = d
 	default:
 		t, err := time.Parse("15:04:05.000Z", arg)

@@ -19,10 +19,12 @@ type Scenario struct {
 	Fail     []string // keys the provider fails; empty: the default rule
 	Seed     int64
 	Teaches  string // the toggle this lesson is about, if any
-	Pass     string // verdict when every check holds
-	Failure  string // verdict otherwise
-	Steps    []Step
-	Expect   []ExpectBlock
+	// VerdictChecks are the check IDs that decide the verdict; empty: every check.
+	VerdictChecks []string
+	Pass          string // verdict when every check holds
+	Failure       string // verdict otherwise
+	Steps         []Step
+	Expect        []ExpectBlock
 }
 
 // WorkerSpec declares one worker.
@@ -118,12 +120,25 @@ func (b ExpectBlock) Applies(s Settings) bool {
 // WhenString renders the block's conditions: "fencing=off".
 func (b ExpectBlock) WhenString() string {
 	var parts []string
-	for _, t := range Toggles {
+	for _, t := range ToggleNames() {
 		if v, ok := b.When[t]; ok {
 			parts = append(parts, t+"="+OnOff(v))
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// decides reports whether check id counts towards the verdict.
+func (sc *Scenario) decides(id string) bool {
+	if len(sc.VerdictChecks) == 0 {
+		return true
+	}
+	for _, c := range sc.VerdictChecks {
+		if c == id {
+			return true
+		}
+	}
+	return false
 }
 
 // WorkerShort returns the short names of the declared workers.
@@ -144,6 +159,28 @@ func (sc *Scenario) SetWorkers(n int) {
 			short = fmt.Sprintf("W%d", i+1)
 		}
 		sc.Workers = append(sc.Workers, WorkerSpec{Short: short, ID: WorkerName(short)})
+	}
+}
+
+// resizeWorkers keeps the first n declared workers (with their ids and latencies) and adds
+// A, B, C, … names not yet taken when n is larger.
+func (sc *Scenario) resizeWorkers(n int) {
+	if n <= len(sc.Workers) {
+		sc.Workers = sc.Workers[:n]
+		return
+	}
+	taken := map[string]bool{}
+	for _, w := range sc.Workers {
+		taken[w.Short] = true
+	}
+	for i := 0; len(sc.Workers) < n; i++ {
+		short := string(rune('A' + i))
+		if i >= 26 {
+			short = fmt.Sprintf("W%d", i+1)
+		}
+		if !taken[short] {
+			sc.Workers = append(sc.Workers, WorkerSpec{Short: short, ID: WorkerName(short)})
+		}
 	}
 }
 
@@ -169,7 +206,7 @@ func (sc *Scenario) Apply(o Overrides) error {
 		if o.Workers < 1 || o.Workers > MaxWorkers {
 			return fmt.Errorf("--workers %d: want 1 to %d", o.Workers, MaxWorkers)
 		}
-		sc.SetWorkers(o.Workers)
+		sc.resizeWorkers(o.Workers)
 	}
 	if o.Messages != 0 {
 		if o.Messages < 1 || o.Messages > MaxMessages {
@@ -182,6 +219,12 @@ func (sc *Scenario) Apply(o Overrides) error {
 			return fmt.Errorf("--lease %s: want whole milliseconds, at least 1ms", o.Lease)
 		}
 		sc.Settings.Lease = o.Lease
+		if sc.Settings.HeartbeatEvery >= o.Lease {
+			sc.Settings.HeartbeatEvery = DefaultHeartbeat(o.Lease)
+		}
+		if sc.Settings.HeartbeatEvery >= o.Lease {
+			return fmt.Errorf("--lease %s: too short (at least 2ms, to leave room for a heartbeat)", o.Lease)
+		}
 	}
 	for name, on := range o.Toggles {
 		if err := sc.Settings.Set(name, on); err != nil {

@@ -14,7 +14,15 @@ const maxRunActions = 10_000_000
 
 // maxRunClock bounds how far a run until-done may move the scenario clock: a lease shorter than
 // the work livelocks (every attempt outlives its lease and is reclaimed), and must fail, not spin.
-const maxRunClock = 10 * time.Minute
+// The bound is 10 minutes, or 100 leases or provider answers when those are longer.
+func (s *Session) maxRunClock() time.Duration {
+	st := s.Settings()
+	d := max(st.Lease, st.ProviderLatency)
+	for _, w := range s.workers {
+		d = max(d, w.spec.Latency)
+	}
+	return max(10*time.Minute, 100*d)
+}
 
 // ScriptError is a script step that could not be carried out, at its line.
 type ScriptError struct {
@@ -126,7 +134,11 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 	case StepClock:
 		switch {
 		case st.PastLease:
-			_, err = s.ClockPastLease(ctx)
+			if _, err = s.ClockPastLease(ctx); errors.Is(err, ErrNoLiveLease) {
+				// Nothing to expire (leasing is off, say): the clock stays, and the timeline says so.
+				s.Note(fmt.Sprintf("clock past-lease: no live lease at %s; the clock stays", FormatClock(s.clock.Now())))
+				err = nil
+			}
 		case st.Delta > 0:
 			s.AdvanceClock(st.Delta)
 		default:
@@ -146,7 +158,14 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 	case StepPause, StepResume:
 		_, err = s.SetPaused(s.index(w), st.Kind == StepPause)
 	case StepWorker:
-		ev, ok, e := w.Do(ctx, st.Action, st.Key)
+		act := st.Action
+		if s.stepN > 0 && act == ActClaim && w.Next() == ActTake {
+			// With the atomic claim off, a scripted claim is its two halves: select, then take.
+			ev, ok, e := w.Do(ctx, ActTake, "")
+			s.actions++
+			return ok || ev.Outcome == OutcomeBusy, ok, e
+		}
+		ev, ok, e := w.Do(ctx, act, st.Key)
 		s.actions++
 		if e != nil {
 			return false, true, e
@@ -158,6 +177,9 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 			return false, true, fmt.Errorf("%s has nothing to do: %w", w.Name, ErrNotNow)
 		}
 		s.stepN++
+		if act == ActClaim && ev.Kind == EvSelect && ev.Outcome == OutcomeSelected {
+			return true, false, nil // the take follows
+		}
 		return true, s.stepN >= st.Count, nil
 	case StepWorkerRun:
 		if !w.Runnable() {
@@ -189,7 +211,7 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 	if s.stepN > maxRunActions {
 		return false, true, fmt.Errorf("run: no end after %d actions", maxRunActions)
 	}
-	if moved := s.clock.Now().Sub(s.runFrom); moved > maxRunClock {
+	if moved := s.clock.Now().Sub(s.runFrom); moved > s.maxRunClock() {
 		return false, true, fmt.Errorf("run until-done: still not done after %s of scenario time "+
 			"(a lease shorter than the work livelocks: every attempt outlives its lease and is reclaimed)", moved)
 	}
@@ -221,10 +243,13 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 		return ev.Outcome == OutcomeBusy, false, err
 	}
 	switch r := s.rng.Float64(); {
-	case st.CrashRate > 0 && r < st.CrashRate && (st.CrashAt == ActNone || ev.Kind == EventKind(st.CrashAt.String())):
+	case r < st.CrashRate:
+		if st.CrashAt != ActNone && ev.Kind != EventKind(st.CrashAt.String()) {
+			break // a crash drawn after another action: nothing happens
+		}
 		_, err = s.Crash(s.index(w))
 		s.pauses[w] = 1 + s.rng.IntN(len(ws)*4)
-	case st.PauseRate > 0 && r < st.CrashRate+st.PauseRate:
+	case r < st.CrashRate+st.PauseRate:
 		_, err = s.SetPaused(s.index(w), true)
 		s.pauses[w] = 1 + s.rng.IntN(len(ws)*4)
 	}

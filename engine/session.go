@@ -138,6 +138,18 @@ func (s *Session) SetToggle(name string, on bool) (Event, error) {
 // SetDuration sets lease, heartbeat-every or provider-latency.
 func (s *Session) SetDuration(name string, d time.Duration) (Event, error) {
 	s.mu.Lock()
+	next := s.settings
+	switch name {
+	case "lease":
+		next.Lease = d
+	case "heartbeat-every":
+		next.HeartbeatEvery = d
+	}
+	if next.Lease < time.Millisecond || next.HeartbeatEvery < time.Millisecond || next.HeartbeatEvery >= next.Lease {
+		s.mu.Unlock()
+		return Event{}, fmt.Errorf("set %s %s: the lease (%s) must be at least 1ms and longer than heartbeat-every (%s): %w",
+			name, d, next.Lease, next.HeartbeatEvery, ErrNotNow)
+	}
 	switch name {
 	case "lease":
 		s.settings.Lease = d

@@ -74,7 +74,7 @@ func (r *Report) WriteText(out io.Writer) error {
 		for _, rc := range sum.Recovery {
 			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", rc.Key, rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
 			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
-			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpry)
+			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
 			if rc.ReclaimedBy != "" {
 				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
 			}
@@ -93,7 +93,11 @@ func (r *Report) WriteText(out io.Writer) error {
 
 	section(&b, "Safety checks")
 	for _, c := range sum.Checks {
-		fmt.Fprintf(&b, "[%s] %s: %s\n", passWord(c.OK), c.Name, c.Detail)
+		note := ""
+		if !c.Decides {
+			note = "  (not part of this lesson's verdict)"
+		}
+		fmt.Fprintf(&b, "[%s] %s: %s%s\n", passWord(c.OK), c.Name, c.Detail, note)
 	}
 
 	section(&b, "Expectations (declared by the scenario)")
@@ -140,7 +144,7 @@ func okWord(ok bool) string {
 
 func settingsLine(m map[string]string) string {
 	parts := []string{}
-	for _, t := range Toggles {
+	for _, t := range ToggleNames() {
 		parts = append(parts, t+"="+m[t])
 	}
 	parts = append(parts, "lease="+m["lease"])

@@ -234,8 +234,10 @@ const OutcomeBusy = "busy"
 var ErrNotNow = errors.New("action not possible now")
 
 // Do performs one action. With act ActNone the worker does what it would do next; otherwise act
-// must be its next action, except that an idle worker may claim (key names the message, or ""
-// for the oldest claimable one) or load whatever the settings say.
+// must be its next action. An idle worker's poll (claim, load or select) is whichever the
+// settings make it: a script's "claim" is a bulk load with leasing off and a select with the
+// atomic claim off, so that flipping a toggle changes what the script does. key names the
+// message for an atomic claim ("" for the oldest claimable one); the other polls ignore it.
 func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -257,7 +259,11 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 		}
 	case w.paused:
 		return Event{}, false, fmt.Errorf("%s is paused: %w", w.Name, ErrNotNow)
-	case act != next && !(w.phase == phaseIdle && (act == ActClaim || act == ActLoad || act == ActSelect)):
+	case w.phase == phaseIdle && (act == ActClaim || act == ActLoad || act == ActSelect):
+		if act = next; act != ActClaim {
+			key = ""
+		}
+	case act != next:
 		return Event{}, false, fmt.Errorf("%s cannot %s now (its next action is %s): %w", w.Name, act, next, ErrNotNow)
 	}
 	ev, err := w.doLocked(ctx, act, key, s, now)
@@ -337,7 +343,7 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 				l.Reclaims++
 			}
 		})
-		ev.Key, ev.Rows, ev.Until = res.Message.IdempotencyKey, 1, res.Message.LockedUntil
+		ev.Key, ev.Rows, ev.Until, ev.Version = res.Message.IdempotencyKey, 1, res.Message.LockedUntil, res.Message.LeaseVersion
 		if reclaim {
 			ev.Outcome = OutcomeReclaimed
 			ev.Text = fmt.Sprintf("%s reclaimed %s from %s (lease ended %s), lease v%d until %s",
@@ -390,7 +396,7 @@ func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, er
 	w.env.world.Add(1)
 	w.held, w.leased, w.phase = m, true, phaseClaimed
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Takes++; l.ClaimsWon++ })
-	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil,
+	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion,
 		Text: fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s",
 			w.Name, m.IdempotencyKey, m.LeaseVersion, FormatClock(m.LockedUntil))}, nil
 }
@@ -458,12 +464,16 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 	key, held := w.held.IdempotencyKey, w.held
 	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
 	ev := Event{Kind: EvFinalize, Key: key, Rows: res.RowsAffected}
-	guard := "no ownership check"
+	var guards []string
 	if req.OwnershipCheck {
-		guard = "WHERE LockedBy=" + w.ID
-		if req.Fencing {
-			guard += fmt.Sprintf(" AND LeaseVersion=%d", held.LeaseVersion)
-		}
+		guards = append(guards, "LockedBy="+w.ID)
+	}
+	if req.Fencing {
+		guards = append(guards, fmt.Sprintf("LeaseVersion=%d", held.LeaseVersion))
+	}
+	guard := "no ownership check"
+	if len(guards) > 0 {
+		guard = "WHERE " + strings.Join(guards, " AND ")
 	}
 	if !res.Committed {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
@@ -506,6 +516,9 @@ func (w *Worker) crash() (Event, error) {
 	defer w.mu.Unlock()
 	if w.crashed {
 		return Event{}, fmt.Errorf("%s is already crashed: %w", w.Name, ErrNotNow)
+	}
+	if w.conn == nil {
+		return Event{}, fmt.Errorf("%s: its session is closed: %w", w.Name, ErrNotNow)
 	}
 	text, key := w.Name+" CRASHED", ""
 	switch {

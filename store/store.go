@@ -90,8 +90,8 @@ func Create(ctx context.Context, path string) (*DB, error) {
 	}
 	fresh := true
 	if fi, err := os.Stat(abs); err == nil {
-		if fi.IsDir() {
-			return nil, &EnvError{Path: abs, Err: errors.New("is a directory")}
+		if !fi.Mode().IsRegular() {
+			return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
 		}
 		fresh = fi.Size() == 0
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -126,8 +126,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, &EnvError{Path: path, Err: err}
 	}
-	if _, err := os.Stat(abs); err != nil {
+	if fi, err := os.Stat(abs); err != nil {
 		return nil, &EnvError{Path: abs, Err: err}
+	} else if !fi.Mode().IsRegular() {
+		return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
 	}
 	if err := checkOurs(ctx, abs); err != nil {
 		return nil, err
@@ -281,6 +283,22 @@ func runTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 		return fmt.Errorf("commit: %w", describe(err))
 	}
 	return nil
+}
+
+// notRegular says what a path that is not a regular file is instead.
+func notRegular(m os.FileMode) error {
+	kind := "not a regular file"
+	switch {
+	case m.IsDir():
+		kind = "is a directory"
+	case m&os.ModeDevice != 0:
+		kind = "is a device, not a database file"
+	case m&os.ModeNamedPipe != 0:
+		kind = "is a named pipe, not a database file"
+	case m&os.ModeSocket != 0:
+		kind = "is a socket, not a database file"
+	}
+	return errors.New(kind)
 }
 
 func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
