@@ -477,7 +477,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := newFlagSet("lab", labUsage, stderr)
 	var sf scenarioFlags
 	sf.register(fs, nil)
-	start := fs.String("scenario", assets.Order[0], "scenario to open: a built-in name or a file")
+	start := fs.String("scenario", assets.Default, "scenario to open: a built-in name or a file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageFlag(err)

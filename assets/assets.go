@@ -19,9 +19,14 @@ var scenarios embed.FS
 // Ext is the file extension of scenario files.
 const Ext = ".scenario"
 
-// Order is the order in which the lab's tab key and `leaselab list` show the built-in
+// Default is the scenario the lab opens on.
+const Default = "playground"
+
+// order is the order in which the lab's tab key and `leaselab list` show the built-in
 // scenarios; any not listed follow in name order.
-var Order = []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers"}
+func order() []string {
+	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers"}
+}
 
 // Scenario returns the embedded scenario file called name, and its path for messages.
 func Scenario(name string) ([]byte, string, bool) {
@@ -33,11 +38,11 @@ func Scenario(name string) ([]byte, string, bool) {
 	return b, p, true
 }
 
-// Names lists the embedded scenarios, in Order first.
+// Names lists the embedded scenarios in teaching order (the playground, then the lessons).
 func Names() []string {
 	entries, _ := fs.ReadDir(scenarios, "scenarios")
 	rank := map[string]int{}
-	for i, n := range Order {
+	for i, n := range order() {
 		rank[n] = i + 1
 	}
 	var names []string
