@@ -275,6 +275,34 @@ func TestFinalizeAndClaimFencingRejectsStaleVersion(t *testing.T) {
 	}
 }
 
+// A worker finalizing its own expired (but not reclaimed) lease claims the next message, not the
+// one it has just finalized.
+func TestFinalizeAndClaimSkipsTheRowItFinalizes(t *testing.T) {
+	db := newDB(t, 2)
+	a := storeConn(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Millisecond)})
+	later := t0.Add(time.Second) // the lease has expired; nobody took the row
+	fin := paid("Worker-A", won.Message)
+	fin.Now = later
+	res, cl, err := a.FinalizeAndClaim(ctx, fin, engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" {
+		t.Fatalf("fused step after expiry = %+v %+v %v, want PAY-001 finalized and PAY-002 claimed", res, cl, err)
+	}
+}
+
+func TestFinalizeAndClaimKeyed(t *testing.T) {
+	db := newDB(t, 3)
+	a := storeConn(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	res, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
+		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-003"})
+	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-003" {
+		t.Fatalf("keyed fused step = %+v %+v %v, want PAY-003 claimed", res, cl, err)
+	}
+}
+
 // An error in the claim half rolls back the finalize half too: nothing is half done.
 func TestFinalizeAndClaimErrorRollsBackBoth(t *testing.T) {
 	db := newDB(t, 2)
