@@ -23,11 +23,11 @@ echo "runs:    $COUNT × $N messages per benchmark"
 # Other programs on the machine move the figures; PSI says how much CPU they were taking.
 psi() { [ -r /proc/pressure/cpu ] && head -1 /proc/pressure/cpu || echo "not available"; }
 echo "CPU pressure before: $(psi)"
-echo
 
 go test ./store/ -run '^$' -bench '^Benchmark(RawLimit|Queues|Backlog|Fairness)$' \
   -benchtime "${N}x" -count "$COUNT" -timeout 30m >"$raw"
-echo "CPU as Go sees it: $(grep -m1 '^cpu:' "$raw" | cut -d' ' -f2-)"
+echo "CPU as Go sees it:   $(grep -m1 '^cpu:' "$raw" | cut -d' ' -f2- | sed 's/ *$//')"
+echo
 go run ./store/internal/benchtable <"$raw"
 echo
 echo "CPU pressure after:  $(psi)"
