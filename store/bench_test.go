@@ -23,6 +23,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -108,8 +109,9 @@ type leaselabLoop func(ctx context.Context, c *Conn, w int, left *budget, st *wo
 type run struct {
 	workers int
 	wait    waitMode
-	queued  int // messages that stay queued behind the work
-	scale   int // messages per b.N; 0 means 1
+	queued  int  // messages that stay queued behind the work
+	scale   int  // messages per b.N; 0 means 1
+	payment bool // goqite: update the payment in the Delete's transaction, as a finalize does
 }
 
 // sizes returns how many messages the run processes and how many stay queued. The framework's
@@ -122,13 +124,17 @@ func (r run) sizes(b *testing.B) (msgs, queued int) {
 	return msgs, queued
 }
 
-// BenchmarkQueues compares, for each worker count, goqite's Receive + Delete with leaselab's
-// claim + finalize, fused step and batches, then (with several workers) claim + finalize and
-// the fused step with the fair write-lock queue.
+// BenchmarkQueues compares, for each worker count, goqite's Receive + Delete (and the same with
+// the payment updated in the Delete's transaction, the work leaselab's finalize does) with
+// leaselab's claim + finalize, fused step and batches, then (with several workers) claim +
+// finalize and the fused step with the fair write-lock queue.
 func BenchmarkQueues(b *testing.B) {
 	for _, n := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("workers=%d/goqite", n), func(b *testing.B) {
 			runGoqite(b, run{workers: n, queued: benchQueued})
+		})
+		b.Run(fmt.Sprintf("workers=%d/goqite-payment", n), func(b *testing.B) {
+			runGoqite(b, run{workers: n, queued: benchQueued, payment: true})
 		})
 		for _, r := range []struct {
 			name string
@@ -423,14 +429,26 @@ func runGoqite(b *testing.B, r run) {
 		b.Fatal(err)
 	}
 	defer admin.Close()
-	if _, err := admin.ExecContext(ctx, goqiteSchema); err != nil {
+	schema := goqiteSchema
+	if r.payment {
+		schema += ";\n" + paymentsDDL(b)
+	}
+	if _, err := admin.ExecContext(ctx, schema); err != nil {
 		b.Fatal(err)
 	}
 	q := goqite.New(goqite.NewOpts{DB: admin, Name: "bench", Timeout: time.Hour})
 	total := queued + msgs
 	err = runTx(ctx, admin, func(tx *sql.Tx) error {
 		for i := 1; i <= total; i++ {
-			if err := q.SendTx(ctx, tx, goqite.Message{Body: []byte(seedPayment(i, total, benchT0).Payload)}); err != nil {
+			p := seedPayment(i, total, benchT0)
+			if err := q.SendTx(ctx, tx, goqite.Message{Body: []byte(p.Payload)}); err != nil {
+				return err
+			}
+			if !r.payment {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO Payments (IdempotencyKey, Amount, CreatedAtUtc) VALUES (?, ?, ?)`,
+				p.Key, p.Amount, FormatTime(p.CreatedAt)); err != nil {
 				return err
 			}
 		}
@@ -443,12 +461,14 @@ func runGoqite(b *testing.B, r run) {
 		b.Fatal(err)
 	}
 	queues := make([]*goqite.Queue, r.workers)
+	pools := make([]*sql.DB, r.workers)
 	for i := range queues {
 		c, err := openPool(path, true, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer c.Close()
+		pools[i] = c
 		queues[i] = goqite.New(goqite.NewOpts{DB: c, Name: "bench", Timeout: time.Hour})
 	}
 	runWorkers(b, msgs, r.workers, waitSQLite, func(w int, left *budget, st *workerStats) error {
@@ -461,13 +481,47 @@ func runGoqite(b *testing.B, r run) {
 			if m == nil {
 				return errors.New("goqite: queue empty")
 			}
-			if err := st.timed(func() error { return q.Delete(ctx, m.ID) }); err != nil {
+			del := func() error { return q.Delete(ctx, m.ID) }
+			if r.payment {
+				del = func() error { return goqiteFinalize(ctx, pools[w], q, m) }
+			}
+			if err := st.timed(del); err != nil {
 				return err
 			}
 			st.done++
 		}
 		return nil
 	})
+}
+
+// goqiteFinalize updates the message's payment and deletes the message in one transaction, as a
+// goqite user would (DeleteTx).
+func goqiteFinalize(ctx context.Context, db *sql.DB, q *goqite.Queue, m *goqite.Message) error {
+	var body struct{ IdempotencyKey string }
+	if err := json.Unmarshal(m.Body, &body); err != nil {
+		return err
+	}
+	return runTx(ctx, db, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE Payments SET PaymentStatus = ?, TransactionId = ? WHERE IdempotencyKey = ?`,
+			engine.PaymentPaid, "txn_"+body.IdempotencyKey, body.IdempotencyKey)
+		if err != nil {
+			return err
+		}
+		if n, err := r.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("payment %s: %d rows, %v", body.IdempotencyKey, n, err)
+		}
+		return q.DeleteTx(ctx, tx, m.ID)
+	})
+}
+
+// paymentsDDL is leaselab's CREATE TABLE Payments, from schema.sql.
+func paymentsDDL(b *testing.B) string {
+	start := strings.Index(schemaSQL, "CREATE TABLE Payments")
+	end := strings.Index(schemaSQL[start:], ");")
+	if start < 0 || end < 0 {
+		b.Fatal("schema.sql has no CREATE TABLE Payments")
+	}
+	return schemaSQL[start : start+end+2]
 }
 
 // workerStats is what one benchmark worker did.

@@ -14,6 +14,7 @@ type row struct{ sub, label string }
 
 var queueRows = []row{
 	{"goqite", "goqite Receive + Delete"},
+	{"goqite-payment", "goqite, payment updated with the Delete"},
 	{"claim-finalize", "leaselab claim + finalize"},
 	{"fused", "fused step (finalize + next claim)"},
 	{"batch-claim", "batch claim K=16, finalize each"},
@@ -133,6 +134,15 @@ func targets(w io.Writer, r results) {
 	fmt.Fprintln(w, "targets of issue 5:")
 	fmt.Fprintln(w, "  claim + finalize ≥ 1.0× goqite at 1, 2, 4, 8 workers:", every("claim-finalize", 1.0))
 	fmt.Fprintln(w, "  fused step ≥ 1.5× goqite at 1, 2, 4, 8 workers:", every("fused", 1.5))
+	var same []string
+	for _, n := range workers {
+		if x, ok := r.ratio(queue(n, "claim-finalize"), queue(n, "goqite-payment")); ok {
+			same = append(same, fmt.Sprintf("%.2f", x))
+		}
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(w, "  (claim + finalize against goqite with the payment updated in its Delete: %s)\n", strings.Join(same, ", "))
+	}
 	if x, ok := r.ratio(queue(1, "batch"), queue(1, "goqite")); ok {
 		y, yok := r.ratio(queue(1, "batch-claim"), queue(1, "goqite"))
 		fmt.Fprintf(w, "  batch claim ≥ 3× goqite at 1 worker: %s (%.2f; with single finalizes %s)\n",
