@@ -26,7 +26,6 @@ func BenchmarkView(b *testing.B) {
 			r := lipgloss.NewRenderer(io.Discard)
 			r.SetColorProfile(termenv.TrueColor)
 			l.m.styles = DefaultStyles(r)
-			l.m.help.Styles = l.m.styles.Help
 			for i := 0; i < 24; i++ {
 				l.press("n")
 			}

@@ -29,6 +29,7 @@ type changes struct {
 	workers  map[int]bool    // worker index -> its line changed
 	newAfter int             // events with a Seq above this are new
 	firstRow int             // index of the first changed row, -1 when none
+	toggles  map[string]bool // toggles the last command flipped, by engine name
 }
 
 // noChanges is the empty change set.
@@ -51,7 +52,8 @@ func diff(prev, next *frame) changes {
 	if prev == nil || next == nil {
 		return noChanges(next)
 	}
-	c := changes{cells: map[int64]uint8{}, workers: map[int]bool{}, newAfter: prev.EventCount, firstRow: -1}
+	c := changes{cells: map[int64]uint8{}, workers: map[int]bool{}, toggles: map[string]bool{},
+		newAfter: prev.EventCount, firstRow: -1}
 	old := make(map[int64]*engine.Row, len(prev.Rows))
 	for i := range prev.Rows {
 		old[prev.Rows[i].ID] = &prev.Rows[i]
@@ -81,6 +83,13 @@ func diff(prev, next *frame) changes {
 			if c.firstRow < 0 {
 				c.firstRow = i
 			}
+		}
+	}
+	for _, t := range engine.ToggleNames() {
+		a, _ := prev.Settings.Get(t)
+		b, _ := next.Settings.Get(t)
+		if a != b {
+			c.toggles[t] = true
 		}
 	}
 	for i, w := range next.Workers {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"leaselab/engine"
 )
 
@@ -26,14 +28,26 @@ func (m Model) eventsView(w, h int) []string {
 	if f == nil {
 		return box(lines, w, h)
 	}
-	show := h - 1
-	evs := f.Events[max(0, len(f.Events)-show):]
+	// Newest last: fill the pane from the bottom up. A long event wraps onto a second line,
+	// under its text, when there is room for it.
 	idx := f.workerIndex()
-	for _, e := range evs {
-		lines = append(lines, m.eventLine(e, e.Seq > m.changes.newAfter, idx))
+	var body []string
+	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
+		e := f.Events[i]
+		text := m.eventLine(e, e.Seq > m.changes.newAfter, idx)
+		ev := []string{text}
+		if room := h - 1 - len(body); room >= 2 && width(text) > w {
+			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {
+				ev = []string{parts[0], cut(spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w)}
+			}
+		}
+		body = append(ev, body...)
 	}
-	return box(lines, w, h)
+	return box(append(lines, body...), w, h)
 }
+
+// eventIndent is where an event's text starts: after the mark ("• ") and the time.
+const eventIndent = 2 + len("09:00:00.000Z ")
 
 // eventLine renders one event: its time, then its words with the worker's name in its colour.
 func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string {
@@ -92,18 +106,46 @@ func (m Model) captionView(w, h int) []string {
 	return box(m.captionLines(w), w, h)
 }
 
-// statusView is the status line: what the last command did, or why nothing happened, and
-// whether the engine is busy.
-func (m Model) statusView(w int) string {
-	st := &m.styles
-	var text string
+// maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
+const maxStatusLines = 2
+
+// statusPlain is the status note with its mark, unstyled: "! why nothing happened".
+func (m Model) statusPlain() string {
 	switch m.status.level {
 	case levelWarn:
-		text = st.Warn.Render("! " + m.status.text)
+		return "! " + m.status.text
 	case levelError:
-		text = st.Error.Render("✗ " + m.status.text)
-	default:
-		text = "› " + m.status.text
+		return "✗ " + m.status.text
+	}
+	return "› " + m.status.text
+}
+
+// statusLines is how many lines the status note takes at width w. A note that repeats the
+// newest event, which the log shows in full, keeps to one line.
+func (m Model) statusLines(w int) int {
+	if f := m.frame; f != nil && len(f.Events) > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
+		return 1
+	}
+	return max(1, min(maxStatusLines, len(wrap(m.statusPlain(), w))))
+}
+
+// statusView is the status line(s): what the last command did, or why nothing happened, and
+// whether the engine is busy. Exactly h lines.
+func (m Model) statusView(w, h int) []string {
+	st := &m.styles
+	style := st.Info
+	switch m.status.level {
+	case levelWarn:
+		style = st.Warn
+	case levelError:
+		style = st.Error
+	}
+	lines := wrap(m.statusPlain(), w)
+	if len(lines) > h {
+		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
+	}
+	for i := range lines {
+		lines[i] = style.Render(lines[i])
 	}
 	right := ""
 	switch {
@@ -112,19 +154,8 @@ func (m Model) statusView(w int) string {
 	case m.busy && !m.free.polling: // a poll is the free run's heartbeat, not work to wait for
 		right = "working…"
 	}
-	if right == "" {
-		return cut(text, w)
+	if last := len(lines) - 1; right != "" && width(lines[last])+1+len(right) <= w {
+		lines[last] = pad(lines[last], w-len(right)-1) + " " + st.Subtle.Render(right)
 	}
-	return pad(text, max(0, w-len(right)-1)) + " " + st.Subtle.Render(right)
-}
-
-// helpView is the footer: the short help, or every key after ?.
-func (m Model) helpView(h int) []string {
-	if h <= 0 {
-		return nil
-	}
-	if m.showHelp {
-		return box(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"), m.layout.width, h)
-	}
-	return box([]string{m.help.ShortHelpView(m.keys.ShortHelp())}, m.layout.width, h)
+	return box(lines, w, h)
 }

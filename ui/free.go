@@ -28,12 +28,21 @@ const freeStillPolls = 3
 // run at once.
 type pollMsg struct{ id int }
 
+// freeRun is a free run as the lab uses it: engine.FreeRun, or a test's stand-in.
+type freeRun interface {
+	Err() error  // the errors workers stopped on so far, without waiting
+	Stop() error // stop every worker at a step boundary and wait
+}
+
 // freeRunner holds the session's free run, if any. Every copy of the model shares it (as they
 // share the gate), so that whatever ends the lab — q, a reset, or Run after the program has
 // ended — can stop it. Its methods wait for workers: call them from a tea.Cmd, never in Update.
 type freeRunner struct {
-	mu  sync.Mutex
-	run *engine.FreeRun
+	mu       sync.Mutex
+	run      freeRun
+	reported int // worker errors of this run already reported
+	// startRun starts the workers; nil: Session.StartFree.
+	startRun func(ctx context.Context, s *engine.Session, pace time.Duration) freeRun
 }
 
 // start stops the run in progress, if any, and starts every worker of s at pace.
@@ -41,7 +50,11 @@ func (r *freeRunner) start(ctx context.Context, s *engine.Session, pace time.Dur
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	err := r.stopLocked()
-	r.run = s.StartFree(ctx, pace)
+	if r.startRun != nil {
+		r.run = r.startRun(ctx, s, pace)
+	} else {
+		r.run = s.StartFree(ctx, pace)
+	}
 	return err
 }
 
@@ -58,7 +71,7 @@ func (r *freeRunner) stopLocked() error {
 		return nil
 	}
 	err := r.run.Stop()
-	r.run = nil
+	r.run, r.reported = nil, 0
 	return err
 }
 
@@ -69,12 +82,40 @@ func (r *freeRunner) running() bool {
 	return r.run != nil
 }
 
+// failures returns how many workers of the run have stopped on an error, and the error when
+// one has done so since the last call (so that each is reported once, while the others run).
+func (r *freeRunner) failures() (n int, fresh error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.run == nil {
+		return 0, nil
+	}
+	err := r.run.Err()
+	n = countErrs(err)
+	if n > r.reported {
+		r.reported, fresh = n, err
+	}
+	return n, fresh
+}
+
+// countErrs counts the errors joined in err.
+func countErrs(err error) int {
+	if err == nil {
+		return 0
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return len(j.Unwrap())
+	}
+	return 1
+}
+
 // freeMode is the screen's side of a free run: whether it is on, its poll loop, and its pace.
 type freeMode struct {
 	on      bool
 	id      int  // the poll loop's id
 	polling bool // a poll is in flight
 	polls   int  // poll results taken since the run started
+	failed  int  // workers of the run that stopped on an error
 	still   int  // polls in a row that found every worker waiting
 	pace    int  // index into paces
 	paces   []time.Duration
@@ -103,7 +144,7 @@ func paceWords(d time.Duration) string {
 // loop.
 func (m Model) startFree() (Model, tea.Cmd) {
 	m.play.stop()
-	m.free.on, m.free.polls, m.free.still = true, 0, 0
+	m.free.on, m.free.polls, m.free.still, m.free.failed = true, 0, 0, 0
 	m.free.id++
 	m.keys.setFree(true)
 	m.relayout()
@@ -164,6 +205,7 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.free.polls++
+	m.free.failed = msg.freeFailed
 	if msg.frame != nil && allWaiting(msg.frame) {
 		m.free.still++
 	} else {
@@ -202,6 +244,11 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op) (not
 	var err error
 	switch o.kind {
 	case opPoll:
+		if _, err := r.failures(); err != nil {
+			// The worker's goroutine has ended; the others run on.
+			return "a free-running worker stopped on an error (the others run on; g stops them, R resets): " +
+				err.Error(), levelError, true
+		}
 		return "", levelInfo, true
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)

@@ -37,17 +37,28 @@ func (m Model) headerView() []string {
 	if s.Leasing {
 		badge = st.LeasingOn.Render(" LEASING ON ")
 	}
+	if m.changes.toggles[engine.ToggleLeasing] {
+		badge = st.Changed.Render("•") + badge // just flipped
+	}
 	parts := []string{
 		badge,
 		"lease " + st.Title.Render(s.Lease.String()),
 		"clock " + st.Title.Render(engine.FormatClock(f.Now)),
-		fmt.Sprintf("step %s", st.Title.Render(fmt.Sprint(m.steps))),
+	}
+	if !m.free.on { // free-running workers take no steps: the count would stand still
+		parts = append(parts, fmt.Sprintf("step %s", st.Title.Render(fmt.Sprint(m.steps))))
 	}
 	switch {
 	case m.free.on:
-		free := st.Free.Render(" FREE-RUNNING ") + " " + m.free.paceText() + " (< >, g stops)"
+		free := st.Free.Render(" FREE-RUNNING ") + " " + m.free.paceText()
+		if m.free.failed == 0 {
+			free += " (< >, g stops)"
+		}
 		if sum := f.Summary; sum != nil {
 			free += fmt.Sprintf("  processed %d/%d", sum.Outbox.Processed, sum.Messages)
+		}
+		if n := m.free.failed; n > 0 {
+			free += "  " + st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, plural(n, "worker")))
 		}
 		parts = append(parts, free)
 	case m.play.playing:
@@ -63,37 +74,42 @@ func (m Model) headerView() []string {
 	}
 	line2 := strings.Join(parts, "  ")
 
-	toggle := func(name, k string, on bool) string {
-		word := st.ToggleOff.Render(name + " off")
+	// Line 3: the other toggles with their keys; the one just flipped marked •, the one the
+	// lesson teaches marked ◆. Narrow: short names, no keys (the ? screen lists them).
+	narrow := w < 100
+	var toggleWords []string
+	for _, name := range engine.ToggleNames()[1:] {
+		info := toggles[name]
+		on, _ := s.Get(name)
+		label := name
+		if narrow {
+			label = info.short
+		}
+		word := st.ToggleOff.Render(label + " off")
 		if on {
-			word = st.ToggleOn.Render(name + " on")
+			word = st.ToggleOn.Render(label + " on")
 		}
-		return word + st.Subtle.Render(" ("+k+")")
-	}
-	toggles := []string{
-		toggle("atomic-claim", "a", s.AtomicClaim),
-		toggle("ownership-check", "o", s.OwnershipCheck),
-		toggle("fencing", "k", s.Fencing),
-		toggle("heartbeat", "h", s.Heartbeat),
-	}
-	if s.ProviderLatency > 0 {
-		toggles = append(toggles, "provider latency "+s.ProviderLatency.String())
-	}
-	line3 := strings.Join(toggles, "  ")
-	if w < 100 {
-		// Narrow: the toggles without their keys (the ? screen lists them).
-		toggles = toggles[:0]
-		for _, t := range []struct {
-			name string
-			on   bool
-		}{{"atomic", s.AtomicClaim}, {"own-check", s.OwnershipCheck}, {"fencing", s.Fencing}, {"heartbeat", s.Heartbeat}} {
-			if t.on {
-				toggles = append(toggles, st.ToggleOn.Render(t.name+" on"))
-			} else {
-				toggles = append(toggles, st.ToggleOff.Render(t.name+" off"))
-			}
+		if !narrow {
+			word += st.Subtle.Render(" (" + info.key + ")")
 		}
-		line3 = strings.Join(toggles, " · ")
+		switch {
+		case m.changes.toggles[name]:
+			word = st.Changed.Render("•") + word
+		case name == f.Teaches && narrow:
+			word = "◆" + word
+		}
+		toggleWords = append(toggleWords, word)
+	}
+	sep := "  "
+	if narrow {
+		sep = " · "
+	}
+	line3 := strings.Join(toggleWords, sep)
+	if !narrow && s.ProviderLatency > 0 {
+		line3 += sep + "provider latency " + s.ProviderLatency.String()
+	}
+	if info, ok := toggles[f.Teaches]; ok && !narrow {
+		line3 += sep + st.Subtle.Render("◆ this lesson: "+f.Teaches+" ("+info.key+")")
 	}
 	return []string{line1, line2, line3}
 }

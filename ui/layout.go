@@ -25,6 +25,7 @@ type content struct {
 	captionLines  func(w int) int // 0 while the explanation is hidden
 	captionAuto   bool            // the explanation takes only lines nobody else wants
 	helpLines     int
+	statusLines   int
 }
 
 // layout is the height of every pane for one screen size. Panes stack top to bottom: header,
@@ -52,7 +53,7 @@ func plan(w, h int, c content) layout {
 	if w == 0 && h == 0 {
 		w, h = defaultWidth, defaultHeight
 	}
-	l := layout{width: w, height: h, header: headerLines, status: 1, help: c.helpLines}
+	l := layout{width: w, height: h, header: headerLines, status: max(1, c.statusLines), help: c.helpLines}
 	if w < minWidth || h < minHeight {
 		l.tooSmall = true
 		return l
@@ -76,16 +77,33 @@ func plan(w, h int, c content) layout {
 		l.verdict = max(c.verdict, 1)
 	}
 	if !c.captionAuto {
-		l.caption = min(2, captionWant)
+		// Asked for with i: the whole explanation, before anything grows.
+		l.caption = captionWant
 	}
 	l.events = 2
 	fixed := l.header + l.status + l.help + l.verdict
 	left := l.height - fixed - l.table - l.workers - l.events - l.caption - l.rowOfLedgers()
-	if left < 0 {
-		// Full help or the explanation on a small screen: the log gives its lines back.
-		l.events = max(0, l.events+left)
-		left = 0
+	// Full help or the explanation on a small screen: panes give lines back, the log first,
+	// down to a row of the table and one worker.
+	give := func(h *int, floor int) {
+		if d := min(-left, *h-floor); d > 0 {
+			*h -= d
+			left += d
+		}
 	}
+	give(&l.events, 0)
+	if !l.wide {
+		give(&l.checks, 0)
+		give(&l.ledgers, 0)
+	}
+	give(&l.table, 2+min(c.rows, 1))
+	give(&l.workers, 1+min(c.workers, 1))
+	give(&l.caption, min(2, captionWant))
+	give(&l.help, 1)
+	if l.events == 1 {
+		l.events, left = 0, left+1 // a title with no event under it
+	}
+	left = max(0, left)
 	grow(&left, &l.workers, 1+c.workers)
 	if l.wide {
 		grow(&left, &l.ledgers, ledgersWant)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
@@ -31,7 +30,6 @@ type Model struct {
 	after  afterFunc
 	keys   KeyMap
 	styles Styles
-	help   help.Model
 
 	width, height int // 0 until the first WindowSizeMsg
 	layout        layout
@@ -45,6 +43,7 @@ type Model struct {
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
 	steps   int  // steps that did something since the scenario opened
+	start   runStart
 
 	status   status
 	play     player
@@ -61,12 +60,11 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter,
-		keys: DefaultKeyMap(), styles: st, help: help.New(),
+		keys: DefaultKeyMap(), styles: st,
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"},
 	}
-	m.help.Styles = st.Help
 	m.changes = noChanges(nil)
 	m.relayout()
 	return m
@@ -88,6 +86,15 @@ func (m Model) Init() tea.Cmd { return m.openCmd(m.target, m.gen) }
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	m, cmd := m.handle(msg)
+	// A long status note takes a second line: lay out again when it changes its height.
+	if w := m.layout.width; !m.layout.tooSmall && m.layout.status != m.statusLines(w) {
+		m.relayout()
+	}
+	return m, cmd
+}
+
+func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height

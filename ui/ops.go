@@ -65,6 +65,8 @@ type resultMsg struct {
 	acted bool // a step performed an action
 	note  string
 	level level
+	// freeFailed is how many free-running workers have stopped on an error (polls only).
+	freeFailed int
 }
 
 // openedMsg carries a freshly opened session and its first frame.
@@ -106,7 +108,10 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	case opToggle:
 		var on bool
 		if on, err = s.Settings().Get(o.toggle); err == nil {
-			own, err = s.SetToggle(o.toggle, !on)
+			fresh := s.Ledger().Total() == (engine.WorkerLedger{})
+			if _, err = s.SetToggle(o.toggle, !on); err == nil {
+				return toggleNote(o.toggle, !on, s.Settings(), fresh), levelInfo, false
+			}
 		}
 	case opClock:
 		own = s.AdvanceClock(clockStep)

@@ -79,8 +79,15 @@ func (m Model) opCmd(o op) tea.Cmd {
 		}
 		if o.isStep() && !acted && note == "" {
 			note, lvl = whyNothing(f), levelWarn
+			if f.Done {
+				lvl = levelInfo // the end of the scenario is no warning
+			}
 		}
-		return resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl}
+		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl}
+		if o.kind == opPoll {
+			msg.freeFailed, _ = r.failures()
+		}
+		return msg
 	}
 }
 
@@ -118,6 +125,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	}
 	m.busy, m.steps = false, 0
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
+	m.start = newRunStart(msg.frame)
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
@@ -138,6 +146,12 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	m.busy = false
 	if msg.frame != nil {
+		if msg.op.kind == opToggle && m.frame != nil {
+			was, _ := m.frame.Settings.Get(msg.op.toggle)
+			if on, err := msg.frame.Settings.Get(msg.op.toggle); err == nil && on != was {
+				m.start.toggled(msg.op.toggle, on, m.frame)
+			}
+		}
 		m.changes = diff(m.frame, msg.frame)
 		m.frame = msg.frame
 		m.relayout()
@@ -160,7 +174,11 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	if msg.op.auto {
 		m.play.pending = false
-		if !msg.acted && m.play.playing {
+		switch {
+		case !msg.acted && m.play.playing && m.frame != nil && m.frame.Done:
+			m.play.stop()
+			m.status = status{text: "auto-play stopped at the end: " + msg.note} // not a warning
+		case !msg.acted && m.play.playing:
 			m.play.stop()
 			m.status = status{text: "auto-play stopped: " + msg.note, level: msg.level}
 		}

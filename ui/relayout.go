@@ -1,7 +1,5 @@
 package ui
 
-import "strings"
-
 // relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
 // in Update, so View only renders.
 func (m *Model) relayout() {
@@ -9,29 +7,39 @@ func (m *Model) relayout() {
 	if w == 0 && m.height == 0 {
 		w = defaultWidth
 	}
-	m.help.Width = w
 	helpLines := 1
 	if m.showHelp {
-		helpLines = len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"))
+		helpLines = len(m.fullHelpLines(w))
 	}
 	c := content{
 		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerLines(w, wide)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
 		captionAuto:  m.explain == explainAuto,
+		statusLines:  m.statusLines(w),
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
-		if f.Summary != nil {
-			c.checks = len(f.Summary.Checks)
-		}
+		c.checks = checkLinesWanted(f)
 		if f.Done {
 			c.verdict = 2
+			if len(m.start.midRun) > 0 {
+				c.verdict = 3
+			}
 		}
 	}
 	m.layout = plan(m.width, m.height, c)
 	m.outbox.setSize(m.layout.width, m.layout.table, c.rows)
-	m.keys.setScroll(c.rows > m.outbox.visible())
+	scroll := c.rows > m.outbox.visible()
+	if scroll != m.keys.Down.Enabled() {
+		m.keys.setScroll(scroll)
+		if m.showHelp {
+			// The ? screen lists the scroll keys only when they work: its height changed.
+			c.helpLines = len(m.fullHelpLines(w))
+			m.layout = plan(m.width, m.height, c)
+			m.outbox.setSize(m.layout.width, m.layout.table, c.rows)
+		}
+	}
 }
 
 // explainMode says whether the scenario's explanation is shown.

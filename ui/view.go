@@ -31,7 +31,7 @@ func (m Model) View() string {
 	lines = append(lines, m.verdictView(l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)
 	lines = append(lines, m.eventsView(l.width, l.events)...)
-	lines = append(lines, m.statusView(l.width))
+	lines = append(lines, m.statusView(l.width, l.status)...)
 	lines = append(lines, m.helpView(l.help)...)
 	return strings.Join(box(lines, l.width, l.height), "\n")
 }

@@ -33,21 +33,28 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
 	if n > show && show > 0 {
 		first = max(0, min(p.selected-show/2, n-show))
 	}
-	compact := w < 100
-	stateW, holdW := 0, 0
+	cw := cellWidths{compact: w < 100, w: w}
 	for _, v := range f.Workers {
-		stateW = max(stateW, width(v.State))
-		holdW = max(holdW, width(holding(v, compact)))
+		cw.name = max(cw.name, width(v.Name))
+		cw.state = max(cw.state, width(v.State))
+		cw.hold = max(cw.hold, width(holding(v, cw.compact)))
 	}
-	stateW, holdW = min(stateW, 26), min(holdW, 30)
+	cw.state, cw.hold = min(cw.state, 26), min(cw.hold, 32)
 	for i := first; i < n && i < first+show; i++ {
-		lines = append(lines, p.line(f, i, ch.workers[i], st, stateW, holdW, compact))
+		lines = append(lines, p.line(f, i, ch.workers[i], st, cw))
 	}
 	return box(lines, w, h)
 }
 
+// cellWidths are the widths of a worker line's columns, the same for every worker.
+type cellWidths struct {
+	name, state, hold int
+	w                 int  // the whole line
+	compact           bool // narrow: shorter words
+}
+
 // line renders worker i.
-func (p workersPane) line(f *frame, i int, changed bool, st *Styles, stateW, holdW int, compact bool) string {
+func (p workersPane) line(f *frame, i int, changed bool, st *Styles, cw cellWidths) string {
 	v := f.Workers[i]
 	var b strings.Builder
 	switch {
@@ -70,46 +77,48 @@ func (p workersPane) line(f *frame, i int, changed bool, st *Styles, stateW, hol
 	if i == p.selected {
 		name = st.worker(i).Bold(true).Underline(true).Render(v.Name)
 	}
-	b.WriteString(name + " ")
-	state := pad(v.State, stateW)
+	b.WriteString(name + spaces(cw.name-width(v.Name)) + " ")
+	state := pad(v.State, cw.state)
 	switch {
 	case v.Crashed:
-		state = st.Crashed.Render(v.State) + spaces(stateW-width(v.State))
+		state = st.Crashed.Render(v.State) + spaces(cw.state-width(v.State))
 	case v.Paused:
-		state = st.Warn.Render(pad(v.State, stateW))
+		state = st.Warn.Render(pad(v.State, cw.state))
 	case changed:
-		state = st.Changed.Render(v.State) + spaces(stateW-width(v.State))
+		state = st.Changed.Render(v.State) + spaces(cw.state-width(v.State))
 	}
 	b.WriteString(state + "  ")
-	b.WriteString(st.Subtle.Render(pad(holding(v, compact), holdW)) + "  ")
-	b.WriteString(counts(f.Ledgers[i], compact))
+	b.WriteString(st.Subtle.Render(pad(holding(v, cw.compact), cw.hold)) + "  ")
+	// The counts take what is left: the short form when the long one does not fit.
+	c := counts(f.Ledgers[i], cw.compact)
+	if used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2; !cw.compact && used+width(c) > cw.w {
+		c = counts(f.Ledgers[i], true)
+	}
+	b.WriteString(c)
 	return b.String()
 }
 
 // holding says what the worker holds in memory: the message in progress and its lease version,
 // or the rows it loaded without a claim.
 func holding(v engine.WorkerView, compact bool) string {
+	more := ""
+	switch {
+	case v.Queue > 0 && compact:
+		more = fmt.Sprintf(" +%d", v.Queue)
+	case v.Queue > 0:
+		more = fmt.Sprintf(" +%d more", v.Queue)
+	}
 	switch {
 	case v.Crashed:
 		return "memory lost"
 	case v.Holding != "" && v.HoldingVersion > 0 && compact:
-		s := fmt.Sprintf("holds %s v%d", v.Holding, v.HoldingVersion)
-		if v.Queue > 0 {
-			s += fmt.Sprintf(" +%d", v.Queue)
-		}
-		return s
+		return fmt.Sprintf("holds %s v%d%s", v.Holding, v.HoldingVersion, more)
 	case v.Holding != "" && v.HoldingVersion > 0:
-		s := fmt.Sprintf("holds %s (lease v%d)", v.Holding, v.HoldingVersion)
-		if v.Queue > 0 {
-			s += fmt.Sprintf(" +%d loaded", v.Queue)
-		}
-		return s
+		return fmt.Sprintf("holds %s (lease v%d)%s", v.Holding, v.HoldingVersion, more)
+	case v.Holding != "" && compact:
+		return "holds " + v.Holding + more
 	case v.Holding != "":
-		s := fmt.Sprintf("holds %s (no lease)", v.Holding)
-		if v.Queue > 0 {
-			s += fmt.Sprintf(" +%d loaded", v.Queue)
-		}
-		return s
+		return "holds " + v.Holding + more + ", no lease"
 	case v.Queue > 0:
 		return fmt.Sprintf("%d loaded, no lease", v.Queue)
 	}

@@ -1,0 +1,228 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// lessonToggles are the lessons with the key of the toggle each teaches.
+var lessonToggles = []struct{ name, key, toggle string }{
+	{"before", "l", engine.ToggleLeasing},
+	{"after", "l", engine.ToggleLeasing},
+	{"naive-claim", "a", engine.ToggleAtomicClaim},
+	{"stale-owner", "o", engine.ToggleOwnershipCheck},
+	{"aba-fencing", "k", engine.ToggleFencing},
+	{"lease-too-short", "h", engine.ToggleHeartbeat},
+}
+
+// stepToEnd steps l until its scenario is done, pressing what the status line asks for.
+func stepToEnd(t *testing.T, l *lab) {
+	t.Helper()
+	for i := 0; i < 2000 && !l.m.frame.Done; i++ {
+		switch st := l.m.status.text; {
+		case l.m.status.level == levelError:
+			t.Fatalf("error after %d keys: %s", i, st)
+		case strings.Contains(st, "press f"):
+			l.press("f")
+		case strings.Contains(st, "press +"):
+			l.press("+")
+		default:
+			l.press("n")
+		}
+	}
+	if !l.m.frame.Done {
+		t.Fatalf("not done; last status: %s", l.m.status.text)
+	}
+}
+
+// headless runs name to its end as "leaselab run NAME" does, with overrides o.
+func headless(t *testing.T, name string, o engine.Overrides) *engine.Summary {
+	t.Helper()
+	ctx := context.Background()
+	s, err := opener(t, o)(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// expectKeys lists expectations without their actual values (a concurrent phase may vary them).
+func expectKeys(rs []engine.ExpectResult) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(r.When + ": " + r.Expect + "; ")
+	}
+	return b.String()
+}
+
+// A toggle flipped before any worker acts is the run's own setting: the verdict and the
+// expectations the lab shows are those "leaselab run NAME --TOGGLE=…" reports. Both settings
+// of each lesson's toggle.
+func TestLessonVerdictsMatchHeadlessRuns(t *testing.T) {
+	for _, lt := range lessonToggles {
+		for _, flip := range []bool{false, true} {
+			t.Run(lt.name+map[bool]string{false: "", true: "/" + lt.key}[flip], func(t *testing.T) {
+				l := newLab(t, lt.name, 120, 40, engine.Overrides{})
+				var o engine.Overrides
+				if flip {
+					l.press(lt.key)
+					on, _ := l.m.frame.Settings.Get(lt.toggle)
+					o.Toggles = map[string]bool{lt.toggle: on}
+					l.must("from the next action on — ")
+				}
+				stepToEnd(t, l)
+				want := headless(t, lt.name, o)
+				got, met := l.m.expectations()
+				if l.m.frame.Summary.Passed != want.Passed || met != want.ExpectationsMet || !met ||
+					expectKeys(got) != expectKeys(want.Expectations) {
+					t.Fatalf("lab: passed %v, met %v, %s\nrun: passed %v, met %v, %s", l.m.frame.Summary.Passed, met,
+						expectKeys(got), want.Passed, want.ExpectationsMet, expectKeys(want.Expectations))
+				}
+				l.must("✓ as expected with " + lt.toggle + "=")
+				l.mustNot("✗ not as expected")
+			})
+		}
+	}
+}
+
+// The checks a lesson leaves out of its verdict (stale-owner: processed-once fails by design)
+// are shown dimmed and marked, never as a plain FAIL beside a passing verdict.
+func TestChecksOutsideTheVerdictAreSetAside(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		l := newLab(t, "stale-owner", size[0], size[1], engine.Overrides{})
+		stepToEnd(t, l)
+		l.must("VERDICT: PASS", "not in this lesson's verdict")
+		l.mustNot("✗ FAIL each message processed exactly once", "✗ 1 FAIL")
+		if size[0] == 120 {
+			l.must("○ fail each message processed exactly once", "○ 4 not in the verdict")
+		}
+	}
+}
+
+// While the run goes on, a check that only waits for work to be done reads "open", not FAIL.
+func TestUnfinishedChecksAreOpen(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.must("… open each message processed exactly once", "… open every message finalized, none lost")
+	l.mustNot("✗ FAIL")
+	l.press("l")
+	stepToEnd(t, l)
+	l.must("✗ FAIL each message processed exactly once")
+}
+
+// A toggle flipped once workers have acted changes a run under way: the lab says so, and the
+// verdict keeps the expectations of the settings the run started with.
+func TestToggleMidRunIsNamed(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	l.press("n", "n", "o")
+	if !strings.Contains(l.m.status.text, "the run is under way") {
+		t.Fatalf("status after a toggle mid-run: %s", l.m.status.text)
+	}
+	stepToEnd(t, l)
+	l.must("toggled after the run began (ownership-check=off)", "with ownership-check=on")
+}
+
+// Every toggle key says what it changed, from when, and (leasing off) that it does nothing.
+func TestToggleNotesSayWhatChanged(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	l.press("k")
+	l.must("fencing ON from the next action on — finalize also needs the LeaseVersion", "•fencing on (k)")
+	l.press("h")
+	l.must("heartbeat ON from the next action on — a working worker renews its lease every 200ms")
+	l.press("l", "a")
+	l.must("atomic-claim OFF from the next action on", "(no effect while leasing is off)")
+}
+
+// The footer keeps the workshop's keys at 80 columns, and a lesson's own toggle in place of l.
+func TestFooterFitsTheWorkshopKeys(t *testing.T) {
+	l := newLab(t, "playground", 80, 24, engine.Overrides{})
+	foot := l.m.shortHelp(80)
+	for _, k := range []string{"space step", "x crash", "r restart", "l leasing", "f expire", "+ clock", "p play", "? keys"} {
+		if !strings.Contains(foot, k) {
+			t.Errorf("footer at 80 lacks %q: %q", k, foot)
+		}
+	}
+	s := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	if foot := s.m.shortHelp(120); !strings.Contains(foot, "o own-check") || strings.Contains(foot, "l leasing") {
+		t.Errorf("stale-owner's footer: %q", foot)
+	}
+	// The ? screen shows every key at 80×24, down to q.
+	l.press("?")
+	l.must("q quit", "k fencing on/off", "tab next scenario", "each from the next action on")
+}
+
+// i at 80×24 shows the whole explanation, not its first line.
+func TestExplanationFitsAt80x24(t *testing.T) {
+	l := newLab(t, "stale-owner", 80, 24, engine.Overrides{})
+	l.press("i")
+	l.must("About this scenario", "only from writing.")
+	checkSize(t, l.view(), 80, 24)
+}
+
+// Worker names of different lengths (Worker-A2) keep the columns aligned.
+func TestWorkerColumnsAlign(t *testing.T) {
+	l := newLab(t, "aba-fencing", 120, 40, engine.Overrides{})
+	var at []int
+	for _, line := range strings.Split(l.view(), "\n") {
+		if strings.Contains(line, " Worker-") && strings.Contains(line, "holds nothing") {
+			at = append(at, width(line[:strings.Index(line, "holds nothing")]))
+		}
+	}
+	if len(at) != 3 || at[0] != at[1] || at[1] != at[2] {
+		t.Fatalf("the hold column starts at %v", at)
+	}
+}
+
+// fakeRun is a free run whose workers the test makes fail.
+type fakeRun struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *fakeRun) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}
+
+func (f *fakeRun) Stop() error { return f.Err() }
+
+func (f *fakeRun) fail(err error) {
+	f.mu.Lock()
+	f.errs = append(f.errs, err)
+	f.mu.Unlock()
+}
+
+// A worker that stops on an error while the others free-run is reported at once, and once.
+func TestFreeRunReportsAWorkerErrorWhileRunning(t *testing.T) {
+	l := newLab(t, "playground", 120, 40, engine.Overrides{})
+	run := &fakeRun{}
+	l.m.runner.startRun = func(context.Context, *engine.Session, time.Duration) freeRun { return run }
+	l.press("g")
+	l.poll()
+	l.mustNot("worker failed")
+	run.fail(errors.New("Worker-B: disk I/O error"))
+	l.poll()
+	if l.m.status.level != levelError || !strings.Contains(l.m.status.text, "Worker-B: disk I/O error") {
+		t.Fatalf("status after the error: %+v", l.m.status)
+	}
+	l.must("✗ 1 worker failed")
+	l.press("x") // another note replaces it; the header keeps the count
+	l.poll()
+	if strings.Contains(l.m.status.text, "disk I/O error") {
+		t.Fatal("the same error reported twice")
+	}
+	l.must("✗ 1 worker failed")
+}
