@@ -118,6 +118,9 @@ func plan(w, h int, c content) layout {
 		grow(&left, &l.checks, checksWant)
 	}
 	grow(&left, &l.caption, captionWant)
+	if l.caption == 1 {
+		l.caption, left = 0, left+1 // a title with no explanation under it
+	}
 	l.events += left
 	return l
 }

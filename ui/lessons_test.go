@@ -226,3 +226,21 @@ func TestFreeRunReportsAWorkerErrorWhileRunning(t *testing.T) {
 	}
 	l.must("✗ 1 worker failed")
 }
+
+// No pane is drawn as a bare title: the explanation and the log get two lines or none.
+func TestNoBareTitles(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {110, 30}, {120, 40}} {
+		for _, name := range []string{"aba-fencing", "stale-owner", "playground", "many-workers"} {
+			l := newLab(t, name, size[0], size[1], engine.Overrides{Messages: 12})
+			for i := 0; i < 10; i++ {
+				l.press("n")
+				lines := strings.Split(l.view(), "\n")
+				for j, line := range lines {
+					if strings.HasPrefix(line, "─ About this scenario") && (j+1 >= len(lines) || strings.HasPrefix(lines[j+1], "─ ")) {
+						t.Fatalf("%s at %dx%d: the explanation is a bare title:\n%s", name, size[0], size[1], l.view())
+					}
+				}
+			}
+		}
+	}
+}
