@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check of the lab in a real terminal: tmux at 120×40, the database file given with
-# --db read back with sqlite3. It checks what issue 3 says the lab must show, then the resident
-# memory with 1,000 messages and 8 workers, NO_COLOR, the free run (g), and leaselab watch on a
-# database that a worker process works on. Exits non-zero on the first failure.
+# --db read back with sqlite3. It checks what issue 3 says the lab must show, a lesson both ways
+# against "leaselab run", then the resident memory with 1,000 messages and 8 workers, the 80×24
+# screen, NO_COLOR, the free run (g), and leaselab watch on a database that a worker process
+# works on. Exits non-zero on the first failure.
 #
 #   .ci/e2e-lab.sh            (installs tmux and sqlite3 with apt-get when missing)
 #   KEEP=1 .ci/e2e-lab.sh     keep the work folder (screen captures, database) for a look
@@ -155,6 +156,36 @@ for ((i = 0; i < 100; i++)); do [[ -s $WORK/lab.exit ]] && break; sleep 0.05; do
 [[ $(cat "$WORK/lab.exit" 2>/dev/null) == 0 ]] || fail "the lab did not exit 0 after q"
 pass "q quits, exit 0"
 
+# 6b. A lesson both ways, against "leaselab run": stale-owner's verdict passes though its
+# processed-once check fails (not in the lesson's verdict: set aside, never a plain FAIL); with
+# o pressed before the first step the run is "--ownership-check=false", expectations and all.
+json_field() { grep -oE "\"$1\": *(true|false)" | grep -oE '(true|false)$'; } # a boolean of --json
+for flip in "" o; do
+	name="lesson${flip}"
+	start "$name" --scenario stale-owner
+	wait_for "$name" "PAY-001"
+	if [[ -n $flip ]]; then
+		keys "$name" "$flip"
+		wait_for "$name" "ownership-check OFF from the next action on"
+	fi
+	step_to_end "$name"
+	flag=()
+	[[ -n $flip ]] && flag=(--ownership-check=false)
+	report=$("$BIN" run stale-owner "${flag[@]}" --json --report-dir "")
+	passed=$(json_field passed <<<"$report")
+	met=$(json_field expectations_met <<<"$report")
+	[[ $met == true ]] || fail "leaselab run stale-owner ${flag[*]}: expectations not met"
+	if [[ $passed == true ]]; then want="VERDICT: PASS"; else want="VERDICT: FAIL"; fi
+	screen "$name" | grep -qF "$want" || fail "stale-owner ${flag[*]}: the lab's verdict is not the headless run's ($want)"
+	screen "$name" | grep -qF "✓ as expected with ownership-check=" || fail "stale-owner ${flag[*]}: expectations not shown met"
+	if screen "$name" | grep -qF "✗ FAIL each message processed exactly once"; then
+		fail "stale-owner: a check outside the lesson's verdict shows as a plain FAIL"
+	fi
+	screen "$name" | grep -qF "○ fail each message processed exactly once" || fail "stale-owner: the check set aside is not marked ○"
+	keys "$name" q
+	pass "stale-owner ${flag[*]:-(default)}: $want as leaselab run says, expectations met, processed-once set aside"
+done
+
 # 7. Resident memory with 1,000 messages and 8 workers, after some steps: under 50 MiB.
 start big --messages 1000 --workers 8
 wait_for big "rows 1–"
@@ -177,7 +208,13 @@ wait_for small "EXPIRED"
 screen small | grep -qF "LEASING ON" || fail "80×24: no badge"
 screen small | grep -E "Worker-A +CRASHED" >/dev/null || fail "80×24: CRASHED not shown"
 (($(screen small | wc -l) <= 24)) || fail "80×24: taller than the window"
-pass "80×24: badge, rows, CRASHED and EXPIRED all on screen"
+for k in "space step" "x crash" "f expire" "p play" "? keys"; do
+	screen small | tail -n1 | grep -qF "$k" || fail "80×24: the footer lacks \"$k\""
+done
+keys small "?"
+wait_for small "q quit"
+keys small "?"
+pass "80×24: badge, rows, CRASHED and EXPIRED all on screen; the footer keeps the workshop keys, ? every key"
 keys small q
 
 # 9. NO_COLOR: no colour reaches the terminal, and every state still reads in words.
