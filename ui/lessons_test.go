@@ -244,3 +244,17 @@ func TestNoBareTitles(t *testing.T) {
 		}
 	}
 }
+
+// s steps a worker outside a lesson's script: the lab says so.
+func TestStepOutsideTheScriptIsNamed(t *testing.T) {
+	l := newLab(t, "naive-claim", 120, 40, engine.Overrides{})
+	l.press("2", "s")
+	if !strings.Contains(l.m.status.text, "Worker-B claimed PAY-001") || !strings.Contains(l.m.status.text, "outside the script") {
+		t.Fatalf("status after s: %s", l.m.status.text)
+	}
+	p := newLab(t, "playground", 120, 40, engine.Overrides{})
+	p.press("s")
+	if strings.Contains(p.m.status.text, "outside the script") {
+		t.Fatalf("the playground has no script: %s", p.m.status.text)
+	}
+}

@@ -136,11 +136,15 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	evs := s.Ledger().EventsSince(before)
 	switch {
 	case len(evs) == 1:
-		return evs[0].String(), levelInfo, acted
+		note = evs[0].String()
 	case len(evs) > 1:
-		return fmt.Sprintf("%s (and %d more above)", evs[len(evs)-1], len(evs)-1), levelInfo, acted
+		note = fmt.Sprintf("%s (and %d more above)", evs[len(evs)-1], len(evs)-1)
 	}
-	return "", levelInfo, acted
+	if _, at, total := s.ScriptPosition(); o.kind == opStepWorker && acted && at < total {
+		// The script goes on from where it was: the lesson's expectations assume it alone acts.
+		note += " — a step outside the script: the lesson's expectations may no longer hold"
+	}
+	return note, levelInfo, acted
 }
 
 // workerIdle explains why worker i did nothing.
