@@ -321,3 +321,30 @@ func TestVerdictChecks(t *testing.T) {
 		}
 	}
 }
+
+// A toggle switched before any worker acts is the run's own setting: the scenario's
+// expectations for it apply, as with the flag. Switched later, the run keeps its start.
+func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
+	s := session(t, scenario(t, "before", ""))
+	ctx := context.Background()
+	if _, err := s.SetToggle(engine.ToggleLeasing, true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ok, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+	}
+	s.SetToggle(engine.ToggleLeasing, false) // after the run: changes nothing it is judged by
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.ExpectationsMet || sum.Settings[engine.ToggleLeasing] != "on" || sum.ProcessingAttempts != 6 {
+		t.Fatalf("met %v, settings %v, attempts %d", sum.ExpectationsMet, sum.Settings, sum.ProcessingAttempts)
+	}
+}

@@ -123,7 +123,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	attempts := s.ledger.Attempts()
 	sum := &Summary{
 		Scenario: s.Scenario.Name, Title: s.Scenario.Title, Database: s.db.Path(),
-		Settings:           settingsMap(s.initial),
+		Settings:           settingsMap(s.InitialSettings()),
 		Messages:           c.Messages,
 		ProcessingAttempts: total.ProcessingAttempts,
 		StatusChecksByKey:  s.provider.Calls(),
@@ -216,7 +216,11 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 		ok, parts := true, []string{}
 		for _, r := range sum.Recovery {
 			ok = ok && r.OK
-			parts = append(parts, fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, orNone(r.ReclaimedBy), r.ProcessedTimes))
+			who := r.ReclaimedBy
+			if who == "" {
+				who = "nobody yet"
+			}
+			parts = append(parts, fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, who, r.ProcessedTimes))
 		}
 		checks = append(checks, Check{ID: CheckRecovered, Name: "crashed owner's lease reclaimed after expiry", OK: ok, Detail: strings.Join(parts, "; ")})
 	}
@@ -275,11 +279,12 @@ func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
 }
 
 func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
+	initial := s.InitialSettings()
 	var out []ExpectResult
 	met := true
 	any := false
 	for _, b := range s.Scenario.Expect {
-		if !b.Applies(s.initial) {
+		if !b.Applies(initial) {
 			continue
 		}
 		for _, e := range b.Items {

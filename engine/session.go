@@ -119,13 +119,35 @@ func (s *Session) Settings() Settings {
 	return s.settings
 }
 
-// InitialSettings are the settings the session started with (after flags).
-func (s *Session) InitialSettings() Settings { return s.initial }
+// InitialSettings are the settings the session started with: after flags, and after toggles
+// switched before any worker acted.
+func (s *Session) InitialSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initial
+}
+
+// started reports whether any worker has taken an action yet.
+func (s *Session) started() bool {
+	for _, e := range s.ledger.Events() {
+		switch e.Kind {
+		case EvLoad, EvClaim, EvSelect, EvTake, EvCheck, EvRenew, EvFinalize:
+			return true
+		}
+	}
+	return false
+}
 
 // SetToggle switches a toggle; workers see it from their next action on.
 func (s *Session) SetToggle(name string, on bool) (Event, error) {
+	started := s.started()
 	s.mu.Lock()
 	err := s.settings.Set(name, on)
+	if err == nil && !started {
+		// Before any worker has acted, a toggle is the run's own setting, as the same flag would
+		// be: the scenario's expectations for it apply.
+		s.initial = s.settings
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return Event{}, err

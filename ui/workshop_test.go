@@ -7,7 +7,7 @@ import (
 	"leaselab/engine"
 )
 
-// TestReadmeWorkshop walks the five-minute workshop of README-lab.md key by key, so that the
+// TestReadmeWorkshop walks the five-minute workshop of README.md ("The lab's guide") key by key, so that the
 // README stays true.
 func TestReadmeWorkshop(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
