@@ -146,20 +146,25 @@ const SeedCaller = "seed"
 // MessageKey is the idempotency key of the i-th seeded payment (1-based): PAY-001.
 func MessageKey(i int) string { return fmt.Sprintf("PAY-%03d", i) }
 
-// Seed creates n payments PAY-001… through the gateway, one transaction each, created 1 ms apart
-// before start so that claim order is creation order.
+// SeedPayment is the i-th (1-based) of n seeded payments: PAY-00i, created (i-n-1) ms before
+// start, so that claim order is creation order.
+func SeedPayment(i, n int, start time.Time) NewPayment {
+	key := MessageKey(i)
+	amount := int64(1000 + 250*((i-1)%8))
+	return NewPayment{
+		Key:       key,
+		Amount:    amount,
+		CreatedAt: start.Add(time.Duration(i-n-1) * time.Millisecond),
+		Payload:   fmt.Sprintf(`{"idempotencyKey":%q,"amount":%d}`, key, amount),
+	}
+}
+
+// Seed creates n payments PAY-001… through the gateway, one transaction each.
 func Seed(ctx context.Context, g *Gateway, n int, start time.Time) error {
 	for i := 1; i <= n; i++ {
-		key := MessageKey(i)
-		amount := int64(1000 + 250*((i-1)%8))
-		p := NewPayment{
-			Key:       key,
-			Amount:    amount,
-			CreatedAt: start.Add(time.Duration(i-n-1) * time.Millisecond),
-			Payload:   fmt.Sprintf(`{"idempotencyKey":%q,"amount":%d}`, key, amount),
-		}
+		p := SeedPayment(i, n, start)
 		if err := g.CreatePayment(ctx, SeedCaller, p); err != nil {
-			return fmt.Errorf("seed %s: %w", key, err)
+			return fmt.Errorf("seed %s: %w", p.Key, err)
 		}
 	}
 	return nil

@@ -440,7 +440,7 @@ func runGoqite(b *testing.B, r run) {
 	total := queued + msgs
 	err = runTx(ctx, admin, func(tx *sql.Tx) error {
 		for i := 1; i <= total; i++ {
-			p := seedPayment(i, total, benchT0)
+			p := engine.SeedPayment(i, total, benchT0)
 			if err := q.SendTx(ctx, tx, goqite.Message{Body: []byte(p.Payload)}); err != nil {
 				return err
 			}

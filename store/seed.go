@@ -48,7 +48,7 @@ func (db *DB) seedRange(ctx context.Context, from, to, n int, start time.Time) e
 			pay, msg := seedInsertSQL(hi - lo + 1)
 			var payArgs, msgArgs []any
 			for i := lo; i <= hi; i++ {
-				p := seedPayment(i, n, start)
+				p := engine.SeedPayment(i, n, start)
 				at := FormatTime(p.CreatedAt)
 				payArgs = append(payArgs, p.Key, p.Amount, at)
 				msgArgs = append(msgArgs, p.Key, engine.MessageType, p.Payload, at)
@@ -85,17 +85,4 @@ func seedInsertSQL(rows int) (payments, outbox string) {
 	msg := strings.Repeat(", (?, ?, ?, 'Pending', ?)", rows)[2:]
 	return `INSERT INTO Payments (IdempotencyKey, Amount, PaymentStatus, CreatedAtUtc) VALUES ` + pay,
 		`INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc) VALUES ` + msg
-}
-
-// seedPayment is the i-th (1-based) of n payments as engine.Seed makes it; TestSeedBulkMatchesSeed
-// keeps the two in step.
-func seedPayment(i, n int, start time.Time) engine.NewPayment {
-	key := engine.MessageKey(i)
-	amount := int64(1000 + 250*((i-1)%8))
-	return engine.NewPayment{
-		Key:       key,
-		Amount:    amount,
-		CreatedAt: start.Add(time.Duration(i-n-1) * time.Millisecond),
-		Payload:   fmt.Sprintf(`{"idempotencyKey":%q,"amount":%d}`, key, amount),
-	}
 }
