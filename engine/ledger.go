@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -77,11 +78,7 @@ func (l *Ledger) commit(key string) {
 func (l *Ledger) Commits() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make(map[string]int, len(l.commits))
-	for k, v := range l.commits {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(l.commits)
 }
 
 func (l *Ledger) record(e Event) Event {
@@ -162,16 +159,4 @@ func (l *Ledger) EventsSince(n int) []Event {
 		return nil
 	}
 	return append([]Event(nil), l.events[n:]...)
-}
-
-// Duplicates returns the keys processed more than once, sorted.
-func (l *Ledger) Duplicates() []string {
-	var keys []string
-	for k, a := range l.Attempts() {
-		if len(a) > 1 {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }

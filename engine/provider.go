@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,11 +74,7 @@ func (p *Provider) CheckPaymentStatus(key string) ProviderResult {
 func (p *Provider) Calls() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.calls))
-	for k, v := range p.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.calls)
 }
 
 // Issued reports whether the provider made transaction id.
