@@ -2,7 +2,6 @@ package engine
 
 import (
 	"maps"
-	"sort"
 	"sync"
 	"time"
 )
