@@ -86,7 +86,11 @@ func TestLessonVerdictsMatchHeadlessRuns(t *testing.T) {
 				stepToEnd(t, l)
 				want := headless(t, lt.name, o)
 				got, met := l.m.expectations()
-				if l.m.frame.Summary.Passed != want.Passed || met != want.ExpectationsMet || !met ||
+				// after's concurrent phase runs on real goroutines headless and in turn in the lab:
+				// without leasing, whether the naive workers overlap is a real race there, so only
+				// the (deterministic) expectations are compared.
+				racy := lt.name == "after" && flip
+				if (!racy && l.m.frame.Summary.Passed != want.Passed) || met != want.ExpectationsMet || !met ||
 					expectKeys(got) != expectKeys(want.Expectations) {
 					t.Fatalf("lab: passed %v, met %v, %s\nrun: passed %v, met %v, %s", l.m.frame.Summary.Passed, met,
 						expectKeys(got), want.Passed, want.ExpectationsMet, expectKeys(want.Expectations))
