@@ -18,7 +18,7 @@ type Conn struct {
 	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
 	hold *finalizeHold // the DB's fault injection (HoldFinalize), or nil
 	// stmts holds the claim's and the finalize's statements, prepared once on this connection
-	// by Connect and read-only afterwards; see stmt.
+	// by Connect and read-only afterwards; see queryRow.
 	stmts map[string]*sql.Stmt
 }
 
@@ -74,8 +74,8 @@ func (c *Conn) prepare(ctx context.Context) error {
 // wait for another connection, BEGIN IMMEDIATE (the write lock) and COMMIT, and database/sql
 // rolls the transaction back when ctx ends. A statement inside a write transaction in WAL mode
 // waits for no one (the lock is already ours, and busy_timeout still bounds any wait), and a ctx
-// that can be cancelled costs the driver a watcher goroutine per statement: about a third of a
-// small statement's time.
+// that can be cancelled costs the driver a watcher goroutine per statement (a small prepared
+// statement takes about a third longer).
 func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
 	if st, ok := c.stmts[query]; ok {
 		return tx.StmtContext(ctx, st).QueryRowContext(context.WithoutCancel(ctx), args...)
