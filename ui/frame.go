@@ -20,9 +20,7 @@ type frame struct {
 	Explain  []string
 	DBPath   string
 	Settings engine.Settings
-	Initial  engine.Settings      // the settings the session started with
-	Teaches  string               // the toggle the lesson is about, if any
-	Expect   []engine.ExpectBlock // what the scenario expects, by setting
+	Teaches  string // the toggle the lesson is about, if any
 	Now      time.Time
 
 	Rows     []engine.Row
@@ -61,8 +59,8 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 	led := s.Ledger()
 	f := &frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
-		DBPath: s.DB().Path(), Settings: s.Settings(), Initial: s.InitialSettings(),
-		Teaches: s.Scenario.Teaches, Expect: s.Scenario.Expect, Now: s.Clock().Now(),
+		DBPath: s.DB().Path(), Settings: s.Settings(),
+		Teaches: s.Scenario.Teaches, Now: s.Clock().Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}
