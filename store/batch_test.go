@@ -163,27 +163,8 @@ func TestClaimBatchRacingConnectionsNeverShare(t *testing.T) {
 // finds the rows by primary key: no full scan, no temporary B-tree.
 func TestClaimBatchQueryPlanUsesIndex(t *testing.T) {
 	db := newDB(t, 50)
-	raw, err := sql.Open("sqlite", "file:"+db.Path()+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	rows, err := raw.Query("EXPLAIN QUERY PLAN "+store.ClaimBatchSQL, sql.Named("now", store.FormatTime(t0)),
+	got := queryPlan(t, db, store.ClaimBatchSQL, sql.Named("now", store.FormatTime(t0)),
 		sql.Named("worker", "Worker-A"), sql.Named("until", store.FormatTime(t0)), sql.Named("k", 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	got := strings.Join(plan, "\n")
 	want := "SEARCH OutboxMessages USING INTEGER PRIMARY KEY (rowid=?)\nLIST SUBQUERY 1\nSCAN OutboxMessages USING INDEX OutboxMessages_Claimable"
 	if got != want {
 		t.Fatalf("batch claim plan:\n%s\nwant:\n%s", got, want)

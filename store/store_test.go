@@ -267,12 +267,22 @@ func TestRenewOnlyByOwner(t *testing.T) {
 // first claimable row: no full scan, no temporary B-tree for ORDER BY.
 func TestClaimQueryPlanUsesIndex(t *testing.T) {
 	db := newDB(t, 50)
+	got := queryPlan(t, db, store.ClaimCandidateSQL, sql.Named("now", store.FormatTime(t0)))
+	if got != "SCAN OutboxMessages USING INDEX OutboxMessages_Claimable" {
+		t.Fatalf("claim plan:\n%s\nwant: SCAN OutboxMessages USING INDEX OutboxMessages_Claimable", got)
+	}
+}
+
+// queryPlan returns the EXPLAIN QUERY PLAN details of q, one per line, read on a read-only
+// connection of its own.
+func queryPlan(t *testing.T, db *store.DB, q string, args ...any) string {
+	t.Helper()
 	raw, err := sql.Open("sqlite", "file:"+db.Path()+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	rows, err := raw.Query("EXPLAIN QUERY PLAN "+store.ClaimCandidateSQL, sql.Named("now", store.FormatTime(t0)))
+	rows, err := raw.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,10 +296,10 @@ func TestClaimQueryPlanUsesIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	got := strings.Join(plan, "\n")
-	if got != "SCAN OutboxMessages USING INDEX OutboxMessages_Claimable" {
-		t.Fatalf("claim plan:\n%s\nwant: SCAN OutboxMessages USING INDEX OutboxMessages_Claimable", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "\n")
 }
 
 func TestCreateRefusesForeignFileAndLeavesItAlone(t *testing.T) {
