@@ -147,8 +147,11 @@ func (k KeyMap) actions() []keyAction {
 }
 
 // match finds the action of an enabled binding that matches msg.
-func (k KeyMap) match(msg tea.KeyMsg) action {
-	for _, ka := range k.actions() {
+func (k KeyMap) match(msg tea.KeyMsg) action { return matchAction(msg, k.actions()) }
+
+// matchAction finds the action of the first enabled binding among kas that matches msg.
+func matchAction(msg tea.KeyMsg, kas []keyAction) action {
+	for _, ka := range kas {
 		if key.Matches(msg, ka.binding) {
 			return ka.act
 		}
@@ -254,14 +257,7 @@ func (k WatchKeyMap) actions() []keyAction {
 }
 
 // match finds the action of an enabled binding that matches msg.
-func (k WatchKeyMap) match(msg tea.KeyMsg) action {
-	for _, ka := range k.actions() {
-		if key.Matches(msg, ka.binding) {
-			return ka.act
-		}
-	}
-	return actNone
-}
+func (k WatchKeyMap) match(msg tea.KeyMsg) action { return matchAction(msg, k.actions()) }
 
 // setScroll switches the scroll keys on when the table has more rows than it shows.
 func (k *WatchKeyMap) setScroll(on bool) {
