@@ -562,6 +562,16 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	// Check the rates in a fixed order, before the defaults are copied, so
+	// the error names the flag the user typed.
+	for _, rate := range []struct {
+		name string
+		v    float64
+	}{{"--crash-rate", *crash}, {"--pause-rate", *pause}, {"--jump-rate", *jump}} {
+		if !(rate.v >= 0 && rate.v <= 0.5) { // also refuses NaN
+			return 0, usageError{fmt.Errorf("%s %v: want 0 to 0.5", rate.name, rate.v)}
+		}
+	}
 	if !set["pause-rate"] {
 		*pause = *crash
 	}
@@ -570,11 +580,6 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if *timeout <= 0 {
 		return 0, usageError{fmt.Errorf("--timeout %s: want a positive duration", *timeout)}
-	}
-	for name, r := range map[string]float64{"--crash-rate": *crash, "--pause-rate": *pause, "--jump-rate": *jump} {
-		if r < 0 || r > 0.5 {
-			return 0, usageError{fmt.Errorf("%s %v: want 0 to 0.5", name, r)}
-		}
 	}
 	if *runs < 1 || *runs > 10000 {
 		return 0, usageError{fmt.Errorf("--runs %d: want 1 to 10000", *runs)}

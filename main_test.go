@@ -101,6 +101,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "before", "--lease", "0s"}, "--lease 0s: want a positive duration"},
 		{[]string{"run", "before", "--compare", "--fencing=true"}, "--compare sets --leasing and --fencing itself"},
 		{[]string{"stress", "--crash-rate", "2"}, "--crash-rate 2: want 0 to 0.5"},
+		{[]string{"stress", "--crash-rate", "NaN"}, "--crash-rate NaN: want 0 to 0.5"},
+		{[]string{"stress", "--jump-rate", "-1"}, "--jump-rate -1: want 0 to 0.5"},
 		{[]string{"stress", "--timeout", "0s"}, "--timeout 0s"},
 		{[]string{"seed"}, "--db FILE is required"},
 		{[]string{"worker", "--db", "x.db"}, "--name is required"},
