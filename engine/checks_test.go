@@ -17,8 +17,8 @@ func TestChecksCanFail(t *testing.T) {
 		harm  func(t *testing.T, s *engine.Session, raw *sql.DB)
 	}{
 		{engine.CheckNoDuplicates, func(t *testing.T, s *engine.Session, raw *sql.DB) {
-			exec(t, raw, `INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc)
-				SELECT IdempotencyKey, Type, Payload, 'Processed', CreatedAtUtc FROM OutboxMessages WHERE Id = 1`)
+			exec(t, raw, `INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc, ProcessedAtUtc)
+				SELECT IdempotencyKey, Type, Payload, 'Processed', CreatedAtUtc, ProcessedAtUtc FROM OutboxMessages WHERE Id = 1`)
 		}},
 		{engine.CheckProviderTxIDs, func(t *testing.T, s *engine.Session, raw *sql.DB) {
 			exec(t, raw, `UPDATE Payments SET TransactionId = 'txn_forged' WHERE PaymentStatus = 'Paid'`)
@@ -27,7 +27,7 @@ func TestChecksCanFail(t *testing.T) {
 			exec(t, raw, `UPDATE Payments SET TransactionId = 'txn_PAY-003_1' WHERE PaymentStatus = 'Failed'`)
 		}},
 		{engine.CheckNoneLost, func(t *testing.T, s *engine.Session, raw *sql.DB) {
-			exec(t, raw, `UPDATE OutboxMessages SET Status = 'Pending' WHERE Id = 2`)
+			exec(t, raw, `UPDATE OutboxMessages SET Status = 'Pending', ProcessedAtUtc = NULL WHERE Id = 2`)
 		}},
 		{engine.CheckOneCreation, func(t *testing.T, s *engine.Session, raw *sql.DB) {
 			g := engine.NewGateway(s.DB())

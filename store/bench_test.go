@@ -343,7 +343,7 @@ func runLeaselab(b *testing.B, r run, loop leaselabLoop) {
 
 // benchDB creates a leaselab database in b's temp folder with queued Pending messages, and
 // checkpoints it so that every run starts with an empty WAL.
-func benchDB(b *testing.B, queued int) *DB {
+func benchDB(b testing.TB, queued int) *DB {
 	b.Helper()
 	ctx := context.Background()
 	db, err := Create(ctx, filepath.Join(b.TempDir(), "bench.db"))
@@ -361,7 +361,7 @@ func benchDB(b *testing.B, queued int) *DB {
 }
 
 // benchConns opens n worker connections to db that wait for the write lock as wait says.
-func benchConns(b *testing.B, db *DB, n int, wait waitMode) []*Conn {
+func benchConns(b testing.TB, db *DB, n int, wait waitMode) []*Conn {
 	b.Helper()
 	ctx := context.Background()
 	switch wait {
@@ -422,22 +422,38 @@ create index goqite_queue_priority_created_idx on goqite (queue, priority desc, 
 // leaselab's payloads.
 func runGoqite(b *testing.B, r run) {
 	msgs, queued := r.sizes(b)
+	workers := newGoqite(b, r, queued+msgs)
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "goqite.db")
+	runWorkers(b, msgs, r.workers, waitSQLite, func(w int, left *budget, st *workerStats) error {
+		return workers[w].loop(ctx, r.payment, left, st)
+	})
+}
+
+// goqiteWorker is one goqite worker: a queue on a connection of its own.
+type goqiteWorker struct {
+	q    *goqite.Queue
+	pool *sql.DB
+}
+
+// newGoqite creates a goqite database in tb's temp folder with total messages (and with
+// r.payment, leaselab's Payments table and rows), checkpoints it, and opens r.workers workers.
+func newGoqite(tb testing.TB, r run, total int) []goqiteWorker {
+	tb.Helper()
+	ctx := context.Background()
+	path := filepath.Join(tb.TempDir(), "goqite.db")
 	admin, err := openPool(path, false, 1)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer admin.Close()
 	schema := goqiteSchema
 	if r.payment {
-		schema += ";\n" + paymentsDDL(b)
+		schema += ";\n" + paymentsDDL(tb)
 	}
 	if _, err := admin.ExecContext(ctx, schema); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	q := goqite.New(goqite.NewOpts{DB: admin, Name: "bench", Timeout: time.Hour})
-	total := queued + msgs
 	err = runTx(ctx, admin, func(tx *sql.Tx) error {
 		for i := 1; i <= total; i++ {
 			p := engine.SeedPayment(i, total, benchT0)
@@ -455,43 +471,44 @@ func runGoqite(b *testing.B, r run) {
 		return nil
 	})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if _, err := admin.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	queues := make([]*goqite.Queue, r.workers)
-	pools := make([]*sql.DB, r.workers)
-	for i := range queues {
+	workers := make([]goqiteWorker, r.workers)
+	for i := range workers {
 		c, err := openPool(path, true, 1)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		defer c.Close()
-		pools[i] = c
-		queues[i] = goqite.New(goqite.NewOpts{DB: c, Name: "bench", Timeout: time.Hour})
+		tb.Cleanup(func() { c.Close() })
+		workers[i] = goqiteWorker{q: goqite.New(goqite.NewOpts{DB: c, Name: "bench", Timeout: time.Hour}), pool: c}
 	}
-	runWorkers(b, msgs, r.workers, waitSQLite, func(w int, left *budget, st *workerStats) error {
-		q := queues[w]
-		for left.take(1) == 1 {
-			var m *goqite.Message
-			if err := st.timed(func() (err error) { m, err = q.Receive(ctx); return err }); err != nil {
-				return err
-			}
-			if m == nil {
-				return errors.New("goqite: queue empty")
-			}
-			del := func() error { return q.Delete(ctx, m.ID) }
-			if r.payment {
-				del = func() error { return goqiteFinalize(ctx, pools[w], q, m) }
-			}
-			if err := st.timed(del); err != nil {
-				return err
-			}
-			st.done++
+	return workers
+}
+
+// loop receives and deletes messages until the budget is spent; with payment, the Delete
+// updates the message's payment in its transaction.
+func (g goqiteWorker) loop(ctx context.Context, payment bool, left *budget, st *workerStats) error {
+	for left.take(1) == 1 {
+		var m *goqite.Message
+		if err := st.timed(func() (err error) { m, err = g.q.Receive(ctx); return err }); err != nil {
+			return err
 		}
-		return nil
-	})
+		if m == nil {
+			return errors.New("goqite: queue empty")
+		}
+		del := func() error { return g.q.Delete(ctx, m.ID) }
+		if payment {
+			del = func() error { return goqiteFinalize(ctx, g.pool, g.q, m) }
+		}
+		if err := st.timed(del); err != nil {
+			return err
+		}
+		st.done++
+	}
+	return nil
 }
 
 // goqiteFinalize updates the message's payment and deletes the message in one transaction, as a
@@ -515,11 +532,11 @@ func goqiteFinalize(ctx context.Context, db *sql.DB, q *goqite.Queue, m *goqite.
 }
 
 // paymentsDDL is leaselab's CREATE TABLE Payments, from schema.sql.
-func paymentsDDL(b *testing.B) string {
+func paymentsDDL(tb testing.TB) string {
 	start := strings.Index(schemaSQL, "CREATE TABLE Payments")
 	end := strings.Index(schemaSQL[start:], ");")
 	if start < 0 || end < 0 {
-		b.Fatal("schema.sql has no CREATE TABLE Payments")
+		tb.Fatal("schema.sql has no CREATE TABLE Payments")
 	}
 	return schemaSQL[start : start+end+2]
 }

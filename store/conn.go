@@ -118,12 +118,13 @@ func (c *Conn) Close() error {
 	return c.db.Close()
 }
 
-// The claimable condition. Written as the lesson's "Status='Pending' OR (Status='Processing' AND
-// LockedUntilUtc < now)", SQLite cannot use an index and sorts the whole backlog on every claim.
-// Split like this, the first term matches the partial index OutboxMessages_Claimable word for
-// word, so the plan is an ordered scan of that index that stops at the first claimable row.
-// A lease is live up to and including LockedUntilUtc; it is expired once now is later.
-const claimable = `Status IN ('Pending', 'Processing') AND (Status = 'Pending' OR LockedUntilUtc < :now)`
+// The claimable condition: the lesson's "Status='Pending' OR (Status='Processing' AND
+// LockedUntilUtc < now)". Written alone, SQLite cannot use an index and sorts the whole backlog
+// on every claim. Prefixed with the condition of the partial index OutboxMessages_Claimable, word
+// for word (an unfinished row, schema.sql), the plan is an ordered scan of that index that stops
+// at the first claimable row. A lease is live up to and including LockedUntilUtc; it is expired
+// once now is later.
+const claimable = `ProcessedAtUtc IS NULL AND (Status = 'Pending' OR (Status = 'Processing' AND LockedUntilUtc < :now))`
 
 // ClaimCandidateSQL is the claim's read; exported for the EXPLAIN QUERY PLAN test and the docs.
 const ClaimCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, LeaseVersion
@@ -146,7 +147,7 @@ const keyedCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, L
 // blockerSQL finds why nothing was claimable: the unfinished row whose lease ends first.
 const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
   FROM OutboxMessages
- WHERE Status IN ('Pending', 'Processing')
+ WHERE ProcessedAtUtc IS NULL
  ORDER BY LockedUntilUtc
  LIMIT 1`
 

@@ -23,13 +23,18 @@ CREATE TABLE OutboxMessages (
     LockedBy       TEXT    NULL,                -- the worker that holds (or last held) the lease
     LockedUntilUtc TEXT    NULL,                -- the lease ends after this instant
     Attempts       INTEGER NOT NULL DEFAULT 0,  -- claims that took this row
-    LeaseVersion   INTEGER NOT NULL DEFAULT 0   -- +1 on every claim: the fencing token
+    LeaseVersion   INTEGER NOT NULL DEFAULT 0,  -- +1 on every claim: the fencing token
+    -- A row is finished exactly when it has a ProcessedAtUtc: the claim's index relies on it.
+    CHECK ((Status = 'Processed') = (ProcessedAtUtc IS NOT NULL))
 );
 
 -- The claim's index: a partial index over unfinished rows, in claim order. The claim's WHERE
 -- repeats this index's condition word for word, so SQLite walks it in order and stops at the
--- first claimable row, whatever the backlog.
+-- first claimable row, whatever the backlog. The condition is on ProcessedAtUtc, not Status:
+-- the claim changes Status (Pending -> Processing) but neither column of this index, so SQLite
+-- leaves the index alone and a claim writes one page (the row's), not two. Only the finalize,
+-- which sets ProcessedAtUtc, takes the row out of the index.
 CREATE INDEX OutboxMessages_Claimable
-    ON OutboxMessages (CreatedAtUtc) WHERE Status IN ('Pending', 'Processing');
+    ON OutboxMessages (CreatedAtUtc) WHERE ProcessedAtUtc IS NULL;
 
 CREATE INDEX OutboxMessages_Key ON OutboxMessages (IdempotencyKey);

@@ -28,8 +28,9 @@ var schemaSQL string
 // applicationID marks a database file as leaselab's (PRAGMA application_id, "LEAS").
 const applicationID = 0x4C454153
 
-// schemaVersion is PRAGMA user_version of the schema in schema.sql.
-const schemaVersion = 1
+// schemaVersion is PRAGMA user_version of the schema in schema.sql. Version 2 made the claim
+// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)); version 1 files are refused.
+const schemaVersion = 2
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
 const BusyTimeout = 10 * time.Second
@@ -158,7 +159,8 @@ func checkOurs(ctx context.Context, abs string) error {
 		return &EnvError{Path: abs, Err: ErrNotOurs}
 	}
 	if version != schemaVersion {
-		return &EnvError{Path: abs, Err: fmt.Errorf("%w: schema version %d, want %d", ErrNotOurs, version, schemaVersion)}
+		return &EnvError{Path: abs, Err: fmt.Errorf("%w: made by another version of leaselab (schema %d, this one uses %d); create a new file with leaselab seed",
+			ErrNotOurs, version, schemaVersion)}
 	}
 	return nil
 }

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+)
+
+// framesRun is the number of messages each frame count processes.
+const framesRun = 600
+
+// walFrames runs work on conn for framesRun messages with automatic checkpoints off and returns
+// the WAL frames (pages) written per message, read from PRAGMA wal_checkpoint. Unlike a timing,
+// the count does not depend on the machine or on what else runs on it.
+func walFrames(t *testing.T, conn *sql.DB, work func(left *budget, st *workerStats) error) float64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		t.Fatal(err)
+	}
+	var left budget
+	left.left.Store(framesRun)
+	if err := work(&left, &workerStats{}); err != nil {
+		t.Fatal(err)
+	}
+	var busy, log, copied int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied); err != nil {
+		t.Fatal(err)
+	}
+	return float64(log) / framesRun
+}
+
+// TestWALFramesPerMessage pins how many pages each way of working writes per message, the cost
+// that decides the speed on one worker (docs/benchmarks.md). A claim must write one page, the
+// row's: the claim index's condition (ProcessedAtUtc IS NULL) is on no column the claim changes.
+// With the index on Status IN ('Pending','Processing'), as it was, a claim wrote 2.2 pages and a
+// claim + finalize 5.3. goqite's counts are logged next to them.
+func TestWALFramesPerMessage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts frames over a few thousand transactions")
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		loop leaselabLoop
+		max  float64
+	}{
+		{"claim", claimOnlyLoop, 1.3},
+		{"claim-finalize", claimFinalizeLoop, 4.4},
+		{"fused", fusedLoop, 3.5},
+		{"batch", batchLoop, 0.8},
+	}
+	for _, c := range cases {
+		db := benchDB(t, benchQueued+framesRun)
+		conn := benchConns(t, db, 1, waitSQLite)[0]
+		got := walFrames(t, conn.db, func(left *budget, st *workerStats) error {
+			return c.loop(ctx, conn, 0, left, st)
+		})
+		t.Logf("%-16s %.2f WAL frames per message", c.name, got)
+		if got > c.max {
+			t.Errorf("%s: %.2f WAL frames per message, want at most %.1f", c.name, got, c.max)
+		}
+	}
+	for _, payment := range []bool{false, true} {
+		g := newGoqite(t, run{workers: 1, payment: payment}, benchQueued+framesRun)[0]
+		got := walFrames(t, g.pool, func(left *budget, st *workerStats) error {
+			return g.loop(ctx, payment, left, st)
+		})
+		name := "goqite"
+		if payment {
+			name = "goqite-payment"
+		}
+		t.Logf("%-16s %.2f WAL frames per message", name, got)
+	}
+}
+
+// claimOnlyLoop claims messages and never finalizes them.
+func claimOnlyLoop(ctx context.Context, c *Conn, w int, left *budget, st *workerStats) error {
+	for left.take(1) == 1 {
+		if err := st.timed(func() error { _, err := c.Claim(ctx, claimReq(w)); return err }); err != nil {
+			return err
+		}
+		st.done++
+	}
+	return nil
+}
