@@ -113,15 +113,16 @@ type FinalizeRequest struct {
 	Fencing        bool   // add "AND LeaseVersion=?"
 }
 
-// FinalizeResult is what a finalize transaction saw and did. The Prior fields are read inside
-// the same transaction, just before the write, so they are exact.
+// FinalizeResult is what a finalize transaction saw and did. The Prior fields are the row just
+// before the write, inside the same transaction, so they are exact: read from the row when there
+// was no guard or the guarded UPDATE changed nothing; when the guard held, what it proved
+// (Processing, owned by the worker) and the LeaseVersion the UPDATE returned.
 type FinalizeResult struct {
 	Committed    bool  // false: rolled back because the guarded UPDATE changed no row
 	RowsAffected int64 // of the outbox UPDATE
 	PriorStatus  string
 	PriorOwner   string
 	PriorVersion int64
-	PriorUntil   time.Time
 }
 
 // Counts are the database figures the checks need.

@@ -36,8 +36,6 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 	if req.Key != "" {
 		return nil, fmt.Errorf("claim batch: a batch cannot claim a named message (%s)", req.Key)
 	}
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var out []engine.Message
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -97,8 +95,6 @@ func (c *Conn) claimBatchTx(ctx context.Context, tx *sql.Tx, req engine.ClaimReq
 // second transaction, and both results are returned (FinalizeResult.Committed false). Any
 // error rolls back both halves: nothing was finalized and nothing was claimed.
 func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest, next engine.ClaimRequest) (engine.FinalizeResult, engine.ClaimResult, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var (
 		fres engine.FinalizeResult
 		cres engine.ClaimResult
@@ -141,8 +137,6 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 	if len(reqs) == 0 {
 		return nil, nil
 	}
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	out := make([]engine.FinalizeResult, len(reqs))
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		for i, req := range reqs {

@@ -13,6 +13,11 @@ import (
 // Conn is one worker's own connection (a separate *sql.DB holding exactly one SQLite
 // connection), as a separate application instance would have. It implements engine.Conn; every
 // method is one transaction.
+//
+// Its methods add no deadline of their own: the only wait in a worker's transaction is for the
+// write lock (BEGIN IMMEDIATE, or the FairWriteLock queue), which busy_timeout (BusyTimeout)
+// bounds and the caller's ctx cancels. A timer per call would cost every transaction a
+// goroutine in database/sql and one in the driver, a tenth of a claim + finalize on one worker.
 type Conn struct {
 	db   *sql.DB
 	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
@@ -153,8 +158,6 @@ const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
 
 // LoadPending is the naive worker's read: every Pending row, with no claim at all.
 func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	rows, err := c.db.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
   FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
@@ -179,8 +182,6 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 // front, a read finds the candidate, and a conditional UPDATE takes it only if it is still
 // claimable. With req.Key set it claims that message or reports why it cannot.
 func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var res engine.ClaimResult
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -273,8 +274,6 @@ func (c *Conn) whyNothing(ctx context.Context, tx *sql.Tx, key, status string, o
 
 // SelectCandidate is the first half of the non-atomic claim: a plain read, its own transaction.
 func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Message, bool, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var (
 		m            engine.Message
 		owner, until sql.NullString
@@ -294,8 +293,6 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 // TakeUnconditional is the second half of the non-atomic claim: it sets the lease on the row it
 // read earlier without checking that the row is still claimable. This is the bug it teaches.
 func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (engine.Message, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var m engine.Message
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE OutboxMessages
@@ -316,8 +313,6 @@ RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
 
 // Renew extends a lease that the worker still holds, under the same version (a heartbeat).
 func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, until time.Time) (bool, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var n int64
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET LockedUntilUtc = :until
@@ -334,14 +329,16 @@ func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, unt
 }
 
 // finalizeReadSQL reads the row as it is just before the finalize writes it.
-const finalizeReadSQL = `SELECT Status, LockedBy, LockedUntilUtc, LeaseVersion
+const finalizeReadSQL = `SELECT Status, LockedBy, LeaseVersion
   FROM OutboxMessages WHERE Id = :id`
 
 const finalizePaymentSQL = `UPDATE Payments SET PaymentStatus = :status, TransactionId = :txid
  WHERE IdempotencyKey = :key`
 
-// finalizeOutboxSQL is the finalize's outbox UPDATE, guarded by the ownership check and by the
-// fencing token when asked.
+// finalizeOutboxSQL is the finalize's outbox UPDATE, as the lesson writes it, guarded by the
+// ownership check and by the fencing token when asked. With the guard it returns the row's
+// LeaseVersion (which the finalize does not change), so that the ledger knows the version it
+// wrote over without a read of its own.
 func finalizeOutboxSQL(ownershipCheck, fencing bool) string {
 	q := `UPDATE OutboxMessages
    SET Status = 'Processed', ProcessedAtUtc = :now, LockedUntilUtc = NULL
@@ -351,6 +348,10 @@ func finalizeOutboxSQL(ownershipCheck, fencing bool) string {
 	}
 	if fencing {
 		q += ` AND LeaseVersion = :version`
+	}
+	if ownershipCheck {
+		q += `
+RETURNING LeaseVersion`
 	}
 	return q
 }
@@ -363,8 +364,6 @@ var errRolledBack = errors.New("guarded update changed no row")
 // LockedBy=worker (and, with req.Fencing, the worker's lease version); unless it changes exactly
 // one row the whole transaction rolls back, the payment update with it.
 func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
 	var res engine.FinalizeResult
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -383,36 +382,65 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 
 // finalizeTx is the body of Finalize, run on tx. It returns errRolledBack (with res filled) when
 // the guarded UPDATE changed no row: the caller must then roll the transaction back.
+//
+// The ledger needs the row as it was just before the write. Without a guard it is read first.
+// With one, the UPDATE's own WHERE proves it (Processing, owned by req.Worker) and its RETURNING
+// gives the version; the row is read only when the guard fails, to say why.
 func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
 	var res engine.FinalizeResult
+	key := req.Message.IdempotencyKey
+	if !req.OwnershipCheck {
+		if err := c.readPrior(ctx, tx, req.Message, &res); err != nil {
+			return res, err
+		}
+	}
 	var txID any
 	if req.TransactionID != "" {
 		txID = req.TransactionID
 	}
-	var owner, until sql.NullString
-	err := c.queryRow(ctx, tx, finalizeReadSQL, sql.Named("id", req.Message.ID)).
-		Scan(&res.PriorStatus, &owner, &until, &res.PriorVersion)
+	if _, err := c.exec(ctx, tx, finalizePaymentSQL, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
+		sql.Named("key", key)); err != nil {
+		return res, fmt.Errorf("finalize %s: update payment: %w", key, describe(err))
+	}
+	c.hold.wait(ctx, key)
+	args := []any{sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
+		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion)}
+	update := finalizeOutboxSQL(req.OwnershipCheck, req.Fencing)
+	if !req.OwnershipCheck {
+		r, err := c.exec(ctx, tx, update, args...)
+		if err == nil {
+			res.RowsAffected, err = r.RowsAffected()
+		}
+		if err != nil {
+			return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
+		}
+		if res.RowsAffected != 1 {
+			return res, errRolledBack // the row is gone: nothing to finalize
+		}
+		return res, nil
+	}
+	err := c.queryRow(ctx, tx, update, args...).Scan(&res.PriorVersion)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// The guard failed: not (or no longer) this worker's message. Say why, then roll back.
+		if err := c.readPrior(ctx, tx, req.Message, &res); err != nil {
+			return res, err
+		}
+		return res, errRolledBack
+	case err != nil:
+		return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
+	}
+	res.RowsAffected, res.PriorStatus, res.PriorOwner = 1, engine.StatusProcessing, req.Worker
+	return res, nil
+}
+
+// readPrior reads m's row, as it is now inside tx, into res's Prior fields.
+func (c *Conn) readPrior(ctx context.Context, tx *sql.Tx, m engine.Message, res *engine.FinalizeResult) error {
+	var owner sql.NullString
+	err := c.queryRow(ctx, tx, finalizeReadSQL, sql.Named("id", m.ID)).Scan(&res.PriorStatus, &owner, &res.PriorVersion)
 	if err != nil {
-		return res, fmt.Errorf("finalize %s: read row: %w", req.Message.IdempotencyKey, describe(err))
+		return fmt.Errorf("finalize %s: read row: %w", m.IdempotencyKey, describe(err))
 	}
 	res.PriorOwner = owner.String
-	res.PriorUntil, _ = ParseTime(until.String)
-	if _, err := c.exec(ctx, tx, finalizePaymentSQL, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
-		sql.Named("key", req.Message.IdempotencyKey)); err != nil {
-		return res, fmt.Errorf("finalize %s: update payment: %w", req.Message.IdempotencyKey, describe(err))
-	}
-	c.hold.wait(ctx, req.Message.IdempotencyKey)
-	r, err := c.exec(ctx, tx, finalizeOutboxSQL(req.OwnershipCheck, req.Fencing),
-		sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
-		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion))
-	if err != nil {
-		return res, fmt.Errorf("finalize %s: update outbox: %w", req.Message.IdempotencyKey, describe(err))
-	}
-	if res.RowsAffected, err = r.RowsAffected(); err != nil {
-		return res, err
-	}
-	if res.RowsAffected != 1 {
-		return res, errRolledBack
-	}
-	return res, nil
+	return nil
 }
