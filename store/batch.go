@@ -37,9 +37,9 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 		return nil, fmt.Errorf("claim batch: a batch cannot claim a named message (%s)", req.Key)
 	}
 	var out []engine.Message
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(t txn) error {
 		var err error
-		out, err = c.claimBatchTx(ctx, tx, req, k)
+		out, err = c.claimBatchTx(t, req, k)
 		return err
 	})
 	if err != nil {
@@ -48,8 +48,8 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 	return out, nil
 }
 
-func (c *Conn) claimBatchTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest, k int) ([]engine.Message, error) {
-	rows, err := c.query(ctx, tx, ClaimBatchSQL, sql.Named("worker", req.Worker),
+func (c *Conn) claimBatchTx(t txn, req engine.ClaimRequest, k int) ([]engine.Message, error) {
+	rows, err := t.query(ClaimBatchSQL, sql.Named("worker", req.Worker),
 		sql.Named("until", FormatTime(req.Until)), sql.Named("now", FormatTime(req.Now)), sql.Named("k", k))
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", describe(err))
@@ -99,12 +99,12 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 		fres engine.FinalizeResult
 		cres engine.ClaimResult
 	)
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(t txn) error {
 		var err error
-		if fres, err = c.finalizeTx(ctx, tx, fin); err != nil {
+		if fres, err = c.finalizeTx(t, fin); err != nil {
 			return err
 		}
-		cres, err = c.claimTx(ctx, tx, next)
+		cres, err = c.claimTx(t, next)
 		return err
 	})
 	switch {
@@ -138,15 +138,15 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 		return nil, nil
 	}
 	out := make([]engine.FinalizeResult, len(reqs))
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(t txn) error {
 		for i, req := range reqs {
-			if _, err := c.exec(ctx, tx, savepointSQL); err != nil {
+			if _, err := t.exec(savepointSQL); err != nil {
 				return fmt.Errorf("finalize batch: savepoint: %w", describe(err))
 			}
-			res, err := c.finalizeTx(ctx, tx, req)
+			res, err := c.finalizeTx(t, req)
 			switch {
 			case errors.Is(err, errRolledBack):
-				if _, err := c.exec(ctx, tx, rollbackToSQL); err != nil {
+				if _, err := t.exec(rollbackToSQL); err != nil {
 					return fmt.Errorf("finalize batch: roll back %s: %w", req.Message.IdempotencyKey, describe(err))
 				}
 			case err != nil:
@@ -154,7 +154,7 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 			default:
 				res.Committed = true
 			}
-			if _, err := c.exec(ctx, tx, releaseSQL); err != nil {
+			if _, err := t.exec(releaseSQL); err != nil {
 				return fmt.Errorf("finalize batch: release: %w", describe(err))
 			}
 			out[i] = res

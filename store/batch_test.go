@@ -299,6 +299,14 @@ func TestFinalizeAndClaimErrorRollsBackBoth(t *testing.T) {
 	if after := rowByKey(t, db, "PAY-001"); after != before {
 		t.Fatalf("finalize half committed despite the error:\nbefore %+v\nafter  %+v", before, after)
 	}
+	// The failed transaction is over: the same connection finalizes in a transaction of its own.
+	fin, err := a.Finalize(ctx, paid("Worker-A", won.Message))
+	if err != nil || !fin.Committed {
+		t.Fatalf("finalize after the failed transaction: %+v, %v", fin, err)
+	}
+	if got := rowByKey(t, db, "PAY-001").Status; got != engine.StatusProcessed {
+		t.Fatalf("PAY-001 is %s after its finalize, want Processed", got)
+	}
 }
 
 // Workers looping on the fused step over one queue finalize every message exactly once.

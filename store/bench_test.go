@@ -382,7 +382,7 @@ func benchConns(b testing.TB, db *DB, n int, wait waitMode) []*Conn {
 				b.Fatal(err)
 			}
 			pool.SetMaxOpenConns(1)
-			c = &Conn{db: pool, stmts: map[string]*sql.Stmt{}}
+			c = &Conn{pool: pool, stmts: map[string]*sql.Stmt{}}
 			if err := c.prepare(ctx); err != nil {
 				b.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"leaselab/engine"
@@ -19,12 +20,14 @@ import (
 // bounds and the caller's ctx cancels. A timer per call would cost every transaction a
 // goroutine in database/sql and one in the driver, a tenth of a claim + finalize on one worker.
 type Conn struct {
-	db   *sql.DB
+	pool *sql.DB       // a pool of exactly one connection: conn
+	conn *sql.Conn     // that connection, taken from the pool for good by prepare
 	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
 	hold *finalizeHold // the DB's fault injection (HoldFinalize), or nil
-	// stmts holds the claim's and the finalize's statements, prepared once on this connection
-	// by Connect and read-only afterwards; see queryRow.
-	stmts map[string]*sql.Stmt
+	// begin, commit and rollback are the transaction's own statements, and stmts the claim's
+	// and the finalize's; all prepared once on conn by prepare and read-only afterwards.
+	begin, commit, rollback *sql.Stmt
+	stmts                   map[string]*sql.Stmt
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -41,7 +44,7 @@ func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 		c.Close()
 		return nil, &EnvError{Path: db.path, Err: describe(err)}
 	}
-	conn := &Conn{db: c, gate: db.gate, hold: db.hold, stmts: map[string]*sql.Stmt{}}
+	conn := &Conn{pool: c, gate: db.gate, hold: db.hold, stmts: map[string]*sql.Stmt{}}
 	if err := conn.prepare(ctx); err != nil {
 		conn.Close()
 		return nil, &EnvError{Path: db.path, Err: err}
@@ -59,59 +62,107 @@ func hotSQL() []string {
 		ClaimBatchSQL, savepointSQL, rollbackToSQL, releaseSQL}
 }
 
-// prepare prepares hotSQL on the connection. It runs before any transaction: with one
-// connection in the pool, a prepare on c.db inside an open transaction would wait for itself.
+// prepare takes the pool's one connection for good (c.conn) and prepares on it the transaction's
+// statements and hotSQL.
 func (c *Conn) prepare(ctx context.Context) error {
-	for _, q := range hotSQL() {
-		st, err := c.db.PrepareContext(ctx, q)
+	var err error
+	if c.conn, err = c.pool.Conn(ctx); err != nil {
+		return describe(err)
+	}
+	for _, q := range append([]string{beginSQL, commitSQL, rollbackSQL}, hotSQL()...) {
+		st, err := c.conn.PrepareContext(ctx, q)
 		if err != nil {
 			return fmt.Errorf("prepare: %w", describe(err))
 		}
 		c.stmts[q] = st
 	}
+	c.begin, c.commit, c.rollback = c.stmts[beginSQL], c.stmts[commitSQL], c.stmts[rollbackSQL]
 	return nil
 }
 
-// queryRow, query and exec run query inside tx (so on tx's connection), through the statement
-// prepared on this connection when query is hot.
+// The statements of a transaction, as the lesson writes them.
+const (
+	beginSQL    = `BEGIN IMMEDIATE`
+	commitSQL   = `COMMIT`
+	rollbackSQL = `ROLLBACK`
+)
+
+// txn is a worker's open transaction. inTx makes one between its BEGIN IMMEDIATE and its COMMIT
+// or ROLLBACK; the connection is the worker's alone, so every statement run on it meanwhile is
+// part of the transaction.
+type txn struct {
+	ctx context.Context
+	c   *Conn
+}
+
+// queryRow, query and exec run query in the transaction, through the statement prepared on the
+// connection when query is hot.
 //
-// The statement runs under context.WithoutCancel(ctx): the deadline of the call stays on what can
-// wait for another connection, BEGIN IMMEDIATE (the write lock) and COMMIT, and database/sql
-// rolls the transaction back when ctx ends. A statement inside a write transaction in WAL mode
-// waits for no one (the lock is already ours, and busy_timeout still bounds any wait), and a ctx
-// that can be cancelled costs the driver a watcher goroutine per statement (a small prepared
-// statement takes about a third longer).
-func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
-	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).QueryRowContext(context.WithoutCancel(ctx), args...)
+// The statement runs under context.WithoutCancel(ctx): a cancelled ctx stops the wait for the
+// write lock (BEGIN IMMEDIATE), but once the transaction has begun it runs to its COMMIT or
+// ROLLBACK. A statement inside a write transaction in WAL mode waits for no one (the lock is
+// already ours), and a ctx that can be cancelled costs the driver a watcher goroutine per
+// statement (a small prepared statement takes about a third longer).
+func (t txn) queryRow(query string, args ...any) *sql.Row {
+	if st, ok := t.c.stmts[query]; ok {
+		return st.QueryRowContext(context.WithoutCancel(t.ctx), args...)
 	}
-	return tx.QueryRowContext(context.WithoutCancel(ctx), query, args...)
+	return t.c.conn.QueryRowContext(context.WithoutCancel(t.ctx), query, args...)
 }
 
-func (c *Conn) query(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
-	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).QueryContext(context.WithoutCancel(ctx), args...)
+func (t txn) query(query string, args ...any) (*sql.Rows, error) {
+	if st, ok := t.c.stmts[query]; ok {
+		return st.QueryContext(context.WithoutCancel(t.ctx), args...)
 	}
-	return tx.QueryContext(context.WithoutCancel(ctx), query, args...)
+	return t.c.conn.QueryContext(context.WithoutCancel(t.ctx), query, args...)
 }
 
-func (c *Conn) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
-	if st, ok := c.stmts[query]; ok {
-		return tx.StmtContext(ctx, st).ExecContext(context.WithoutCancel(ctx), args...)
+func (t txn) exec(query string, args ...any) (sql.Result, error) {
+	if st, ok := t.c.stmts[query]; ok {
+		return st.ExecContext(context.WithoutCancel(t.ctx), args...)
 	}
-	return tx.ExecContext(context.WithoutCancel(ctx), query, args...)
+	return t.c.conn.ExecContext(context.WithoutCancel(t.ctx), query, args...)
 }
 
-// inTx runs fn in one BEGIN IMMEDIATE transaction on the worker's connection, after its turn in
-// the write-lock queue when the DB has one (Options.FairWriteLock).
-func (c *Conn) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// inTx runs fn in one transaction on the worker's connection, after its turn in the write-lock
+// queue when the DB has one (Options.FairWriteLock): BEGIN IMMEDIATE, which takes SQLite's write
+// lock up front (waiting for it up to busy_timeout, or until ctx ends), then fn, then COMMIT, or
+// ROLLBACK if fn or the COMMIT fails.
+//
+// The transaction is three prepared statements on the worker's own connection rather than a
+// database/sql Tx: a Tx starts a goroutine to watch its context, and another for every query
+// inside it, which on one worker cost a quarter of a claim + finalize (docs/benchmarks.md).
+func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 	if c.gate != nil {
 		if err := c.gate.enter(ctx, c); err != nil {
 			return err
 		}
 		defer c.gate.leave(c)
 	}
-	return runTx(ctx, c.db, fn)
+	if _, err := c.begin.ExecContext(ctx); err != nil {
+		c.rollbackAfter(txn{ctx: ctx, c: c}) // in case SQLite began it after all
+		return fmt.Errorf("begin immediate: %w", describe(err))
+	}
+	t := txn{ctx: ctx, c: c}
+	if err := fn(t); err != nil {
+		c.rollbackAfter(t)
+		return err
+	}
+	if _, err := c.commit.ExecContext(context.WithoutCancel(ctx)); err != nil {
+		c.rollbackAfter(t)
+		return fmt.Errorf("commit: %w", describe(err))
+	}
+	return nil
+}
+
+// rollbackAfter ends a failed transaction. SQLite may have rolled it back already (after some
+// errors it does); if the ROLLBACK fails for another reason, the connection is closed, which makes
+// SQLite roll back, so that no later call runs inside the failed transaction.
+func (c *Conn) rollbackAfter(t txn) {
+	_, err := c.rollback.ExecContext(context.WithoutCancel(t.ctx))
+	if err != nil && !strings.Contains(err.Error(), "no transaction is active") {
+		c.conn.Close()
+	}
 }
 
 // Close closes the worker's connection. An open transaction (there is none between calls) would
@@ -120,7 +171,10 @@ func (c *Conn) Close() error {
 	for _, st := range c.stmts {
 		st.Close()
 	}
-	return c.db.Close()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	return c.pool.Close()
 }
 
 // The claimable condition: the lesson's "Status='Pending' OR (Status='Processing' AND
@@ -158,7 +212,7 @@ const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
 
 // LoadPending is the naive worker's read: every Pending row, with no claim at all.
 func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
+	rows, err := c.conn.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
   FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
 		return nil, fmt.Errorf("load pending: %w", describe(err))
@@ -183,9 +237,9 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 // claimable. With req.Key set it claims that message or reports why it cannot.
 func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
 	var res engine.ClaimResult
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(t txn) error {
 		var err error
-		res, err = c.claimTx(ctx, tx, req)
+		res, err = c.claimTx(t, req)
 		return err
 	})
 	if err != nil {
@@ -195,7 +249,7 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 }
 
 // claimTx is the body of Claim, run on tx (which must hold the write lock: BEGIN IMMEDIATE).
-func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest) (engine.ClaimResult, error) {
+func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, error) {
 	var (
 		res            engine.ClaimResult
 		m              engine.Message
@@ -207,11 +261,11 @@ func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest)
 	)
 	now := FormatTime(req.Now)
 	if req.Key == "" {
-		err = c.queryRow(ctx, tx, ClaimCandidateSQL, sql.Named("now", now)).
+		err = t.queryRow(ClaimCandidateSQL, sql.Named("now", now)).
 			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
 		candidateFound = err == nil
 	} else {
-		err = c.queryRow(ctx, tx, keyedCandidateSQL, sql.Named("key", req.Key)).
+		err = t.queryRow(keyedCandidateSQL, sql.Named("key", req.Key)).
 			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen, &status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return res, fmt.Errorf("claim %s: no such message", req.Key)
@@ -223,10 +277,10 @@ func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest)
 		return res, fmt.Errorf("claim: %w", describe(err))
 	}
 	if !candidateFound {
-		err := c.whyNothing(ctx, tx, req.Key, status, owner, until, &res)
+		err := c.whyNothing(t, req.Key, status, owner, until, &res)
 		return res, err
 	}
-	r, err := c.exec(ctx, tx, claimUpdateSQL,
+	r, err := t.exec(claimUpdateSQL,
 		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
 		sql.Named("id", m.ID), sql.Named("seen", seen), sql.Named("now", now))
 	if err != nil {
@@ -248,7 +302,7 @@ func (c *Conn) claimTx(ctx context.Context, tx *sql.Tx, req engine.ClaimRequest)
 
 // whyNothing fills res for a claim that found no candidate: Empty when no work is left (for a
 // keyed claim: the message is already Processed), Blocked when a live lease holds it.
-func (c *Conn) whyNothing(ctx context.Context, tx *sql.Tx, key, status string, owner, until sql.NullString, res *engine.ClaimResult) error {
+func (c *Conn) whyNothing(t txn, key, status string, owner, until sql.NullString, res *engine.ClaimResult) error {
 	if key != "" {
 		if status == engine.StatusProcessed {
 			res.Outcome = engine.ClaimEmpty
@@ -259,7 +313,7 @@ func (c *Conn) whyNothing(ctx context.Context, tx *sql.Tx, key, status string, o
 		return nil
 	}
 	var bkey string
-	err := c.queryRow(ctx, tx, blockerSQL).Scan(&bkey, &owner, &until)
+	err := t.queryRow(blockerSQL).Scan(&bkey, &owner, &until)
 	if errors.Is(err, sql.ErrNoRows) {
 		res.Outcome = engine.ClaimEmpty
 		return nil
@@ -279,7 +333,7 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 		owner, until sql.NullString
 	)
 	var seen int64
-	err := c.db.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", FormatTime(now))).
+	err := c.conn.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", FormatTime(now))).
 		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engine.Message{}, false, nil
@@ -294,8 +348,8 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 // read earlier without checking that the row is still claimable. This is the bug it teaches.
 func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (engine.Message, error) {
 	var m engine.Message
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE OutboxMessages
+	err := c.inTx(ctx, func(t txn) error {
+		err := t.queryRow(`UPDATE OutboxMessages
    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
  WHERE Id = :id
@@ -314,8 +368,8 @@ RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
 // Renew extends a lease that the worker still holds, under the same version (a heartbeat).
 func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, until time.Time) (bool, error) {
 	var n int64
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE OutboxMessages SET LockedUntilUtc = :until
+	err := c.inTx(ctx, func(t txn) error {
+		r, err := t.exec(`UPDATE OutboxMessages SET LockedUntilUtc = :until
  WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`,
 			sql.Named("until", FormatTime(until)), sql.Named("id", msg.ID),
 			sql.Named("worker", worker), sql.Named("version", msg.LeaseVersion))
@@ -365,9 +419,9 @@ var errRolledBack = errors.New("guarded update changed no row")
 // one row the whole transaction rolls back, the payment update with it.
 func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
 	var res engine.FinalizeResult
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(t txn) error {
 		var err error
-		res, err = c.finalizeTx(ctx, tx, req)
+		res, err = c.finalizeTx(t, req)
 		return err
 	})
 	switch {
@@ -386,11 +440,11 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 // The ledger needs the row as it was just before the write. Without a guard it is read first.
 // With one, the UPDATE's own WHERE proves it (Processing, owned by req.Worker) and its RETURNING
 // gives the version; the row is read only when the guard fails, to say why.
-func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
+func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
 	var res engine.FinalizeResult
 	key := req.Message.IdempotencyKey
 	if !req.OwnershipCheck {
-		if err := c.readPrior(ctx, tx, req.Message, &res); err != nil {
+		if err := c.readPrior(t, req.Message, &res); err != nil {
 			return res, err
 		}
 	}
@@ -398,16 +452,18 @@ func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRe
 	if req.TransactionID != "" {
 		txID = req.TransactionID
 	}
-	if _, err := c.exec(ctx, tx, finalizePaymentSQL, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
+	if _, err := t.exec(finalizePaymentSQL, sql.Named("status", req.PaymentStatus), sql.Named("txid", txID),
 		sql.Named("key", key)); err != nil {
 		return res, fmt.Errorf("finalize %s: update payment: %w", key, describe(err))
 	}
-	c.hold.wait(ctx, key)
+	if err := c.hold.wait(t.ctx, key); err != nil {
+		return res, fmt.Errorf("finalize %s: held: %w", key, err) // rolled back
+	}
 	args := []any{sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
 		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion)}
 	update := finalizeOutboxSQL(req.OwnershipCheck, req.Fencing)
 	if !req.OwnershipCheck {
-		r, err := c.exec(ctx, tx, update, args...)
+		r, err := t.exec(update, args...)
 		if err == nil {
 			res.RowsAffected, err = r.RowsAffected()
 		}
@@ -419,11 +475,11 @@ func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRe
 		}
 		return res, nil
 	}
-	err := c.queryRow(ctx, tx, update, args...).Scan(&res.PriorVersion)
+	err := t.queryRow(update, args...).Scan(&res.PriorVersion)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		// The guard failed: not (or no longer) this worker's message. Say why, then roll back.
-		if err := c.readPrior(ctx, tx, req.Message, &res); err != nil {
+		if err := c.readPrior(t, req.Message, &res); err != nil {
 			return res, err
 		}
 		return res, errRolledBack
@@ -435,9 +491,9 @@ func (c *Conn) finalizeTx(ctx context.Context, tx *sql.Tx, req engine.FinalizeRe
 }
 
 // readPrior reads m's row, as it is now inside tx, into res's Prior fields.
-func (c *Conn) readPrior(ctx context.Context, tx *sql.Tx, m engine.Message, res *engine.FinalizeResult) error {
+func (c *Conn) readPrior(t txn, m engine.Message, res *engine.FinalizeResult) error {
 	var owner sql.NullString
-	err := c.queryRow(ctx, tx, finalizeReadSQL, sql.Named("id", m.ID)).Scan(&res.PriorStatus, &owner, &res.PriorVersion)
+	err := t.queryRow(finalizeReadSQL, sql.Named("id", m.ID)).Scan(&res.PriorStatus, &owner, &res.PriorVersion)
 	if err != nil {
 		return fmt.Errorf("finalize %s: read row: %w", m.IdempotencyKey, describe(err))
 	}

@@ -6,13 +6,19 @@ import (
 	"testing"
 )
 
+// execQueryer is a *sql.DB or a *sql.Conn.
+type execQueryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // framesRun is the number of messages each frame count processes.
 const framesRun = 600
 
 // walFrames runs work on conn for framesRun messages with automatic checkpoints off and returns
 // the WAL frames (pages) written per message, read from PRAGMA wal_checkpoint. Unlike a timing,
 // the count does not depend on the machine or on what else runs on it.
-func walFrames(t *testing.T, conn *sql.DB, work func(left *budget, st *workerStats) error) float64 {
+func walFrames(t *testing.T, conn execQueryer, work func(left *budget, st *workerStats) error) float64 {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
@@ -53,7 +59,7 @@ func TestWALFramesPerMessage(t *testing.T) {
 	for _, c := range cases {
 		db := benchDB(t, benchQueued+framesRun)
 		conn := benchConns(t, db, 1, waitSQLite)[0]
-		got := walFrames(t, conn.db, func(left *budget, st *workerStats) error {
+		got := walFrames(t, conn.conn, func(left *budget, st *workerStats) error {
 			return c.loop(ctx, conn, 0, left, st)
 		})
 		t.Logf("%-16s %.2f WAL frames per message", c.name, got)

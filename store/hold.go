@@ -20,10 +20,11 @@ func (db *DB) HoldFinalize(d time.Duration, notify func(key string)) {
 	db.hold = &finalizeHold{d: d, notify: notify}
 }
 
-// wait holds the transaction; a nil hold does nothing.
-func (h *finalizeHold) wait(ctx context.Context, key string) {
+// wait holds the transaction; a nil hold does nothing. It returns ctx's error if ctx ends first:
+// the finalize then rolls back.
+func (h *finalizeHold) wait(ctx context.Context, key string) error {
 	if h == nil {
-		return
+		return nil
 	}
 	if h.notify != nil {
 		h.notify(key)
@@ -32,6 +33,8 @@ func (h *finalizeHold) wait(ctx context.Context, key string) {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return ctx.Err()
 	case <-t.C:
+		return nil
 	}
 }

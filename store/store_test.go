@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -382,5 +383,44 @@ func TestCountsSeeDuplicatesAndTransactionIDs(t *testing.T) {
 	}
 	if c.Messages != 6 || c.OutboxPending != 6 || c.PaymentsPending != 6 || c.DuplicateRows != 0 || c.MaxOutboxPerKey != 1 {
 		t.Fatalf("counts = %+v", c)
+	}
+}
+
+// A worker waiting for the write lock stops when its context ends, long before busy_timeout,
+// and its connection is left with no transaction open: its next claim works.
+func TestCancelledWaitForWriteLock(t *testing.T) {
+	db := newDB(t, 2)
+	ctx := context.Background()
+	u := url.URL{Scheme: "file", OmitHost: true, Path: db.Path()}
+	holder, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	held, err := holder.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if _, err := held.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	a := connect(t, db)
+	wait, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = a.Claim(wait, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	if err == nil {
+		t.Fatal("claim while another connection holds the write lock: want an error")
+	}
+	if d := time.Since(start); d > store.BusyTimeout/2 {
+		t.Fatalf("the cancelled claim returned after %v", d)
+	}
+	if _, err := held.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	if err != nil || res.Outcome != engine.ClaimWon {
+		t.Fatalf("claim after the lock was released: %+v, %v", res, err)
 	}
 }
