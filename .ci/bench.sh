@@ -30,5 +30,10 @@ echo "CPU as Go sees it:   $(grep -m1 '^cpu:' "$raw" | cut -d' ' -f2- | sed 's/ 
 echo
 go run ./store/internal/benchtable <"$raw"
 echo
+# Pages written per message do not depend on the machine: counted by a test, with one worker
+# and automatic checkpoints off.
+echo "WAL frames (4 KiB pages) written per message, 1 worker:"
+go test ./store/ -run '^TestWALFramesPerMessage$' -v -count 1 | sed -n 's/^ *frames_test.go:[0-9]*: /  /p'
+echo
 echo "CPU pressure after:  $(psi)"
 echo "raw output: $raw"

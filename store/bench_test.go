@@ -71,27 +71,40 @@ const (
 	retrySleepJitter = 200 * time.Microsecond
 )
 
-// BenchmarkRawLimit is the ceiling: one connection doing BEGIN IMMEDIATE; one UPDATE; COMMIT.
+// BenchmarkRawLimit is the ceiling: one connection doing BEGIN IMMEDIATE; one UPDATE; COMMIT,
+// three statements prepared on it, the way a worker's transaction runs (Conn.inTx).
 func BenchmarkRawLimit(b *testing.B) {
 	db := benchDB(b, benchQueued)
-	raw, err := openPool(db.Path(), true, 1)
+	pool, err := openPool(db.Path(), true, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer raw.Close()
+	defer pool.Close()
 	ctx := context.Background()
-	upd, err := raw.PrepareContext(ctx, `UPDATE OutboxMessages SET Attempts = Attempts + 1 WHERE Id = ?`)
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer upd.Close()
+	defer conn.Close()
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{beginSQL, `UPDATE OutboxMessages SET Attempts = Attempts + 1 WHERE Id = ?`, commitSQL} {
+		if stmts[i], err = conn.PrepareContext(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+		defer stmts[i].Close()
+	}
+	begin, upd, commit := stmts[0], stmts[1], stmts[2]
 	runWorkers(b, b.N, 1, waitSQLite, func(_ int, left *budget, st *workerStats) error {
 		for i := 0; left.take(1) == 1; i++ {
 			err := st.timed(func() error {
-				return runTx(ctx, raw, func(tx *sql.Tx) error {
-					_, err := tx.StmtContext(ctx, upd).ExecContext(ctx, i%benchQueued+1)
+				if _, err := begin.ExecContext(ctx); err != nil {
 					return err
-				})
+				}
+				if _, err := upd.ExecContext(ctx, i%benchQueued+1); err != nil {
+					return err
+				}
+				_, err := commit.ExecContext(ctx)
+				return err
 			})
 			if err != nil {
 				return err
