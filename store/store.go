@@ -41,6 +41,10 @@ const callTimeout = 60 * time.Second
 // ErrNotOurs means the file exists but is not a leaselab database; nothing was changed.
 var ErrNotOurs = errors.New("not a leaselab database")
 
+// ErrOtherVersion means the file is a leaselab database with another schema version. Open refuses
+// it; Create, which empties the file anyway, builds it again with this version's schema.
+var ErrOtherVersion = errors.New("a leaselab database of another version")
+
 // EnvError is an error of the environment (the file, its folder, its locks), not of the caller's
 // input. It names the path.
 type EnvError struct {
@@ -82,8 +86,9 @@ func dsn(path string, mustExist bool) string {
 }
 
 // Create opens the database at path for a new run: it creates the file and the schema when the
-// file is new or empty, and empties the tables when the file is already a leaselab database.
-// A file that is anything else is refused with ErrNotOurs and left untouched.
+// file is new or empty, and empties the tables when the file is already a leaselab database
+// (one of another schema version gets this version's schema). A file that is anything else is
+// refused with ErrNotOurs and left untouched.
 func Create(ctx context.Context, path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -98,9 +103,12 @@ func Create(ctx context.Context, path string) (*DB, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, &EnvError{Path: abs, Err: err}
 	}
+	rebuild := false
 	if !fresh {
 		// Check before the pooled open runs its pragmas: journal_mode(WAL) would write.
-		if err := checkOurs(ctx, abs); err != nil {
+		if err := checkOurs(ctx, abs); errors.Is(err, ErrOtherVersion) {
+			rebuild = true
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -108,9 +116,12 @@ func Create(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fresh {
+	switch {
+	case fresh:
 		err = db.createSchema(ctx)
-	} else {
+	case rebuild:
+		err = db.rebuildSchema(ctx)
+	default:
 		err = db.reset(ctx)
 	}
 	if err != nil {
@@ -159,8 +170,8 @@ func checkOurs(ctx context.Context, abs string) error {
 		return &EnvError{Path: abs, Err: ErrNotOurs}
 	}
 	if version != schemaVersion {
-		return &EnvError{Path: abs, Err: fmt.Errorf("%w: made by another version of leaselab (schema %d, this one uses %d); create a new file with leaselab seed",
-			ErrNotOurs, version, schemaVersion)}
+		return &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --db FILE",
+			ErrOtherVersion, version, schemaVersion)}
 	}
 	return nil
 }
@@ -193,14 +204,30 @@ func openPool(abs string, mustExist bool, conns int) (*sql.DB, error) {
 func (db *DB) createSchema(ctx context.Context) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
+	return db.inTx(ctx, func(tx *sql.Tx) error { return db.createSchemaTx(ctx, tx) })
+}
+
+// createSchemaTx creates schema.sql's tables and marks the file as leaselab's, in tx.
+func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create schema: %w", describe(err))
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, schemaVersion)); err != nil {
+		return fmt.Errorf("mark schema: %w", describe(err))
+	}
+	return nil
+}
+
+// rebuildSchema drops the tables of a leaselab database of another version and creates this
+// version's, in one transaction.
+func (db *DB) rebuildSchema(ctx context.Context) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-			return fmt.Errorf("create schema: %w", describe(err))
+		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS OutboxMessages; DROP TABLE IF EXISTS Payments"); err != nil {
+			return fmt.Errorf("drop the old schema: %w", describe(err))
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, schemaVersion)); err != nil {
-			return fmt.Errorf("mark schema: %w", describe(err))
-		}
-		return nil
+		return db.createSchemaTx(ctx, tx)
 	})
 }
 

@@ -375,6 +375,58 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 	}
 }
 
+// A leaselab database of another schema version (here: version 1, whose claim index was on
+// Status) is refused by Open, which says so and what to do, and rebuilt by Create.
+func TestOtherSchemaVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := store.Create(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine.Seed(ctx, engine.NewGateway(db), 3, t0)
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.ExecContext(ctx, `DROP INDEX OutboxMessages_Claimable;
+		CREATE INDEX OutboxMessages_Claimable ON OutboxMessages (CreatedAtUtc) WHERE Status IN ('Pending', 'Processing');
+		PRAGMA user_version = 1`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = store.Open(ctx, path)
+	if !errors.Is(err, store.ErrOtherVersion) || !strings.Contains(err.Error(), "schema 1") ||
+		!strings.Contains(err.Error(), "leaselab seed --db FILE") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open(version 1 file) = %v, want ErrOtherVersion naming the file, the version and the fix", err)
+	}
+	db, err = store.Create(ctx, path)
+	if err != nil {
+		t.Fatalf("Create(version 1 file) = %v", err)
+	}
+	defer db.Close()
+	if rows, _ := db.Snapshot(ctx); len(rows) != 0 {
+		t.Fatalf("%d rows after Create, want 0", len(rows))
+	}
+	raw, err = sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var where string
+	if err := raw.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = 'OutboxMessages_Claimable'`).Scan(&where); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(where, "ProcessedAtUtc IS NULL") {
+		t.Fatalf("the claim index after Create is %q, want this version's", where)
+	}
+	if _, err := store.Open(ctx, path); err != nil {
+		t.Fatalf("Open after Create = %v", err)
+	}
+}
+
 func TestCountsSeeDuplicatesAndTransactionIDs(t *testing.T) {
 	db := newDB(t, 6)
 	c, err := db.Counts(context.Background())
