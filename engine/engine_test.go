@@ -348,3 +348,30 @@ func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
 		t.Fatalf("met %v, settings %v, attempts %d", sum.ExpectationsMet, sum.Settings, sum.ProcessingAttempts)
 	}
 }
+
+// The non-atomic claim's take overwrites a row that another worker has already finalized: B takes
+// PAY-001 after A has processed and finalized it, and processes it again. The run must report
+// that, not stop on an error.
+func TestNonAtomicTakeAfterFinalize(t *testing.T) {
+	_, sum := runToEnd(t, scenario(t, "", `name: naive-late-take
+messages: 1
+workers: A B
+lease: 500ms
+leasing: on
+atomic-claim: off
+
+steps:
+  A step
+  B step
+  A step
+  A step
+  A step
+  A step
+  B step
+  run
+`))
+	if sum.ProcessedMoreThanOnce != 1 || sum.ProcessingAttempts != 2 || sum.Passed {
+		t.Fatalf("processed more than once %d, attempts %d, passed %v; want 1, 2, false",
+			sum.ProcessedMoreThanOnce, sum.ProcessingAttempts, sum.Passed)
+	}
+}

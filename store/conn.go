@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,6 +29,9 @@ type Conn struct {
 	// and the finalize's; all prepared once on conn by prepare and read-only afterwards.
 	begin, commit, rollback *sql.Stmt
 	stmts                   map[string]*sql.Stmt
+	// broken is set when a failed transaction could not be rolled back: the SQLite connection
+	// was then closed, and every later call returns broken.
+	broken error
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -133,6 +137,9 @@ func (t txn) exec(query string, args ...any) (sql.Result, error) {
 // database/sql Tx: a Tx starts a goroutine to watch its context, and another for every query
 // inside it, which on one worker cost a quarter of a claim + finalize (docs/benchmarks.md).
 func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
+	if c.broken != nil {
+		return c.broken
+	}
 	if c.gate != nil {
 		if err := c.gate.enter(ctx, c); err != nil {
 			return err
@@ -156,24 +163,42 @@ func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 }
 
 // rollbackAfter ends a failed transaction. SQLite may have rolled it back already (after some
-// errors it does); if the ROLLBACK fails for another reason, the connection is closed, which makes
-// SQLite roll back, so that no later call runs inside the failed transaction.
+// errors it does). If the ROLLBACK fails for another reason, the SQLite connection itself is
+// closed, which rolls the transaction back and frees the write lock for the other workers, and
+// the Conn is marked broken: a worker that has lost its connection must be restarted with a new
+// one (in the engine: a crash and a restart).
 func (c *Conn) rollbackAfter(t txn) {
 	_, err := c.rollback.ExecContext(context.WithoutCancel(t.ctx))
-	if err != nil && !strings.Contains(err.Error(), "no transaction is active") {
-		c.conn.Close()
+	if err == nil || strings.Contains(err.Error(), "no transaction is active") {
+		return
 	}
+	c.broken = fmt.Errorf("connection closed after a failed rollback: %w", describe(err))
+	c.closeConn(true)
+}
+
+// closeConn finalizes the connection's prepared statements, then closes the SQLite connection, in
+// that order: SQLite keeps a connection, and any transaction it has open, until its last
+// statement is finalized. With discard, the connection is closed even though it looks usable;
+// otherwise database/sql would hand it back to the pool as it is.
+func (c *Conn) closeConn(discard bool) {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
+	if c.conn == nil {
+		return
+	}
+	if discard {
+		c.conn.Raw(func(any) error { return driver.ErrBadConn }) // database/sql closes a bad conn
+	}
+	c.conn.Close()
+	c.conn = nil
 }
 
 // Close closes the worker's connection. An open transaction (there is none between calls) would
 // be rolled back by SQLite.
 func (c *Conn) Close() error {
-	for _, st := range c.stmts {
-		st.Close()
-	}
-	if c.conn != nil {
-		c.conn.Close()
-	}
+	c.closeConn(false)
 	return c.pool.Close()
 }
 
@@ -212,6 +237,9 @@ const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
 
 // LoadPending is the naive worker's read: every Pending row, with no claim at all.
 func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
+	if c.broken != nil {
+		return nil, c.broken
+	}
 	rows, err := c.conn.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
   FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
 	if err != nil {
@@ -328,6 +356,9 @@ func (c *Conn) whyNothing(t txn, key, status string, owner, until sql.NullString
 
 // SelectCandidate is the first half of the non-atomic claim: a plain read, its own transaction.
 func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Message, bool, error) {
+	if c.broken != nil {
+		return engine.Message{}, false, c.broken
+	}
 	var (
 		m            engine.Message
 		owner, until sql.NullString
@@ -345,12 +376,14 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 }
 
 // TakeUnconditional is the second half of the non-atomic claim: it sets the lease on the row it
-// read earlier without checking that the row is still claimable. This is the bug it teaches.
+// read earlier without checking that the row is still claimable. This is the bug it teaches: if
+// another worker finalized the row meanwhile, the take makes it unfinished again (ProcessedAtUtc
+// NULL, as the schema's CHECK requires of a row in Processing) and it is processed twice.
 func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (engine.Message, error) {
 	var m engine.Message
 	err := c.inTx(ctx, func(t txn) error {
 		err := t.queryRow(`UPDATE OutboxMessages
-   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
+   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until, ProcessedAtUtc = NULL,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
  WHERE Id = :id
 RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,

@@ -248,6 +248,38 @@ func TestNonAtomicClaimLetsBothTake(t *testing.T) {
 	}
 }
 
+// The non-atomic take overwrites whatever the row has become since its select, even a row another
+// worker has finalized meanwhile: the double processing the naive-claim lesson shows. The take
+// makes the row unfinished again (ProcessedAtUtc NULL), as the schema's CHECK requires.
+func TestNonAtomicTakeAfterAnotherFinalized(t *testing.T) {
+	db := newDB(t, 1)
+	a, b := connect(t, db), connect(t, db)
+	ctx := context.Background()
+	ma, _, _ := a.SelectCandidate(ctx, t0)
+	mb, _, _ := b.SelectCandidate(ctx, t0)
+	ta, err := a.TakeUnconditional(ctx, ma.ID, "Worker-A", t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fin, err := a.Finalize(ctx, engine.FinalizeRequest{Worker: "Worker-A", Message: ta, Now: t0,
+		PaymentStatus: engine.PaymentPaid, TransactionID: "txn_1", OwnershipCheck: true})
+	if err != nil || !fin.Committed {
+		t.Fatalf("A's finalize: %+v, %v", fin, err)
+	}
+	tb, err := b.TakeUnconditional(ctx, mb.ID, "Worker-B", t0.Add(time.Second))
+	if err != nil {
+		t.Fatalf("B's take of the row A finalized: %v", err)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-B" || r.ProcessedAt != (time.Time{}) {
+		t.Fatalf("after B's take: %+v", r)
+	}
+	fin, err = b.Finalize(ctx, engine.FinalizeRequest{Worker: "Worker-B", Message: tb, Now: t0,
+		PaymentStatus: engine.PaymentPaid, TransactionID: "txn_2", OwnershipCheck: true})
+	if err != nil || !fin.Committed {
+		t.Fatalf("B's finalize: %+v, %v", fin, err)
+	}
+}
+
 func TestRenewOnlyByOwner(t *testing.T) {
 	db := newDB(t, 1)
 	a := connect(t, db)
