@@ -29,7 +29,8 @@ var schemaSQL string
 const applicationID = 0x4C454153
 
 // schemaVersion is PRAGMA user_version of the schema in schema.sql. Version 2 made the claim
-// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)); version 1 files are refused.
+// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)). Open refuses a file of another
+// version (ErrOtherVersion); Create rebuilds it.
 const schemaVersion = 2
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
