@@ -228,7 +228,7 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 
 // openDB creates the run's database: the --db file, or a fresh temporary folder. cleanup
 // removes the temporary folder.
-func openDB(ctx context.Context, path string) (db *store.DB, note string, cleanup func(), err error) {
+func openDB(ctx context.Context, path string, opts store.Options) (db *store.DB, note string, cleanup func(), err error) {
 	cleanup = func() {}
 	note = "kept"
 	if path == "" {
@@ -239,7 +239,7 @@ func openDB(ctx context.Context, path string) (db *store.DB, note string, cleanu
 		cleanup = func() { os.RemoveAll(dir) }
 		path, note = filepath.Join(dir, "leaselab.db"), "temporary folder, removed at exit"
 	}
-	db, err = store.Create(ctx, path)
+	db, err = store.CreateWith(ctx, path, opts)
 	if err != nil {
 		cleanup()
 		return nil, "", func() {}, err
@@ -356,7 +356,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // runScenario runs sc headless on a fresh database (dbPath, or a temporary one) and returns its
 // report.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbPath string) (*engine.Report, error) {
-	db, note, cleanup, err := openDB(ctx, dbPath)
+	db, note, cleanup, err := openDB(ctx, dbPath, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +502,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return nil, err
 		}
-		db, _, cleanup, err := openDB(ctx, sf.db)
+		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -542,6 +542,11 @@ crashes, pauses and clock jumps, then checks: every message finalized exactly on
 no ownership violation, no row left Processing past its lease. Leasing and fencing are on by
 default; with --leasing=false the checker must find duplicates. Exit 1 on any violation, with
 the seed that reproduces its conditions.
+
+The table's "least share" is the least busy worker's share of the work. SQLite's write lock is
+not fair: a worker that finds it taken sleeps (1 to 100 ms) while the one that just committed
+takes it again, so some workers do almost nothing. --fair-lock makes the workers of this process
+take turns for the lock in the order they asked; compare the column with and without it.
 `
 
 func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -555,6 +560,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run")
+	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return 0, usageFlag(err)
 	} else if len(pos) > 0 {
@@ -601,7 +607,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	for i := 0; i < *runs; i++ {
 		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
-		db, _, cleanup, err := openDB(ctx, sf.db)
+		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{FairWriteLock: *fair})
 		if err != nil {
 			return 0, err
 		}
@@ -630,9 +636,9 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			if !r.OK() {
 				st := sc.Settings
 				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
-					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --seed %d\n",
+					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --fair-lock=%v --seed %d\n",
 					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
-					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, r.Seed)
+					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, *fair, r.Seed)
 			}
 		}
 		return exitExpect, nil

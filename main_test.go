@@ -343,3 +343,23 @@ func TestWorkerProcessesSurviveSIGKILL(t *testing.T) {
 		t.Fatalf("ownership violation:\n%s", logs)
 	}
 }
+
+// leaselab stress: a passing run prints the table with every column and exits 0 (here with the
+// fair write-lock queue); a run without leasing finds duplicates, exits 1 and prints the command
+// that reproduces its conditions.
+func TestStressCommand(t *testing.T) {
+	code, out, stderr := cli(t, "stress", "--workers", "4", "--messages", "200", "--runs", "2", "--fair-lock")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s\n%s", code, stderr, out)
+	}
+	for _, want := range []string{"least share", "finalized 2+", "total", "pass"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the stress table has no %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = cli(t, "stress", "--workers", "4", "--messages", "200", "--leasing=false", "--crash-rate", "0")
+	if code != exitExpect || !strings.Contains(out, "finalized more than once") ||
+		!strings.Contains(out, "reproduce: leaselab stress --workers 4 --messages 200") || !strings.Contains(out, "--fair-lock=false") {
+		t.Fatalf("stress --leasing=false: exit %d\n%s", code, out)
+	}
+}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,36 @@ func TestStressWithEachSafetyOff(t *testing.T) {
 				t.Fatal("with the non-atomic claim the stress checker found nothing")
 			}
 		})
+	}
+}
+
+// The stress table's "least share" is the least busy worker's share of the processing; the total
+// row shows the least of the runs.
+func TestWriteStressLeastShare(t *testing.T) {
+	run := func(seed int64, byWorker map[string]int) *engine.StressResult {
+		return &engine.StressResult{Seed: seed, Elapsed: time.Second,
+			Summary: &engine.Summary{ProcessedByWorker: byWorker}}
+	}
+	var out strings.Builder
+	err := engine.WriteStress(&out, engine.DefaultSettings(), []*engine.StressResult{
+		run(1, map[string]int{"Worker-1": 1, "Worker-2": 3}),
+		run(2, map[string]int{"Worker-1": 0, "Worker-2": 5}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	want := map[string]string{"1": "25.0 %", "2": "0.0 %", "total": "0.0 %"}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) > 0 && want[f[0]] != "" {
+			if !strings.Contains(l, want[f[0]]) {
+				t.Errorf("row %s: %q, want least share %s", f[0], l, want[f[0]])
+			}
+			delete(want, f[0])
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("rows missing %v:\n%s", want, out.String())
 	}
 }

@@ -293,15 +293,17 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
-	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tresult\t")
+	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
 	var t StressResult
 	t.Summary = &Summary{}
+	least := 100.0
 	for _, r := range results {
 		s := r.Summary
+		least = min(least, leastShare(s))
 		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
 			s.ProcessingAttempts, s.ProcessedMoreThanOnce, r.FinalizedTwice, max(r.NeverFinalized, s.Lost), s.OwnershipViolations,
-			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, passFail(r.OK()))
+			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, leastShare(s), passFail(r.OK()))
 		t.Summary.Messages += s.Messages
 		t.Summary.Outbox.Processed += s.Outbox.Processed
 		t.Summary.ProcessingAttempts += s.ProcessingAttempts
@@ -318,14 +320,31 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	}
 	if len(results) > 1 {
 		s := t.Summary
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\t\n", s.Messages, s.Outbox.Processed,
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
 			s.ProcessingAttempts, s.ProcessedMoreThanOnce, t.FinalizedTwice, t.NeverFinalized, s.OwnershipViolations,
-			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), passFail(t.OK()))
+			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), least, passFail(t.OK()))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(out, "\nre-processed: messages whose provider call ran more than once (a crash or pause after the call: at-least-once);\n"+
-		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent.")
+		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent;\n"+
+		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")
 	return err
+}
+
+// leastShare is the least busy worker's share of the processing attempts, in per cent (a fair
+// share is 100 / workers).
+func leastShare(s *Summary) float64 {
+	total, least := 0, -1
+	for _, n := range s.ProcessedByWorker {
+		total += n
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(least) / float64(total)
 }
