@@ -180,7 +180,7 @@ func TestFinalizeAndClaimCommitsBoth(t *testing.T) {
 	db := newDB(t, 2)
 	c := storeConn(t, db)
 	ctx := context.Background()
-	next := engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}
+	next := claimFor("Worker-A")
 	first, err := c.Claim(ctx, next)
 	if err != nil || first.Outcome != engine.ClaimWon {
 		t.Fatal(first, err)
@@ -210,13 +210,13 @@ func TestFinalizeAndClaimByNonOwnerRollsBackFinalize(t *testing.T) {
 	db := newDB(t, 2)
 	a, b := storeConn(t, db), storeConn(t, db)
 	ctx := context.Background()
-	won, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	won, err := a.Claim(ctx, claimFor("Worker-A"))
 	if err != nil || won.Outcome != engine.ClaimWon {
 		t.Fatal(won, err)
 	}
 	before := rowByKey(t, db, "PAY-001")
 	fin, cl, err := b.FinalizeAndClaim(ctx, paid("Worker-B", won.Message),
-		engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
+		claimFor("Worker-B"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestFinalizeAndClaimKeyed(t *testing.T) {
 	db := newDB(t, 3)
 	a := storeConn(t, db)
 	ctx := context.Background()
-	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	won, _ := a.Claim(ctx, claimFor("Worker-A"))
 	res, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
 		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-003"})
 	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-003" {
@@ -289,7 +289,7 @@ func TestFinalizeAndClaimErrorRollsBackBoth(t *testing.T) {
 	db := newDB(t, 2)
 	a := storeConn(t, db)
 	ctx := context.Background()
-	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	won, _ := a.Claim(ctx, claimFor("Worker-A"))
 	before := rowByKey(t, db, "PAY-001")
 	_, _, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
 		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-999"})
@@ -369,7 +369,7 @@ func TestFinalizeBatchCommitsEach(t *testing.T) {
 	db := newDB(t, 4)
 	c := storeConn(t, db)
 	ctx := context.Background()
-	msgs, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 3)
+	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
 	if err != nil || len(msgs) != 3 {
 		t.Fatal(msgs, err)
 	}
@@ -404,8 +404,8 @@ func TestFinalizeBatchRollsBackOnlyTheLostOne(t *testing.T) {
 	db := newDB(t, 3)
 	a, b := storeConn(t, db), storeConn(t, db)
 	ctx := context.Background()
-	msgs, _ := a.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 2)
-	theirs, _ := b.Claim(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
+	msgs, _ := a.ClaimBatch(ctx, claimFor("Worker-A"), 2)
+	theirs, _ := b.Claim(ctx, claimFor("Worker-B"))
 	if len(msgs) != 2 || theirs.Outcome != engine.ClaimWon {
 		t.Fatal(msgs, theirs)
 	}
@@ -433,7 +433,7 @@ func TestFinalizeBatchErrorRollsBackAll(t *testing.T) {
 	db := newDB(t, 2)
 	c := storeConn(t, db)
 	ctx := context.Background()
-	msgs, _ := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)}, 2)
+	msgs, _ := c.ClaimBatch(ctx, claimFor("Worker-A"), 2)
 	ghost := engine.Message{ID: 999, IdempotencyKey: "PAY-999", LeaseVersion: 1}
 	if _, err := c.FinalizeBatch(ctx, []engine.FinalizeRequest{paid("Worker-A", msgs[0]), paid("Worker-A", ghost)}); err == nil {
 		t.Fatal("finalize of a message that does not exist: want an error")

@@ -52,6 +52,11 @@ func connect(t *testing.T, db *store.DB) engine.Conn {
 	return c
 }
 
+// claimFor is worker's claim of the oldest claimable message at t0, with a one-second lease.
+func claimFor(worker string) engine.ClaimRequest {
+	return engine.ClaimRequest{Worker: worker, Now: t0, Until: t0.Add(time.Second)}
+}
+
 func rowByKey(t *testing.T, db *store.DB, key string) engine.Row {
 	t.Helper()
 	rows, err := db.Snapshot(context.Background())
@@ -140,7 +145,7 @@ func TestFinalizeByNonOwnerChangesNothing(t *testing.T) {
 	db := newDB(t, 1)
 	a, b := connect(t, db), connect(t, db)
 	ctx := context.Background()
-	won, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	won, err := a.Claim(ctx, claimFor("Worker-A"))
 	if err != nil || won.Outcome != engine.ClaimWon {
 		t.Fatal(won, err)
 	}
@@ -261,8 +266,7 @@ func TestNonAtomicTakeAfterAnotherFinalized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fin, err := a.Finalize(ctx, engine.FinalizeRequest{Worker: "Worker-A", Message: ta, Now: t0,
-		PaymentStatus: engine.PaymentPaid, TransactionID: "txn_1", OwnershipCheck: true})
+	fin, err := a.Finalize(ctx, paid("Worker-A", ta))
 	if err != nil || !fin.Committed {
 		t.Fatalf("A's finalize: %+v, %v", fin, err)
 	}
@@ -273,8 +277,7 @@ func TestNonAtomicTakeAfterAnotherFinalized(t *testing.T) {
 	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-B" || r.ProcessedAt != (time.Time{}) {
 		t.Fatalf("after B's take: %+v", r)
 	}
-	fin, err = b.Finalize(ctx, engine.FinalizeRequest{Worker: "Worker-B", Message: tb, Now: t0,
-		PaymentStatus: engine.PaymentPaid, TransactionID: "txn_2", OwnershipCheck: true})
+	fin, err = b.Finalize(ctx, paid("Worker-B", tb))
 	if err != nil || !fin.Committed {
 		t.Fatalf("B's finalize: %+v, %v", fin, err)
 	}
@@ -284,7 +287,7 @@ func TestRenewOnlyByOwner(t *testing.T) {
 	db := newDB(t, 1)
 	a := connect(t, db)
 	ctx := context.Background()
-	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	won, _ := a.Claim(ctx, claimFor("Worker-A"))
 	if ok, err := a.Renew(ctx, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
 		t.Fatalf("owner renew = %v %v", ok, err)
 	}
@@ -493,7 +496,7 @@ func TestCancelledWaitForWriteLock(t *testing.T) {
 	wait, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = a.Claim(wait, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	_, err = a.Claim(wait, claimFor("Worker-A"))
 	if err == nil {
 		t.Fatal("claim while another connection holds the write lock: want an error")
 	}
@@ -503,7 +506,7 @@ func TestCancelledWaitForWriteLock(t *testing.T) {
 	if _, err := held.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	res, err := a.Claim(ctx, claimFor("Worker-A"))
 	if err != nil || res.Outcome != engine.ClaimWon {
 		t.Fatalf("claim after the lock was released: %+v, %v", res, err)
 	}

@@ -13,17 +13,26 @@ import (
 	"leaselab/engine"
 )
 
-// TestProgramSmoke runs the lab as a real Bubble Tea program: it opens, steps, and quits.
-func TestProgramSmoke(t *testing.T) {
+// startProgram runs the lab on the playground as a real Bubble Tea program at 120×40, and
+// returns it with the options of a wait of up to wait for its output.
+func startProgram(t *testing.T, wait time.Duration) (*teatest.TestModel, []teatest.WaitForOption) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{})}
 	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	has := func(s string) func([]byte) bool {
-		return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
-	}
-	opts := []teatest.WaitForOption{teatest.WithDuration(10 * time.Second), teatest.WithCheckInterval(20 * time.Millisecond)}
+	return tm, []teatest.WaitForOption{teatest.WithDuration(wait), teatest.WithCheckInterval(20 * time.Millisecond)}
+}
+
+// has matches program output that contains s.
+func has(s string) func([]byte) bool {
+	return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
+}
+
+// TestProgramSmoke runs the lab as a real Bubble Tea program: it opens, steps, and quits.
+func TestProgramSmoke(t *testing.T) {
+	tm, opts := startProgram(t, 10*time.Second)
 	teatest.WaitFor(t, tm.Output(), has("PAY-006"), opts...)
 	tm.Send(keyMsg("n"))
 	teatest.WaitFor(t, tm.Output(), has("Worker-A claimed PAY-001"), opts...)
@@ -40,15 +49,7 @@ func TestProgramSmoke(t *testing.T) {
 // goroutines beside the free-running workers: start, crash a worker, move the clock until every
 // row is processed, stop, step once more, and quit.
 func TestProgramFreeRun(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{})}
-	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	has := func(s string) func([]byte) bool {
-		return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
-	}
-	opts := []teatest.WaitForOption{teatest.WithDuration(15 * time.Second), teatest.WithCheckInterval(20 * time.Millisecond)}
+	tm, opts := startProgram(t, 15*time.Second)
 	teatest.WaitFor(t, tm.Output(), has("PAY-006"), opts...)
 	tm.Send(keyMsg("g"))
 	teatest.WaitFor(t, tm.Output(), has("FREE-RUNNING"), opts...)
