@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/store"
+	"leaselab/ui"
+)
+
+const labUsage = `Usage: leaselab [lab] [flags]
+
+Opens the lab: a terminal screen that steps competing workers over a real SQLite outbox and
+shows every row's Status, LockedBy and LockedUntilUtc as the database holds them. Press ? in
+the lab for its keys. It needs a terminal; for pipes and scripts use "leaselab run".
+`
+
+func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("lab", labUsage, stderr)
+	var sf scenarioFlags
+	sf.register(fs, nil)
+	start := fs.String("scenario", assets.Default, "scenario to open: a built-in name or a file")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageFlag(err)
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
+	}
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
+	}
+	// Load the first scenario now, so that a bad name or file fails before the screen opens.
+	if _, err := loadScenario(*start, &sf, fs); err != nil {
+		return err
+	}
+	var closeDB func()
+	open := func(ctx context.Context, nameOrFile string) (*engine.Session, error) {
+		if closeDB != nil {
+			closeDB()
+			closeDB = nil
+		}
+		sc, err := loadScenario(nameOrFile, &sf, fs)
+		if err != nil {
+			return nil, err
+		}
+		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{})
+		if err != nil {
+			return nil, err
+		}
+		sess, err := engine.NewSession(ctx, sc, db)
+		if err != nil {
+			db.Close()
+			cleanup()
+			return nil, err
+		}
+		closeDB = func() { sess.Close(); db.Close(); cleanup() }
+		return sess, nil
+	}
+	defer func() {
+		if closeDB != nil {
+			closeDB()
+		}
+	}()
+	return ui.Run(ctx, ui.Config{
+		Start:     *start,
+		Scenarios: assets.Names(),
+		Open:      open,
+		In:        stdin,
+		Out:       stdout,
+	})
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
+}

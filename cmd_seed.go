@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"leaselab/engine"
+	"leaselab/store"
+)
+
+// workerNameRE is what a worker process's --name may be: it goes into LockedBy.
+var workerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+
+const seedUsage = `Usage: leaselab seed --db FILE [--messages N]
+
+Creates FILE as a leaselab database (or empties one that already is) and writes N payments,
+each with its outbox message in one transaction, for worker processes to share.
+`
+
+func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("seed", seedUsage, stderr)
+	path := fs.String("db", "", "the database file (required)")
+	n := fs.Int("messages", 6, "number of payments and outbox messages")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return usageFlag(err)
+	} else if len(pos) > 0 {
+		return usageError{fmt.Errorf("seed takes no arguments, got %q", pos[0])}
+	}
+	if *path == "" {
+		return usageError{errors.New("seed: --db FILE is required")}
+	}
+	if *n < 1 || *n > engine.MaxMessages {
+		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
+	}
+	db, err := store.Create(ctx, *path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
+	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "seeded %d payments with their outbox messages into %s\n", *n, db.Path())
+	return nil
+}

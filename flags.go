@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/store"
+)
+
+// scenarioFlags are the flags every command that runs a scenario takes.
+type scenarioFlags struct {
+	db       string
+	workers  int
+	messages int
+	lease    time.Duration
+	seed     int64
+	toggles  map[string]*bool
+}
+
+// register defines the flags; declared says what an unset flag means ("as the scenario
+// declares", or the command's own defaults).
+func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
+	def := func(name string) string {
+		if d, ok := declared[name]; ok {
+			return d
+		}
+		return "as the scenario declares"
+	}
+	fs.StringVar(&f.db, "db", "", "keep the database in this file (default: a temporary folder, removed at exit)")
+	fs.IntVar(&f.workers, "workers", 0, "number of workers (default: "+def("workers")+")")
+	fs.IntVar(&f.messages, "messages", 0, "number of payments and outbox messages (default: "+def("messages")+")")
+	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
+	f.toggles = map[string]*bool{}
+	for _, t := range engine.ToggleNames() {
+		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
+	}
+}
+
+// overrides returns what was set on the command line. A count or length set to 0 is refused,
+// not read as "as declared".
+func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
+	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case fl.Name == "workers" && f.workers <= 0, fl.Name == "messages" && f.messages <= 0:
+			err = fmt.Errorf("--%s %s: want at least 1", fl.Name, fl.Value)
+		case fl.Name == "lease" && f.lease <= 0:
+			err = fmt.Errorf("--lease %s: want a positive duration, e.g. 500ms", fl.Value)
+		}
+		if p, ok := f.toggles[fl.Name]; ok {
+			o.Toggles[fl.Name] = *p
+		}
+		if fl.Name == "seed" {
+			o.Seed = &f.seed
+		}
+	})
+	return o, err
+}
+
+// parseInterleaved parses flags that may come before or after positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// loadScenario reads a built-in or file scenario and applies the flags.
+func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engine.Scenario, error) {
+	data, source, err := assets.Load(nameOrFile, engine.MaxScenarioSize)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	sc, err := engine.Parse(source, data)
+	if err != nil {
+		return nil, err
+	}
+	o, err := f.overrides(fs)
+	if err == nil {
+		err = sc.Apply(o)
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return sc, nil
+}
+
+// openDB creates the run's database: the --db file, or a fresh temporary folder. cleanup
+// removes the temporary folder.
+func openDB(ctx context.Context, path string, opts store.Options) (db *store.DB, note string, cleanup func(), err error) {
+	cleanup = func() {}
+	note = "kept"
+	if path == "" {
+		dir, err := os.MkdirTemp("", "leaselab-run-")
+		if err != nil {
+			return nil, "", cleanup, fmt.Errorf("temporary folder: %w", err)
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		path, note = filepath.Join(dir, "leaselab.db"), "temporary folder, removed at exit"
+	}
+	db, err = store.CreateWith(ctx, path, opts)
+	if err != nil {
+		cleanup()
+		return nil, "", func() {}, err
+	}
+	return db, note, cleanup, nil
+}
+
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func usageFlag(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{err}
+}
