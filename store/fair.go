@@ -29,11 +29,13 @@ type Options struct {
 	// transaction does: every transaction is still BEGIN IMMEDIATE on the worker's own
 	// connection, with busy_timeout for connections of other processes.
 	FairWriteLock bool
+	// Reset lets CreateWith empty a database that holds rows (the user's --reset): see MayReset.
+	Reset bool
 }
 
 // CreateWith is Create with options.
 func CreateWith(ctx context.Context, path string, opts Options) (*DB, error) {
-	db, err := Create(ctx, path)
+	db, err := create(ctx, path, opts.Reset)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,8 +28,9 @@ var schemaSQL string
 const applicationID = 0x4C454153
 
 // schemaVersion is PRAGMA user_version of the schema in schema.sql. Version 2 made the claim
-// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)). Open refuses a file of another
-// version (ErrOtherVersion); Create rebuilds it.
+// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)) and added a CHECK. Open
+// refuses a file of another version (ErrOtherVersion); Create rebuilds one it recognises
+// (knownSchemas).
 const schemaVersion = 2
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
@@ -45,6 +45,10 @@ var ErrNotOurs = errors.New("not a leaselab database")
 // ErrOtherVersion means the file is a leaselab database with another schema version. Open refuses
 // it; Create, which empties the file anyway, builds it again with this version's schema.
 var ErrOtherVersion = errors.New("a leaselab database of another version")
+
+// errHotJournal is SQLITE_READONLY_ROLLBACK: a read-only connection found a hot journal, which
+// only a connection that may write can roll back.
+var errHotJournal = errors.New("a hot journal must be rolled back first")
 
 // EnvError is an error of the environment (the file, its folder, its locks), not of the caller's
 // input. It names the path.
@@ -86,95 +90,174 @@ func dsn(path string, mustExist bool) string {
 	return u.String() + "?" + strings.Join(q, "&")
 }
 
-// Create opens the database at path for a new run: it creates the file and the schema when the
-// file is new or empty, and empties the tables when the file is already a leaselab database
-// (one of another schema version gets this version's schema). A file that is anything else is
-// refused with ErrNotOurs and left untouched.
+// readOnlyDSN is the connection string of a reader that never writes: mode=ro, and no
+// journal_mode pragma (setting one writes the file's header).
+func readOnlyDSN(path string) string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	return u.String() + fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", BusyTimeout.Milliseconds())
+}
+
+// Create opens the database at path for a new run, and refuses (changing nothing) a database
+// that holds rows: CreateWith with Options{Reset: true} empties one. See CreateWith.
 func Create(ctx context.Context, path string) (*DB, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, &EnvError{Path: path, Err: err}
-	}
-	fresh := true
-	if fi, err := os.Stat(abs); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
-		}
-		fresh = fi.Size() == 0
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, &EnvError{Path: abs, Err: err}
-	}
-	rebuild := false
-	if !fresh {
-		// Check before the pooled open runs its pragmas: journal_mode(WAL) would write.
-		if err := checkOurs(ctx, abs); errors.Is(err, ErrOtherVersion) {
-			rebuild = true
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	db, err := open(ctx, abs, false)
+	return create(ctx, path, false)
+}
+
+// create makes the file and the schema when the file is new or empty, empties a leaselab
+// database when reset allows it (MayReset), and rebuilds an older leaselab schema (recognised
+// column by column) with this version's. Everything is checked before the first write: a file
+// that is anything else is refused with ErrNotOurs and left byte for byte as it was.
+func create(ctx context.Context, path string, reset bool) (*DB, error) {
+	ins, err := CheckCreate(ctx, path, reset)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case fresh:
-		err = db.createSchema(ctx)
-	case rebuild:
-		err = db.rebuildSchema(ctx)
-	default:
-		err = db.reset(ctx)
+	abs := ins.Path
+	made := false
+	if !ins.Exists {
+		// Our own file, with our own mode: it will hold payment data.
+		f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, &EnvError{Path: abs, Err: fmt.Errorf("cannot create it: %w", err)}
+		}
+		f.Close()
+		made = true
+	}
+	db, err := open(ctx, abs, true)
+	if err == nil {
+		err = db.prepare(ctx, ins, reset)
+		if err != nil {
+			db.Close()
+			err = &EnvError{Path: abs, Err: err}
+		}
 	}
 	if err != nil {
-		db.Close()
-		return nil, &EnvError{Path: abs, Err: err}
+		if made { // nothing half-made is left behind
+			for _, p := range []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"} {
+				os.Remove(p)
+			}
+		}
+		return nil, err
 	}
 	return db, nil
 }
 
-// Open opens an existing leaselab database without changing its rows (for watchers and worker
-// processes that share one file).
-func Open(ctx context.Context, path string) (*DB, error) {
-	abs, err := filepath.Abs(path)
+// CheckCreate runs every check of Create (with reset, of CreateWith with Options{Reset: reset}),
+// and writes nothing: it returns what Create would find, or the error Create would return.
+func CheckCreate(ctx context.Context, path string, reset bool) (*Inspection, error) {
+	ins, err := Inspect(ctx, path, time.Now())
 	if err != nil {
-		return nil, &EnvError{Path: path, Err: err}
+		return nil, err
 	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, &EnvError{Path: abs, Err: err}
-	} else if !fi.Mode().IsRegular() {
-		return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
+	if ins.Kind != KindNew {
+		older := 0
+		if ins.Kind == KindOlder {
+			older = ins.Version
+		}
+		if err := MayReset(ins.Contents, older, reset); err != nil {
+			return nil, &EnvError{Path: ins.Path, Err: err}
+		}
 	}
-	if err := checkOurs(ctx, abs); err != nil {
+	return ins, nil
+}
+
+// prepare makes the schema of a new file, empties a current one or rebuilds an older one, in one
+// transaction that first checks again, under the write lock, what Inspect saw: another program
+// may have written the file in between.
+func (db *DB) prepare(ctx context.Context, ins *Inspection, reset bool) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		facts, err := readSchema(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if ins.Kind == KindNew {
+			if len(facts) != 0 {
+				return errChanged
+			}
+			return db.createSchemaTx(ctx, tx)
+		}
+		if v, _, err := recognize(ctx, facts); err != nil || v != ins.Version {
+			return errors.Join(errChanged, err)
+		}
+		held, err := countContents(ctx, tx, time.Now())
+		if err != nil {
+			return err
+		}
+		if err := MayReset(held, 0, reset); err != nil {
+			return err
+		}
+		if ins.Kind == KindOlder {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE OutboxMessages; DROP TABLE Payments"); err != nil {
+				return fmt.Errorf("drop the old schema: %w", describe(err))
+			}
+			return db.createSchemaTx(ctx, tx)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM OutboxMessages; DELETE FROM Payments"); err != nil {
+			return fmt.Errorf("reset: %w", describe(err))
+		}
+		return nil
+	})
+}
+
+// errChanged means the file changed between Inspect and the write transaction.
+var errChanged = errors.New("another program changed the file while leaselab opened it; nothing was written: try again")
+
+// Open opens an existing leaselab database of this schema version without changing its rows (for
+// worker processes that share one file). Like Create, it refuses a file that is not leaselab's
+// before anything is written.
+func Open(ctx context.Context, path string) (*DB, error) {
+	abs, err := CheckOpen(ctx, path)
+	if err != nil {
 		return nil, err
 	}
 	return open(ctx, abs, true)
 }
 
-// checkOurs reads the file's header pragmas on a read-only connection with no side effects.
-func checkOurs(ctx context.Context, abs string) error {
-	u := url.URL{Scheme: "file", OmitHost: true, Path: abs}
-	conn, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=busy_timeout(2000)")
+// OpenReadOnly opens an existing leaselab database of this schema version for reading only
+// (for the watch): mode=ro and query_only, and no journal_mode, so that the file and its journal
+// mode stay as they are. Writes through it fail.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	abs, err := CheckOpen(ctx, path)
 	if err != nil {
-		return &EnvError{Path: abs, Err: err}
+		return nil, err
 	}
-	defer conn.Close()
-	ctx, cancel := withTimeout(ctx)
+	admin, err := sql.Open("sqlite", readOnlyDSN(abs))
+	if err != nil {
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	admin.SetMaxOpenConns(2)
+	pctx, cancel := withTimeout(ctx)
 	defer cancel()
-	var appID, version int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return &EnvError{Path: abs, Err: describe(err)}
+	if err := admin.PingContext(pctx); err != nil {
+		admin.Close()
+		if errors.Is(describe(err), errHotJournal) {
+			return nil, &EnvError{Path: abs, Err: hotJournal(abs)}
+		}
+		return nil, &EnvError{Path: abs, Err: describe(err)}
 	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return &EnvError{Path: abs, Err: describe(err)}
+	return &DB{path: abs, admin: admin}, nil
+}
+
+// CheckOpen runs the checks of Open and OpenReadOnly, and opens nothing: the file must be a
+// leaselab database of this version. It returns the file's absolute path.
+func CheckOpen(ctx context.Context, path string) (string, error) {
+	ins, err := Inspect(ctx, path, time.Now())
+	if err != nil {
+		return "", err
 	}
-	if appID != applicationID {
-		return &EnvError{Path: abs, Err: ErrNotOurs}
+	abs := ins.Path
+	switch {
+	case !ins.Exists:
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("no such file: make it with leaselab seed --db %s", abs)}
+	case ins.Kind == KindNew:
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("%w: the file is empty; make it with leaselab seed --db %s", ErrNotOurs, abs)}
+	case ins.Kind == KindOlder:
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --reset --db FILE",
+			ErrOtherVersion, ins.Version, schemaVersion)}
 	}
-	if version != schemaVersion {
-		return &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --db FILE",
-			ErrOtherVersion, version, schemaVersion)}
-	}
-	return nil
+	return abs, nil
 }
 
 func open(ctx context.Context, abs string, mustExist bool) (*DB, error) {
@@ -202,12 +285,6 @@ func openPool(abs string, mustExist bool, conns int) (*sql.DB, error) {
 	return db, nil
 }
 
-func (db *DB) createSchema(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error { return db.createSchemaTx(ctx, tx) })
-}
-
 // createSchemaTx creates schema.sql's tables and marks the file as leaselab's, in tx.
 func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
@@ -217,31 +294,6 @@ func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("mark schema: %w", describe(err))
 	}
 	return nil
-}
-
-// rebuildSchema drops the tables of a leaselab database of another version and creates this
-// version's, in one transaction.
-func (db *DB) rebuildSchema(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS OutboxMessages; DROP TABLE IF EXISTS Payments"); err != nil {
-			return fmt.Errorf("drop the old schema: %w", describe(err))
-		}
-		return db.createSchemaTx(ctx, tx)
-	})
-}
-
-// reset empties a leaselab database for a new run.
-func (db *DB) reset(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM OutboxMessages; DELETE FROM Payments"); err != nil {
-			return fmt.Errorf("reset: %w", describe(err))
-		}
-		return nil
-	})
 }
 
 // Path is the absolute path of the database file.
@@ -344,6 +396,9 @@ func describe(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err
+	}
+	if se.Code() == sqlite3.SQLITE_READONLY_ROLLBACK {
+		return fmt.Errorf("%w (%v)", errHotJournal, err)
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
