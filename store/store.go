@@ -97,10 +97,13 @@ func readOnlyDSN(path string) string {
 	return u.String() + fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", BusyTimeout.Milliseconds())
 }
 
-// Create opens the database at path for a new run, and refuses (changing nothing) a database
-// that holds rows: CreateWith with Options{Reset: true} empties one. See CreateWith.
+// Create opens the database at path for a new run, as CreateWith(ctx, path,
+// Options{Reset: true}) does: it empties a leaselab database that holds rows. It is for callers
+// that own the file (tests, temporary folders); the commands pass the user's --reset to
+// CreateWith, which refuses such a database without it. Either refuses a file that is not
+// leaselab's, and changes nothing before every check has passed.
 func Create(ctx context.Context, path string) (*DB, error) {
-	return create(ctx, path, false)
+	return create(ctx, path, true)
 }
 
 // create makes the file and the schema when the file is new or empty, empties a leaselab

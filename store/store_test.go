@@ -394,10 +394,10 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 	}
 	engine.Seed(ctx, engine.NewGateway(db), 3, t0)
 	db.Close()
-	if _, err := store.Create(ctx, path); !errors.Is(err, store.ErrHoldsRows) {
-		t.Fatalf("Create(db with rows) = %v, want ErrHoldsRows", err)
+	if _, err := store.CreateWith(ctx, path, store.Options{}); !errors.Is(err, store.ErrHoldsRows) {
+		t.Fatalf("CreateWith(db with rows, no Reset) = %v, want ErrHoldsRows", err)
 	}
-	db, err = store.CreateWith(ctx, path, store.Options{Reset: true})
+	db, err = store.Create(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
