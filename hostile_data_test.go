@@ -306,3 +306,61 @@ func TestOlderVersionRebuiltByRun(t *testing.T) {
 		t.Fatalf("after run --reset: %+v %v, want this version's schema with the run's 6 messages", ins, err)
 	}
 }
+
+// The issue's reproduction: run, stress and seed pointed at a database that two worker processes
+// are working on. Today they emptied it under the workers (both died: "read row: sql: no rows in
+// result set"); now they refuse, naming the live leases, and the workers finish every message.
+func TestRefusalWhileWorkerProcessesWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	const messages = 8
+	path := seeded(t, t.TempDir(), "shared.db", messages)
+	// P1 holds every finalize transaction open for half a second: while it does, its message is
+	// Processing under a live lease, whatever the scheduler does.
+	holder := start(t, "worker", "--db", path, "--name", "P1", "--lease", "10s", "--hold-finalize", "500ms")
+	workers := []*child{holder, start(t, "worker", "--db", path, "--name", "P2", "--lease", "10s", "--pace", "20ms")}
+	for _, args := range [][]string{
+		{"run", "after", "--db", path, "--report-dir", ""},
+		{"stress", "--messages", "20", "--db", path},
+		{"seed", "--db", path},
+	} {
+		for held := false; !held; {
+			select {
+			case line := <-holder.seen:
+				held = strings.Contains(line, "holding its finalize transaction")
+			case <-time.After(30 * time.Second):
+				t.Fatalf("P1 never held a finalize:\n%s", holder.output())
+			}
+		}
+		code, _, stderr := cli(t, args...)
+		if code != exitEnvError || !strings.Contains(stderr, "under a live lease") || !strings.Contains(stderr, "--reset") {
+			t.Errorf("%v: exit %d, %q; want exit 3 naming the live leases and --reset", args, code, stderr)
+		} else {
+			recordReliability(t, "database", args[0]+" --db FILE while 2 worker processes work on it", code, firstLine(stderr), "rows kept; the workers finished every message")
+		}
+	}
+	for _, w := range workers {
+		select {
+		case err := <-w.done:
+			if err != nil {
+				t.Fatalf("worker: %v\n%s", err, w.output())
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("worker did not finish:\n%s", w.output())
+		}
+	}
+	ins, err := store.Inspect(context.Background(), path, time.Now())
+	if err != nil || ins.Contents.Messages != messages {
+		t.Fatalf("after: %+v %v", ins, err)
+	}
+	db, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Counts(context.Background())
+	if err != nil || c.OutboxProcessed != messages {
+		t.Fatalf("processed %d of %d (%v)", c.OutboxProcessed, messages, err)
+	}
+}

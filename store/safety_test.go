@@ -144,7 +144,7 @@ func TestAlteredSchemasAreNotOurs(t *testing.T) {
 		{"add column", "ALTER TABLE Payments ADD COLUMN Note TEXT", "it has a column Payments.Note, which leaselab does not create"},
 		{"rename column", "ALTER TABLE Payments RENAME COLUMN Amount TO Cents", "it has no column Payments.Amount"},
 		{"drop index", "DROP INDEX OutboxMessages_Key", "it has no index OutboxMessages_Key"},
-		{"extra index", "CREATE INDEX Mine ON Payments (Amount)", "it has a index Mine"},
+		{"extra index", "CREATE INDEX Mine ON Payments (Amount)", "it has an index Mine"},
 		{"other index condition", "DROP INDEX OutboxMessages_Claimable; CREATE INDEX OutboxMessages_Claimable ON OutboxMessages (CreatedAtUtc) WHERE Status IN ('Pending', 'Processing')",
 			"the definition of index OutboxMessages_Claimable differs"},
 		{"view", "CREATE VIEW Pending AS SELECT * FROM OutboxMessages", "it has a view Pending"},

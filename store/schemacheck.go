@@ -220,7 +220,11 @@ func compareSchemas(want, got []schemaFact) (int, string) {
 	}
 	for _, f := range got {
 		if _, ok := w[f.key]; !ok {
-			diffs = append(diffs, "it has a "+f.key+", which leaselab does not create")
+			article := "a "
+			if strings.HasPrefix(f.key, "index") {
+				article = "an "
+			}
+			diffs = append(diffs, "it has "+article+f.key+", which leaselab does not create")
 		}
 	}
 	if len(diffs) == 0 {
