@@ -15,7 +15,7 @@ import (
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
 var workerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
-const seedUsage = `Usage: leaselab seed --db FILE [--messages N]
+const seedUsage = `Usage: leaselab seed --db FILE [--messages N] [--reset]
 
 Creates FILE as a leaselab database and writes N payments, each with its outbox message in one
 transaction, for worker processes to share. A FILE that already holds rows is refused unless

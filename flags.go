@@ -104,12 +104,6 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	return sc, nil
 }
 
-// openDB creates a database once: the --db file (refused when it holds rows), or a fresh
-// temporary folder. A command that re-creates its database uses one dbOpener (scenarioFlags.dbs).
-func openDB(ctx context.Context, path string, opts store.Options) (db *store.DB, note string, cleanup func(), err error) {
-	return (&dbOpener{path: path, reset: opts.Reset, opts: opts}).open(ctx)
-}
-
 // dbs returns the opener of the run's database, for this command's flags and opts.
 func (f *scenarioFlags) dbs(opts store.Options) *dbOpener {
 	return &dbOpener{path: f.db, reset: f.reset, opts: opts}

@@ -33,7 +33,8 @@ type Options struct {
 	Reset bool
 }
 
-// CreateWith is Create with options.
+// CreateWith is Create with options. Unlike Create, it empties a database that holds rows only
+// with opts.Reset: without, it refuses one (ErrHoldsRows) and changes nothing.
 func CreateWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	db, err := create(ctx, path, opts.Reset)
 	if err != nil {
