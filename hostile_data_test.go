@@ -224,6 +224,16 @@ func TestHostileDatabases(t *testing.T) {
 			code: exitEnvError, msg: "does not exist: create it first"},
 		{name: "watch --db FILE in a folder that does not exist", setup: at(noFolder, "watch", "--db", "FILE"),
 			code: exitEnvError, msg: "does not exist: create it first"},
+		{name: "worker --db FILE that does not exist", setup: at(func(t *testing.T, dir string) string { return filepath.Join(dir, "none.db") }, "worker", "--db", "FILE", "--name", "P1"),
+			code: exitEnvError, msg: "no such file: make it with leaselab seed --db"},
+		{name: "watch --db FILE that is empty", setup: at(func(t *testing.T, dir string) string {
+			path := filepath.Join(dir, "empty.db")
+			os.WriteFile(path, nil, 0o600)
+			return path
+		}, "watch", "--db", "FILE"),
+			code: exitEnvError, msg: "the file is empty; make it with leaselab seed", unchanged: true},
+		{name: "watch --db FILE: leaselab schema 1", setup: at(v1rows, "watch", "--db", "FILE"),
+			code: exitEnvError, msg: "(schema 1, this leaselab uses 2): make it again with leaselab seed --reset", unchanged: true},
 		{name: "run --db FILE with a hot journal", setup: at(hotJournal, "run", "after", "--db", "FILE", "--report-dir", ""),
 			code: exitEnvError, msg: "hot.db-journal is a hot journal", unchanged: true},
 		{name: "watch --db FILE with a hot journal", setup: at(hotJournal, "watch", "--db", "FILE"),
