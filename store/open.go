@@ -68,8 +68,8 @@ func create(ctx context.Context, path string, reset bool) (*DB, error) {
 	return db, nil
 }
 
-// CheckCreate runs every check of Create (with reset, of CreateWith with Options{Reset: reset}),
-// and writes nothing: it returns what Create would find, or the error Create would return.
+// CheckCreate runs every check that CreateWith(ctx, path, Options{Reset: reset}) runs, and writes
+// nothing: it returns what CreateWith would find, or the error it would return.
 func CheckCreate(ctx context.Context, path string, reset bool) (*Inspection, error) {
 	ins, err := Inspect(ctx, path, time.Now())
 	if err != nil {
@@ -128,7 +128,7 @@ func (db *DB) prepare(ctx context.Context, ins *Inspection, reset bool) error {
 }
 
 // errChanged means the file changed between Inspect and the write transaction.
-var errChanged = errors.New("another program changed the file while leaselab opened it; nothing was written: try again")
+var errChanged = errors.New("another program changed the file while leaselab opened it; leaselab left its rows alone: try again")
 
 // Open opens an existing leaselab database of this schema version without changing its rows (for
 // worker processes that share one file). Like Create, it refuses a file that is not leaselab's
