@@ -34,6 +34,10 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
 	}
+	dbs := sf.dbs(store.Options{})
+	if err := dbs.check(ctx); err != nil { // a bad --db fails before the screen opens, exit 3
+		return err
+	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
 	}
@@ -51,7 +55,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return nil, err
 		}
-		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{})
+		db, _, cleanup, err := dbs.open(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -54,7 +54,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	rep, err := runScenario(ctx, sc, sf.db)
+	rep, err := runScenario(ctx, sc, sf.dbs(store.Options{}))
 	if err != nil {
 		return 0, err
 	}
@@ -85,10 +85,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	return exitOK, nil
 }
 
-// runScenario runs sc headless on a fresh database (dbPath, or a temporary one) and returns its
-// report.
-func runScenario(ctx context.Context, sc *engine.Scenario, dbPath string) (*engine.Report, error) {
-	db, note, cleanup, err := openDB(ctx, dbPath, store.Options{})
+// runScenario runs sc headless on a fresh database (dbs's --db file, or a temporary one) and
+// returns its report.
+func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
+	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +126,7 @@ var compareModes = []struct {
 func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
 	var labels []string
 	var sums []*engine.Summary
+	dbs := sf.dbs(store.Options{}) // one opener: the second and third runs re-create the first's file
 	for _, m := range compareModes {
 		sc, err := loadScenario(nameOrFile, sf, fs)
 		if err != nil {
@@ -134,7 +135,7 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 		if err := sc.Apply(engine.Overrides{Toggles: m.toggles}); err != nil {
 			return 0, usageError{err}
 		}
-		rep, err := runScenario(ctx, sc, sf.db)
+		rep, err := runScenario(ctx, sc, dbs)
 		if err != nil {
 			return 0, err
 		}

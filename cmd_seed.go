@@ -15,16 +15,18 @@ import (
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
 var workerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
-const seedUsage = `Usage: leaselab seed --db FILE [--messages N]
+const seedUsage = `Usage: leaselab seed --db FILE [--messages N] [--reset]
 
-Creates FILE as a leaselab database (or empties one that already is) and writes N payments,
-each with its outbox message in one transaction, for worker processes to share.
+Creates FILE as a leaselab database and writes N payments, each with its outbox message in one
+transaction, for worker processes to share. A FILE that already holds rows is refused unless
+--reset is given; a file that is not leaselab's is never changed.
 `
 
 func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("seed", seedUsage, stderr)
 	path := fs.String("db", "", "the database file (required)")
 	n := fs.Int("messages", 6, "number of payments and outbox messages")
+	reset := fs.Bool("reset", false, "empty FILE first when it is a leaselab database that holds rows")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return usageFlag(err)
 	} else if len(pos) > 0 {
@@ -36,7 +38,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *n < 1 || *n > engine.MaxMessages {
 		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
 	}
-	db, err := store.Create(ctx, *path)
+	db, err := store.CreateWith(ctx, *path, store.Options{Reset: *reset})
 	if err != nil {
 		return err
 	}

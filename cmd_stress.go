@@ -80,11 +80,12 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	showProgress := isTerminal(stderr)
 	results := []*engine.StressResult{}
+	dbs := sf.dbs(store.Options{FairWriteLock: *fair}) // run i re-creates run 1's --db file
 	failed := 0
 	for i := 0; i < *runs; i++ {
 		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
-		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{FairWriteLock: *fair})
+		db, _, cleanup, err := dbs.open(ctx)
 		if err != nil {
 			return 0, err
 		}

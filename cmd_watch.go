@@ -34,14 +34,18 @@ func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case *interval < 10*time.Millisecond:
 		return usageError{fmt.Errorf("--interval %s: want at least 10ms", *interval)}
 	}
-	// Open first: a file that is missing or not ours fails the same way with or without a terminal.
-	db, err := store.Open(ctx, *path)
+	// Check first: a file that is missing or not ours fails the same way with or without a
+	// terminal, and nothing is opened (not even a -shm made) before the terminal is known.
+	if _, err := store.CheckOpen(ctx, *path); err != nil {
+		return err
+	}
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
+	}
+	db, err := store.OpenReadOnly(ctx, *path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if !isTerminal(stdin) || !isTerminal(stdout) {
-		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
-	}
 	return ui.Watch(ctx, ui.WatchConfig{DB: db, Path: db.Path(), Interval: *interval, Now: time.Now, In: stdin, Out: stdout})
 }

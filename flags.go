@@ -18,6 +18,7 @@ import (
 // scenarioFlags are the flags every command that runs a scenario takes.
 type scenarioFlags struct {
 	db       string
+	reset    bool
 	workers  int
 	messages int
 	lease    time.Duration
@@ -34,7 +35,8 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 		}
 		return "as the scenario declares"
 	}
-	fs.StringVar(&f.db, "db", "", "keep the database in this file (default: a temporary folder, removed at exit)")
+	fs.StringVar(&f.db, "db", "", "keep the database in this file (default: a temporary folder, removed at exit); a file that holds rows needs --reset")
+	fs.BoolVar(&f.reset, "reset", false, "let --db FILE be emptied when it holds rows (a leaselab database only; other files are never changed)")
 	fs.IntVar(&f.workers, "workers", 0, "number of workers (default: "+def("workers")+")")
 	fs.IntVar(&f.messages, "messages", 0, "number of payments and outbox messages (default: "+def("messages")+")")
 	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
@@ -102,11 +104,46 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	return sc, nil
 }
 
-// openDB creates the run's database: the --db file, or a fresh temporary folder. cleanup
-// removes the temporary folder.
-func openDB(ctx context.Context, path string, opts store.Options) (db *store.DB, note string, cleanup func(), err error) {
+// dbs returns the opener of the run's database, for this command's flags and opts.
+func (f *scenarioFlags) dbs(opts store.Options) *dbOpener {
+	return &dbOpener{path: f.db, reset: f.reset, opts: opts}
+}
+
+// dbOpener opens the run's database, as often as the command needs it: the --db file, or a fresh
+// temporary folder each time. A --db file that holds rows is emptied only with --reset, or when
+// it is the very file this process made or was allowed to empty before (stress --runs, --compare,
+// the lab's R and scenario switch re-create their own database).
+type dbOpener struct {
+	path  string
+	reset bool
+	opts  store.Options
+	ours  os.FileInfo // the --db file as this process last made or emptied it; nil before
+}
+
+// mayReset says whether the --db file may be emptied: --reset, or it is still the file this
+// process made.
+func (o *dbOpener) mayReset() bool {
+	if o.reset || o.ours == nil {
+		return o.reset
+	}
+	fi, err := os.Stat(o.path)
+	return err == nil && os.SameFile(fi, o.ours)
+}
+
+// check runs every check open would run on the --db file, and writes nothing: the lab calls it
+// before its screen opens.
+func (o *dbOpener) check(ctx context.Context) error {
+	if o.path == "" {
+		return nil
+	}
+	_, err := store.CheckCreate(ctx, o.path, o.mayReset())
+	return err
+}
+
+// open creates the run's database. cleanup removes the temporary folder.
+func (o *dbOpener) open(ctx context.Context) (db *store.DB, note string, cleanup func(), err error) {
 	cleanup = func() {}
-	note = "kept"
+	note, path, opts := "kept", o.path, o.opts
 	if path == "" {
 		dir, err := os.MkdirTemp("", "leaselab-run-")
 		if err != nil {
@@ -114,11 +151,16 @@ func openDB(ctx context.Context, path string, opts store.Options) (db *store.DB,
 		}
 		cleanup = func() { os.RemoveAll(dir) }
 		path, note = filepath.Join(dir, "leaselab.db"), "temporary folder, removed at exit"
+	} else {
+		opts.Reset = o.mayReset()
 	}
 	db, err = store.CreateWith(ctx, path, opts)
 	if err != nil {
 		cleanup()
 		return nil, "", func() {}, err
+	}
+	if o.path != "" {
+		o.ours, _ = os.Stat(o.path)
 	}
 	return db, note, cleanup, nil
 }

@@ -157,8 +157,8 @@ func TestDBFlagKeepsTheDatabase(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("--db file not kept: %v", err)
 	}
-	// A second run on the same file resets it and gives the same figures.
-	code, out, _ := cli(t, "run", "after", "--db", path, "--report-dir", "", "--json")
+	// A second run on the same file, allowed to reset it, gives the same figures.
+	code, out, _ := cli(t, "run", "after", "--db", path, "--report-dir", "", "--json", "--reset")
 	if code != exitOK || !strings.Contains(out, `"processing_attempts": 6`) {
 		t.Fatalf("second run: exit %d", code)
 	}

@@ -29,11 +29,14 @@ type Options struct {
 	// transaction does: every transaction is still BEGIN IMMEDIATE on the worker's own
 	// connection, with busy_timeout for connections of other processes.
 	FairWriteLock bool
+	// Reset lets CreateWith empty a database that holds rows (the user's --reset): see MayReset.
+	Reset bool
 }
 
-// CreateWith is Create with options.
+// CreateWith is Create with options. Unlike Create, it empties a database that holds rows only
+// with opts.Reset: without, it refuses one (ErrHoldsRows) and changes nothing.
 func CreateWith(ctx context.Context, path string, opts Options) (*DB, error) {
-	db, err := Create(ctx, path)
+	db, err := create(ctx, path, opts.Reset)
 	if err != nil {
 		return nil, err
 	}

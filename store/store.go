@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,8 +28,9 @@ var schemaSQL string
 const applicationID = 0x4C454153
 
 // schemaVersion is PRAGMA user_version of the schema in schema.sql. Version 2 made the claim
-// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)). Open refuses a file of another
-// version (ErrOtherVersion); Create rebuilds it.
+// index's condition ProcessedAtUtc IS NULL (it was Status IN (...)) and added a CHECK. Open
+// refuses a file of another version (ErrOtherVersion); Create rebuilds one it recognises
+// (knownSchemas).
 const schemaVersion = 2
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
@@ -45,6 +45,10 @@ var ErrNotOurs = errors.New("not a leaselab database")
 // ErrOtherVersion means the file is a leaselab database with another schema version. Open refuses
 // it; Create, which empties the file anyway, builds it again with this version's schema.
 var ErrOtherVersion = errors.New("a leaselab database of another version")
+
+// errHotJournal is SQLITE_READONLY_ROLLBACK: a read-only connection found a hot journal, which
+// only a connection that may write can roll back.
+var errHotJournal = errors.New("a hot journal must be rolled back first")
 
 // EnvError is an error of the environment (the file, its folder, its locks), not of the caller's
 // input. It names the path.
@@ -86,97 +90,6 @@ func dsn(path string, mustExist bool) string {
 	return u.String() + "?" + strings.Join(q, "&")
 }
 
-// Create opens the database at path for a new run: it creates the file and the schema when the
-// file is new or empty, and empties the tables when the file is already a leaselab database
-// (one of another schema version gets this version's schema). A file that is anything else is
-// refused with ErrNotOurs and left untouched.
-func Create(ctx context.Context, path string) (*DB, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, &EnvError{Path: path, Err: err}
-	}
-	fresh := true
-	if fi, err := os.Stat(abs); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
-		}
-		fresh = fi.Size() == 0
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, &EnvError{Path: abs, Err: err}
-	}
-	rebuild := false
-	if !fresh {
-		// Check before the pooled open runs its pragmas: journal_mode(WAL) would write.
-		if err := checkOurs(ctx, abs); errors.Is(err, ErrOtherVersion) {
-			rebuild = true
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	db, err := open(ctx, abs, false)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case fresh:
-		err = db.createSchema(ctx)
-	case rebuild:
-		err = db.rebuildSchema(ctx)
-	default:
-		err = db.reset(ctx)
-	}
-	if err != nil {
-		db.Close()
-		return nil, &EnvError{Path: abs, Err: err}
-	}
-	return db, nil
-}
-
-// Open opens an existing leaselab database without changing its rows (for watchers and worker
-// processes that share one file).
-func Open(ctx context.Context, path string) (*DB, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, &EnvError{Path: path, Err: err}
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, &EnvError{Path: abs, Err: err}
-	} else if !fi.Mode().IsRegular() {
-		return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
-	}
-	if err := checkOurs(ctx, abs); err != nil {
-		return nil, err
-	}
-	return open(ctx, abs, true)
-}
-
-// checkOurs reads the file's header pragmas on a read-only connection with no side effects.
-func checkOurs(ctx context.Context, abs string) error {
-	u := url.URL{Scheme: "file", OmitHost: true, Path: abs}
-	conn, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=busy_timeout(2000)")
-	if err != nil {
-		return &EnvError{Path: abs, Err: err}
-	}
-	defer conn.Close()
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	var appID, version int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return &EnvError{Path: abs, Err: describe(err)}
-	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return &EnvError{Path: abs, Err: describe(err)}
-	}
-	if appID != applicationID {
-		return &EnvError{Path: abs, Err: ErrNotOurs}
-	}
-	if version != schemaVersion {
-		return &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --db FILE",
-			ErrOtherVersion, version, schemaVersion)}
-	}
-	return nil
-}
-
 func open(ctx context.Context, abs string, mustExist bool) (*DB, error) {
 	admin, err := openPool(abs, mustExist, 4)
 	if err != nil {
@@ -202,12 +115,6 @@ func openPool(abs string, mustExist bool, conns int) (*sql.DB, error) {
 	return db, nil
 }
 
-func (db *DB) createSchema(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error { return db.createSchemaTx(ctx, tx) })
-}
-
 // createSchemaTx creates schema.sql's tables and marks the file as leaselab's, in tx.
 func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
@@ -217,31 +124,6 @@ func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("mark schema: %w", describe(err))
 	}
 	return nil
-}
-
-// rebuildSchema drops the tables of a leaselab database of another version and creates this
-// version's, in one transaction.
-func (db *DB) rebuildSchema(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS OutboxMessages; DROP TABLE IF EXISTS Payments"); err != nil {
-			return fmt.Errorf("drop the old schema: %w", describe(err))
-		}
-		return db.createSchemaTx(ctx, tx)
-	})
-}
-
-// reset empties a leaselab database for a new run.
-func (db *DB) reset(ctx context.Context) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM OutboxMessages; DELETE FROM Payments"); err != nil {
-			return fmt.Errorf("reset: %w", describe(err))
-		}
-		return nil
-	})
 }
 
 // Path is the absolute path of the database file.
@@ -344,6 +226,9 @@ func describe(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err
+	}
+	if se.Code() == sqlite3.SQLITE_READONLY_ROLLBACK {
+		return fmt.Errorf("%w (%v)", errHotJournal, err)
 	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:

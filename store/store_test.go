@@ -394,6 +394,9 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 	}
 	engine.Seed(ctx, engine.NewGateway(db), 3, t0)
 	db.Close()
+	if _, err := store.CreateWith(ctx, path, store.Options{}); !errors.Is(err, store.ErrHoldsRows) {
+		t.Fatalf("CreateWith(db with rows, no Reset) = %v, want ErrHoldsRows", err)
+	}
 	db, err = store.Create(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -411,33 +414,31 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 }
 
 // A leaselab database of another schema version (here: version 1, whose claim index was on
-// Status) is refused by Open, which says so and what to do, and rebuilt by Create.
+// Status) is refused by Open, which says so and what to do, and rebuilt by Create with Reset.
 func TestOtherSchemaVersion(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := store.Create(ctx, path)
+	v1, err := os.ReadFile("schema_v1.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine.Seed(ctx, engine.NewGateway(db), 3, t0)
-	db.Close()
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = raw.ExecContext(ctx, `DROP INDEX OutboxMessages_Claimable;
-		CREATE INDEX OutboxMessages_Claimable ON OutboxMessages (CreatedAtUtc) WHERE Status IN ('Pending', 'Processing');
-		PRAGMA user_version = 1`)
+	_, err = raw.ExecContext(ctx, string(v1)+`; PRAGMA application_id = 1279607123; PRAGMA user_version = 1;
+		INSERT INTO Payments (IdempotencyKey, Amount, CreatedAtUtc) VALUES ('PAY-001', 100, '2026-01-15T09:00:00.000Z');
+		INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, CreatedAtUtc) VALUES ('PAY-001', 'PaymentRequested', '{}', '2026-01-15T09:00:00.000Z')`)
 	raw.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = store.Open(ctx, path)
 	if !errors.Is(err, store.ErrOtherVersion) || !strings.Contains(err.Error(), "schema 1") ||
-		!strings.Contains(err.Error(), "leaselab seed --db FILE") || !strings.Contains(err.Error(), path) {
+		!strings.Contains(err.Error(), "leaselab seed --reset --db FILE") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Open(version 1 file) = %v, want ErrOtherVersion naming the file, the version and the fix", err)
 	}
-	db, err = store.Create(ctx, path)
+	db, err := store.CreateWith(ctx, path, store.Options{Reset: true})
 	if err != nil {
 		t.Fatalf("Create(version 1 file) = %v", err)
 	}

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Kind says what a database file is to leaselab.
+type Kind int
+
+const (
+	// KindNew is a file that does not exist yet, an empty file, or an SQLite database with
+	// nothing in it: there is nothing to lose, and Create makes the schema.
+	KindNew Kind = iota
+	// KindCurrent is a leaselab database of this schema version.
+	KindCurrent
+	// KindOlder is a leaselab database of an older schema version, which Create rebuilds.
+	KindOlder
+)
+
+// Inspection is what Inspect found in a database file.
+type Inspection struct {
+	Path     string // the absolute path
+	Exists   bool   // false: nothing is at Path yet (its folder exists)
+	Kind     Kind
+	Version  int      // the schema version of a leaselab database; 0 for KindNew
+	Contents Contents // what the database holds (zero for KindNew)
+}
+
+// Inspect says what the file at path is and what it holds, and changes nothing: not a byte of
+// the file, and no -wal or -shm beside it unless they were already there (it reads the file as
+// immutable when no other connection can be using it). now is when a lease must still run to
+// count as live. A missing folder, a path that is not a regular file, a hot journal and a file
+// that is not leaselab's (ErrNotOurs) are errors, each an *EnvError naming the path.
+func Inspect(ctx context.Context, path string, now time.Time) (*Inspection, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &EnvError{Path: path, Err: err}
+	}
+	ins := &Inspection{Path: abs}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ins, checkFolder(abs)
+	case err != nil:
+		return nil, &EnvError{Path: abs, Err: err}
+	case !fi.Mode().IsRegular():
+		return nil, &EnvError{Path: abs, Err: notRegular(fi.Mode())}
+	}
+	ins.Exists = true
+	wal, shm, journal := size(abs+"-wal"), size(abs+"-shm"), size(abs+"-journal")
+	if fi.Size() == 0 && wal <= 0 && journal <= 0 {
+		return ins, nil
+	}
+	// With no -wal, -shm or -journal beside it, no connection is writing the file: read it as
+	// immutable, which creates nothing. Otherwise SQLite must see those files (and they exist).
+	q := "mode=ro&_pragma=busy_timeout(2000)"
+	if wal < 0 && shm < 0 && journal <= 0 {
+		q = "mode=ro&immutable=1"
+	}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: abs}
+	db, err := sql.Open("sqlite", u.String()+"?"+q)
+	if err != nil {
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	if err := ins.read(ctx, db, now); err != nil {
+		if errors.Is(err, errHotJournal) {
+			err = hotJournal(abs)
+		}
+		return nil, &EnvError{Path: abs, Err: err}
+	}
+	return ins, nil
+}
+
+// read fills in the kind, version and contents of the database db.
+func (ins *Inspection) read(ctx context.Context, db querier, now time.Time) error {
+	var appID, version int64
+	err := scan(ctx, db, func(r *sql.Rows) error { return r.Scan(&appID, &version) },
+		"SELECT application_id, user_version FROM pragma_application_id, pragma_user_version")
+	if err != nil {
+		return err
+	}
+	facts, err := readSchema(ctx, db)
+	if err != nil {
+		return err
+	}
+	if len(facts) == 0 {
+		if appID == applicationID || appID == 0 && version == 0 {
+			return nil // an SQLite database with nothing in it
+		}
+		return fmt.Errorf("%w: it is another program's empty database (application_id %d, user_version %d)", ErrNotOurs, appID, version)
+	}
+	v, diff, err := recognize(ctx, facts)
+	switch {
+	case err != nil:
+		return err
+	case v == 0:
+		return fmt.Errorf("%w: %s; leaselab changes only databases it made, whatever their application_id: choose another file", ErrNotOurs, diff)
+	case appID != applicationID || version != int64(v):
+		return fmt.Errorf("%w: it has leaselab's tables of schema %d, but application_id %d and user_version %d, which leaselab does not write; choose another file",
+			ErrNotOurs, v, appID, version)
+	}
+	ins.Version, ins.Kind = v, KindCurrent
+	if v != schemaVersion {
+		ins.Kind = KindOlder
+	}
+	ins.Contents, err = countContents(ctx, db, now)
+	return err
+}
+
+// countContents counts what emptying the database would delete. Every version leaselab
+// recognises has these tables and columns.
+func countContents(ctx context.Context, q querier, now time.Time) (Contents, error) {
+	var c Contents
+	err := scan(ctx, q, func(r *sql.Rows) error { return r.Scan(&c.Payments, &c.Messages, &c.LiveLeases) },
+		`SELECT (SELECT count(*) FROM Payments), (SELECT count(*) FROM OutboxMessages),
+		        (SELECT count(*) FROM OutboxMessages WHERE Status = 'Processing' AND LockedUntilUtc > ?)`, FormatTime(now))
+	return c, err
+}
+
+// checkFolder says what is wrong when the folder of a file that does not exist cannot hold it.
+func checkFolder(abs string) error {
+	dir := filepath.Dir(abs)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &EnvError{Path: abs, Err: fmt.Errorf("the folder %s does not exist: create it first (mkdir -p %s) or choose another path", dir, dir)}
+	case err != nil:
+		return &EnvError{Path: abs, Err: fmt.Errorf("the folder %s: %w", dir, err)}
+	case !fi.IsDir():
+		return &EnvError{Path: abs, Err: fmt.Errorf("%s is not a folder", dir)}
+	}
+	return nil
+}
+
+// size is the size of the file at path, or -1 when there is none.
+func size(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
+// hotJournal says what a hot journal is and what to do about it.
+func hotJournal(abs string) error {
+	return fmt.Errorf("%s-journal is a hot journal: a program stopped in the middle of a write, and SQLite must roll "+
+		"that write back before the file can be read; open it once with a program that may write it "+
+		"(sqlite3 %s \"pragma integrity_check\"), then try again", filepath.Base(abs), abs)
+}

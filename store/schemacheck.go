@@ -1,0 +1,242 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A file is leaselab's when its schema is, object by object and column by column, what one of
+// leaselab's versions creates: its application_id and user_version alone prove nothing, since
+// any program can write them. The schemas of the versions still recognised are kept here, and
+// each is compared with the file by building it in an in-memory database and reading both with
+// the same pragmas.
+
+//go:embed schema_v1.sql
+var schemaV1SQL string
+
+// knownSchemas are the schemas of every version leaselab recognises, by PRAGMA user_version.
+// Create rebuilds an older one; nothing else is ever changed.
+var knownSchemas = map[int]string{1: schemaV1SQL, schemaVersion: schemaSQL}
+
+// querier is what reading a schema needs: a *sql.DB, *sql.Conn or *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// schemaFact is one thing a schema says: key names it ("column OutboxMessages.LockedBy"), value
+// is what it is ("TEXT NULL").
+type schemaFact struct{ key, value string }
+
+// readSchema describes every object of q's main database as facts, in a fixed order: the
+// objects, their columns, indexes and foreign keys, then each object's definition (which holds
+// what no pragma shows: CHECK constraints and a partial index's condition).
+func readSchema(ctx context.Context, q querier) ([]schemaFact, error) {
+	type object struct{ typ, name, table, sql string }
+	var objs []object
+	err := scan(ctx, q, func(r *sql.Rows) error {
+		var o object
+		var def sql.NullString
+		err := r.Scan(&o.typ, &o.name, &o.table, &def)
+		o.sql = def.String
+		objs = append(objs, o)
+		return err
+	}, `SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
+	if err != nil {
+		return nil, err
+	}
+	var facts, defs []schemaFact
+	add := func(key, format string, args ...any) {
+		facts = append(facts, schemaFact{key, fmt.Sprintf(format, args...)})
+	}
+	for _, o := range objs {
+		if o.typ != "index" { // indexes, automatic ones too, come from pragma_index_list below
+			add(o.typ+" "+o.name, "on %s", o.table)
+		}
+		if o.sql != "" {
+			defs = append(defs, schemaFact{"the definition of " + o.typ + " " + o.name, normalizeSQL(o.sql)})
+		}
+		if o.typ != "table" {
+			continue
+		}
+		err := scan(ctx, q, func(r *sql.Rows) error {
+			var cid, notNull, pk, hidden int
+			var name, typ string
+			var dflt sql.NullString
+			err := r.Scan(&cid, &name, &typ, &notNull, &dflt, &pk, &hidden)
+			add(fmt.Sprintf("column %s.%s", o.name, name), "%s notnull=%d default=%s pk=%d hidden=%d position=%d",
+				typ, notNull, dflt.String, pk, hidden, cid)
+			return err
+		}, `SELECT cid, name, type, "notnull", dflt_value, pk, hidden FROM pragma_table_xinfo(?)`, o.name)
+		if err != nil {
+			return nil, err
+		}
+		err = scan(ctx, q, func(r *sql.Rows) error {
+			var id, seq int
+			var table, from, onUpdate, onDelete, match string
+			var to sql.NullString
+			err := r.Scan(&id, &seq, &table, &from, &to, &onUpdate, &onDelete, &match)
+			add(fmt.Sprintf("foreign key %s.%s", o.name, from), "references %s(%s) on update %s on delete %s",
+				table, to.String, onUpdate, onDelete)
+			return err
+		}, `SELECT id, seq, "table", "from", "to", on_update, on_delete, match FROM pragma_foreign_key_list(?)`, o.name)
+		if err != nil {
+			return nil, err
+		}
+		err = scan(ctx, q, func(r *sql.Rows) error {
+			var seq, unique, partial int
+			var name, origin string
+			err := r.Scan(&seq, &name, &unique, &origin, &partial)
+			add("index "+name, "on %s unique=%d origin=%s partial=%d", o.name, unique, origin, partial)
+			return err
+		}, `SELECT seq, name, "unique", origin, partial FROM pragma_index_list(?)`, o.name)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(facts, defs...), nil
+}
+
+// scan runs query on q and calls each for every row.
+func scan(ctx context.Context, q querier, each func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return describe(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return describe(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+// normalizeSQL drops comments and folds white space and case outside quotes, so that a change to
+// schema.sql's comments does not make older files unrecognisable.
+func normalizeSQL(s string) string {
+	var b strings.Builder
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(s[i+1:], c)
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			b.WriteString(s[i : i+end+2]) // the quote, as it is
+			i += end + 1
+			space = false
+			continue
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			space = true
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 && isWord(c) && isWord(b.String()[b.Len()-1]) {
+			b.WriteByte(' ')
+		}
+		space = false
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// schemaOf builds the schema of a known version in a private in-memory database and reads it.
+func schemaOf(ctx context.Context, version int) ([]schemaFact, error) {
+	mem, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer mem.Close()
+	mem.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
+	if _, err := mem.ExecContext(ctx, knownSchemas[version]); err != nil {
+		return nil, fmt.Errorf("build schema %d: %w", version, err)
+	}
+	return readSchema(ctx, mem)
+}
+
+// recognize returns the version whose schema the facts are exactly, or 0 and what differs from
+// the nearest version's (the one with the fewest differences, this version's on a tie).
+func recognize(ctx context.Context, got []schemaFact) (version int, diff string, err error) {
+	best, bestDiff := 0, ""
+	for _, v := range []int{schemaVersion, 1} {
+		want, err := schemaOf(ctx, v)
+		if err != nil {
+			return 0, "", err
+		}
+		n, first := compareSchemas(want, got)
+		if n == 0 {
+			return v, "", nil
+		}
+		if best == 0 || n < best {
+			best, bestDiff = n, first
+		}
+	}
+	return 0, bestDiff, nil
+}
+
+// compareSchemas counts the facts that differ between want and got and says the first in words.
+func compareSchemas(want, got []schemaFact) (int, string) {
+	index := func(fs []schemaFact) map[string]string {
+		m := map[string]string{}
+		for _, f := range fs {
+			m[f.key] = f.value
+		}
+		return m
+	}
+	w, g := index(want), index(got)
+	var diffs []string
+	for _, f := range want {
+		gv, ok := g[f.key]
+		switch {
+		case !ok:
+			diffs = append(diffs, "it has no "+f.key)
+		case gv != f.value && strings.HasPrefix(f.key, "the definition"):
+			diffs = append(diffs, f.key+" differs from leaselab's")
+		case gv != f.value:
+			diffs = append(diffs, fmt.Sprintf("its %s is %q, leaselab's is %q", f.key, gv, f.value))
+		}
+	}
+	for _, f := range got {
+		if _, ok := w[f.key]; !ok {
+			article := "a "
+			if strings.HasPrefix(f.key, "index") {
+				article = "an "
+			}
+			diffs = append(diffs, "it has "+article+f.key+", which leaselab does not create")
+		}
+	}
+	if len(diffs) == 0 {
+		return 0, ""
+	}
+	if !slices.ContainsFunc(want, func(f schemaFact) bool { _, ok := g[f.key]; return strings.HasPrefix(f.key, "table ") && ok }) {
+		return len(diffs), "it has none of leaselab's tables"
+	}
+	// Report the first difference that is not just a changed definition: it says more.
+	first := slices.IndexFunc(diffs, func(d string) bool { return !strings.Contains(d, "the definition") })
+	if first < 0 {
+		first = 0
+	}
+	return len(diffs), diffs[first]
+}
