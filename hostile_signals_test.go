@@ -312,3 +312,58 @@ func TestParallelRunsWriteEveryReport(t *testing.T) {
 	}
 	recordReliability(t, "files", "16 parallel `run after --report-dir R`", exitOK, fmt.Sprintf("%d reports written", len(files)), "—")
 }
+
+// The lab in a real terminal (tmux) hung up on, as a closed terminal or a dropped ssh does
+// (SIGHUP): it must remove its temporary folder on the way out and exit 129. Today it is killed
+// on the spot and leaves leaselab-run-* (about 6 MB) behind. (tmux kill-server, a closed
+// terminal, does the same; the pane is kept here so that its exit status can be read.)
+func TestHangUpCleansUpTheLab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the lab in tmux")
+	}
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux")
+	}
+	tmp := t.TempDir()
+	sock := fmt.Sprintf("leaselab-signals-%d", os.Getpid())
+	tmux := func(args ...string) (string, error) {
+		out, err := exec.Command(tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	t.Cleanup(func() { tmux("kill-server") })
+	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 TMPDIR=%s %s", tmp, os.Args[0])
+	if _, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", cmd); err != nil {
+		t.Fatalf("tmux: %v", err)
+	}
+	tmux("set-option", "-t", "lab", "remain-on-exit", "on")
+	p := &signalled{tmp: tmp}
+	deadline := time.Now().Add(30 * time.Second)
+	for f := p.runFolders(); len(f) != 1 || !fileExists(filepath.Join(f[0], "leaselab.db")); f = p.runFolders() {
+		if time.Now().After(deadline) {
+			t.Fatal("the lab never made its database")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // on screen
+	pid, err := tmux("display-message", "-p", "-t", "lab", "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("kill", "-HUP", pid).Run(); err != nil {
+		t.Fatalf("kill -HUP %s: %v", pid, err)
+	}
+	status := ""
+	for status == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the lab did not end after SIGHUP")
+		}
+		time.Sleep(10 * time.Millisecond)
+		status, _ = tmux("display-message", "-p", "-t", "lab", "#{?pane_dead,#{pane_dead_status},}")
+	}
+	if left := p.runFolders(); len(left) > 0 || status != "129" {
+		t.Fatalf("after SIGHUP: exit status %s (want 129), left behind %v", status, left)
+	}
+	recordReliability(t, "signals", "SIGHUP to the lab in a terminal (tmux)", 129, "the lab ends (its screen is gone)",
+		"temporary folder removed")
+}
