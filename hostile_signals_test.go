@@ -367,3 +367,14 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 	recordReliability(t, "signals", "SIGHUP to the lab in a terminal (tmux)", 129, "the lab ends (its screen is gone)",
 		"temporary folder removed")
 }
+
+// A worker process whose pace is at least its lease would give up every message it claims
+// (its lease is over by its provider call) and claim it again, for ever: refused up front.
+func TestHostileWorkerPace(t *testing.T) {
+	runHostile(t, "wall clock", []hostileCase{
+		{name: "`worker --lease 100ms --pace 200ms`", code: exitUsage, msg: "--pace 200ms: want less than --lease 100ms",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"worker", "--db", filepath.Join(dir, "x.db"), "--name", "P1", "--lease", "100ms", "--pace", "200ms"}, ""
+			}},
+	})
+}
