@@ -151,7 +151,7 @@ func TestSignalsEndStressWithTheTableOfFinishedRuns(t *testing.T) {
 			}
 			if !t.Failed() {
 				recordReliability(t, "signals", fmt.Sprintf("%s during `stress --runs 50`", c.name), code,
-					firstLine(stderr)+" (after the table of "+m[1]+" finished runs)", "temporary folders removed")
+					firstLine(stderr)+", after the table of the runs that finished ("+m[1]+")", "temporary folders removed")
 			}
 		})
 	}
