@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,12 +63,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := rep.WriteText(&text); err != nil {
 		return 0, err
 	}
+	// The report is printed even when it cannot be saved: the run happened, and its figures
+	// are worth having. The save error comes after it, and makes the exit code 3.
+	var saveErr error
 	if *reportDir != "" {
-		path, err := saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
-		if err != nil {
-			return 0, err
-		}
-		rep.Summary.ReportFile = path
+		rep.Summary.ReportFile, saveErr = saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, rep.Summary); err != nil {
@@ -78,6 +78,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if rep.Summary.ReportFile != "" {
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
+	}
+	if saveErr != nil {
+		return 0, saveErr
 	}
 	if !rep.Summary.ExpectationsMet {
 		return exitExpect, nil
@@ -127,6 +130,7 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 	var labels []string
 	var sums []*engine.Summary
 	dbs := sf.dbs(store.Options{}) // one opener: the second and third runs re-create the first's file
+	var saveErr error              // the first report that could not be saved, returned after the table
 	for _, m := range compareModes {
 		sc, err := loadScenario(nameOrFile, sf, fs)
 		if err != nil {
@@ -145,8 +149,8 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 				return 0, err
 			}
 			name := sc.Name + "-" + strings.ReplaceAll(m.label, "+", "-")
-			if rep.Summary.ReportFile, err = saveReport(reportDir, name, rep.RunAt, text.String()); err != nil {
-				return 0, err
+			if saveErr == nil {
+				rep.Summary.ReportFile, saveErr = saveReport(reportDir, name, rep.RunAt, text.String())
 			}
 		}
 		labels, sums = append(labels, m.label), append(sums, rep.Summary)
@@ -156,7 +160,10 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 		for i, l := range labels {
 			out[l] = sums[i]
 		}
-		return exitOK, writeJSON(stdout, out)
+		if err := writeJSON(stdout, out); err != nil {
+			return 0, err
+		}
+		return exitOK, saveErr
 	}
 	if err := engine.WriteCompare(stdout, labels, sums); err != nil {
 		return 0, err
@@ -166,7 +173,7 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 			fmt.Fprintf(stdout, "Report saved (%s): %s\n", labels[i], s.ReportFile)
 		}
 	}
-	return exitOK, nil
+	return exitOK, saveErr
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -175,26 +182,62 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// saveReport writes the report atomically: a temporary file renamed into place.
+// saveReport writes the report under a name of its own: <name>-RunReport-<UTC time to the
+// millisecond>.txt, created with O_EXCL so that two runs in the same millisecond (parallel runs
+// into one folder) never overwrite each other; the second gets "-2", the next "-3", and so on.
+// The file is 0600, like the databases: it holds payment data.
 func saveReport(dir, name string, at time.Time, text string) (string, error) {
+	if err := reportDirReady(dir); err != nil {
+		return "", err
+	}
+	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
+	base := filepath.Join(dir, fmt.Sprintf("%s-RunReport-%s", name, stamp))
+	for n := 1; n <= maxReportSuffix; n++ {
+		path := base + ".txt"
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.txt", base, n)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another run's report, or anything else: never overwritten
+		}
+		if err != nil {
+			return "", fmt.Errorf("--report-dir %s: %w", dir, err)
+		}
+		_, werr := f.WriteString(text)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(path) // ours (O_EXCL): no half-written report is left behind
+			return "", fmt.Errorf("report %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("--report-dir %s: %s.txt and %d others like it exist already", dir, base, maxReportSuffix-1)
+}
+
+// maxReportSuffix bounds the names saveReport tries for one millisecond.
+const maxReportSuffix = 1000
+
+// reportDirReady makes dir (and its parents) if it does not exist, and names the cause when it
+// cannot: a dangling symbolic link, or something that is not a folder.
+func reportDirReady(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s, which does not exist (create %s, or remove the link)", dir, target, target)
+		case err != nil:
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s: %w", dir, target, err)
+		case !st.IsDir():
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s, which is not a folder", dir, target)
+		}
+		return nil
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("--report-dir %s: not a folder", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("--report-dir %s: %w", dir, err)
+		return fmt.Errorf("--report-dir %s: %w", dir, err)
 	}
-	stamp := at.UTC().Format("20060102T150405.000Z")
-	path := filepath.Join(dir, fmt.Sprintf("%s-RunReport-%s.txt", name, strings.ReplaceAll(stamp, ".", "")))
-	tmp, err := os.CreateTemp(dir, ".report-*")
-	if err != nil {
-		return "", fmt.Errorf("--report-dir %s: %w", dir, err)
-	}
-	_, werr := tmp.WriteString(text)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("report %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("report %s: %w", path, err)
-	}
-	return path, nil
+	return nil
 }

@@ -36,7 +36,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	pause := fs.Float64("pause-rate", 0, "chance per action that the worker pauses (default: the crash rate)")
 	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
-	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run")
+	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return 0, usageFlag(err)
@@ -82,23 +82,22 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	results := []*engine.StressResult{}
 	dbs := sf.dbs(store.Options{FairWriteLock: *fair}) // run i re-creates run 1's --db file
 	failed := 0
+	var stopped error // the interrupt that ended the runs early
 	for i := 0; i < *runs; i++ {
 		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
-		db, _, cleanup, err := dbs.open(ctx)
-		if err != nil {
-			return 0, err
-		}
-		progress := func(done, total int) {
+		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
 			}
-		}
-		res, err := engine.Stress(ctx, db, cfg, progress)
-		db.Close()
-		cleanup()
+		})
 		if showProgress {
 			fmt.Fprint(stderr, "\r\033[K")
+		}
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: the run in progress is dropped; the table shows those that finished.
+			stopped = err
+			break
 		}
 		if err != nil {
 			return 0, err
@@ -108,20 +107,38 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			failed++
 		}
 	}
-	engine.WriteStress(stdout, sc.Settings, results)
+	if len(results) > 0 {
+		engine.WriteStress(stdout, sc.Settings, results)
+	}
+	if stopped != nil {
+		fmt.Fprintf(stdout, "\ninterrupted: %d of %d runs finished\n", len(results), *runs)
+		return 0, stopped
+	}
 	if failed > 0 {
 		for _, r := range results {
 			if !r.OK() {
 				st := sc.Settings
 				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
-					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --fair-lock=%v --seed %d\n",
+					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --fair-lock=%v --timeout %s --seed %d\n",
 					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
-					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, *fair, r.Seed)
+					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, *fair, *timeout, r.Seed)
 			}
 		}
 		return exitExpect, nil
 	}
 	return exitOK, nil
+}
+
+// stressRun runs one stress run on a fresh database from dbs (the --db file or a temporary
+// folder, which it removes however the run ends).
+func stressRun(ctx context.Context, dbs *dbOpener, cfg engine.StressConfig, progress func(done, total int)) (*engine.StressResult, error) {
+	db, _, cleanup, err := dbs.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	defer db.Close()
+	return engine.Stress(ctx, db, cfg, progress)
 }
 
 // bar draws a progress bar of width w.

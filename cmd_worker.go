@@ -49,6 +49,10 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{fmt.Errorf("--lease %s: want at least 2ms", *lease)}
 	case *pace < 0, *poll < 0, *hold < 0:
 		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
+	case *pace >= *lease:
+		// The worker pauses between its claim and its provider call; past its lease it gives the
+		// message up without calling, so it would claim again and again and never finish one.
+		return usageError{fmt.Errorf("--pace %s: want less than --lease %s (a worker that pauses past its lease after every claim never gets to call the provider)", *pace, *lease)}
 	}
 	db, err := store.Open(ctx, *path)
 	if err != nil {

@@ -6,7 +6,9 @@
 //	leaselab list                list the built-in scenarios
 //
 // Exit codes: 0 the scenario's expectations hold; 1 they do not; 2 usage or scenario errors;
-// 3 environment errors (the database file or the report folder).
+// 3 environment errors (the database file or the report folder); 128+N ended by signal N
+// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM), after removing its temporary
+// folders.
 package main
 
 import (
@@ -30,6 +32,8 @@ const (
 	exitExpect   = 1
 	exitUsage    = 2
 	exitEnvError = 3
+	// exitSignal + N: ended by signal N (130 for SIGINT), as shells report it.
+	exitSignal = 128
 )
 
 // usageError is a mistake in how leaselab was called or in a scenario.
@@ -39,20 +43,90 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// stopSignals are the signals that end leaselab cleanly: Ctrl-C, kill, a closed terminal or a
+// dropped ssh (SIGHUP), and Ctrl-\ (SIGQUIT). Each cancels the command's context, so that it
+// stops at its next transaction boundary and its deferred cleanup (temporary folders, open
+// connections) runs; the exit code is then 128 + the signal's number.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// code is the exit code a shell expects of a process ended by the signal: 128 + its number.
+func (e interrupted) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return exitSignal + int(s)
+	}
+	return exitSignal + int(syscall.SIGINT)
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return sig.String()
+}
+
+// runWithSignals is run with a context that the first of stopSignals cancels. After that first
+// signal the handlers are reset, so a second one ends the process at once (the way out of a
+// command that does not stop).
+func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(interrupted{sig})
+			signal.Reset(stopSignals...)
+		case <-done:
+			signal.Stop(sigs)
+		}
+	}()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// run runs one leaselab command line and returns its exit code. When ctx was cancelled by a
+// signal, whatever the command returned, it prints "interrupted by SIG…" and returns 128 + the
+// signal's number: an interrupt is neither an environment error nor a "context canceled".
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, err := dispatch(ctx, args, stdin, stdout, stderr)
+	var intr interrupted
+	if errors.As(context.Cause(ctx), &intr) {
+		fmt.Fprintf(stderr, "leaselab: %v\n", intr)
+		return intr.code()
+	}
+	if err != nil {
+		return report(err, stderr)
+	}
+	return code
+}
+
+// dispatch runs the command args name: its exit code when it ran to its end, or the error that
+// stopped it.
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd := "lab"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	} else if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		fmt.Fprint(stdout, mainUsage)
 		fmt.Fprintln(stdout, "\nThe lab's flags: leaselab lab --help.")
-		return exitOK
+		return exitOK, nil
 	}
 	var err error
 	switch cmd {
@@ -62,7 +136,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var code int
 		code, err = cmdRun(ctx, args, stdout, stderr)
 		if err == nil {
-			return code
+			return code, nil
 		}
 	case "list":
 		err = cmdList(args, stdout, stderr)
@@ -76,16 +150,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var code int
 		code, err = cmdStress(ctx, args, stdout, stderr)
 		if err == nil {
-			return code
+			return code, nil
 		}
 	case "help":
-		fmt.Fprint(stdout, mainUsage)
-		return exitOK
+		if len(args) == 0 {
+			fmt.Fprint(stdout, mainUsage)
+			return exitOK, nil
+		}
+		if len(args) == 1 && helpTopics[args[0]] {
+			return dispatch(ctx, []string{args[0], "--help"}, stdin, stdout, stderr)
+		}
+		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch)", strings.Join(args, " "))}
 	default:
 		err = usageError{fmt.Errorf("unknown command %q", cmd)}
 	}
-	return report(err, stderr)
+	return exitOK, err
 }
+
+// helpTopics are the commands "leaselab help COMMAND" explains.
+var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true}
 
 // report prints err as one line and maps it to an exit code.
 func report(err error, stderr io.Writer) int {
@@ -125,8 +208,9 @@ Usage:
   leaselab worker --db FILE --name W
                                run one worker process against a shared database
   leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
-  leaselab help                this text
+  leaselab help [COMMAND]      this text, or a command's flags
 
 Run "leaselab COMMAND --help" for a command's flags.
-Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error.
+Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error,
+130 interrupted (Ctrl-C; 128 + the signal's number for SIGHUP, SIGQUIT and SIGTERM).
 `

@@ -214,7 +214,7 @@ func TestListAndHelp(t *testing.T) {
 // processes without building anything.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASELAB_TEST_CHILD") == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -42,6 +42,7 @@ const (
 	OutcomeRenewed   = "renewed"   // a heartbeat extended the lease
 	OutcomeLost      = "lost"      // a heartbeat found the lease gone
 	OutcomeHolding   = "holding"   // a worker crashed holding a lease
+	OutcomeExpired   = "expired"   // a wall-clock worker's lease ended before its provider call
 )
 
 // Event is one line of the timeline: one transaction, one provider call, or one thing done to a

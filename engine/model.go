@@ -4,6 +4,38 @@
 //
 // The engine speaks no SQL and imports no UI. It declares the small storage interfaces it needs
 // (DB and Conn, below); package store implements them on SQLite, and main wires the two together.
+//
+// # Time in a request: fixed, or read by the store inside the transaction
+//
+// Every request that writes a time (ClaimRequest, TakeRequest, RenewRequest, FinalizeRequest)
+// carries it in one of two ways, and every backend (SQLite in package store, and any other) must
+// honour both exactly as follows.
+//
+//   - Fixed times (Clock nil): the scenario clock. The store writes Now and Until as given, to
+//     the millisecond. Scripted lessons depend on it: their times are part of what they teach.
+//   - A wall clock (Clock set, with Lease for the requests that set a lease): worker processes
+//     that share a database. The store ignores Now and Until. It calls the request's Times (or
+//     Time) method exactly once per request, inside its transaction, after the transaction
+//     holds every lock it will wait for, and before its first statement that uses the time;
+//     every statement for that request then uses that one reading. On SQLite that is right after BEGIN
+//     IMMEDIATE returned (after the FairWriteLock queue, if any): the wait for the write lock,
+//     up to busy_timeout, is then behind it. A backend that locks rows instead (PostgreSQL)
+//     reads it after its last statement that can wait for a lock: for a claim, the candidate is
+//     picked with FOR UPDATE SKIP LOCKED, which does not wait, so the clock is read just before
+//     that statement; a finalize or renew that takes its row with a waiting FOR UPDATE reads it
+//     after that lock is granted, and its guarded UPDATE then uses it.
+//
+// Times is, with a clock: now = the reading truncated to the millisecond (so another worker's
+// lease is judged expired no sooner than it is), and until = reading + Lease rounded up to the
+// millisecond (so the lease granted is never shorter than Lease from the moment the lock was
+// held). The result reports the time used (ClaimResult.At, TakeResult.At, RenewResult.At,
+// FinalizeResult.At, and the lease end in Message.LockedUntil or RenewResult.Until): that is
+// when the action took effect, which is what a worker prints and schedules from. With fixed
+// times it is the request's Now. The time never comes from the database's own clock.
+//
+// Why: a worker that reads the wall clock before BEGIN IMMEDIATE and then waits 3 s for the
+// write lock writes a lease that ended before its claim committed, and another worker may
+// reclaim the message at once.
 package engine
 
 import (
@@ -83,18 +115,46 @@ func (o ClaimOutcome) String() string {
 	return "unknown"
 }
 
+// wallTimes is Times for a request with a clock: one reading, now truncated and the lease end
+// rounded up to the millisecond, as stored.
+func wallTimes(clock func() time.Time, lease time.Duration) (now, until time.Time) {
+	t := clock().UTC()
+	now = t.Truncate(time.Millisecond)
+	until = t.Add(lease)
+	if r := until.Truncate(time.Millisecond); !r.Equal(until) {
+		until = r.Add(time.Millisecond)
+	}
+	return now, until
+}
+
 // ClaimRequest asks for the oldest claimable message, or for the one with Key when Key is set.
+// Its times follow the package documentation, "Time in a request".
 type ClaimRequest struct {
 	Worker string
-	Now    time.Time
-	Until  time.Time
+	Now    time.Time // fixed: the time the claim judges expiry by (a lease is live up to Until)
+	Until  time.Time // fixed: the lease end the claim writes
 	Key    string
+	// Clock, when set, replaces Now and Until: the store reads it once inside the transaction,
+	// after the lock, and writes the reading + Lease as the lease end.
+	Clock func() time.Time
+	Lease time.Duration
+}
+
+// Times is the claim's now and lease end: Now and Until, or with Clock one reading of it (see
+// the package documentation, "Time in a request"). A store calls it once per request, inside the transaction, after the lock is held.
+func (r ClaimRequest) Times() (now, until time.Time) {
+	if r.Clock == nil {
+		return r.Now, r.Until
+	}
+	return wallTimes(r.Clock, r.Lease)
 }
 
 // ClaimResult is what a claim transaction saw and did.
 type ClaimResult struct {
 	Outcome ClaimOutcome
-	Message Message // set when Outcome is ClaimWon
+	Message Message // set when Outcome is ClaimWon; its LockedUntil is the lease end written
+	// At is the now the claim used (ClaimRequest.Times), whatever its outcome.
+	At time.Time
 	// PrevOwner and PrevUntil describe the lease the claim replaced (reclaim) or was blocked by.
 	PrevOwner string
 	PrevUntil time.Time
@@ -102,15 +162,80 @@ type ClaimResult struct {
 	Blocker string
 }
 
+// TakeRequest is the second half of the non-atomic claim: set a lease on row ID with no
+// condition. Its times follow the package documentation, "Time in a request".
+type TakeRequest struct {
+	ID     int64
+	Worker string
+	Now    time.Time // fixed: reported as TakeResult.At
+	Until  time.Time // fixed: the lease end written
+	Clock  func() time.Time
+	Lease  time.Duration
+}
+
+// Times is the take's now and lease end, as ClaimRequest.Times.
+func (r TakeRequest) Times() (now, until time.Time) {
+	if r.Clock == nil {
+		return r.Now, r.Until
+	}
+	return wallTimes(r.Clock, r.Lease)
+}
+
+// TakeResult is what an unconditional take wrote.
+type TakeResult struct {
+	Message Message   // LockedUntil: the lease end written
+	At      time.Time // the now the take used
+}
+
+// RenewRequest extends a lease the worker still holds (a heartbeat): UPDATE … SET
+// LockedUntilUtc WHERE Id, Status='Processing', LockedBy=Worker and LeaseVersion all still
+// match Message. Its times follow the package documentation, "Time in a request".
+type RenewRequest struct {
+	Worker  string
+	Message Message
+	Now     time.Time // fixed: reported as RenewResult.At
+	Until   time.Time // fixed: the new lease end
+	Clock   func() time.Time
+	Lease   time.Duration
+}
+
+// Times is the renewal's now and new lease end, as ClaimRequest.Times.
+func (r RenewRequest) Times() (now, until time.Time) {
+	if r.Clock == nil {
+		return r.Now, r.Until
+	}
+	return wallTimes(r.Clock, r.Lease)
+}
+
+// RenewResult is what a renewal did.
+type RenewResult struct {
+	Renewed bool      // false: the worker no longer holds the lease (0 rows affected)
+	At      time.Time // the now the renewal used
+	Until   time.Time // the lease end written (when Renewed)
+}
+
 // FinalizeRequest writes a provider outcome: the payment and the outbox row in one transaction.
+// Its time (ProcessedAtUtc) follows the package documentation, "Time in a request".
 type FinalizeRequest struct {
 	Worker         string
 	Message        Message
-	Now            time.Time
-	PaymentStatus  string // PaymentPaid or PaymentFailed
-	TransactionID  string // "" unless Paid
-	OwnershipCheck bool   // add "AND Status='Processing' AND LockedBy=?"
-	Fencing        bool   // add "AND LeaseVersion=?"
+	Now            time.Time // fixed: ProcessedAtUtc
+	PaymentStatus  string    // PaymentPaid or PaymentFailed
+	TransactionID  string    // "" unless Paid
+	OwnershipCheck bool      // add "AND Status='Processing' AND LockedBy=?"
+	Fencing        bool      // add "AND LeaseVersion=?"
+	// Clock, when set, replaces Now: read once inside the transaction, after the lock.
+	Clock func() time.Time
+}
+
+// Time is the finalize's ProcessedAtUtc: Now, or one reading of Clock truncated to the
+// millisecond. A store calls it once per request, inside the transaction, after the lock is held.
+func (r FinalizeRequest) Time() time.Time {
+	if r.Clock == nil {
+		return r.Now
+	}
+	now, _ := wallTimes(r.Clock, 0)
+	return now
 }
 
 // FinalizeResult is what a finalize transaction saw and did. The Prior fields are the row just
@@ -118,8 +243,9 @@ type FinalizeRequest struct {
 // was no guard or the guarded UPDATE changed nothing; when the guard held, what it proved
 // (Processing, owned by the worker) and the LeaseVersion the UPDATE returned.
 type FinalizeResult struct {
-	Committed    bool  // false: rolled back because the guarded UPDATE changed no row
-	RowsAffected int64 // of the outbox UPDATE
+	Committed    bool      // false: rolled back because the guarded UPDATE changed no row
+	RowsAffected int64     // of the outbox UPDATE
+	At           time.Time // the ProcessedAtUtc the finalize used (FinalizeRequest.Time)
 	PriorStatus  string
 	PriorOwner   string
 	PriorVersion int64
@@ -148,17 +274,20 @@ type Counts struct {
 type Conn interface {
 	// LoadPending is the naive worker's bulk read: SELECT … WHERE Status='Pending'.
 	LoadPending(ctx context.Context) ([]Message, error)
-	// Claim is the atomic claim: BEGIN IMMEDIATE, find a candidate, conditional UPDATE.
+	// Claim is the atomic claim: BEGIN IMMEDIATE, find a candidate, conditional UPDATE. Times
+	// as the package documentation says ("Time in a request"): req.Times once, after the lock.
 	Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
 	// SelectCandidate is the first half of a non-atomic claim: a plain read of the oldest
 	// claimable row, in its own transaction.
 	SelectCandidate(ctx context.Context, now time.Time) (Message, bool, error)
 	// TakeUnconditional is the second half of a non-atomic claim: UPDATE … WHERE Id=? with no
-	// condition on status or lease.
-	TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (Message, error)
-	// Renew extends a lease the caller still holds (heartbeat); false when it no longer does.
-	Renew(ctx context.Context, msg Message, worker string, until time.Time) (bool, error)
+	// condition on status or lease. Times: req.Times once, after the lock.
+	TakeUnconditional(ctx context.Context, req TakeRequest) (TakeResult, error)
+	// Renew extends a lease the caller still holds (heartbeat); Renewed false when it no
+	// longer does. Times: req.Times once, after the lock.
+	Renew(ctx context.Context, req RenewRequest) (RenewResult, error)
 	// Finalize writes the payment outcome and marks the message Processed, in one transaction.
+	// Time: req.Time once, after the lock.
 	Finalize(ctx context.Context, req FinalizeRequest) (FinalizeResult, error)
 	// Close closes the connection. A crashed worker's rows stay as they are.
 	Close() error

@@ -19,7 +19,9 @@ type StressConfig struct {
 	JumpRate  float64 // per action and worker: move the scenario clock by up to one lease
 	Seed      int64
 	Settings  Settings
-	Timeout   time.Duration // real time; 0: 5 minutes
+	// Timeout is the real-time limit of the run, seeding included; 0: 5 minutes. A run cut by
+	// it is a result (TimedOut, its unfinished messages counted as such), not an error.
+	Timeout time.Duration
 }
 
 // StressResult is what a stress run did and what its checks found.
@@ -30,8 +32,17 @@ type StressResult struct {
 	Pauses     int
 	ClockJumps int
 	// Finalized counts committed finalizes per message; exactly one each is the guarantee.
-	FinalizedTwice  int
-	NeverFinalized  int
+	FinalizedTwice int
+	// NeverFinalized counts messages with no committed finalize, except, in a run cut by its
+	// timeout, those still unfinished in the database (Unfinished): those were not lost, the
+	// run ended before their turn.
+	NeverFinalized int
+	// TimedOut: the run reached StressConfig.Timeout (perhaps while seeding) before every
+	// message was Processed.
+	TimedOut bool
+	// Unfinished counts, in a timed-out run, the messages not Processed when it stopped
+	// (Pending, Processing, or not yet created by the seeding).
+	Unfinished      int
 	StuckProcessing int // rows left Processing with an expired lease
 	Elapsed         time.Duration
 	Problems        []string
@@ -40,26 +51,47 @@ type StressResult struct {
 // OK reports whether every stress check held.
 func (r *StressResult) OK() bool { return len(r.Problems) == 0 }
 
+// Lost is the number of messages lost: never finalized although the run gave them time. In a
+// run that ran to its end that is every message without a finalize or not Processed; in a run
+// cut by its timeout, unfinished messages are counted in Unfinished, not here.
+func (r *StressResult) Lost() int {
+	if r.TimedOut || r.Summary == nil {
+		return r.NeverFinalized
+	}
+	return max(r.NeverFinalized, r.Summary.Lost)
+}
+
 // Stress seeds db and runs cfg until every message is Processed (or the timeout), then checks:
 // every message finalized exactly once, none lost, no ownership violation, no row left
 // Processing past its lease. progress, when set, is called with the processed count now and
 // then. The seed fixes each worker's chaos schedule; the interleaving of real goroutines is the
 // operating system's, so a failing seed reproduces the conditions, not the exact schedule.
+//
+// When ctx ends (an interrupt), Stress returns an error that wraps context.Cause(ctx): the run
+// did not finish and has no result. When the run's own Timeout ends it, seeding included, the
+// result says so (TimedOut, Unfinished) and fails its checks.
 func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, total int)) (*StressResult, error) {
 	sc := &Scenario{Name: "stress", Title: "stress", Source: "stress", Messages: cfg.Messages,
 		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed}
 	sc.SetWorkers(cfg.Workers)
-	s, err := NewSession(ctx, sc, db)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	start := time.Now()
+	s, err := NewSession(ctx, sc, db)
+	switch {
+	case err != nil && parent.Err() != nil:
+		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	case err != nil && ctx.Err() != nil:
+		return seedTimedOut(parent, db, cfg, time.Since(start)), nil
+	case err != nil:
+		return nil, err
+	}
+	defer s.Close()
 
 	res := &StressResult{Seed: cfg.Seed}
 	var (
@@ -69,7 +101,6 @@ func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, to
 		errMu                  sync.Mutex
 		runErr                 error
 	)
-	start := time.Now()
 	for i := range s.workers {
 		wg.Add(1)
 		go func() {
@@ -115,6 +146,9 @@ func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, to
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
+	if parent.Err() != nil {
+		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	}
 	if runErr != nil {
 		return nil, runErr
 	}
@@ -128,6 +162,22 @@ func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, to
 		return nil, err
 	}
 	return res, s.stressChecks(context.WithoutCancel(ctx), res, ctx.Err() != nil)
+}
+
+// seedTimedOut is the result of a run whose timeout ended it while it was still seeding: no
+// worker ran, and every message is unfinished, none lost.
+func seedTimedOut(parent context.Context, db DB, cfg StressConfig, elapsed time.Duration) *StressResult {
+	created := 0
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 5*time.Second)
+	defer cancel()
+	if c, err := db.Counts(ctx); err == nil {
+		created = c.Messages
+	}
+	res := &StressResult{Seed: cfg.Seed, TimedOut: true, Unfinished: cfg.Messages, Elapsed: elapsed,
+		Summary: &Summary{Messages: cfg.Messages, ProcessedByWorker: map[string]int{}}}
+	res.Problems = append(res.Problems, fmt.Sprintf("timed out after %s while seeding (%d of %d messages created): %d messages unfinished (timeout)",
+		elapsed.Round(time.Millisecond), created, cfg.Messages, cfg.Messages))
+	return res
 }
 
 // chaosWorker runs worker i until done, and after each action maybe crashes it (restarting it
@@ -203,33 +253,42 @@ func (s *Session) drain(ctx context.Context) error {
 
 func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut bool) error {
 	sum := res.Summary
+	rows, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	unfinished := map[string]bool{} // rows not Processed when a timed-out run stopped
+	now := s.clock.Now()
+	for _, r := range rows {
+		if r.Status == StatusProcessing && r.LockedUntil.Before(now) && !timedOut {
+			res.StuckProcessing++ // a run cut short leaves leases behind: that is not a fault
+		}
+		if timedOut && r.Status != StatusProcessed {
+			unfinished[r.IdempotencyKey] = true
+		}
+	}
 	commits := s.ledger.Commits()
 	for _, key := range s.gateway.Keys() {
 		switch n := commits[key]; {
-		case n == 0:
+		case n == 0 && !unfinished[key]:
 			res.NeverFinalized++
 		case n > 1:
 			res.FinalizedTwice++
 		}
 	}
-	rows, err := s.db.Snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	for _, r := range rows {
-		if r.Status == StatusProcessing && r.LockedUntil.Before(now) {
-			res.StuckProcessing++
-		}
+	res.TimedOut = timedOut
+	if timedOut {
+		res.Unfinished = sum.Messages - sum.Outbox.Processed
 	}
 	add := func(ok bool, format string, args ...any) {
 		if !ok {
 			res.Problems = append(res.Problems, fmt.Sprintf(format, args...))
 		}
 	}
-	add(!timedOut, "timed out after %s with %d of %d processed", res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages)
+	add(!timedOut, "timed out after %s with %d of %d processed: %d messages unfinished (timeout)",
+		res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages, res.Unfinished)
 	add(res.FinalizedTwice == 0, "%d messages finalized more than once", res.FinalizedTwice)
-	add(res.NeverFinalized == 0 && sum.Lost == 0, "%d messages lost (never finalized)", max(res.NeverFinalized, sum.Lost))
+	add(res.Lost() == 0, "%d messages lost (never finalized)", res.Lost())
 	add(sum.OwnershipViolations == 0, "%d ownership violations", sum.OwnershipViolations)
 	add(res.StuckProcessing == 0, "%d rows left Processing past their lease", res.StuckProcessing)
 	return nil

@@ -293,7 +293,7 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
-	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
+	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
 	var t StressResult
 	t.Summary = &Summary{}
 	least := 100.0
@@ -301,15 +301,16 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 		s := r.Summary
 		least = min(least, leastShare(s))
 		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ProcessedMoreThanOnce, r.FinalizedTwice, max(r.NeverFinalized, s.Lost), s.OwnershipViolations,
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ProcessedMoreThanOnce, r.FinalizedTwice, r.Lost(), r.Unfinished, s.OwnershipViolations,
 			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, leastShare(s), passFail(r.OK()))
 		t.Summary.Messages += s.Messages
 		t.Summary.Outbox.Processed += s.Outbox.Processed
 		t.Summary.ProcessingAttempts += s.ProcessingAttempts
 		t.Summary.ProcessedMoreThanOnce += s.ProcessedMoreThanOnce
 		t.FinalizedTwice += r.FinalizedTwice
-		t.NeverFinalized += max(r.NeverFinalized, s.Lost)
+		t.NeverFinalized += r.Lost()
+		t.Unfinished += r.Unfinished
 		t.Summary.OwnershipViolations += s.OwnershipViolations
 		t.Summary.RejectedFinalizes += s.RejectedFinalizes
 		t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing = t.Crashes+r.Crashes, t.Pauses+r.Pauses, t.ClockJumps+r.ClockJumps, t.StuckProcessing+r.StuckProcessing
@@ -320,8 +321,8 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	}
 	if len(results) > 1 {
 		s := t.Summary
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ProcessedMoreThanOnce, t.FinalizedTwice, t.NeverFinalized, s.OwnershipViolations,
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ProcessedMoreThanOnce, t.FinalizedTwice, t.NeverFinalized, t.Unfinished, s.OwnershipViolations,
 			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), least, passFail(t.OK()))
 	}
 	if err := tw.Flush(); err != nil {
@@ -329,6 +330,7 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	}
 	_, err := fmt.Fprintln(out, "\nre-processed: messages whose provider call ran more than once (a crash or pause after the call: at-least-once);\n"+
 		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent;\n"+
+		"unfinished: messages a run cut by its --timeout had not finished (not lost: their rows are intact);\n"+
 		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")
 	return err
 }

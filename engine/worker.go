@@ -274,7 +274,10 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	if err != nil {
 		return Event{}, false, err
 	}
-	ev.At, ev.Worker = now, w.Name
+	if ev.At.IsZero() { // a transaction sets the time it took effect (engine: "Time in a request")
+		ev.At = now
+	}
+	ev.Worker = w.Name
 	w.lastText = ev.Text
 	return w.env.ledger.record(ev), true, nil
 }
@@ -298,6 +301,10 @@ func (w *Worker) doLocked(ctx context.Context, act Action, key string, s Setting
 	}
 	return Event{}, fmt.Errorf("%s: unknown action %d", w.Name, act)
 }
+
+// wall is the wall clock a request hands the store, to be read inside the transaction once the
+// lock is held; nil on a scenario clock, whose times are fixed (see "Time in a request").
+func (w *Worker) wall() func() time.Time { return w.env.clock.wall }
 
 // poll marks the end of a poll: found says whether it found work.
 func (w *Worker) poll(found bool, blockedTo time.Time) {
@@ -326,11 +333,12 @@ func (w *Worker) load(ctx context.Context) (Event, error) {
 }
 
 func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.Claim(ctx, ClaimRequest{Worker: w.ID, Now: now, Until: now.Add(s.Lease), Key: key})
+	res, err := w.conn.Claim(ctx, ClaimRequest{Worker: w.ID, Now: now, Until: now.Add(s.Lease), Key: key,
+		Clock: w.wall(), Lease: s.Lease})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String()}
+	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String(), At: res.At}
 	switch res.Outcome {
 	case ClaimWon:
 		w.env.world.Add(1)
@@ -389,14 +397,16 @@ func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, err
 }
 
 func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, error) {
-	m, err := w.conn.TakeUnconditional(ctx, w.held.ID, w.ID, now.Add(s.Lease))
+	res, err := w.conn.TakeUnconditional(ctx, TakeRequest{ID: w.held.ID, Worker: w.ID, Now: now, Until: now.Add(s.Lease),
+		Clock: w.wall(), Lease: s.Lease})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
+	m := res.Message
 	w.env.world.Add(1)
 	w.held, w.leased, w.phase = m, true, phaseClaimed
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Takes++; l.ClaimsWon++ })
-	return Event{Kind: EvTake, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion,
+	return Event{Kind: EvTake, At: res.At, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion,
 		Text: fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s",
 			w.Name, m.IdempotencyKey, m.LeaseVersion, FormatClock(m.LockedUntil))}, nil
 }
@@ -408,6 +418,9 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 		w.held, w.queue, w.leased = w.queue[0], w.queue[1:], false
 	}
 	key := w.held.IdempotencyKey
+	if w.leased && w.env.clock.Follows() && now.After(w.held.LockedUntil) {
+		return w.expiredBeforeCall(now)
+	}
 	w.result = w.env.provider.CheckPaymentStatus(key)
 	latency := s.ProviderLatency
 	if w.spec.Slow {
@@ -429,30 +442,44 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 	return ev
 }
 
+// expiredBeforeCall is a wall-clock worker's check when its lease ended before the provider
+// call (its claim waited, or it was slow to get here): calling now would process a message
+// another worker may already own. It gives the message up without calling, and claims again.
+// Scripted runs never take this path: on the scenario clock a stale owner that calls anyway is
+// what lease-too-short and stale-owner teach.
+func (w *Worker) expiredBeforeCall(now time.Time) Event {
+	key, until := w.held.IdempotencyKey, w.held.LockedUntil
+	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
+	w.env.world.Add(1)
+	return Event{Kind: EvCheck, Key: key, Outcome: OutcomeExpired, Until: until,
+		Text: fmt.Sprintf("%s did not call the provider for %s: its lease ended at %s, %s before the call; it gives the message up and claims again",
+			w.Name, key, FormatClock(until), now.Sub(until).Round(time.Millisecond))}
+}
+
 func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, error) {
-	until := now.Add(s.Lease)
-	ok, err := w.conn.Renew(ctx, w.held, w.ID, until)
+	res, err := w.conn.Renew(ctx, RenewRequest{Worker: w.ID, Message: w.held, Now: now, Until: now.Add(s.Lease),
+		Clock: w.wall(), Lease: s.Lease})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	key := w.held.IdempotencyKey
-	if !ok {
+	key, until := w.held.IdempotencyKey, res.Until
+	if !res.Renewed {
 		// The lease is gone: someone reclaimed the message. Give it up rather than finish.
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LostRenewals++ })
 		w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
-		return Event{Kind: EvRenew, Key: key, Outcome: OutcomeLost,
+		return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeLost,
 			Text: fmt.Sprintf("%s heartbeat on %s: 0 rows affected, the lease is gone; it gives the message up", w.Name, key)}, nil
 	}
 	w.env.world.Add(1)
-	w.held.LockedUntil, w.renewAt = until, now.Add(s.HeartbeatEvery)
+	w.held.LockedUntil, w.renewAt = until, res.At.Add(s.HeartbeatEvery)
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Renewals++ })
-	return Event{Kind: EvRenew, Key: key, Outcome: OutcomeRenewed, Rows: 1, Until: until,
+	return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeRenewed, Rows: 1, Until: until,
 		Text: fmt.Sprintf("%s heartbeat: renewed its lease on %s until %s", w.Name, key, FormatClock(until))}, nil
 }
 
 func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event, error) {
 	req := FinalizeRequest{
-		Worker: w.ID, Message: w.held, Now: now,
+		Worker: w.ID, Message: w.held, Now: now, Clock: w.wall(),
 		PaymentStatus: w.result.Status, TransactionID: w.result.TransactionID,
 		OwnershipCheck: s.OwnershipCheck && w.leased,
 		Fencing:        s.Fencing && w.leased,
@@ -463,7 +490,7 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 	}
 	key, held := w.held.IdempotencyKey, w.held
 	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
-	ev := Event{Kind: EvFinalize, Key: key, Rows: res.RowsAffected}
+	ev := Event{Kind: EvFinalize, At: res.At, Key: key, Rows: res.RowsAffected}
 	var guards []string
 	if req.OwnershipCheck {
 		guards = append(guards, "LockedBy="+w.ID)

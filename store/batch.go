@@ -49,8 +49,9 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 }
 
 func (c *Conn) claimBatchTx(t txn, req engine.ClaimRequest, k int) ([]engine.Message, error) {
+	now, until := req.Times() // with the write lock held (engine: "Time in a request")
 	rows, err := t.query(ClaimBatchSQL, sql.Named("worker", req.Worker),
-		sql.Named("until", FormatTime(req.Until)), sql.Named("now", FormatTime(req.Now)), sql.Named("k", k))
+		sql.Named("until", FormatTime(until)), sql.Named("now", FormatTime(now)), sql.Named("k", k))
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", describe(err))
 	}
@@ -60,7 +61,7 @@ func (c *Conn) claimBatchTx(t txn, req engine.ClaimRequest, k int) ([]engine.Mes
 		created string
 	}
 	var got []claimed
-	until := req.Until.UTC()
+	until = until.UTC()
 	for rows.Next() {
 		var cl claimed
 		if err := rows.Scan(&cl.m.ID, &cl.m.IdempotencyKey, &cl.m.Type, &cl.m.Payload, &cl.m.LeaseVersion, &cl.created); err != nil {

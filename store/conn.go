@@ -277,6 +277,8 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 }
 
 // claimTx is the body of Claim, run on tx (which must hold the write lock: BEGIN IMMEDIATE).
+// It reads the request's times here, with the lock held (engine: "Time in a request"), so that a
+// wall-clock worker that waited for the lock is granted a lease that starts when it got it.
 func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, error) {
 	var (
 		res            engine.ClaimResult
@@ -287,7 +289,9 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 		err            error
 		candidateFound bool
 	)
-	now := FormatTime(req.Now)
+	nowT, untilT := req.Times()
+	res.At = nowT
+	now := FormatTime(nowT)
 	if req.Key == "" {
 		err = t.queryRow(ClaimCandidateSQL, sql.Named("now", now)).
 			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
@@ -309,7 +313,7 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 		return res, err
 	}
 	r, err := t.exec(claimUpdateSQL,
-		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(req.Until)),
+		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(untilT)),
 		sql.Named("id", m.ID), sql.Named("seen", seen), sql.Named("now", now))
 	if err != nil {
 		return res, fmt.Errorf("claim update: %w", describe(err))
@@ -320,8 +324,8 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 		return res, err
 	}
 	m.LeaseVersion = seen + 1
-	m.LockedUntil = req.Until.UTC()
-	res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: owner.String}
+	m.LockedUntil = untilT.UTC()
+	res = engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: nowT, PrevOwner: owner.String}
 	if until.Valid {
 		res.PrevUntil, _ = ParseTime(until.String)
 	}
@@ -379,29 +383,39 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 // read earlier without checking that the row is still claimable. This is the bug it teaches: if
 // another worker finalized the row meanwhile, the take makes it unfinished again (ProcessedAtUtc
 // NULL, as the schema's CHECK requires of a row in Processing) and it is processed twice.
-func (c *Conn) TakeUnconditional(ctx context.Context, id int64, worker string, until time.Time) (engine.Message, error) {
-	var m engine.Message
+func (c *Conn) TakeUnconditional(ctx context.Context, req engine.TakeRequest) (engine.TakeResult, error) {
+	var res engine.TakeResult
+	m, id := &res.Message, req.ID
 	err := c.inTx(ctx, func(t txn) error {
+		var until time.Time
+		res.At, until = req.Times() // with the write lock held
+		m.LockedUntil = until.UTC()
 		err := t.queryRow(`UPDATE OutboxMessages
    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until, ProcessedAtUtc = NULL,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
  WHERE Id = :id
 RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
-			sql.Named("worker", worker), sql.Named("until", FormatTime(until)), sql.Named("id", id)).
+			sql.Named("worker", req.Worker), sql.Named("until", FormatTime(until)), sql.Named("id", id)).
 			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion)
 		if err != nil {
 			return fmt.Errorf("take message %d: %w", id, describe(err))
 		}
 		return nil
 	})
-	m.LockedUntil = until.UTC()
-	return m, err
+	return res, err
 }
 
 // Renew extends a lease that the worker still holds, under the same version (a heartbeat).
-func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, until time.Time) (bool, error) {
-	var n int64
+func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.RenewResult, error) {
+	var (
+		n   int64
+		res engine.RenewResult
+	)
+	msg, worker := req.Message, req.Worker
 	err := c.inTx(ctx, func(t txn) error {
+		var until time.Time
+		res.At, until = req.Times() // with the write lock held
+		res.Until = until.UTC()
 		r, err := t.exec(`UPDATE OutboxMessages SET LockedUntilUtc = :until
  WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`,
 			sql.Named("until", FormatTime(until)), sql.Named("id", msg.ID),
@@ -412,7 +426,8 @@ func (c *Conn) Renew(ctx context.Context, msg engine.Message, worker string, unt
 		n, err = r.RowsAffected()
 		return err
 	})
-	return n == 1, err
+	res.Renewed = n == 1 && err == nil
+	return res, err
 }
 
 // finalizeReadSQL reads the row as it is just before the finalize writes it.
@@ -474,7 +489,7 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 // With one, the UPDATE's own WHERE proves it (Processing, owned by req.Worker) and its RETURNING
 // gives the version; the row is read only when the guard fails, to say why.
 func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
-	var res engine.FinalizeResult
+	res := engine.FinalizeResult{At: req.Time()} // with the write lock held
 	key := req.Message.IdempotencyKey
 	if !req.OwnershipCheck {
 		if err := c.readPrior(t, req.Message, &res); err != nil {
@@ -492,7 +507,7 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 	if err := c.hold.wait(t.ctx, key); err != nil {
 		return res, fmt.Errorf("finalize %s: held: %w", key, err) // rolled back
 	}
-	args := []any{sql.Named("now", FormatTime(req.Now)), sql.Named("id", req.Message.ID),
+	args := []any{sql.Named("now", FormatTime(res.At)), sql.Named("id", req.Message.ID),
 		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion)}
 	update := finalizeOutboxSQL(req.OwnershipCheck, req.Fencing)
 	if !req.OwnershipCheck {

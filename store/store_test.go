@@ -240,11 +240,11 @@ func TestNonAtomicClaimLetsBothTake(t *testing.T) {
 	if !okA || !okB || ma.ID != mb.ID {
 		t.Fatal("both selects should see the same candidate")
 	}
-	ta, err := a.TakeUnconditional(ctx, ma.ID, "Worker-A", t0.Add(time.Second))
+	ta, err := take(a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := b.TakeUnconditional(ctx, mb.ID, "Worker-B", t0.Add(time.Second))
+	tb, err := take(b, mb.ID, "Worker-B", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestNonAtomicTakeAfterAnotherFinalized(t *testing.T) {
 	ctx := context.Background()
 	ma, _, _ := a.SelectCandidate(ctx, t0)
 	mb, _, _ := b.SelectCandidate(ctx, t0)
-	ta, err := a.TakeUnconditional(ctx, ma.ID, "Worker-A", t0.Add(time.Second))
+	ta, err := take(a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestNonAtomicTakeAfterAnotherFinalized(t *testing.T) {
 	if err != nil || !fin.Committed {
 		t.Fatalf("A's finalize: %+v, %v", fin, err)
 	}
-	tb, err := b.TakeUnconditional(ctx, mb.ID, "Worker-B", t0.Add(time.Second))
+	tb, err := take(b, mb.ID, "Worker-B", t0.Add(time.Second))
 	if err != nil {
 		t.Fatalf("B's take of the row A finalized: %v", err)
 	}
@@ -288,10 +288,10 @@ func TestRenewOnlyByOwner(t *testing.T) {
 	a := connect(t, db)
 	ctx := context.Background()
 	won, _ := a.Claim(ctx, claimFor("Worker-A"))
-	if ok, err := a.Renew(ctx, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
+	if ok, err := renew(a, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
 		t.Fatalf("owner renew = %v %v", ok, err)
 	}
-	if ok, _ := a.Renew(ctx, won.Message, "Worker-B", t0.Add(3*time.Second)); ok {
+	if ok, _ := renew(a, won.Message, "Worker-B", t0.Add(3*time.Second)); ok {
 		t.Fatal("renew by a non-owner succeeded")
 	}
 	if r := rowByKey(t, db, "PAY-001"); !r.LockedUntil.Equal(t0.Add(2 * time.Second)) {
