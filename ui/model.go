@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -28,6 +29,7 @@ type Model struct {
 	gate   *gate
 	runner *freeRunner // the free run, when the workers run on their own (g)
 	after  afterFunc
+	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
 	styles Styles
 
@@ -48,6 +50,7 @@ type Model struct {
 	status   status
 	play     player
 	free     freeMode
+	finish   finishMode
 	showHelp bool
 	explain  explainMode
 	quitting bool
@@ -59,7 +62,7 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st,
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
@@ -135,7 +138,32 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	}
-	return m.do(m.keys.match(k), k)
+	act, on := m.keys.match(k)
+	if !on {
+		if why := m.whyOff(act); why != "" {
+			m.status = status{text: why, level: levelWarn}
+		}
+		return m, nil
+	}
+	return m.do(act, k)
+}
+
+// whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
+// say (a scroll key when every row is on screen, esc with nothing to close).
+func (m Model) whyOff(act action) string {
+	k := m.keys
+	steps := act == actStep || act == actStepWorker || act == actPlay
+	switch {
+	case act == actNone:
+		return ""
+	case k.free && (steps || act == actFinish):
+		return freeOff(k)
+	case k.finishing && (steps || act == actFree):
+		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
+	case m.sess == nil && !m.busy && act < actUp:
+		return noSession(k)
+	}
+	return ""
 }
 
 // do carries out one key's action.
@@ -145,6 +173,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actQuit:
 		m.quitting = true
 		m.play.stop()
+		m.stopFinish()
 		m.leaveFree()
 		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
 		// for the workers; Run stops it again in case a run started meanwhile.
@@ -158,16 +187,31 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 			return m.stopFree()
 		}
 		return m.startFree()
+	case actFinish:
+		if m.finish.on {
+			m.stopFinish()
+			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
+				m.finish.actions, plural(m.finish.actions, "action"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+			return m, nil
+		}
+		return m.startFinish()
 	case actStep:
 		return m.enqueue(op{kind: opNext})
 	case actStepWorker:
 		return m.enqueue(op{kind: opStepWorker, worker: sel})
 	case actSelect:
 		return m.selectWorker(int(k.Runes[0] - '1'))
-	case actPrevWorker:
-		return m.selectWorker(sel - 1)
-	case actNextWorker:
-		return m.selectWorker(sel + 1)
+	case actPrevWorker, actNextWorker:
+		// ← on the first worker goes round to the last, → on the last to the first.
+		n := 1
+		if m.frame != nil {
+			n = max(1, len(m.frame.Workers))
+		}
+		d := 1
+		if act == actPrevWorker {
+			d = n - 1
+		}
+		return m.selectWorker((sel + d) % n)
 	case actCrash:
 		return m.enqueue(op{kind: opCrash, worker: sel})
 	case actRestart:
@@ -191,27 +235,21 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()
-			m.status = status{text: "auto-play paused: space steps, p plays again"}
+			m.status = status{text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
 			return m, nil
 		}
 		cmd := m.play.start(m.after)
-		m.status = status{text: fmt.Sprintf("auto-play: %s (< slower, > faster, p pauses)", m.play.rate())}
+		m.status = status{text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
+			m.play.rate(), keyName(m.keys.Slower), keyName(m.keys.Faster), keyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
-		if m.free.on {
-			return m.repace(act)
-		}
-		if act == actSlower {
-			m.play.slower()
-		} else {
-			m.play.faster()
-		}
-		m.status = status{text: "auto-play speed: " + m.play.rate()}
-		return m, nil
+		return m.changePace(act)
 	case actReset:
 		return m.reopen(m.target, "reset")
 	case actNextScenario:
-		return m.reopen(m.nextScenario(), "next scenario")
+		return m.reopen(m.otherScenario(1), "next scenario")
+	case actPrevScenario:
+		return m.reopen(m.otherScenario(-1), "previous scenario")
 	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
 		m.outbox.scrollBy(act)
 		return m, nil
@@ -221,7 +259,16 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()
+	case actClose:
+		// esc closes the ? screen first, then the explanation.
+		if m.showHelp {
+			m.showHelp = false
+		} else if m.layout.caption > 0 {
+			m.explain = explainOff
+		}
+		m.relayout()
 	}
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0)
 	return m, nil
 }
 
@@ -236,23 +283,27 @@ func (m Model) selectWorker(i int) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.workers.selected = i
-	m.status = status{text: fmt.Sprintf("selected %s: s steps it, x crashes it, r restarts it", m.frame.Workers[i].Name)}
+	m.status = status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", m.frame.Workers[i].Name,
+		keyName(m.keys.StepWorker), keyName(m.keys.Crash), keyName(m.keys.Restart))}
 	return m, nil
 }
 
-// nextScenario is the scenario after the current one in tab order.
-func (m Model) nextScenario() string {
-	if len(m.cycle) == 0 {
+// otherScenario is the scenario d places after the current one in tab order (-1: the one
+// before it).
+func (m Model) otherScenario(d int) string {
+	n := len(m.cycle)
+	if n == 0 {
 		return m.target
 	}
-	i := slices.Index(m.cycle, m.target)
-	return m.cycle[(i+1)%len(m.cycle)]
+	i := max(slices.Index(m.cycle, m.target), 0)
+	return m.cycle[((i+d)%n+n)%n]
 }
 
 // reopen opens name on a fresh database (after the keys already waiting).
 func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.target = name
 	m.play.stop()
+	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
 	m.status = status{text: fmt.Sprintf("%s: opening %s …", why, name)}
 	return m.enqueue(op{kind: opOpen, name: name})

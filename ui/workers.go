@@ -11,6 +11,7 @@ import (
 // selected worker (the one s, x, r and z act on) is marked ▸.
 type workersPane struct {
 	selected int
+	keys     string // the keys that select a worker, as the KeyMap names them: "1–2 or ← →"
 }
 
 // view renders the title and the workers that fit in h lines; when not all fit, the window
@@ -23,9 +24,9 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
 		return box([]string{st.Section.Render(rule("Workers", w))}, w, h)
 	}
 	n := len(f.Workers)
-	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: 1–%d, ←→)", n, min(n, 9))
+	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.keys)
 	if n > 0 && p.selected < n {
-		title = fmt.Sprintf("Workers (▸ %s selected; 1–%d or ←→ select)", f.Workers[p.selected].Name, min(n, 9))
+		title = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.keys)
 	}
 	lines := []string{st.Section.Render(rule(title, w))}
 	show := h - 1
