@@ -25,6 +25,7 @@ type finishMode struct {
 	id      int
 	actions int           // actions run so far
 	took    time.Duration // wall time the chunks took so far
+	ran     bool          // a run to the end has reached the script's end on this session
 }
 
 // finishResult is what one chunk of e did.
@@ -36,7 +37,7 @@ type finishResult struct {
 
 // startFinish begins running to the end, behind the keys already waiting.
 func (m Model) startFinish() (Model, tea.Cmd) {
-	if f := m.frame; f != nil && f.ScriptTotal > 0 && f.ScriptIndex >= f.ScriptTotal {
+	if f := m.frame; f != nil && (m.finish.ran || f.ScriptTotal > 0) && f.ScriptIndex >= f.ScriptTotal {
 		m.status = status{text: "the script is already at its end — " + whyNothing(f, m.keys)}
 		if !f.Done {
 			m.status = status{text: fmt.Sprintf("the script is at its end: %s steps on by hand, %s starts it again",
@@ -45,7 +46,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.play.stop()
-	m.finish = finishMode{on: true, id: m.finish.id + 1}
+	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
 	m.keys.setFinishing(true)
 	m.relayout()
 	m.status = status{text: fmt.Sprintf("running to the end at full speed … (%s stops)", keyName(m.keys.Finish))}
@@ -80,6 +81,7 @@ func (m Model) finished(msg resultMsg) Model {
 		return m
 	}
 	m.stopFinish()
+	m.finish.ran = true
 	verdict := ""
 	if f := m.frame; f != nil && f.Done && f.Summary != nil {
 		verdict = " — VERDICT: FAIL"
@@ -110,6 +112,10 @@ func (m Model) finishProgress() string {
 // the script is at its end or the chunk's time is up.
 func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (res finishResult, note string, lvl level) {
 	start := now()
+	if len(s.Scenario.Steps) == 0 {
+		// A scenario without a script is one "run until-done", as RunToEnd (leaselab run) has it.
+		s.Scenario.Steps = []engine.Step{{Kind: engine.StepRun, UntilDone: true}}
+	}
 	for !s.ScriptDone() {
 		if err := ctx.Err(); err != nil {
 			return res, "error: " + err.Error(), levelError

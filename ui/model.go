@@ -94,6 +94,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if w := m.layout.width; !m.layout.tooSmall && m.layout.status != m.statusLines(w) {
 		m.relayout()
 	}
+	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
+	// own when there are lines to spare).
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0)
 	return m, cmd
 }
 
@@ -268,7 +271,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		m.relayout()
 	}
-	m.keys.setOverlay(m.showHelp || m.layout.caption > 0)
 	return m, nil
 }
 

@@ -130,6 +130,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.busy, m.steps = false, 0
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
 	m.start = newRunStart(msg.frame)
+	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
