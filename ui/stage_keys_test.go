@@ -99,8 +99,8 @@ func TestFreePaceBySizeBeforeGAndAfterReset(t *testing.T) {
 		o    engine.Overrides
 		want time.Duration
 	}{
-		{"playground", engine.Overrides{}, 5 * time.Second},                    // 6 messages, 2 workers
-		{"many-workers", engine.Overrides{}, 200 * time.Millisecond},           // 500 messages, 8 workers
+		{"playground", engine.Overrides{}, 5 * time.Second},                     // 6 messages, 2 workers
+		{"many-workers", engine.Overrides{}, 200 * time.Millisecond},            // 500 messages, 8 workers
 		{"playground", engine.Overrides{Messages: 40, Workers: 2}, time.Second}, // 60 actions each
 	} {
 		l := newLab(t, tc.name, 120, 40, tc.o)
