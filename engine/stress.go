@@ -228,9 +228,10 @@ func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut 
 		}
 	}
 	add(!timedOut, "timed out after %s with %d of %d processed", res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages)
-	add(res.FinalizedTwice == 0, "%d messages finalized more than once", res.FinalizedTwice)
-	add(res.NeverFinalized == 0 && sum.Lost == 0, "%d messages lost (never finalized)", max(res.NeverFinalized, sum.Lost))
-	add(sum.OwnershipViolations == 0, "%d ownership violations", sum.OwnershipViolations)
-	add(res.StuckProcessing == 0, "%d rows left Processing past their lease", res.StuckProcessing)
+	lost := max(res.NeverFinalized, sum.Lost)
+	add(res.FinalizedTwice == 0, "%d %s finalized more than once", res.FinalizedTwice, plural(res.FinalizedTwice, "message"))
+	add(res.NeverFinalized == 0 && sum.Lost == 0, "%d %s lost (never finalized)", lost, plural(lost, "message"))
+	add(sum.OwnershipViolations == 0, "%d ownership %s", sum.OwnershipViolations, plural(sum.OwnershipViolations, "violation"))
+	add(res.StuckProcessing == 0, "%d %s left Processing past their lease", res.StuckProcessing, plural(res.StuckProcessing, "row"))
 	return nil
 }

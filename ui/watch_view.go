@@ -185,7 +185,7 @@ func (m watchModel) headerView() []string {
 	return []string{
 		line1,
 		fitJoin([]string{outbox, payments}, "   ", w),
-		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d reads", m.polls)}, "  ", w),
+		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, plural(m.polls, "read"))}, "  ", w),
 	}
 }
 

@@ -41,6 +41,13 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
 		cw.hold = max(cw.hold, width(holding(v, cw.compact)))
 	}
 	cw.state, cw.hold = min(cw.state, 26), min(cw.hold, 32)
+	// One format for every line of the table: the short counts for all when the long ones of
+	// any worker do not fit.
+	cw.short = cw.compact
+	for i := 0; i < n && i < len(f.Ledgers) && !cw.short; i++ {
+		used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2
+		cw.short = used+width(counts(f.Ledgers[i], false)) > cw.w
+	}
 	for i := first; i < n && i < first+show; i++ {
 		lines = append(lines, p.line(f, i, ch.workers[i], st, cw))
 	}
@@ -52,6 +59,7 @@ type cellWidths struct {
 	name, state, hold int
 	w                 int  // the whole line
 	compact           bool // narrow: shorter words
+	short             bool // the counts in their short form, on every line
 }
 
 // line renders worker i.
@@ -90,12 +98,8 @@ func (p workersPane) line(f *frame, i int, changed bool, st *Styles, cw cellWidt
 	}
 	b.WriteString(state + "  ")
 	b.WriteString(st.Subtle.Render(pad(holding(v, cw.compact), cw.hold)) + "  ")
-	// The counts take what is left: the short form when the long one does not fit.
-	c := counts(f.Ledgers[i], cw.compact)
-	if used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2; !cw.compact && used+width(c) > cw.w {
-		c = counts(f.Ledgers[i], true)
-	}
-	b.WriteString(c)
+	// The counts take what is left (their form is the table's: cw.short).
+	b.WriteString(counts(f.Ledgers[i], cw.short))
 	return b.String()
 }
 
