@@ -154,3 +154,69 @@ func BenchmarkFinishManyWorkers(b *testing.B) {
 		})
 	}
 }
+
+// e reaches the verdict in every built-in scenario, both ways of the toggle it teaches, and it
+// is leaselab run's verdict; so are the ledgers, but for a concurrent phase, where the workers
+// race on goroutines in leaselab run and the lab steps them in turn.
+func TestFinishKeyReachesEveryVerdict(t *testing.T) {
+	for _, name := range assets.Names() {
+		for _, flip := range []bool{false, true} {
+			o := engine.Overrides{}
+			if name == "many-workers" {
+				o.Messages = 60 // its 500 take seconds: the benchmark times them
+			}
+			if flip {
+				l := newLab(t, name, 120, 40, o)
+				teaches := l.m.frame.Teaches
+				if teaches == "" {
+					teaches = engine.ToggleLeasing
+				}
+				on, _ := l.m.frame.Settings.Get(teaches)
+				o.Toggles = map[string]bool{teaches: !on}
+			}
+			want, wantLedgers := runLikeRun(t, name, o)
+			l := newLab(t, name, 120, 40, o)
+			l.press("e")
+			f := l.m.frame
+			if f.ScriptIndex < f.ScriptTotal || l.m.finish.on {
+				t.Errorf("%s %v: e stopped at script %d/%d: %q", name, o.Toggles, f.ScriptIndex, f.ScriptTotal, l.m.status.text)
+				continue
+			}
+			verdict := "— VERDICT: FAIL"
+			if want.Passed {
+				verdict = "— VERDICT: PASS"
+			}
+			if !strings.Contains(l.m.status.text, "ran to the end at full speed") || !strings.Contains(l.m.status.text, verdict) {
+				t.Errorf("%s %v: status after e %q, want leaselab run's %s", name, o.Toggles, l.m.status.text, verdict)
+			}
+			if concurrent(t, name) {
+				continue
+			}
+			if got := ledgerFigures(f.Summary); !reflect.DeepEqual(got, ledgerFigures(want)) {
+				t.Errorf("%s %v: ledgers after e differ from leaselab run's:\n lab %+v\n run %+v", name, o.Toggles, got, ledgerFigures(want))
+			}
+			if !reflect.DeepEqual(f.Ledgers, wantLedgers) {
+				t.Errorf("%s %v: workers' ledgers after e differ from leaselab run's:\n lab %+v\n run %+v", name, o.Toggles, f.Ledgers, wantLedgers)
+			}
+		}
+	}
+}
+
+// concurrent reports whether scenario name has a concurrent phase.
+func concurrent(t *testing.T, name string) bool {
+	t.Helper()
+	data, source, err := assets.Load(name, engine.MaxScenarioSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := engine.Parse(source, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sc.Steps {
+		if st.Kind == engine.StepConcurrent {
+			return true
+		}
+	}
+	return false
+}
