@@ -68,10 +68,7 @@ func TestFinishKeyRunsToTheVerdictLikeRun(t *testing.T) {
 		name string
 		o    engine.Overrides
 	}{
-		{"playground", engine.Overrides{}},
-		{"before", engine.Overrides{}},
-		{"stale-owner", engine.Overrides{}},
-		{"many-workers", engine.Overrides{Messages: 60}},
+		{"playground", engine.Overrides{}}, // no script: e is one "run until-done", as in leaselab run
 		{"many-workers", engine.Overrides{Messages: 60, Toggles: map[string]bool{engine.ToggleLeasing: false}}},
 	} {
 		t.Run(tc.name+"/"+engine.OnOff(tc.o.Toggles[engine.ToggleLeasing] || tc.o.Toggles == nil), func(t *testing.T) {
