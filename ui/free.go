@@ -127,45 +127,6 @@ func newFreeMode() freeMode {
 		10 * time.Millisecond, time.Millisecond, 0}}
 }
 
-// freeMinute is how long a free run of a scenario should last at its starting pace: long
-// enough to press x while a worker holds a row.
-const freeMinute = time.Minute
-
-// actionsPerMessage is about how many actions a message takes a worker: claim, provider call,
-// finalize.
-const actionsPerMessage = 3
-
-// paceFor picks the starting pace of a scenario of messages rows and workers workers: the
-// slowest at which its free run takes at most freeMinute, each worker doing its share of the
-// actions one pace apart.
-func (f freeMode) paceFor(messages, workers int) int {
-	perWorker := time.Duration((actionsPerMessage*messages + workers - 1) / max(workers, 1))
-	for i, p := range f.paces {
-		if perWorker*p <= freeMinute {
-			return i
-		}
-	}
-	return len(f.paces) - 1
-}
-
-// slower and faster change the pace; the next start uses it.
-func (f *freeMode) slower() { f.pace = max(0, f.pace-1) }
-func (f *freeMode) faster() { f.pace = min(len(f.paces)-1, f.pace+1) }
-
-// interval is the pause each worker takes after every action (0: full speed).
-func (f freeMode) interval() time.Duration { return f.paces[f.pace] }
-
-// paceText describes the pace in words.
-func (f freeMode) paceText() string { return paceWords(f.interval()) }
-
-// paceWords describes a pace: "pace 10ms", "full speed".
-func paceWords(d time.Duration) string {
-	if d > 0 {
-		return "pace " + d.String()
-	}
-	return "full speed"
-}
-
 // startFree starts the free run (in a tea.Cmd, behind the keys already waiting) and its poll
 // loop.
 func (m Model) startFree() (Model, tea.Cmd) {

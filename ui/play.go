@@ -67,37 +67,3 @@ func (p player) rate() string {
 	}
 	return fmt.Sprintf("%d steps/s", time.Second/d)
 }
-
-// setPace gives a freshly opened scenario its starting pace: auto-play's default speed, and a
-// free-run pace chosen by its size, so that a free run takes about a minute. A reset (R) starts
-// from it again, whatever < and > made of it.
-func (m *Model) setPace(f *frame) {
-	m.play.speed = defaultSpeed
-	m.free.pace = m.free.paceFor(len(f.Rows), len(f.Workers))
-}
-
-// changePace is < or >: the free run's pace while the workers run free, auto-play's speed while
-// it plays, and both before either starts (the status line says what each will be).
-func (m Model) changePace(act action) (Model, tea.Cmd) {
-	if m.free.on {
-		return m.repace(act)
-	}
-	slower := act == actSlower
-	if slower {
-		m.play.slower()
-	} else {
-		m.play.faster()
-	}
-	if m.play.playing {
-		m.status = status{text: "auto-play speed: " + m.play.rate()}
-		return m, nil
-	}
-	if slower {
-		m.free.slower()
-	} else {
-		m.free.faster()
-	}
-	m.status = status{text: fmt.Sprintf("auto-play (%s): %s · free run (%s): %s",
-		keyName(m.keys.Play), m.play.rate(), keyName(m.keys.Free), m.free.paceText())}
-	return m, nil
-}
