@@ -20,7 +20,7 @@ func (m Model) whyOff(act action) string {
 		return freeOff(k)
 	case k.finishing && (steps || act == actFree):
 		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
-	case m.sess == nil && !m.busy && act < actUp:
+	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
 	}
 	return ""

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 )
@@ -34,6 +35,16 @@ func (k *KeyMap) sessionKeys() []*key.Binding {
 	return []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
 		&k.Crash, &k.Restart, &k.Pause, &k.Leasing, &k.AtomicClaim, &k.OwnershipCheck, &k.Fencing,
 		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Finish, &k.Slower, &k.Faster}
+}
+
+// needsSession reports whether act's key is one of sessionKeys.
+func (k KeyMap) needsSession(act action) bool {
+	for _, ka := range k.actions() {
+		if ka.act == act {
+			return slices.ContainsFunc(k.sessionKeys(), func(b *key.Binding) bool { return slices.Equal(b.Keys(), ka.binding.Keys()) })
+		}
+	}
+	return false
 }
 
 // setSession switches off the keys that need an open session (after a scenario failed to open).

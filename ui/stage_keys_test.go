@@ -124,3 +124,15 @@ func TestFreePaceBySizeBeforeGAndAfterReset(t *testing.T) {
 		t.Fatalf("after R: free pace %s, play speed %d; want the scenario's 5s and the default", got, l.m.play.speed)
 	}
 }
+
+// With no scenario open, an engine key says what to press instead; a scroll key says nothing.
+func TestKeysWithoutASessionSayWhy(t *testing.T) {
+	l := newLab(t, "no-such-scenario", 120, 40, engine.Overrides{})
+	l.press("x")
+	l.must("! no scenario is open: R tries again, tab opens the next one")
+	l.m.status = status{}
+	l.press("down")
+	if l.m.status.text != "" {
+		t.Fatalf("a scroll key with nothing to scroll said %q", l.m.status.text)
+	}
+}
