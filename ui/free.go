@@ -271,6 +271,5 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 
 // freeOff says why the step keys do nothing while the workers free-run.
 func freeOff(k KeyMap) string {
-	return fmt.Sprintf("the workers are free-running: nothing steps them but themselves (%s stops them, then %s steps, %s plays)",
-		keyName(k.Free), keyName(k.Step), keyName(k.Play))
+	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", keyName(k.Free))
 }

@@ -83,7 +83,7 @@ func TestEveryBindingIsInHelp(t *testing.T) {
 // keyHint finds a key named by hand in a string: "press r", "g stops", "(tab)", "x r z f + keep".
 var keyHint = regexp.MustCompile(`\bpress [^%\s]|(^|[\s(;,])(space|tab|esc|shift\+tab|ctrl\+c|[a-zA-Z+?<>=]) ` +
 	`(stops|starts|steps|restarts|wakes|tries|opens|shows|hides|pauses|resumes|quits|plays|moves|runs|change|keep|crashes|slower|faster|select)\b|` +
-	`\((tab|esc|[a-zA-Z+?<>])\)|\b1–[0-9%]|←→`)
+	`\((tab|esc|[a-zA-Z+?<>])\)|\b1–[0-9%]|←→|↑ ?↓`)
 
 // No string of the ui package names a key by hand: every key name comes from the KeyMap (only
 // the files that define the bindings and their help spell them).
@@ -102,7 +102,7 @@ func TestNoKeyNamedByHand(t *testing.T) {
 	}
 	// The check finds the hints the lab had before the key map named them.
 	for _, old := range []string{`"press r to restart it"`, `"(< >, g stops)"`, `"scenario %d/%d (tab)"`,
-		`"x r z f + keep working"`, `"1–%d or ←→ select"`, `"About this scenario (i hides)"`} {
+		`"x r z f + keep working"`, `"1–%d or ←→ select"`, `"(↑↓ pgup pgdn scroll)"`, `"About this scenario (i hides)"`} {
 		if !keyHint.MatchString(mustUnquote(t, old)) {
 			t.Errorf("the check misses %s", old)
 		}

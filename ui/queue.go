@@ -141,7 +141,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		m.keys.setWorkers(len(msg.frame.Workers))
 		m.workers.keys = keyName(m.keys.Select) + " or " + keyNames(m.keys.PrevWorker, m.keys.NextWorker)
 		m.setPace(msg.frame)
-		m.status = status{text: fmt.Sprintf("opened %s: %s steps the next action, %s runs it to the end, %s shows every key",
+		m.status = status{text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
 			msg.frame.Name, keyName(m.keys.Step), keyName(m.keys.Finish), keyName(m.keys.Help))}
 	}
 	m.relayout()

@@ -82,7 +82,7 @@ func TestStepKeysDuringAFreeRunSayWhy(t *testing.T) {
 	for _, k := range []string{" ", "s", "p", "e"} {
 		l.m.status = status{}
 		l.press(k)
-		if !strings.Contains(l.m.status.text, "the workers are free-running: nothing steps them but themselves (g stops them") {
+		if !strings.Contains(l.m.status.text, "the workers run free: nothing steps them but themselves (g stops them)") {
 			t.Errorf("%q during a free run said %q", k, l.m.status.text)
 		}
 	}
