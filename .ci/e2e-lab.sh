@@ -212,7 +212,7 @@ for k in "space step" "x crash" "f expire" "p play" "? keys"; do
 	screen small | tail -n1 | grep -qF "$k" || fail "80×24: the footer lacks \"$k\""
 done
 keys small "?"
-wait_for small "q quit"
+wait_for small "q/ctrl+c quit"
 keys small "?"
 pass "80×24: badge, rows, CRASHED and EXPIRED all on screen; the footer keeps the workshop keys, ? every key"
 keys small q
@@ -236,6 +236,9 @@ keys mono q
 FREE_DB="$WORK/free.db"
 start free --db "$FREE_DB"
 wait_for free "PAY-006"
+# Six messages start at 5 s between actions (a minute's run); > before g sets the pace: 100 ms.
+keys free ">" ">" ">" ">" ">"
+wait_for free "free run (g): pace 100ms"
 keys free g
 wait_for free "FREE-RUNNING"
 keys free x
@@ -264,6 +267,22 @@ keys free q
 for ((i = 0; i < 100; i++)); do [[ -s $WORK/free.exit ]] && break; sleep 0.05; done
 [[ $(cat "$WORK/free.exit" 2>/dev/null) == 0 ]] || fail "the lab did not exit 0 after g mode and q"
 pass "q after g mode quits, exit 0"
+
+# 10b. e runs many-workers (500 messages, 8 workers) to its verdict at full speed, with leasing on
+# and off; each within 10 s.
+for leasing in true false; do
+	name="e-$leasing"
+	start "$name" --scenario many-workers --leasing="$leasing"
+	wait_for "$name" "PAY-001"
+	t0=$(date +%s%N)
+	keys "$name" e
+	wait_for "$name" "VERDICT:" 10
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	screen "$name" | grep -qF "ran to the end at full speed" || fail "e ($leasing): no end note"
+	echo "     e on many-workers, leasing $leasing: $ms ms to the verdict"
+	pass "e: many-workers with leasing=$leasing reaches its verdict within 10 s"
+	keys "$name" q
+done
 
 # 11. leaselab watch: the lab read-only on a database that a worker process works on.
 SHARED="$WORK/shared.db"

@@ -197,7 +197,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 			OK:     sum.UniqueProcessed == sum.Messages && sum.ProcessedMoreThanOnce == 0,
 			Detail: fmt.Sprintf("%d unique of %d, %d processed more than once", sum.UniqueProcessed, sum.Messages, sum.ProcessedMoreThanOnce)},
 		{ID: CheckWrittenOnce, Name: "each outcome written exactly once", OK: sum.FinalizedMoreThanOnce == 0,
-			Detail: fmt.Sprintf("%d messages finalized more than once", sum.FinalizedMoreThanOnce)},
+			Detail: fmt.Sprintf("%d %s finalized more than once", sum.FinalizedMoreThanOnce, plural(sum.FinalizedMoreThanOnce, "message"))},
 		{ID: CheckNoViolations, Name: "zero ownership violations", OK: sum.OwnershipViolations == 0,
 			Detail: fmt.Sprintf("%d", sum.OwnershipViolations)},
 		{ID: CheckNoDuplicates, Name: "no duplicate payment/outbox rows", OK: c.DuplicateRows == 0,

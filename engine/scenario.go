@@ -214,6 +214,9 @@ func (sc *Scenario) Apply(o Overrides) error {
 		}
 		sc.Messages = o.Messages
 	}
+	if o.Workers != 0 || o.Messages != 0 {
+		sc.retitle() // "two workers, six payments" stays true
+	}
 	if o.Lease != 0 {
 		if o.Lease < time.Millisecond || o.Lease%time.Millisecond != 0 {
 			return fmt.Errorf("--lease %s: want whole milliseconds, at least 1ms", o.Lease)

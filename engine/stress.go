@@ -285,11 +285,11 @@ func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut 
 			res.Problems = append(res.Problems, fmt.Sprintf(format, args...))
 		}
 	}
-	add(!timedOut, "timed out after %s with %d of %d processed: %d messages unfinished (timeout)",
-		res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages, res.Unfinished)
-	add(res.FinalizedTwice == 0, "%d messages finalized more than once", res.FinalizedTwice)
-	add(res.Lost() == 0, "%d messages lost (never finalized)", res.Lost())
-	add(sum.OwnershipViolations == 0, "%d ownership violations", sum.OwnershipViolations)
-	add(res.StuckProcessing == 0, "%d rows left Processing past their lease", res.StuckProcessing)
+	add(!timedOut, "timed out after %s with %d of %d processed: %d %s unfinished (timeout)",
+		res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages, res.Unfinished, plural(res.Unfinished, "message"))
+	add(res.FinalizedTwice == 0, "%d %s finalized more than once", res.FinalizedTwice, plural(res.FinalizedTwice, "message"))
+	add(res.Lost() == 0, "%d %s lost (never finalized)", res.Lost(), plural(res.Lost(), "message"))
+	add(sum.OwnershipViolations == 0, "%d ownership %s", sum.OwnershipViolations, plural(sum.OwnershipViolations, "violation"))
+	add(res.StuckProcessing == 0, "%d %s left Processing past their lease", res.StuckProcessing, plural(res.StuckProcessing, "row"))
 	return nil
 }

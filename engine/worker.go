@@ -377,6 +377,15 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 		ev.Key, ev.Until = res.Blocker, res.PrevUntil
 		ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s until %s (not expired)",
 			w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
+		switch {
+		case res.PrevOwner == w.ID && w.Name == w.ID:
+			// Its memory of that attempt is gone (a crash, a restart): the lease binds it too.
+			ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s's own attempt from before its restart, until %s: it waits like any other worker",
+				w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
+		case res.PrevOwner == w.ID:
+			ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s, its own worker id, for another attempt, until %s: it waits like any other worker",
+				w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
+		}
 	}
 	return ev, nil
 }

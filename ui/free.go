@@ -122,22 +122,9 @@ type freeMode struct {
 }
 
 func newFreeMode() freeMode {
-	return freeMode{pace: 1, paces: []time.Duration{time.Second, 100 * time.Millisecond,
+	return freeMode{pace: 5, paces: []time.Duration{5 * time.Second, 2 * time.Second, time.Second,
+		500 * time.Millisecond, 200 * time.Millisecond, 100 * time.Millisecond,
 		10 * time.Millisecond, time.Millisecond, 0}}
-}
-
-// interval is the pause each worker takes after every action (0: full speed).
-func (f freeMode) interval() time.Duration { return f.paces[f.pace] }
-
-// paceText describes the pace in words.
-func (f freeMode) paceText() string { return paceWords(f.interval()) }
-
-// paceWords describes a pace: "pace 10ms", "full speed".
-func paceWords(d time.Duration) string {
-	if d > 0 {
-		return "pace " + d.String()
-	}
-	return "full speed"
 }
 
 // startFree starts the free run (in a tea.Cmd, behind the keys already waiting) and its poll
@@ -176,9 +163,9 @@ func (m *Model) leaveFree() {
 // repace changes the free run's pace: the workers stop at a step boundary and start again.
 func (m Model) repace(act action) (Model, tea.Cmd) {
 	if act == actSlower {
-		m.free.pace = max(0, m.free.pace-1)
+		m.free.slower()
 	} else {
-		m.free.pace = min(len(m.free.paces)-1, m.free.pace+1)
+		m.free.faster()
 	}
 	m.status = status{text: "free run: " + m.free.paceText()}
 	return m.enqueue(op{kind: opFreePace, pace: m.free.interval()})
@@ -212,7 +199,7 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 		m.free.still = 0
 	}
 	if m.free.still == freeStillPolls && m.frame != nil {
-		m.status = status{text: freeIdle(m.frame), level: levelWarn}
+		m.status = status{text: freeIdle(m.frame, m.keys), level: levelWarn}
 	}
 	return m, m.after(freePollEvery, pollMsg{id: m.free.id})
 }
@@ -230,38 +217,49 @@ func allWaiting(f *frame) bool {
 
 // freeIdle explains why free-running workers do nothing: all done, or waiting on the frozen
 // scenario clock, or crashed and paused.
-func freeIdle(f *frame) string {
+func freeIdle(f *frame, k KeyMap) string {
 	if s := f.Summary; s != nil && s.Messages > 0 && s.Outbox.Processed == s.Messages {
-		return fmt.Sprintf("all %d messages Processed: the workers poll for more; g stops them", s.Messages)
+		return fmt.Sprintf("%s Processed: the workers poll for more; %s stops them",
+			allMessages(s.Messages), keyName(k.Free))
 	}
-	return "the workers are waiting — " + whyNothing(f)
+	return "the workers are waiting — " + whyNothing(f, k)
+}
+
+// allMessages is "all 6 messages", or "the 1 message".
+func allMessages(n int) string {
+	if n == 1 {
+		return "the 1 message"
+	}
+	return fmt.Sprintf("all %d messages", n)
 }
 
 // applyFree performs the free-run operations, which need the runner as well as the session.
 // handled is false for every other operation.
-func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op) (note string, lvl level, handled bool) {
+func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl level, handled bool) {
 	pace := paceWords(o.pace)
 	var err error
 	switch o.kind {
 	case opPoll:
 		if _, err := r.failures(); err != nil {
 			// The worker's goroutine has ended; the others run on.
-			return "a free-running worker stopped on an error (the others run on; g stops them, R resets): " +
-				err.Error(), levelError, true
+			return fmt.Sprintf("a free-running worker stopped on an error (the others run on; %s stops them, %s resets): %v",
+				keyName(k.Free), keyName(k.Reset), err), levelError, true
 		}
 		return "", levelInfo, true
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)
-		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; x r z f + keep working, < > change the pace, g stops", pace)
+		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; %s keep working, %s change the pace, %s stops",
+			pace, keyNames(k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock), keyNames(k.Slower, k.Faster), keyName(k.Free))
 	case opFreePace:
 		err = r.start(ctx, s, o.pace)
 		note = "free run: " + pace
 	case opFreeStop:
 		err = r.stop()
-		note = "stopped: every worker finished the action in flight; space steps again, g runs them free again"
+		note = fmt.Sprintf("stopped: every worker finished the action in flight; %s steps again, %s runs them free again",
+			keyName(k.Step), keyName(k.Free))
 	default:
 		if o.isStep() && r.running() {
-			return "the workers are free-running: steps are off (g stops them)", levelWarn, true
+			return freeOff(k), levelWarn, true
 		}
 		return "", levelInfo, false
 	}
@@ -269,4 +267,9 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op) (not
 		return note + " (a worker had stopped on an error: " + err.Error() + ")", levelError, true
 	}
 	return note, levelInfo, true
+}
+
+// freeOff says why the step keys do nothing while the workers free-run.
+func freeOff(k KeyMap) string {
+	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", keyName(k.Free))
 }

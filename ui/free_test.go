@@ -90,7 +90,8 @@ func TestFreeStartsAndStops(t *testing.T) {
 	if !l.m.runner.running() || !l.m.free.on {
 		t.Fatal("g did not start the free run")
 	}
-	l.must("FREE-RUNNING", "pace 100ms (< >, g stops)", "processed 0/6", "every worker on its own goroutine",
+	// Six messages, two workers: 5 s between actions makes the run last about a minute.
+	l.must("FREE-RUNNING", "pace 5s (< >, g stops)", "processed 0/6", "every worker on its own goroutine",
 		"g stop free run")
 	if len(l.polls) != 1 {
 		t.Fatalf("%d poll ticks waiting after g, want 1", len(l.polls))
@@ -103,7 +104,7 @@ func TestFreeStartsAndStops(t *testing.T) {
 	if l.m.steps != 0 || l.m.play.playing {
 		t.Fatalf("a step key acted while free-running: steps %d, playing %v", l.m.steps, l.m.play.playing)
 	}
-	l.press(">", ">", ">")
+	l.press(">", ">", ">", ">", ">", ">", ">", ">")
 	l.must("full speed")
 	l.pollUntil("processed all 6", func() bool { return l.processed() == 6 })
 	l.pollUntil("said all are processed", func() bool { return strings.Contains(l.m.status.text, "all 6 messages Processed") })
@@ -155,7 +156,7 @@ func TestFreeNeverRunsTwoPollLoops(t *testing.T) {
 // Crash, restart and pause keep working while the workers run, and the screen keeps polling.
 func TestFreeCrashRestartPauseWhileRunning(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.press("g", "<") // a second between actions: slow enough to crash a worker holding a lease
+	l.press("g", ">", ">") // a second between actions: slow enough to crash a worker holding a lease
 	l.must("pace 1s")
 	l.pollUntil("saw Worker-A claim", func() bool { return strings.Contains(l.view(), "Worker-A claimed PAY-") })
 	l.press("1", "x")
@@ -173,7 +174,7 @@ func TestFreeCrashRestartPauseWhileRunning(t *testing.T) {
 	l.must("Worker-A restarted")
 	l.press("2", "z")
 	l.must("Worker-B woke up")
-	l.press(">", ">", ">", ">")
+	l.press(">", ">", ">", ">", ">", ">")
 	l.must("full speed")
 	l.pollUntil("processed all 6", func() bool { return l.processed() == 6 })
 	l.press("g")
@@ -231,7 +232,9 @@ func TestFreeRunWithCrashes(t *testing.T) {
 		run = 4 * time.Second // every read of the database is many times slower
 	}
 	l := newLab(t, "playground", 120, 40, engine.Overrides{Messages: 200, Workers: 4})
-	l.press("g", ">") // 10 ms between actions: the crashes land in the middle of the work
+	// 200 messages and 4 workers start at 200 ms between actions (a minute's run); > > is 10 ms:
+	// the crashes land in the middle of the work.
+	l.press("g", ">", ">")
 	l.must("pace 10ms")
 	end := time.Now().Add(run)
 	crashes := 0

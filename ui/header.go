@@ -18,7 +18,7 @@ func (m Model) headerView() []string {
 	}
 	pos := ""
 	if i := slices.Index(m.cycle, m.target); i >= 0 {
-		pos = fmt.Sprintf("scenario %d/%d (tab)", i+1, len(m.cycle))
+		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
 	}
 	line1 := st.Title.Render("LEASELAB") + "  " + st.Title.Render(title)
 	if f != nil && f.DBPath != "" {
@@ -52,7 +52,7 @@ func (m Model) headerView() []string {
 	case m.free.on:
 		free := st.Free.Render(" FREE-RUNNING ") + " " + m.free.paceText()
 		if m.free.failed == 0 {
-			free += " (< >, g stops)"
+			free += " (" + keyNames(m.keys.Slower, m.keys.Faster) + ", " + keyName(m.keys.Free) + " stops)"
 		}
 		if sum := f.Summary; sum != nil {
 			free += fmt.Sprintf("  processed %d/%d", sum.Outbox.Processed, sum.Messages)
@@ -90,7 +90,7 @@ func (m Model) headerView() []string {
 			word = st.ToggleOn.Render(label + " on")
 		}
 		if !narrow {
-			word += st.Subtle.Render(" (" + info.key + ")")
+			word += st.Subtle.Render(" (" + m.toggleKey(name) + ")")
 		}
 		switch {
 		case m.changes.toggles[name]:
@@ -108,8 +108,8 @@ func (m Model) headerView() []string {
 	if !narrow && s.ProviderLatency > 0 {
 		line3 += sep + "provider latency " + s.ProviderLatency.String()
 	}
-	if info, ok := toggles[f.Teaches]; ok && !narrow {
-		line3 += sep + st.Subtle.Render("◆ this lesson: "+f.Teaches+" ("+info.key+")")
+	if _, ok := toggles[f.Teaches]; ok && !narrow {
+		line3 += sep + st.Subtle.Render("◆ this lesson: "+f.Teaches+" ("+m.toggleKey(f.Teaches)+")")
 	}
 	return []string{line1, line2, line3}
 }

@@ -5,61 +5,95 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+
+	"leaselab/engine"
 )
 
-// footItem is one key in the footer: its binding (which says whether it is on), the terse words
-// it gets there, and a rank: a narrow window drops the highest ranks first.
+// footItem is one entry in the footer: its bindings (shown when any is on; their keys are
+// named by the bindings), the terse words it gets there, and a rank: a narrow window drops the
+// highest ranks first.
 type footItem struct {
-	b         key.Binding
-	key, desc string
-	rank      int
+	bs   []key.Binding
+	desc string
+	rank int
+}
+
+// key is the entry's keys, as the bindings name them.
+func (it footItem) key() string { return keyNames(it.bs...) }
+
+// on reports whether any of the entry's bindings is on.
+func (it footItem) on() bool { return slices.ContainsFunc(it.bs, key.Binding.Enabled) }
+
+// foot is a footer entry of one binding.
+func foot(b key.Binding, desc string, rank int) footItem {
+	return footItem{[]key.Binding{b}, desc, rank}
 }
 
 // footItems are the footer's keys in display order: the workshop's keys first, and the toggle
-// of the lesson on screen in the place of l.
-func (m Model) footItems() []footItem {
-	k := m.keys
-	sel := k.Select.Help().Key
-	if k.free {
+// of the lesson teaches (an engine toggle name, or "") in the place of the leasing key.
+func (k KeyMap) footItems(teaches string) []footItem {
+	pace := footItem{[]key.Binding{k.Slower, k.Faster}, "pace", 4}
+	switch {
+	case k.finishing:
+		return []footItem{foot(k.Finish, "stop", 0), foot(k.Crash, "crash", 2), foot(k.Reset, "reset", 1),
+			foot(k.NextScenario, "next", 3), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
+	case k.free:
 		return []footItem{
-			{k.Free, "g", "stop free run", 0}, {k.Select, sel, "select", 3}, {k.Crash, "x", "crash", 1},
-			{k.Restart, "r", "restart", 1}, {k.Pause, "z", "pause", 2}, {k.PastLease, "f", "expire", 1},
-			{k.Clock, "+", "clock", 2}, {k.Slower, "< >", "pace", 4}, {k.Help, "?", "keys", 0}, {k.Quit, "q", "quit", 3},
+			foot(k.Free, "stop free run", 0), foot(k.Select, "select", 3), foot(k.Crash, "crash", 1),
+			foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
+			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
 	}
-	teach, teachWord := k.Leasing, "leasing"
-	if m.frame != nil {
-		if b, ok := m.toggleBinding(m.frame.Teaches); ok {
-			teach, teachWord = b, toggles[m.frame.Teaches].short
-		}
+	teach, teachWord := k.Leasing, toggles[engine.ToggleLeasing].short
+	if b, ok := k.toggle(teaches); ok {
+		teach, teachWord = b, toggles[teaches].short
 	}
 	return []footItem{
-		{k.Step, "space", "step", 0}, {k.Select, sel, "select", 4}, {k.Crash, "x", "crash", 1},
-		{k.Restart, "r", "restart", 1}, {k.Pause, "z", "pause", 3}, {teach, teach.Help().Key, teachWord, 1},
-		{k.PastLease, "f", "expire", 1}, {k.Clock, "+", "clock", 2}, {k.Play, "p", "play", 2},
-		{k.Free, "g", "free-run", 3}, {k.NextScenario, "tab", "next", 4}, {k.Reset, "R", "reset", 4},
-		{k.Explain, "i", "about", 4}, {k.Help, "?", "keys", 0}, {k.Quit, "q", "quit", 3},
+		foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
+		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
+		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
+		foot(k.Free, "free-run", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
+		foot(k.Reset, "reset", 4), foot(k.Explain, "about", 4), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 	}
 }
 
-// toggleBinding is the key of toggle name.
-func (m Model) toggleBinding(name string) (key.Binding, bool) {
-	k := m.keys
-	b, ok := map[string]key.Binding{"leasing": k.Leasing, "atomic-claim": k.AtomicClaim,
-		"ownership-check": k.OwnershipCheck, "fencing": k.Fencing, "heartbeat": k.Heartbeat}[name]
-	return b, ok
+// toggle is the key of toggle name (an engine toggle name).
+func (k KeyMap) toggle(name string) (key.Binding, bool) {
+	switch name {
+	case engine.ToggleLeasing:
+		return k.Leasing, true
+	case engine.ToggleAtomicClaim:
+		return k.AtomicClaim, true
+	case engine.ToggleOwnershipCheck:
+		return k.OwnershipCheck, true
+	case engine.ToggleFencing:
+		return k.Fencing, true
+	case engine.ToggleHeartbeat:
+		return k.Heartbeat, true
+	}
+	return key.Binding{}, false
+}
+
+// toggleKey is the name of toggle name's key, for the header's toggle line.
+func (m Model) toggleKey(name string) string {
+	b, _ := m.keys.toggle(name)
+	return keyName(b)
 }
 
 // shortHelp is the footer in one line of at most w cells: as many keys as fit, the least
 // needed dropped first, separated by " · " or, when that is too wide, by two spaces.
 func (m Model) shortHelp(w int) string {
-	items := m.footItems()
+	teaches := ""
+	if m.frame != nil {
+		teaches = m.frame.Teaches
+	}
+	items := m.keys.footItems(teaches)
 	render := func(sep string, maxRank int) string {
 		st := &m.styles.Help
 		var parts []string
 		for _, it := range items {
-			if it.rank <= maxRank && it.b.Enabled() {
-				parts = append(parts, st.ShortKey.Render(it.key)+" "+st.ShortDesc.Render(it.desc))
+			if it.rank <= maxRank && it.on() {
+				parts = append(parts, st.ShortKey.Render(it.key())+" "+st.ShortDesc.Render(it.desc))
 			}
 		}
 		return strings.Join(parts, st.ShortSeparator.Render(sep))
@@ -79,34 +113,34 @@ func (m Model) shortHelp(w int) string {
 
 // helpEntry is one entry of the ? screen: one key, or a few that belong together ("← →").
 type helpEntry struct {
-	bs        []key.Binding // shown when any of them is on
-	key, desc string
+	bs   []key.Binding // shown when any of them is on; the key names are theirs
+	desc string
 }
 
 // one is the entry of a single binding, with its own help.
-func one(b key.Binding) helpEntry { return helpEntry{[]key.Binding{b}, b.Help().Key, b.Help().Desc} }
+func one(b key.Binding) helpEntry { return helpEntry{[]key.Binding{b}, b.Help().Desc} }
 
-// helpGroups are the ? screen's groups, each under a title.
-func (m Model) helpGroups() []struct {
+// helpGroup is one group of the ? screen, under a title.
+type helpGroup struct {
 	title   string
 	entries []helpEntry
-} {
-	k := m.keys
-	return []struct {
-		title   string
-		entries []helpEntry
-	}{
+}
+
+// helpGroups are the ? screen's groups. FullHelp is built from them, so every key the ? screen
+// shows is a binding of the map.
+func (k KeyMap) helpGroups() []helpGroup {
+	return []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
-			{[]key.Binding{k.PrevWorker, k.NextWorker}, "← →", "previous/next worker"}}},
+			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", []helpEntry{one(k.Leasing), one(k.AtomicClaim), one(k.OwnershipCheck), one(k.Fencing),
-			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Key, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
-		{"run", []helpEntry{one(k.Play), one(k.Free),
-			{[]key.Binding{k.Slower, k.Faster}, "< >", k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
-			one(k.Reset), one(k.NextScenario)}},
+			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
+		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
+			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
+			one(k.Reset), one(k.NextScenario), one(k.PrevScenario)}},
 		{"screen", []helpEntry{
-			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "↑ ↓ pgup pgdn home end", "scroll the outbox"},
-			one(k.Explain), one(k.Help), one(k.Quit)}},
+			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
+			one(k.Explain), one(k.Close), one(k.Help), one(k.Quit)}},
 	}
 }
 
@@ -116,11 +150,11 @@ func (m Model) helpGroups() []struct {
 func (m Model) fullHelpLines(w int) []string {
 	st := &m.styles.Help
 	var lines []string
-	for _, g := range m.helpGroups() {
+	for _, g := range m.keys.helpGroups() {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {
-				items = append(items, st.FullKey.Render(e.key)+" "+st.FullDesc.Render(e.desc))
+				items = append(items, st.FullKey.Render(helpKeys(e.bs))+" "+st.FullDesc.Render(e.desc))
 			}
 		}
 		if len(items) > 0 {
@@ -128,6 +162,15 @@ func (m Model) fullHelpLines(w int) []string {
 		}
 	}
 	return lines
+}
+
+// helpKeys names an entry's keys on the ? screen: a single binding with all its keys
+// ("space/n", "q/ctrl+c"), a group by each one's first ("← →").
+func helpKeys(bs []key.Binding) string {
+	if len(bs) == 1 {
+		return bs[0].Help().Key
+	}
+	return keyNames(bs...)
 }
 
 // helpView is the footer: the short help, or every key after ?.

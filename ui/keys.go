@@ -1,15 +1,17 @@
 package ui
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// action is what a key asks the lab to do. To add a key: a field in KeyMap, its binding in
-// DefaultKeyMap, a row in KeyMap.actions, a place in the help groups, and a case in
-// Model.do.
+// action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
+// footer, the ? screen, the toggle line and every hint in the status line take the key's name
+// from its binding (keyName). To add a key: a field in KeyMap with its binding in DefaultKeyMap,
+// its action in KeyMap.actions, its place in a help group (help.go), and a case in Model.do. A
+// test fails when a binding has no action or no place in the ? screen.
 type action int
 
 // Actions.
@@ -32,10 +34,12 @@ const (
 	actPastLease
 	actPlay
 	actFree
+	actFinish
 	actSlower
 	actFaster
 	actReset
 	actNextScenario
+	actPrevScenario
 	actUp
 	actDown
 	actPageUp
@@ -43,11 +47,14 @@ const (
 	actTop
 	actBottom
 	actExplain
+	actClose
 	actHelp
 	actQuit
 )
 
-// KeyMap is the lab's keys. Each is a key.Binding with its help text.
+// KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
+// apply now is disabled (setFree, setSession, setScroll, setOverlay), and the screen leaves it
+// out.
 type KeyMap struct {
 	Step           key.Binding
 	StepWorker     key.Binding
@@ -66,10 +73,12 @@ type KeyMap struct {
 	PastLease      key.Binding
 	Play           key.Binding
 	Free           key.Binding
+	Finish         key.Binding
 	Slower         key.Binding
 	Faster         key.Binding
 	Reset          key.Binding
 	NextScenario   key.Binding
+	PrevScenario   key.Binding
 	Up             key.Binding
 	Down           key.Binding
 	PageUp         key.Binding
@@ -77,10 +86,12 @@ type KeyMap struct {
 	Top            key.Binding
 	Bottom         key.Binding
 	Explain        key.Binding
+	Close          key.Binding
 	Help           key.Binding
 	Quit           key.Binding
 
-	free bool // the workers free-run: the footer shows the keys that still apply
+	free      bool // the workers free-run: the footer shows the keys that still apply
+	finishing bool // e runs the scenario to its end
 }
 
 // DefaultKeyMap returns the lab's keys. Actions are plain letters: ctrl+digit does not reach a
@@ -89,7 +100,7 @@ func DefaultKeyMap() KeyMap {
 	b := func(keys []string, k, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
 	}
-	return KeyMap{
+	k := KeyMap{
 		Step:           b([]string{" ", "n"}, "space/n", "step"),
 		StepWorker:     b([]string{"s"}, "s", "step selected worker"),
 		Select:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
@@ -107,10 +118,12 @@ func DefaultKeyMap() KeyMap {
 		PastLease:      b([]string{"f"}, "f", "clock past lease"),
 		Play:           b([]string{"p"}, "p", "play/pause"),
 		Free:           b([]string{"g"}, "g", "free-run on/off"),
+		Finish:         b([]string{"e"}, "e", "run to the end at full speed"),
 		Slower:         b([]string{"<", ","}, "<", "slower"),
 		Faster:         b([]string{">", "."}, ">", "faster"),
 		Reset:          b([]string{"R"}, "R", "reset"),
 		NextScenario:   b([]string{"tab"}, "tab", "next scenario"),
+		PrevScenario:   b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
 		Up:             b([]string{"up"}, "↑", "scroll up"),
 		Down:           b([]string{"down"}, "↓", "scroll down"),
 		PageUp:         b([]string{"pgup"}, "pgup", "page up"),
@@ -118,9 +131,28 @@ func DefaultKeyMap() KeyMap {
 		Top:            b([]string{"home"}, "home", "first row"),
 		Bottom:         b([]string{"end"}, "end", "last row"),
 		Explain:        b([]string{"i"}, "i", "explanation"),
+		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
-		Quit:           b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
 	}
+	k.Close.SetEnabled(false) // nothing to close yet
+	return k
+}
+
+// keyName is the name a hint gives a binding's key: the first of its help keys ("space" of
+// "space/n", "q" of "q/ctrl+c").
+func keyName(b key.Binding) string {
+	name, _, _ := strings.Cut(b.Help().Key, "/")
+	return name
+}
+
+// keyNames joins the names of several bindings' keys: "< >".
+func keyNames(bs ...key.Binding) string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = keyName(b)
+	}
+	return strings.Join(names, " ")
 }
 
 // keyAction pairs a binding with its action.
@@ -138,140 +170,55 @@ func (k KeyMap) actions() []keyAction {
 		{k.Leasing, actLeasing}, {k.AtomicClaim, actAtomicClaim}, {k.OwnershipCheck, actOwnership},
 		{k.Fencing, actFencing}, {k.Heartbeat, actHeartbeat},
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
-		{k.Play, actPlay}, {k.Free, actFree}, {k.Slower, actSlower}, {k.Faster, actFaster},
-		{k.Reset, actReset}, {k.NextScenario, actNextScenario},
+		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
+		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
-		{k.Explain, actExplain}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
 	}
 }
 
-// match finds the action of an enabled binding that matches msg.
-func (k KeyMap) match(msg tea.KeyMsg) action { return matchAction(msg, k.actions()) }
+// match finds the action of the binding that matches msg. on is false when only a binding that
+// is off now matches: the lab then says why it does nothing.
+func (k KeyMap) match(msg tea.KeyMsg) (act action, on bool) { return matchAction(msg, k.actions()) }
 
-// matchAction finds the action of the first enabled binding among kas that matches msg.
-func matchAction(msg tea.KeyMsg, kas []keyAction) action {
+// matchAction finds the action of the first enabled binding among kas that matches msg, or else
+// of the first disabled one (on is then false).
+func matchAction(msg tea.KeyMsg, kas []keyAction) (act action, on bool) {
 	for _, ka := range kas {
 		if key.Matches(msg, ka.binding) {
-			return ka.act
+			return ka.act, true
 		}
 	}
-	return actNone
+	s := msg.String()
+	for _, ka := range kas {
+		for _, k := range ka.binding.Keys() {
+			if k == s {
+				return ka.act, false
+			}
+		}
+	}
+	return actNone, false
 }
 
-// setWorkers adjusts the worker keys' help to the number of workers.
-func (k *KeyMap) setWorkers(n int) {
-	switch {
-	case n <= 1:
-		k.Select.SetHelp("1", "select worker")
-	default:
-		k.Select.SetHelp(fmt.Sprintf("1–%d", min(n, 9)), "select worker")
-	}
-}
-
-// setScroll switches the scroll keys on when the table has more rows than it shows.
-func (k *KeyMap) setScroll(on bool) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		b.SetEnabled(on)
-	}
-}
-
-// setSession switches off the keys that need an open session (after a scenario failed to open).
-func (k *KeyMap) setSession(open bool) {
-	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
-		&k.Crash, &k.Restart, &k.Pause, &k.Leasing, &k.AtomicClaim, &k.OwnershipCheck, &k.Fencing,
-		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Slower, &k.Faster} {
-		b.SetEnabled(open)
-	}
-}
-
-// setFree switches the keys between stepping and free-running: while the workers run on their
-// own, nothing may step them (space, s, p are off), g stops them and < > set their pace.
-func (k *KeyMap) setFree(on bool) {
-	k.free = on
-	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Play} {
-		b.SetEnabled(!on)
-	}
-	if on {
-		k.Free.SetHelp("g", "stop free run")
-		k.Slower.SetHelp("<", "slower pace")
-		k.Faster.SetHelp(">", "faster pace")
-		return
-	}
-	k.Free.SetHelp("g", "free-run on/off")
-	k.Slower.SetHelp("<", "slower")
-	k.Faster.SetHelp(">", "faster")
-}
-
-// ShortHelp is the footer: the keys of the workshop's five minutes; while the workers free-run,
-// g (which stops them) first and the keys that still act on them.
+// ShortHelp is the footer's keys (help.KeyMap), the ones that apply now.
 func (k KeyMap) ShortHelp() []key.Binding {
-	if k.free {
-		return []key.Binding{k.Free, k.Select, k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock, k.Slower, k.Faster, k.Help, k.Quit}
+	var bs []key.Binding
+	for _, it := range k.footItems("") {
+		bs = append(bs, it.bs...)
 	}
-	return []key.Binding{k.Step, k.Select, k.Crash, k.Restart, k.Leasing, k.PastLease, k.Clock, k.Play, k.Free, k.Help, k.Quit}
+	return bs
 }
 
-// FullHelp is the ? screen, in groups.
+// FullHelp is the ? screen's keys (help.KeyMap), in its groups.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Step, k.StepWorker, k.Select, k.PrevWorker, k.NextWorker},
-		{k.Crash, k.Restart, k.Pause, k.Clock, k.PastLease},
-		{k.Leasing, k.AtomicClaim, k.OwnershipCheck, k.Fencing, k.Heartbeat},
-		{k.Play, k.Free, k.Slower, k.Faster, k.Reset, k.NextScenario},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Explain, k.Help, k.Quit},
+	var groups [][]key.Binding
+	for _, g := range k.helpGroups() {
+		var bs []key.Binding
+		for _, e := range g.entries {
+			bs = append(bs, e.bs...)
+		}
+		groups = append(groups, bs)
 	}
-}
-
-// WatchKeyMap is the watch's keys: it only reads, so it has no engine keys.
-type WatchKeyMap struct {
-	Pause    key.Binding
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Help     key.Binding
-	Quit     key.Binding
-}
-
-// DefaultWatchKeyMap returns the watch's keys, the lab's letters where they mean the same.
-func DefaultWatchKeyMap() WatchKeyMap {
-	k := DefaultKeyMap()
-	return WatchKeyMap{
-		Pause: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume polling")),
-		Up:    k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
-		Help: k.Help, Quit: k.Quit,
-	}
-}
-
-// actions lists every binding with its action, in the order keys are matched.
-func (k WatchKeyMap) actions() []keyAction {
-	return []keyAction{
-		{k.Quit, actQuit}, {k.Pause, actPlay},
-		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
-		{k.Top, actTop}, {k.Bottom, actBottom}, {k.Help, actHelp},
-	}
-}
-
-// match finds the action of an enabled binding that matches msg.
-func (k WatchKeyMap) match(msg tea.KeyMsg) action { return matchAction(msg, k.actions()) }
-
-// setScroll switches the scroll keys on when the table has more rows than it shows.
-func (k *WatchKeyMap) setScroll(on bool) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		b.SetEnabled(on)
-	}
-}
-
-// ShortHelp is the watch's footer.
-func (k WatchKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Pause, k.Up, k.Down, k.PageDown, k.Help, k.Quit}
-}
-
-// FullHelp is the watch's ? screen.
-func (k WatchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Pause, k.Help, k.Quit}, {k.Up, k.Down, k.PageUp}, {k.PageDown, k.Top, k.Bottom}}
+	return groups
 }

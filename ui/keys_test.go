@@ -73,8 +73,17 @@ func TestSelectWorker(t *testing.T) {
 	if l.m.workers.selected != 1 {
 		t.Fatal("→ did not select the next worker")
 	}
+	// → on the last worker goes round to the first, ← on the first to the last.
 	l.press("right")
-	l.must("no worker 3")
+	l.mustNot("no worker")
+	if l.m.workers.selected != 0 {
+		t.Fatalf("→ on the last worker selected %d, want the first", l.m.workers.selected)
+	}
+	l.press("left")
+	l.mustNot("no worker 0")
+	if l.m.workers.selected != 1 {
+		t.Fatalf("← on the first worker selected %d, want the last", l.m.workers.selected)
+	}
 }
 
 func TestStepSelectedWorker(t *testing.T) {
@@ -185,7 +194,7 @@ func TestSpeedKeys(t *testing.T) {
 	if l.m.play.interval() <= d {
 		t.Fatal("< did not slow down")
 	}
-	l.must("auto-play speed: 1 step/1s")
+	l.must("auto-play (p): 1 step/1s")
 	for i := 0; i < 10; i++ {
 		l.press("<")
 	}

@@ -64,7 +64,7 @@ func sideEffects(sum *engine.Summary) string {
 	case len(twice) <= 2:
 		return s + " (" + strings.Join(twice, ", ") + ")"
 	}
-	return s + fmt.Sprintf(" (%d keys called more than once)", len(twice))
+	return s + fmt.Sprintf(" (%d %s called more than once)", len(twice), plural(len(twice), "key"))
 }
 
 // ledgerLines lays the ledgers out for w cells: under a title in the wide layout, after a

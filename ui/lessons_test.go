@@ -164,7 +164,7 @@ func TestFooterFitsTheWorkshopKeys(t *testing.T) {
 	}
 	// The ? screen shows every key at 80×24, down to q.
 	l.press("?")
-	l.must("q quit", "k fencing on/off", "tab next scenario", "each from the next action on")
+	l.must("q/ctrl+c quit", "k fencing on/off", "tab next scenario", "each from the next action on")
 }
 
 // i at 80×24 shows the whole explanation, not its first line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -28,6 +29,7 @@ type Model struct {
 	gate   *gate
 	runner *freeRunner // the free run, when the workers run on their own (g)
 	after  afterFunc
+	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
 	styles Styles
 
@@ -48,6 +50,7 @@ type Model struct {
 	status   status
 	play     player
 	free     freeMode
+	finish   finishMode
 	showHelp bool
 	explain  explainMode
 	quitting bool
@@ -59,7 +62,7 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st,
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
@@ -91,6 +94,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	if w := m.layout.width; !m.layout.tooSmall && m.layout.status != m.statusLines(w) {
 		m.relayout()
 	}
+	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
+	// own when there are lines to spare).
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0)
 	return m, cmd
 }
 
@@ -135,94 +141,14 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	}
-	return m.do(m.keys.match(k), k)
-}
-
-// do carries out one key's action.
-func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
-	sel := m.workers.selected
-	switch act {
-	case actQuit:
-		m.quitting = true
-		m.play.stop()
-		m.leaveFree()
-		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
-		// for the workers; Run stops it again in case a run started meanwhile.
-		r := m.runner
-		return m, func() tea.Msg {
-			_ = r.stop()
-			return tea.QuitMsg{}
+	act, on := m.keys.match(k)
+	if !on {
+		if why := m.whyOff(act); why != "" {
+			m.status = status{text: why, level: levelWarn}
 		}
-	case actFree:
-		if m.free.on {
-			return m.stopFree()
-		}
-		return m.startFree()
-	case actStep:
-		return m.enqueue(op{kind: opNext})
-	case actStepWorker:
-		return m.enqueue(op{kind: opStepWorker, worker: sel})
-	case actSelect:
-		return m.selectWorker(int(k.Runes[0] - '1'))
-	case actPrevWorker:
-		return m.selectWorker(sel - 1)
-	case actNextWorker:
-		return m.selectWorker(sel + 1)
-	case actCrash:
-		return m.enqueue(op{kind: opCrash, worker: sel})
-	case actRestart:
-		return m.enqueue(op{kind: opRestart, worker: sel})
-	case actPause:
-		return m.enqueue(op{kind: opPause, worker: sel})
-	case actLeasing:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleLeasing})
-	case actAtomicClaim:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleAtomicClaim})
-	case actOwnership:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleOwnershipCheck})
-	case actFencing:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleFencing})
-	case actHeartbeat:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleHeartbeat})
-	case actClock:
-		return m.enqueue(op{kind: opClock})
-	case actPastLease:
-		return m.enqueue(op{kind: opPastLease})
-	case actPlay:
-		if m.play.playing {
-			m.play.stop()
-			m.status = status{text: "auto-play paused: space steps, p plays again"}
-			return m, nil
-		}
-		cmd := m.play.start(m.after)
-		m.status = status{text: fmt.Sprintf("auto-play: %s (< slower, > faster, p pauses)", m.play.rate())}
-		return m, cmd
-	case actSlower, actFaster:
-		if m.free.on {
-			return m.repace(act)
-		}
-		if act == actSlower {
-			m.play.slower()
-		} else {
-			m.play.faster()
-		}
-		m.status = status{text: "auto-play speed: " + m.play.rate()}
 		return m, nil
-	case actReset:
-		return m.reopen(m.target, "reset")
-	case actNextScenario:
-		return m.reopen(m.nextScenario(), "next scenario")
-	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
-		m.outbox.scrollBy(act)
-		return m, nil
-	case actExplain:
-		m.explain = m.explain.toggle(m.layout.caption > 0)
-		m.relayout()
-	case actHelp:
-		m.showHelp = !m.showHelp
-		m.relayout()
 	}
-	return m, nil
+	return m.do(act, k)
 }
 
 // selectWorker selects worker i, when there is one.
@@ -236,23 +162,27 @@ func (m Model) selectWorker(i int) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.workers.selected = i
-	m.status = status{text: fmt.Sprintf("selected %s: s steps it, x crashes it, r restarts it", m.frame.Workers[i].Name)}
+	m.status = status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", m.frame.Workers[i].Name,
+		keyName(m.keys.StepWorker), keyName(m.keys.Crash), keyName(m.keys.Restart))}
 	return m, nil
 }
 
-// nextScenario is the scenario after the current one in tab order.
-func (m Model) nextScenario() string {
-	if len(m.cycle) == 0 {
+// otherScenario is the scenario d places after the current one in tab order (-1: the one
+// before it).
+func (m Model) otherScenario(d int) string {
+	n := len(m.cycle)
+	if n == 0 {
 		return m.target
 	}
-	i := slices.Index(m.cycle, m.target)
-	return m.cycle[(i+1)%len(m.cycle)]
+	i := max(slices.Index(m.cycle, m.target), 0)
+	return m.cycle[((i+d)%n+n)%n]
 }
 
 // reopen opens name on a fresh database (after the keys already waiting).
 func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.target = name
 	m.play.stop()
+	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
 	m.status = status{text: fmt.Sprintf("%s: opening %s …", why, name)}
 	return m.enqueue(op{kind: opOpen, name: name})

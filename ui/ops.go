@@ -30,6 +30,7 @@ const (
 	opFreeStop                 // stop the free-running workers at a step boundary (g again)
 	opFreePace                 // restart the free-running workers at another pace (< >)
 	opPoll                     // read the database while the workers free-run
+	opFinish                   // one chunk of running the script to its end at full speed (e)
 )
 
 // op is one piece of engine work, with what it needs captured when the key was pressed.
@@ -40,7 +41,7 @@ type op struct {
 	name   string        // opOpen: the scenario name or file
 	auto   bool          // issued by auto-play
 	pace   time.Duration // opFreeStart, opFreePace: each worker's pause after an action
-	poll   int           // opPoll: the poll loop that asked
+	poll   int           // opPoll, opFinish: the poll loop or the run to the end that asked
 }
 
 // isStep reports whether o performs a worker action.
@@ -67,6 +68,7 @@ type resultMsg struct {
 	level level
 	// freeFailed is how many free-running workers have stopped on an error (polls only).
 	freeFailed int
+	finish     finishResult // opFinish: what the chunk did
 }
 
 // openedMsg carries a freshly opened session and its first frame.
@@ -79,7 +81,7 @@ type openedMsg struct {
 }
 
 // apply performs o on s and says what happened, in words. It does I/O.
-func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level, acted bool) {
+func apply(ctx context.Context, s *engine.Session, o op, k KeyMap) (note string, lvl level, acted bool) {
 	before := s.Ledger().EventCount()
 	var (
 		err error
@@ -95,7 +97,7 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 			if ev.Outcome == engine.OutcomeBusy {
 				return "the database stayed busy; nothing happened: try again", levelWarn, false
 			}
-			return workerIdle(s, o.worker), levelWarn, false
+			return workerIdle(s, o.worker, k), levelWarn, false
 		}
 	case opCrash:
 		own, err = s.Crash(o.worker)
@@ -122,8 +124,8 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 	case errors.Is(err, engine.ErrNoWorker):
 		return fmt.Sprintf("no worker %d: this scenario has %d", o.worker+1, len(s.Workers())), levelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
-		return fmt.Sprintf("no live lease at %s: f moves the clock just past the earliest LockedUntilUtc of a Processing row",
-			engine.FormatClock(s.Clock().Now())), levelWarn, false
+		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
+			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), levelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
 		return err.Error(), levelWarn, acted
 	case err != nil:
@@ -148,21 +150,21 @@ func apply(ctx context.Context, s *engine.Session, o op) (note string, lvl level
 }
 
 // workerIdle explains why worker i did nothing.
-func workerIdle(s *engine.Session, i int) string {
+func workerIdle(s *engine.Session, i int, k KeyMap) string {
 	v := s.Workers()[i].View()
 	now := engine.FormatClock(s.Clock().Now())
 	switch {
 	case v.Crashed:
-		return v.Name + " is CRASHED: press r to restart it"
+		return v.Name + " is CRASHED: press " + keyName(k.Restart) + " to restart it"
 	case v.Paused:
-		return v.Name + " is PAUSED: press z to wake it"
+		return v.Name + " is PAUSED: press " + keyName(k.Pause) + " to wake it"
 	}
 	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
 }
 
 // whyNothing explains, from the frame read after a step that did nothing, why nothing could
 // happen and what to press.
-func whyNothing(f *frame) string {
+func whyNothing(f *frame, k KeyMap) string {
 	now := engine.FormatClock(f.Now)
 	live := 0
 	for _, w := range f.Workers {
@@ -176,15 +178,17 @@ func whyNothing(f *frame) string {
 		if f.Summary != nil && f.Summary.Passed {
 			verdict = "PASS"
 		}
-		return fmt.Sprintf("the scenario is done (%s): R starts it again, tab opens the next one", verdict)
+		return fmt.Sprintf("the scenario is done (%s): %s starts it again, %s opens the next one",
+			verdict, keyName(k.Reset), keyName(k.NextScenario))
 	case live == 0:
-		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (r restarts, z wakes the selected one)", now)
+		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (%s restarts, %s wakes the selected one)",
+			now, keyName(k.Restart), keyName(k.Pause))
 	case !f.earliestLease().IsZero():
-		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press f to move the clock past the earliest (%s)",
-			now, engine.FormatClock(f.earliestLease()))
+		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press %s to move the clock past the earliest (%s)",
+			now, keyName(k.PastLease), engine.FormatClock(f.earliestLease()))
 	case !f.NextTimer.IsZero():
-		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press + to move the clock",
-			now, engine.FormatClock(f.NextTimer))
+		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press %s to move the clock",
+			now, engine.FormatClock(f.NextTimer), keyName(k.Clock))
 	}
 	return fmt.Sprintf("nothing to do at %s", now)
 }

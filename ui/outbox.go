@@ -70,9 +70,10 @@ func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
 		return box([]string{st.Section.Render(rule("Outbox", w))}, w, h)
 	}
 	n := len(f.Rows)
-	title := fmt.Sprintf("Outbox: %d rows of OutboxMessages, as the database holds them", n)
+	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, plural(n, "row"))
 	if v := p.visible(); n > v && v > 0 {
-		title = fmt.Sprintf("Outbox: rows %d–%d of %d (↑↓ pgup pgdn scroll)", p.offset+1, min(n, p.offset+v), n)
+		k := DefaultKeyMap() // the lab's scroll keys, the watch's too
+		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, keyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, st.Section.Render(rule(title, w)))

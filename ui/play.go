@@ -27,10 +27,13 @@ type player struct {
 	pending bool            // an auto step is queued or in flight
 }
 
+// defaultSpeed is auto-play's starting speed, an index into player.speeds: 2 steps a second.
+const defaultSpeed = 2
+
 func newPlayer() player {
 	p := player{speeds: []time.Duration{2 * time.Second, time.Second, 500 * time.Millisecond,
 		250 * time.Millisecond, 100 * time.Millisecond, 50 * time.Millisecond}}
-	p.speed = 2
+	p.speed = defaultSpeed
 	return p
 }
 

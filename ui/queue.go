@@ -40,7 +40,7 @@ func (m Model) dispatch(o op) (Model, tea.Cmd) {
 		return m, m.openCmd(o.name, m.gen)
 	}
 	if m.sess == nil {
-		m.status = status{text: "no scenario is open: R tries again, tab opens the next one", level: levelWarn}
+		m.status = status{text: noSession(m.keys), level: levelWarn}
 		return m, nil
 	}
 	m.busy = true
@@ -62,28 +62,32 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g, r := m.ctx, m.sess, m.gen, m.gate, m.runner
+	ctx, sess, gen, g, r, k, now := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
-		note, lvl, handled := applyFree(ctx, sess, r, o)
+		var fin finishResult
+		note, lvl, handled := applyFree(ctx, sess, r, o, k)
 		acted := false
-		if !handled {
-			note, lvl, acted = apply(ctx, sess, o)
+		switch {
+		case o.kind == opFinish:
+			fin, note, lvl = applyFinish(ctx, sess, now)
+		case !handled:
+			note, lvl, acted = apply(ctx, sess, o, k)
 		}
 		f, err := capture(ctx, sess)
 		if err != nil {
 			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError}
 		}
 		if o.isStep() && !acted && note == "" {
-			note, lvl = whyNothing(f), levelWarn
+			note, lvl = whyNothing(f, k), levelWarn
 			if f.Done {
 				lvl = levelInfo // the end of the scenario is no warning
 			}
 		}
-		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl}
+		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin}
 		if o.kind == opPoll {
 			msg.freeFailed, _ = r.failures()
 		}
@@ -126,14 +130,19 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.busy, m.steps = false, 0
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
 	m.start = newRunStart(msg.frame)
+	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
-		m.status = status{text: fmt.Sprintf("could not open %s (R tries again, tab opens the next scenario): %v", msg.name, msg.err), level: levelError}
+		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
+			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), level: levelError}
 	} else {
 		m.workers.selected = min(m.workers.selected, max(0, len(msg.frame.Workers)-1))
 		m.keys.setWorkers(len(msg.frame.Workers))
-		m.status = status{text: fmt.Sprintf("opened %s: space steps the next action, ? shows every key", msg.frame.Name)}
+		m.workers.keys = keyName(m.keys.Select) + " or " + keyNames(m.keys.PrevWorker, m.keys.NextWorker)
+		m.setPace(msg.frame)
+		m.status = status{text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
+			msg.frame.Name, keyName(m.keys.Step), keyName(m.keys.Finish), keyName(m.keys.Help))}
 	}
 	m.relayout()
 	return m.drain()
@@ -165,6 +174,9 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	if msg.note != "" {
 		m.status = status{text: msg.note, level: msg.level}
+	}
+	if msg.op.kind == opFinish {
+		m = m.finished(msg)
 	}
 	if msg.op.kind == opPoll {
 		var tick, cmd tea.Cmd
@@ -203,4 +215,9 @@ func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m, cmd = m.enqueue(op{kind: opNext, auto: true})
 	return m, tea.Batch(cmd, next)
+}
+
+// noSession says why the engine keys do nothing when no scenario is open.
+func noSession(k KeyMap) string {
+	return fmt.Sprintf("no scenario is open: %s tries again, %s opens the next one", keyName(k.Reset), keyName(k.NextScenario))
 }

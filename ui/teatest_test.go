@@ -51,6 +51,11 @@ func TestProgramSmoke(t *testing.T) {
 func TestProgramFreeRun(t *testing.T) {
 	tm, opts := startProgram(t, 15*time.Second)
 	teatest.WaitFor(t, tm.Output(), has("PAY-006"), opts...)
+	// < and > set the free run's pace before g too: from a minute's 5 s to 100 ms.
+	for i := 0; i < 5; i++ {
+		tm.Send(keyMsg(">"))
+	}
+	teatest.WaitFor(t, tm.Output(), has("free run (g): pace 100ms"), opts...)
 	tm.Send(keyMsg("g"))
 	teatest.WaitFor(t, tm.Output(), has("FREE-RUNNING"), opts...)
 	tm.Send(keyMsg("x"))

@@ -6,28 +6,28 @@ import (
 	"leaselab/engine"
 )
 
-// toggleInfo is one protocol toggle as the lab shows it: its key, its short name for narrow
-// screens, and what each setting makes the workers do.
+// toggleInfo is one protocol toggle as the lab shows it: its short name for narrow screens, and
+// what each setting makes the workers do. Its key is the KeyMap's (KeyMap.toggle).
 type toggleInfo struct {
-	key, short string
-	off, on    string
+	short   string
+	off, on string
 }
 
 // toggles describes every toggle, by engine name.
 var toggles = map[string]toggleInfo{
-	engine.ToggleLeasing: {key: "l", short: "leasing",
+	engine.ToggleLeasing: {short: "leasing",
 		off: "a poll loads every Pending row: no claim, no lease, no ownership check",
 		on:  "a poll claims one row: Processing, LockedBy = me, LockedUntilUtc = now + lease"},
-	engine.ToggleAtomicClaim: {key: "a", short: "atomic",
+	engine.ToggleAtomicClaim: {short: "atomic",
 		off: "a claim is a plain SELECT, then an UPDATE by Id alone: two can take one row",
 		on:  "a claim is one conditional UPDATE in BEGIN IMMEDIATE: one winner"},
-	engine.ToggleOwnershipCheck: {key: "o", short: "own-check",
+	engine.ToggleOwnershipCheck: {short: "own-check",
 		off: "finalize matches the Id alone: a stale owner's write goes through",
 		on:  "finalize needs LockedBy = me: a stale owner's write changes 0 rows, rolls back"},
-	engine.ToggleFencing: {key: "k", short: "fencing",
+	engine.ToggleFencing: {short: "fencing",
 		off: "finalize checks LockedBy only: a stale attempt of the same worker id can write",
 		on:  "finalize also needs the LeaseVersion it claimed: a stale attempt changes 0 rows"},
-	engine.ToggleHeartbeat: {key: "h", short: "heartbeat",
+	engine.ToggleHeartbeat: {short: "heartbeat",
 		off: "no renewal: a job longer than the lease loses it to another worker",
 		on:  "a working worker renews its lease every heartbeat-every (not a crashed or paused one)"},
 }

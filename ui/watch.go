@@ -186,7 +186,7 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		m.paused = !m.paused
 		m.id++ // the loop in flight is dropped; resuming starts a new one
 		if m.paused {
-			m.status = status{text: "polling paused: the screen holds the last read (p resumes)"}
+			m.status = status{text: "polling paused: the screen holds the last read (" + keyName(m.keys.Pause) + " resumes)"}
 			return m, nil
 		}
 		m.status = status{text: "polling again every " + m.cfg.Interval.String()}
@@ -196,7 +196,11 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()
+	case actClose:
+		m.showHelp = false
+		m.relayout()
 	}
+	m.keys.Close.SetEnabled(m.showHelp)
 	return m, nil
 }
 
@@ -207,7 +211,8 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 		return m
 	}
 	if m.status.level == levelError || m.polls == 0 {
-		m.status = status{text: "watching: other processes do the work; this screen only reads (p pauses, q quits)"}
+		m.status = status{text: fmt.Sprintf("watching: other processes do the work; this screen only reads (%s pauses, %s quits)",
+			keyName(m.keys.Pause), keyName(m.keys.Quit))}
 	}
 	m.polls++
 	for i := range msg.rows {

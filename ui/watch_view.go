@@ -180,12 +180,12 @@ func (m watchModel) headerView() []string {
 	}
 	poll := "polling every " + m.cfg.Interval.String()
 	if m.paused {
-		poll = st.Warn.Render("‖ polling PAUSED") + " (p)"
+		poll = st.Warn.Render("‖ polling PAUSED") + " (" + keyName(m.keys.Pause) + ")"
 	}
 	return []string{
 		line1,
 		fitJoin([]string{outbox, payments}, "   ", w),
-		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d reads", m.polls)}, "  ", w),
+		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, plural(m.polls, "read"))}, "  ", w),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 // selected worker (the one s, x, r and z act on) is marked ▸.
 type workersPane struct {
 	selected int
+	keys     string // the keys that select a worker, as the KeyMap names them: "1–2 or ← →"
 }
 
 // view renders the title and the workers that fit in h lines; when not all fit, the window
@@ -23,9 +24,9 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
 		return box([]string{st.Section.Render(rule("Workers", w))}, w, h)
 	}
 	n := len(f.Workers)
-	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: 1–%d, ←→)", n, min(n, 9))
+	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.keys)
 	if n > 0 && p.selected < n {
-		title = fmt.Sprintf("Workers (▸ %s selected; 1–%d or ←→ select)", f.Workers[p.selected].Name, min(n, 9))
+		title = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.keys)
 	}
 	lines := []string{st.Section.Render(rule(title, w))}
 	show := h - 1
@@ -40,6 +41,13 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
 		cw.hold = max(cw.hold, width(holding(v, cw.compact)))
 	}
 	cw.state, cw.hold = min(cw.state, 26), min(cw.hold, 32)
+	// One format for every line of the table: the short counts for all when the long ones of
+	// any worker do not fit.
+	cw.short = cw.compact
+	for i := 0; i < n && i < len(f.Ledgers) && !cw.short; i++ {
+		used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2
+		cw.short = used+width(counts(f.Ledgers[i], false)) > cw.w
+	}
 	for i := first; i < n && i < first+show; i++ {
 		lines = append(lines, p.line(f, i, ch.workers[i], st, cw))
 	}
@@ -51,6 +59,7 @@ type cellWidths struct {
 	name, state, hold int
 	w                 int  // the whole line
 	compact           bool // narrow: shorter words
+	short             bool // the counts in their short form, on every line
 }
 
 // line renders worker i.
@@ -89,12 +98,8 @@ func (p workersPane) line(f *frame, i int, changed bool, st *Styles, cw cellWidt
 	}
 	b.WriteString(state + "  ")
 	b.WriteString(st.Subtle.Render(pad(holding(v, cw.compact), cw.hold)) + "  ")
-	// The counts take what is left: the short form when the long one does not fit.
-	c := counts(f.Ledgers[i], cw.compact)
-	if used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2; !cw.compact && used+width(c) > cw.w {
-		c = counts(f.Ledgers[i], true)
-	}
-	b.WriteString(c)
+	// The counts take what is left (their form is the table's: cw.short).
+	b.WriteString(counts(f.Ledgers[i], cw.short))
 	return b.String()
 }
 

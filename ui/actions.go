@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+)
+
+// whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
+// say (a scroll key when every row is on screen, esc with nothing to close).
+func (m Model) whyOff(act action) string {
+	k := m.keys
+	steps := act == actStep || act == actStepWorker || act == actPlay
+	switch {
+	case act == actNone:
+		return ""
+	case k.free && (steps || act == actFinish):
+		return freeOff(k)
+	case k.finishing && (steps || act == actFree):
+		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
+	case m.sess == nil && !m.busy && k.needsSession(act):
+		return noSession(k)
+	}
+	return ""
+}
+
+// do carries out one key's action.
+func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
+	sel := m.workers.selected
+	switch act {
+	case actQuit:
+		m.quitting = true
+		m.play.stop()
+		m.stopFinish()
+		m.leaveFree()
+		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
+		// for the workers; Run stops it again in case a run started meanwhile.
+		r := m.runner
+		return m, func() tea.Msg {
+			_ = r.stop()
+			return tea.QuitMsg{}
+		}
+	case actFree:
+		if m.free.on {
+			return m.stopFree()
+		}
+		return m.startFree()
+	case actFinish:
+		if m.finish.on {
+			m.stopFinish()
+			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
+				m.finish.actions, plural(m.finish.actions, "action"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+			return m, nil
+		}
+		return m.startFinish()
+	case actStep:
+		return m.enqueue(op{kind: opNext})
+	case actStepWorker:
+		return m.enqueue(op{kind: opStepWorker, worker: sel})
+	case actSelect:
+		return m.selectWorker(int(k.Runes[0] - '1'))
+	case actPrevWorker, actNextWorker:
+		// ← on the first worker goes round to the last, → on the last to the first.
+		n := 1
+		if m.frame != nil {
+			n = max(1, len(m.frame.Workers))
+		}
+		d := 1
+		if act == actPrevWorker {
+			d = n - 1
+		}
+		return m.selectWorker((sel + d) % n)
+	case actCrash:
+		return m.enqueue(op{kind: opCrash, worker: sel})
+	case actRestart:
+		return m.enqueue(op{kind: opRestart, worker: sel})
+	case actPause:
+		return m.enqueue(op{kind: opPause, worker: sel})
+	case actLeasing:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleLeasing})
+	case actAtomicClaim:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleAtomicClaim})
+	case actOwnership:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleOwnershipCheck})
+	case actFencing:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleFencing})
+	case actHeartbeat:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleHeartbeat})
+	case actClock:
+		return m.enqueue(op{kind: opClock})
+	case actPastLease:
+		return m.enqueue(op{kind: opPastLease})
+	case actPlay:
+		if m.play.playing {
+			m.play.stop()
+			m.status = status{text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
+			return m, nil
+		}
+		cmd := m.play.start(m.after)
+		m.status = status{text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
+			m.play.rate(), keyName(m.keys.Slower), keyName(m.keys.Faster), keyName(m.keys.Play))}
+		return m, cmd
+	case actSlower, actFaster:
+		return m.changePace(act)
+	case actReset:
+		return m.reopen(m.target, "reset")
+	case actNextScenario:
+		return m.reopen(m.otherScenario(1), "next scenario")
+	case actPrevScenario:
+		return m.reopen(m.otherScenario(-1), "previous scenario")
+	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
+		m.outbox.scrollBy(act)
+		return m, nil
+	case actExplain:
+		m.explain = m.explain.toggle(m.layout.caption > 0)
+		m.relayout()
+	case actHelp:
+		m.showHelp = !m.showHelp
+		m.relayout()
+	case actClose:
+		// esc closes the ? screen first, then the explanation.
+		if m.showHelp {
+			m.showHelp = false
+		} else if m.layout.caption > 0 {
+			m.explain = explainOff
+		}
+		m.relayout()
+	}
+	return m, nil
+}

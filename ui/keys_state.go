@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// The key map follows the lab's state: a binding that does not apply now is disabled, so that
+// the footer and the ? screen leave it out and a press of it says why it does nothing (whyOff).
+
+// setWorkers adjusts the worker keys' help to the number of workers.
+func (k *KeyMap) setWorkers(n int) {
+	switch {
+	case n <= 1:
+		k.Select.SetHelp("1", "select worker")
+	default:
+		k.Select.SetHelp(fmt.Sprintf("1–%d", min(n, 9)), "select worker")
+	}
+}
+
+// setScroll switches the scroll keys on when the table has more rows than it shows.
+func (k *KeyMap) setScroll(on bool) {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
+		b.SetEnabled(on)
+	}
+}
+
+// setOverlay switches esc on while the ? screen or the explanation is open.
+func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
+
+// sessionKeys are the keys that need an open session.
+func (k *KeyMap) sessionKeys() []*key.Binding {
+	return []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
+		&k.Crash, &k.Restart, &k.Pause, &k.Leasing, &k.AtomicClaim, &k.OwnershipCheck, &k.Fencing,
+		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Finish, &k.Slower, &k.Faster}
+}
+
+// needsSession reports whether act's key is one of sessionKeys.
+func (k KeyMap) needsSession(act action) bool {
+	for _, ka := range k.actions() {
+		if ka.act == act {
+			return slices.ContainsFunc(k.sessionKeys(), func(b *key.Binding) bool { return slices.Equal(b.Keys(), ka.binding.Keys()) })
+		}
+	}
+	return false
+}
+
+// setSession switches off the keys that need an open session (after a scenario failed to open).
+func (k *KeyMap) setSession(open bool) {
+	for _, b := range k.sessionKeys() {
+		b.SetEnabled(open)
+	}
+	if open {
+		k.setRunning()
+	}
+}
+
+// setFree switches the keys between stepping and free-running: while the workers run on their
+// own, nothing may step them (space, s, p and e are off), g stops them and < > set their pace.
+func (k *KeyMap) setFree(on bool) {
+	k.free = on
+	k.setRunning()
+	if on {
+		k.Free.SetHelp(keyName(k.Free), "stop free run")
+		k.Slower.SetHelp(keyName(k.Slower), "slower pace")
+		k.Faster.SetHelp(keyName(k.Faster), "faster pace")
+		return
+	}
+	k.Free.SetHelp(keyName(k.Free), "free-run on/off")
+	k.Slower.SetHelp(keyName(k.Slower), "slower")
+	k.Faster.SetHelp(keyName(k.Faster), "faster")
+}
+
+// setFinishing switches the keys while e runs the scenario to its end: e stops it, and the
+// step, play and free-run keys are off.
+func (k *KeyMap) setFinishing(on bool) {
+	k.finishing = on
+	k.setRunning()
+	if on {
+		k.Finish.SetHelp(keyName(k.Finish), "stop running to the end")
+		return
+	}
+	k.Finish.SetHelp(keyName(k.Finish), "run to the end at full speed")
+}
+
+// setRunning enables the step keys unless the workers free-run or e runs to the end.
+func (k *KeyMap) setRunning() {
+	busy := k.free || k.finishing
+	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Play} {
+		b.SetEnabled(!busy)
+	}
+	k.Free.SetEnabled(!k.finishing)
+	k.Finish.SetEnabled(!k.free)
+}
