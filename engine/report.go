@@ -19,32 +19,36 @@ type Summary struct {
 	ProcessingAttempts    int               `json:"processing_attempts"`
 	UniqueProcessed       int               `json:"unique_processed"`
 	ProcessedMoreThanOnce int               `json:"processed_more_than_once"`
-	FinalizedMoreThanOnce int               `json:"finalized_more_than_once"`
-	StatusChecks          int               `json:"status_checks"`
-	StatusChecksByKey     map[string]int    `json:"status_checks_by_key"`
-	RowsLoaded            int               `json:"rows_loaded"`
-	ClaimsWon             int               `json:"claims_won"`
-	ClaimsEmpty           int               `json:"claims_empty"`
-	ClaimsBlocked         int               `json:"claims_blocked"`
-	Reclaims              int               `json:"reclaims"`
-	OwnershipViolations   int               `json:"ownership_violations"`
-	RejectedFinalizes     int               `json:"rejected_finalizes"`
-	BusyRetries           int               `json:"busy_retries"`
-	ProcessedByWorker     map[string]int    `json:"processed_by_worker"`
-	LoadedByWorker        map[string]int    `json:"loaded_by_worker"`
-	Payments              PaymentCounts     `json:"payments"`
-	Outbox                OutboxCounts      `json:"outbox"`
-	DuplicateRows         int               `json:"duplicate_rows"`
-	CreationCalls         int               `json:"creation_calls"`
-	CreationCallsInWorker int               `json:"creation_calls_in_workers"`
-	Lost                  int               `json:"lost"`
-	Recovery              []Recovery        `json:"recovery"`
-	Checks                []Check           `json:"checks"`
-	Expectations          []ExpectResult    `json:"expectations"`
-	ExpectationsMet       bool              `json:"expectations_met"`
-	Passed                bool              `json:"passed"`
-	Verdict               string            `json:"verdict"`
-	ReportFile            string            `json:"report_file,omitempty"`
+	// ReprocessedAfterLostLease and ProcessedByTwoOwners split ProcessedMoreThanOnce (see
+	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
+	ReprocessedAfterLostLease int            `json:"reprocessed_after_lost_lease"`
+	ProcessedByTwoOwners      int            `json:"processed_by_two_owners"`
+	FinalizedMoreThanOnce     int            `json:"finalized_more_than_once"`
+	StatusChecks              int            `json:"status_checks"`
+	StatusChecksByKey         map[string]int `json:"status_checks_by_key"`
+	RowsLoaded                int            `json:"rows_loaded"`
+	ClaimsWon                 int            `json:"claims_won"`
+	ClaimsEmpty               int            `json:"claims_empty"`
+	ClaimsBlocked             int            `json:"claims_blocked"`
+	Reclaims                  int            `json:"reclaims"`
+	OwnershipViolations       int            `json:"ownership_violations"`
+	RejectedFinalizes         int            `json:"rejected_finalizes"`
+	BusyRetries               int            `json:"busy_retries"`
+	ProcessedByWorker         map[string]int `json:"processed_by_worker"`
+	LoadedByWorker            map[string]int `json:"loaded_by_worker"`
+	Payments                  PaymentCounts  `json:"payments"`
+	Outbox                    OutboxCounts   `json:"outbox"`
+	DuplicateRows             int            `json:"duplicate_rows"`
+	CreationCalls             int            `json:"creation_calls"`
+	CreationCallsInWorker     int            `json:"creation_calls_in_workers"`
+	Lost                      int            `json:"lost"`
+	Recovery                  []Recovery     `json:"recovery"`
+	Checks                    []Check        `json:"checks"`
+	Expectations              []ExpectResult `json:"expectations"`
+	ExpectationsMet           bool           `json:"expectations_met"`
+	Passed                    bool           `json:"passed"`
+	Verdict                   string         `json:"verdict"`
+	ReportFile                string         `json:"report_file,omitempty"`
 }
 
 // PaymentCounts are the payments by status.
@@ -75,6 +79,7 @@ type Check struct {
 // Check IDs, as a scenario's verdict-checks names them.
 const (
 	CheckProcessedOnce = "processed-once"
+	CheckOneOwner      = "one-owner"
 	CheckWrittenOnce   = "written-once"
 	CheckNoViolations  = "no-violations"
 	CheckNoDuplicates  = "no-duplicate-rows"
@@ -86,7 +91,7 @@ const (
 
 // CheckIDs lists every check ID.
 func CheckIDs() []string {
-	return []string{CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
+	return []string{CheckOneOwner, CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
 		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered}
 }
 
@@ -153,6 +158,8 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 			sum.ProcessedMoreThanOnce++
 		}
 	}
+	rep := s.ledger.Repeats()
+	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners = rep.AfterLostLease, rep.TwoOwners
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
 		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts
@@ -193,9 +200,12 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 		}
 	}
 	checks := []Check{
+		{ID: CheckOneOwner, Name: "each message processed by one owner at a time", OK: sum.ProcessedByTwoOwners == 0,
+			Detail: fmt.Sprintf("%d by two owners at once; %d again after its owner lost the lease (at-least-once)",
+				sum.ProcessedByTwoOwners, sum.ReprocessedAfterLostLease)},
 		{ID: CheckProcessedOnce, Name: "each message processed exactly once",
 			OK:     sum.UniqueProcessed == sum.Messages && sum.ProcessedMoreThanOnce == 0,
-			Detail: fmt.Sprintf("%d unique of %d, %d processed more than once", sum.UniqueProcessed, sum.Messages, sum.ProcessedMoreThanOnce)},
+			Detail: processedOnceDetail(sum)},
 		{ID: CheckWrittenOnce, Name: "each outcome written exactly once", OK: sum.FinalizedMoreThanOnce == 0,
 			Detail: fmt.Sprintf("%d messages finalized more than once", sum.FinalizedMoreThanOnce)},
 		{ID: CheckNoViolations, Name: "zero ownership violations", OK: sum.OwnershipViolations == 0,
@@ -228,6 +238,16 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 		checks[i].Decides = s.Scenario.decides(checks[i].ID)
 	}
 	return checks
+}
+
+// processedOnceDetail counts the messages processed, and says why some were processed again.
+func processedOnceDetail(sum *Summary) string {
+	d := fmt.Sprintf("%d unique of %d, %d processed more than once", sum.UniqueProcessed, sum.Messages, sum.ProcessedMoreThanOnce)
+	if sum.ReprocessedAfterLostLease > 0 {
+		d += fmt.Sprintf(" (%d after a lost lease: at-least-once, which no lease prevents; the idempotency key covers it)",
+			sum.ReprocessedAfterLostLease)
+	}
+	return d
 }
 
 // recoveries reads the lease-expiry proof out of the event log: for every crash of a worker that
@@ -339,6 +359,7 @@ func compare(e Expectation, actual string) bool {
 // metricNames are the numeric summary keys an expectation may name.
 var metricNames = []string{
 	"processing_attempts", "unique_processed", "processed_more_than_once", "finalized_more_than_once", "status_checks",
+	"reprocessed_after_lost_lease", "processed_by_two_owners",
 	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "reclaims",
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
@@ -383,8 +404,9 @@ func (sum *Summary) Metric(name string) (string, bool) {
 	values := map[string]int{
 		"processing_attempts": sum.ProcessingAttempts, "unique_processed": sum.UniqueProcessed,
 		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,
-		"finalized_more_than_once": sum.FinalizedMoreThanOnce,
-		"rows_loaded":              sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
+		"finalized_more_than_once":     sum.FinalizedMoreThanOnce,
+		"reprocessed_after_lost_lease": sum.ReprocessedAfterLostLease, "processed_by_two_owners": sum.ProcessedByTwoOwners,
+		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
 		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims,
 		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
 		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,
