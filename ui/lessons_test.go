@@ -381,3 +381,32 @@ func TestStepOutsideTheScriptIsNamed(t *testing.T) {
 		t.Fatalf("the playground has no script: %s", p.m.status.text)
 	}
 }
+
+// after's concurrent phase runs free on goroutines in the lab too, as its heading says: one
+// press runs the whole phase, both workers take part, and the timeline ends it with the split.
+func TestAfterConcurrentPhaseRunsFreeInTheLab(t *testing.T) {
+	l := newLab(t, "after", 120, 40, engine.Overrides{})
+	l.press("n", "n", "n", "n", "n") // phase, A claim, A crash, A restart, the concurrent phase's heading
+	l.must("Concurrent phase: both workers free on goroutines")
+	before := l.m.frame.EventCount
+	l.press("n")
+	processed := 0
+	for _, r := range l.m.frame.Rows {
+		if r.Status == engine.StatusProcessed {
+			processed++
+		}
+	}
+	if processed != 5 || !strings.Contains(l.m.status.text, "concurrent phase done: Worker-A processed") {
+		t.Fatalf("after one press: %d processed; status %q", processed, l.m.status.text)
+	}
+	byWorker := map[string]int{}
+	for _, e := range l.m.frame.Events[len(l.m.frame.Events)-(l.m.frame.EventCount-before):] {
+		if e.Kind == engine.EvCheck {
+			byWorker[e.Worker]++
+		}
+	}
+	if byWorker["Worker-A"]+byWorker["Worker-B"] != 5 {
+		t.Fatalf("provider calls in the phase: %v", byWorker)
+	}
+	t.Logf("the lab's concurrent phase: %v", byWorker)
+}
