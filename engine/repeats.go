@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Repeats says why the messages processed more than once were processed again. Every report
 // (run, --json, the lab, stress) counts them with this one definition, from the ledger.
@@ -20,6 +23,9 @@ type Repeats struct {
 	// claim), an outcome written more than once, or written by an attempt that did not own the
 	// row (an ownership violation).
 	TwoOwners int
+	// AgainKeys are the keys of AfterLostLease, sorted: a screen that marks messages processed
+	// twice can tell these from the duplicates.
+	AgainKeys []string
 }
 
 // leaseSpan is one lease on a message, as the event log shows it: when it was taken, and the
@@ -63,8 +69,10 @@ func classifyRepeats(attempts map[string][]Attempt, commits map[string]int, even
 			r.TwoOwners++
 		} else {
 			r.AfterLostLease++
+			r.AgainKeys = append(r.AgainKeys, key)
 		}
 	}
+	slices.Sort(r.AgainKeys)
 	return r
 }
 

@@ -74,6 +74,9 @@ func TestCrashAfterTheProviderCallPasses(t *testing.T) {
 	if sum.ProcessedMoreThanOnce != 1 || sum.ReprocessedAfterLostLease != 1 || sum.ProcessedByTwoOwners != 0 || !sum.Passed {
 		t.Fatalf("again %d, two owners %d, passed %v: %+v", sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.Passed, sum.Checks)
 	}
+	if len(sum.ReprocessedKeys) != 1 || sum.ReprocessedKeys[0] != "PAY-001" {
+		t.Fatalf("re-processed keys %v, want PAY-001", sum.ReprocessedKeys)
+	}
 	po := checkOf(t, sum, engine.CheckProcessedOnce)
 	if po.OK || po.Decides {
 		t.Fatalf("processed-once should fail, outside the verdict: %+v", po)

@@ -24,6 +24,7 @@ type Summary struct {
 	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
 	ReprocessedAfterLostLease int            `json:"reprocessed_after_lost_lease"`
 	ProcessedByTwoOwners      int            `json:"processed_by_two_owners"`
+	ReprocessedKeys           []string       `json:"reprocessed_keys,omitempty"` // the keys of ReprocessedAfterLostLease
 	FinalizedMoreThanOnce     int            `json:"finalized_more_than_once"`
 	StatusChecks              int            `json:"status_checks"`
 	StatusChecksByKey         map[string]int `json:"status_checks_by_key"`
@@ -160,7 +161,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		}
 	}
 	rep := s.ledger.Repeats()
-	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners = rep.AfterLostLease, rep.TwoOwners
+	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
 		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts

@@ -217,8 +217,8 @@ func TestAtLeastOnceIsNotADuplicateInTheLab(t *testing.T) {
 	l.press("f", "r")
 	stepToEnd(t, l)
 	l.must("VERDICT: PASS", "duplicated messages 0", "re-processed 1 (at-least-once)",
-		"○ fail each message processed exactly once")
-	l.mustNot("!! duplicated", "✗ FAIL", "✗ not as expected")
+		"○ fail each message processed exactly once", "↻ A A ×2")
+	l.mustNot("!! duplicated", "!! A", "✗ FAIL", "✗ not as expected")
 }
 
 // The checks a lesson leaves out of its verdict (stale-owner: processed-once fails by design)
