@@ -186,7 +186,7 @@ for flip in "" o; do
 		screen "$name" | grep -qF "○ fail each message processed exactly once" || fail "stale-owner: the check set aside is not marked ○"
 	fi
 	keys "$name" q
-	pass "stale-owner ${flag[*]:-(default)}: $want as leaselab run says, expectations met, processed-once set aside"
+	pass "stale-owner ${flag[*]:-(default)}: $want as leaselab run says, expectations met, no plain FAIL outside the verdict"
 done
 
 # 7. Resident memory with 1,000 messages and 8 workers, after some steps: under 50 MiB.
