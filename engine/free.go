@@ -191,10 +191,9 @@ func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
 	}
 	parts := make([]string, len(ws))
 	for i, w := range ws {
-		parts[i] = fmt.Sprintf("%s processed %d", w.Name, s.ledger.Worker(w.Name).ProcessingAttempts-before[i])
+		parts[i] = fmt.Sprintf("%s %d", w.Name, s.ledger.Worker(w.Name).ProcessingAttempts-before[i])
 	}
-	s.Note(fmt.Sprintf("concurrent phase done: %s (free on goroutines, each provider call %s of real time; "+
-		"the split varies from run to run)", strings.Join(parts, ", "), s.free.latency))
+	s.Note(fmt.Sprintf("concurrent phase done: %s processed; the split varies from run to run", strings.Join(parts, ", ")))
 	return nil
 }
 

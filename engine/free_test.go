@@ -71,7 +71,7 @@ func splitOf(t *testing.T, s *engine.Session) (a, b int) {
 	t.Helper()
 	for _, e := range s.Ledger().Events() {
 		if rest, ok := strings.CutPrefix(e.Text, "concurrent phase done: "); ok && e.Kind == engine.EvNote {
-			if _, err := fmt.Sscanf(rest, "Worker-A processed %d, Worker-B processed %d", &a, &b); err != nil {
+			if _, err := fmt.Sscanf(rest, "Worker-A %d, Worker-B %d processed", &a, &b); err != nil {
 				t.Fatalf("note %q: %v", e.Text, err)
 			}
 			return a, b

@@ -396,7 +396,7 @@ func TestAfterConcurrentPhaseRunsFreeInTheLab(t *testing.T) {
 			processed++
 		}
 	}
-	if processed != 5 || !strings.Contains(l.m.status.text, "concurrent phase done: Worker-A processed") {
+	if processed != 5 || !strings.Contains(l.m.status.text, "concurrent phase done: Worker-A ") {
 		t.Fatalf("after one press: %d processed; status %q", processed, l.m.status.text)
 	}
 	byWorker := map[string]int{}
