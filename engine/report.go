@@ -146,7 +146,8 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		Lost:          c.Messages - c.OutboxProcessed,
 		Recovery:      s.recoveries(attempts),
 	}
-	for _, n := range s.ledger.Commits() {
+	commits := s.ledger.Commits()
+	for _, n := range commits {
 		if n > 1 {
 			sum.FinalizedMoreThanOnce++
 		}
@@ -160,7 +161,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 			sum.ProcessedMoreThanOnce++
 		}
 	}
-	rep := s.ledger.Repeats()
+	rep := classifyRepeats(attempts, commits, s.ledger.Events())
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
