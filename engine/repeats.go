@@ -34,11 +34,8 @@ type leaseSpan struct {
 	at, until time.Time
 }
 
-// Repeats classifies the messages processed more than once.
-func (l *Ledger) Repeats() Repeats {
-	return classifyRepeats(l.Attempts(), l.Commits(), l.Events())
-}
-
+// classifyRepeats classifies the messages processed more than once, from the processing
+// attempts, the committed finalizes per key and the event log (the leases and their renewals).
 func classifyRepeats(attempts map[string][]Attempt, commits map[string]int, events []Event) Repeats {
 	leases := map[string]map[int64]*leaseSpan{} // key -> lease version -> span
 	held := map[[2]string]int64{}               // (key, worker) -> the version it last took
