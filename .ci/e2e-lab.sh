@@ -181,9 +181,12 @@ for flip in "" o; do
 	if screen "$name" | grep -qF "✗ FAIL each message processed exactly once"; then
 		fail "stale-owner: a check outside the lesson's verdict shows as a plain FAIL"
 	fi
-	screen "$name" | grep -qF "○ fail each message processed exactly once" || fail "stale-owner: the check set aside is not marked ○"
+	# Re-processed after a lost lease (ownership check on): at-least-once, shown aside to say why.
+	if [[ -z $flip ]]; then
+		screen "$name" | grep -qF "○ fail each message processed exactly once" || fail "stale-owner: the check set aside is not marked ○"
+	fi
 	keys "$name" q
-	pass "stale-owner ${flag[*]:-(default)}: $want as leaselab run says, expectations met, processed-once set aside"
+	pass "stale-owner ${flag[*]:-(default)}: $want as leaselab run says, expectations met, no plain FAIL outside the verdict"
 done
 
 # 7. Resident memory with 1,000 messages and 8 workers, after some steps: under 50 MiB.

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -119,4 +121,105 @@ func (f *FreeRun) Stop() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return errors.Join(f.errs...)
+}
+
+// DefaultFreeLatency is how long a provider call takes, in real time, in a concurrent step of a
+// session from NewSession. With none, a worker's whole cycle (claim, call, finalize) is a few
+// hundred microseconds, and SQLite's write lock, which is not fair, hands it back to whoever just
+// committed: one worker takes every message. A provider that answers in 20 ms, as a payment
+// API would at best, leaves the database free while one worker waits, and the other claims.
+const DefaultFreeLatency = 20 * time.Millisecond
+
+// freeOptions shape a session's concurrent steps.
+type freeOptions struct {
+	latency time.Duration                              // real time a provider call takes
+	sleep   func(ctx context.Context, d time.Duration) // nil: a real timer
+}
+
+// wait sleeps for the provider latency, or until ctx ends.
+func (o freeOptions) wait(ctx context.Context) {
+	switch {
+	case o.latency <= 0:
+	case o.sleep != nil:
+		o.sleep(ctx, o.latency)
+	default:
+		t := time.NewTimer(o.latency)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+}
+
+// RunConcurrent runs ws free, each worker on its own goroutine and its own connection, truly
+// concurrently, until each has polled and found nothing it can do. The scenario clock does not
+// move meanwhile; each provider call takes the session's free latency in real time, while the
+// worker holds its lease and the database is free for the others. A busy database (SQLITE_BUSY
+// past busy_timeout) makes a worker retry. The timeline ends the phase with a note of who
+// processed how many: the split is the scheduler's and SQLite's, and varies from run to run.
+func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	before := make([]int, len(ws))
+	for i, w := range ws {
+		before[i] = s.ledger.Worker(w.Name).ProcessingAttempts
+	}
+	start := make(chan struct{}) // a start gate, so that no worker gets a head start
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if err := runFree(ctx, w, s.free); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = fmt.Sprintf("%s %d", w.Name, s.ledger.Worker(w.Name).ProcessingAttempts-before[i])
+	}
+	s.Note(fmt.Sprintf("concurrent phase done: %s processed; the split varies from run to run", strings.Join(parts, ", ")))
+	return nil
+}
+
+// runFree steps w until a poll finds nothing, it has nothing to do, or ctx ends. After a
+// provider call it waits for the answer in real time.
+func runFree(ctx context.Context, w *Worker, free freeOptions) error {
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		ev, ok, err := w.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		switch {
+		case ev.Outcome == OutcomeBusy:
+			time.Sleep(time.Millisecond)
+		case !ok:
+			return nil // crashed, paused, or waiting on a clock that does not move
+		case ev.Outcome == OutcomeEmpty || ev.Outcome == OutcomeBlocked:
+			return nil
+		case ev.Kind == EvCheck:
+			free.wait(ctx)
+		}
+	}
 }

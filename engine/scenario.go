@@ -19,7 +19,8 @@ type Scenario struct {
 	Fail     []string // keys the provider fails; empty: the default rule
 	Seed     int64
 	Teaches  string // the toggle this lesson is about, if any
-	// VerdictChecks are the check IDs that decide the verdict; empty: every check.
+	// VerdictChecks are the check IDs that decide the verdict; empty: every check but
+	// processed-once (at-least-once re-processing is shown, not failed).
 	VerdictChecks []string
 	Pass          string // verdict when every check holds
 	Failure       string // verdict otherwise
@@ -128,10 +129,12 @@ func (b ExpectBlock) WhenString() string {
 	return strings.Join(parts, " ")
 }
 
-// decides reports whether check id counts towards the verdict.
+// decides reports whether check id counts towards the verdict. By default every check does but
+// processed-once: a message processed again after its owner lost the lease is at-least-once
+// delivery, not a safety failure; a lesson about it (lease-too-short) names the check.
 func (sc *Scenario) decides(id string) bool {
 	if len(sc.VerdictChecks) == 0 {
-		return true
+		return id != CheckProcessedOnce
 	}
 	for _, c := range sc.VerdictChecks {
 		if c == id {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -34,13 +33,22 @@ type ScriptError struct {
 func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// Next performs the next visible thing: one action of the script, or, once the script is done,
-// one action in round-robin over the live workers. It returns false when nothing could happen.
-// A script step that is impossible now (the user crashed the worker it names, say) is skipped
-// with a note in the timeline.
+// Next performs the next visible thing: one action of the script, or, with no script at all,
+// one action in round-robin over the live workers. A concurrent step runs whole, free on
+// goroutines, as RunToEnd runs it. Once a script is done, Next does nothing more: the script's
+// end is the end, where RunToEnd stops. It returns false when nothing could happen. A script
+// step that is impossible now (the user crashed the worker it names, say) is skipped with a
+// note in the timeline.
 func (s *Session) Next(ctx context.Context) (bool, error) {
 	for !s.ScriptDone() {
 		st := &s.Scenario.Steps[s.pc]
+		if st.Kind == StepConcurrent {
+			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); err != nil {
+				return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
+			}
+			s.pc, s.inStep, s.stepN = s.pc+1, false, 0
+			return true, nil
+		}
 		acted, done, err := s.advance(ctx, st, false)
 		if errors.Is(err, ErrNotNow) {
 			s.Note(fmt.Sprintf("script line %d skipped: %v", st.Line, err))
@@ -55,6 +63,9 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 		if acted {
 			return true, nil
 		}
+	}
+	if len(s.Scenario.Steps) > 0 {
+		return false, nil
 	}
 	return s.roundRobin(ctx, s.workers)
 }
@@ -316,62 +327,4 @@ func (s *Session) roundRobin(ctx context.Context, ws []*Worker) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// RunConcurrent runs ws free, each worker on its own goroutine and its own connection, truly
-// concurrently, until each has polled and found nothing it can do. The scenario clock does not
-// move meanwhile. A busy database (SQLITE_BUSY past busy_timeout) makes a worker retry.
-func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	start := make(chan struct{}) // a start gate, so that no worker gets a head start
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			if err := runFree(ctx, w, nil); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-				cancel()
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// runFree steps w until a poll finds nothing, it has nothing to do, ctx ends, or stop is closed.
-func runFree(ctx context.Context, w *Worker, stop <-chan struct{}) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-stop:
-			return nil
-		default:
-		}
-		ev, ok, err := w.Step(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		switch {
-		case ev.Outcome == OutcomeBusy:
-			time.Sleep(time.Millisecond)
-		case !ok:
-			return nil // crashed, paused, or waiting on a clock that does not move
-		case ev.Outcome == OutcomeEmpty || ev.Outcome == OutcomeBlocked:
-			return nil
-		}
-	}
 }

@@ -36,12 +36,13 @@ type Session struct {
 	rng     *rand.Rand
 	pauses  map[*Worker]int // worker -> actions left before a random pause ends
 	actions int             // actions done by the session, all kinds
+	free    freeOptions     // how concurrent steps run
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
 // worker per declared worker, each on its own connection. The clock starts at Epoch.
 func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
-	return NewSessionWith(ctx, sc, db, SessionOptions{Seed: true})
+	return NewSessionWith(ctx, sc, db, SessionOptions{Seed: true, FreeLatency: DefaultFreeLatency})
 }
 
 // SessionOptions change how a session starts.
@@ -51,6 +52,11 @@ type SessionOptions struct {
 	Seed bool
 	// Clock replaces the scenario clock (a wall clock for separate processes).
 	Clock *Clock
+	// FreeLatency is how long, in real time, a provider call takes in a concurrent step, where
+	// the workers run free and the scenario clock stands still (NewSession: DefaultFreeLatency).
+	FreeLatency time.Duration
+	// Sleep waits for d or until ctx ends; nil: a real timer. Tests may inject their own.
+	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // NewSessionWith is NewSession with options.
@@ -69,6 +75,7 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		initial:  sc.Settings,
 		rng:      rand.New(rand.NewPCG(uint64(sc.Seed), 0x1ea5e1ab)),
 		pauses:   map[*Worker]int{},
+		free:     freeOptions{latency: opt.FreeLatency, sleep: opt.Sleep},
 	}
 	s.gateway = NewGateway(db)
 	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings}
@@ -348,8 +355,14 @@ func (s *Session) Idle() bool {
 // ScriptDone reports whether every step of the script has run.
 func (s *Session) ScriptDone() bool { return s.pc >= len(s.Scenario.Steps) }
 
-// Done reports whether the scenario has finished: script done and nothing left to happen.
-func (s *Session) Done() bool { return s.ScriptDone() && s.Idle() }
+// Done reports whether the scenario has finished: its script has run (where RunToEnd stops), or,
+// with no script, nothing is left to happen.
+func (s *Session) Done() bool {
+	if len(s.Scenario.Steps) > 0 {
+		return s.ScriptDone()
+	}
+	return s.Idle()
+}
 
 // ScriptPosition returns the line of the next script step (0 when the script is done) and the
 // number of steps.

@@ -253,6 +253,9 @@ func (s *Session) drain(ctx context.Context) error {
 
 func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut bool) error {
 	sum := res.Summary
+	// Written twice, and two owners at once, are the Summary's own counts (one definition for
+	// stress and every report); only the messages never written are stress's own.
+	res.FinalizedTwice = sum.FinalizedMoreThanOnce
 	rows, err := s.db.Snapshot(ctx)
 	if err != nil {
 		return err
@@ -269,11 +272,8 @@ func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut 
 	}
 	commits := s.ledger.Commits()
 	for _, key := range s.gateway.Keys() {
-		switch n := commits[key]; {
-		case n == 0 && !unfinished[key]:
+		if commits[key] == 0 && !unfinished[key] {
 			res.NeverFinalized++
-		case n > 1:
-			res.FinalizedTwice++
 		}
 	}
 	res.TimedOut = timedOut
@@ -288,6 +288,7 @@ func (s *Session) stressChecks(ctx context.Context, res *StressResult, timedOut 
 	add(!timedOut, "timed out after %s with %d of %d processed: %d %s unfinished (timeout)",
 		res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages, res.Unfinished, plural(res.Unfinished, "message"))
 	add(res.FinalizedTwice == 0, "%d %s finalized more than once", res.FinalizedTwice, plural(res.FinalizedTwice, "message"))
+	add(sum.ProcessedByTwoOwners == 0, "%d %s processed by two owners at once", sum.ProcessedByTwoOwners, plural(sum.ProcessedByTwoOwners, "message"))
 	add(res.Lost() == 0, "%d %s lost (never finalized)", res.Lost(), plural(res.Lost(), "message"))
 	add(sum.OwnershipViolations == 0, "%d ownership %s", sum.OwnershipViolations, plural(sum.OwnershipViolations, "violation"))
 	add(res.StuckProcessing == 0, "%d %s left Processing past their lease", res.StuckProcessing, plural(res.StuckProcessing, "row"))

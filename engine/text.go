@@ -232,12 +232,19 @@ func (r *Report) ledgers(b *strings.Builder) {
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nUnique messages processed\t%d of %d\n", sum.UniqueProcessed, sum.Messages)
 	fmt.Fprintf(tw, "Messages processed more than once\t%d\n", sum.ProcessedMoreThanOnce)
+	fmt.Fprintf(tw, "  by two owners at once (a safety failure)\t%d\n", sum.ProcessedByTwoOwners)
+	fmt.Fprintf(tw, "  again after a lost lease (at-least-once)\t%d\n", sum.ReprocessedAfterLostLease)
 	fmt.Fprintf(tw, "Provider status-check calls (provider's count)\t%d\n", sum.StatusChecks)
 	fmt.Fprintf(tw, "Payment creation calls (gateway)\t%d (%d in workers)\n", sum.CreationCalls, sum.CreationCallsInWorker)
 	fmt.Fprintf(tw, "Payments Paid / Failed / Pending\t%d / %d / %d\n", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending)
 	fmt.Fprintf(tw, "Outbox Processed / Pending / Processing\t%d / %d / %d\n", sum.Outbox.Processed, sum.Outbox.Pending, sum.Outbox.Processing)
 	fmt.Fprintf(tw, "Duplicate payment / outbox rows\t%d\n", sum.DuplicateRows)
 	tw.Flush()
+	if sum.ReprocessedAfterLostLease > 0 {
+		b.WriteString("\nAt-least-once: a worker crashed or stalled after calling the provider and lost its lease; another\n" +
+			"reclaimed the message after the lease had ended and called the provider again. No lease prevents\n" +
+			"that (the idempotency key makes the second call harmless); the outcome was still written once.\n")
+	}
 }
 
 // WriteCompare prints one table of several runs' ledgers side by side, one column per run.
@@ -269,6 +276,8 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 	row("processing attempts", num(func(s *Summary) int { return s.ProcessingAttempts }))
 	row("provider status checks", num(func(s *Summary) int { return s.StatusChecks }))
 	row("processed more than once", num(func(s *Summary) int { return s.ProcessedMoreThanOnce }))
+	row("  by two owners at once", num(func(s *Summary) int { return s.ProcessedByTwoOwners }))
+	row("  after a lost lease", num(func(s *Summary) int { return s.ReprocessedAfterLostLease }))
 	row("finalized more than once", num(func(s *Summary) int { return s.FinalizedMoreThanOnce }))
 	row("rejected finalizes", num(func(s *Summary) int { return s.RejectedFinalizes }))
 	row("ownership violations", num(func(s *Summary) int { return s.OwnershipViolations }))
@@ -293,7 +302,7 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
-	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
+	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\ttwo owners\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
 	var t StressResult
 	t.Summary = &Summary{}
 	least := 100.0
@@ -301,13 +310,14 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 		s := r.Summary
 		least = min(least, leastShare(s))
 		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ProcessedMoreThanOnce, r.FinalizedTwice, r.Lost(), r.Unfinished, s.OwnershipViolations,
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, r.FinalizedTwice, r.Lost(), r.Unfinished, s.OwnershipViolations,
 			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, leastShare(s), passFail(r.OK()))
 		t.Summary.Messages += s.Messages
 		t.Summary.Outbox.Processed += s.Outbox.Processed
 		t.Summary.ProcessingAttempts += s.ProcessingAttempts
-		t.Summary.ProcessedMoreThanOnce += s.ProcessedMoreThanOnce
+		t.Summary.ReprocessedAfterLostLease += s.ReprocessedAfterLostLease
+		t.Summary.ProcessedByTwoOwners += s.ProcessedByTwoOwners
 		t.FinalizedTwice += r.FinalizedTwice
 		t.NeverFinalized += r.Lost()
 		t.Unfinished += r.Unfinished
@@ -321,14 +331,16 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	}
 	if len(results) > 1 {
 		s := t.Summary
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ProcessedMoreThanOnce, t.FinalizedTwice, t.NeverFinalized, t.Unfinished, s.OwnershipViolations,
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, t.FinalizedTwice, t.NeverFinalized, t.Unfinished, s.OwnershipViolations,
 			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), least, passFail(t.OK()))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(out, "\nre-processed: messages whose provider call ran more than once (a crash or pause after the call: at-least-once);\n"+
+	_, err := fmt.Fprintln(out, "\nre-processed: messages processed again after their owner lost the lease (a crash or pause after the provider\n"+
+		"call: at-least-once, which no lease prevents); two owners: messages processed by two owners at once (no lease,\n"+
+		"or a lease taken over a live one), which leasing prevents;\n"+
 		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent;\n"+
 		"unfinished: messages a run cut by its --timeout had not finished (not lost: their rows are intact);\n"+
 		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")

@@ -135,8 +135,9 @@ func shortDuration(d time.Duration) string {
 }
 
 // byCell lists who processed the message, from the ledger of processing attempts. A message
-// processed more than once is marked "!!" and "×N", in the duplicate colour.
-func byCell(attempts []engine.Attempt, idx map[string]int, changed bool, st *Styles) string {
+// processed more than once is marked "!!" and "×N", in the duplicate colour; one processed again
+// only after its owner lost the lease (again: at-least-once, no failure) is marked "↻", plainly.
+func byCell(attempts []engine.Attempt, idx map[string]int, changed, again bool, st *Styles) string {
 	if len(attempts) == 0 {
 		return "-"
 	}
@@ -153,6 +154,9 @@ func byCell(attempts []engine.Attempt, idx map[string]int, changed bool, st *Sty
 		names = append(names, name)
 	}
 	text := strings.Join(names, " ")
+	if len(attempts) > 1 && again {
+		return "↻ " + text + fmt.Sprintf(" ×%d", len(attempts))
+	}
 	if len(attempts) > 1 {
 		text = st.Duplicate.Render("!!") + " " + text + " " + st.Duplicate.Render(fmt.Sprintf("×%d", len(attempts)))
 	}

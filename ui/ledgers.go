@@ -9,8 +9,8 @@ import (
 	"leaselab/engine"
 )
 
-// ledgerItems are the run's ledgers, most telling first: work done twice (processed, then
-// written), attempts, the payments as the rows show them, the side effects (calls to the
+// ledgerItems are the run's ledgers, most telling first: work done twice (by two owners at
+// once, again after a lost lease, then written twice), attempts, the payments as the rows show them, the side effects (calls to the
 // provider, per key when a key was called more than once), ownership, claims.
 func (m Model) ledgerItems() []string {
 	f, st := m.frame, &m.styles
@@ -24,8 +24,13 @@ func (m Model) ledgerItems() []string {
 		}
 		return text
 	}
+	// Duplicated: processed by two owners at once, the failure. A message processed again after
+	// its owner lost the lease is at-least-once delivery, counted apart and not an alarm.
 	items := []string{
-		alarm(fmt.Sprintf("duplicated messages %d", sum.ProcessedMoreThanOnce), sum.ProcessedMoreThanOnce),
+		alarm(fmt.Sprintf("duplicated messages %d", sum.ProcessedByTwoOwners), sum.ProcessedByTwoOwners),
+	}
+	if n := sum.ReprocessedAfterLostLease; n > 0 {
+		items = append(items, fmt.Sprintf("re-processed %d (at-least-once)", n))
 	}
 	if sum.FinalizedMoreThanOnce > 0 || sum.ProcessedMoreThanOnce > 0 {
 		items = append(items, alarm(fmt.Sprintf("finalized more than once %d", sum.FinalizedMoreThanOnce), sum.FinalizedMoreThanOnce))

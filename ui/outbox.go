@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +147,8 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 		case cVersion:
 			text, changed = strconv.FormatInt(r.LeaseVersion, 10), ch.has(r.ID, colVersion)
 		case cBy:
-			b.WriteString(byCell(attempts, idx, ch.has(r.ID, colBy), st))
+			again := f.Summary != nil && slices.Contains(f.Summary.ReprocessedKeys, r.IdempotencyKey)
+			b.WriteString(byCell(attempts, idx, ch.has(r.ID, colBy), again, st))
 			continue
 		case cDone: // the last column: not padded
 			done := engine.FormatClock(r.ProcessedAt)
