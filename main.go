@@ -204,7 +204,7 @@ Usage:
   leaselab run NAME|FILE       run a scenario headless; print and save its report
   leaselab list                list the built-in scenarios
   leaselab stress [flags]      real goroutine workers, random crashes, pauses and clock jumps
-  leaselab seed --db FILE      create (or reset) a shared database and fill it with payments
+  leaselab seed --db FILE      create a shared database (--reset: empty one) and fill it with payments
   leaselab worker --db FILE --name W
                                run one worker process against a shared database
   leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
