@@ -70,19 +70,29 @@ func unfinished(c engine.Check, sum *engine.Summary) bool {
 	return false
 }
 
-// checkLinesWanted is how many lines the checks pane wants: a title, a line per check, and a
-// note when some are not in the verdict.
-func checkLinesWanted(f *frame) int {
+// checkFloor is the fewest lines the checks pane takes: one per check of the verdict, and one
+// that sums up the others.
+func checkFloor(f *frame) int {
 	if f == nil || f.Summary == nil {
 		return 0
 	}
-	n := len(f.Summary.Checks)
+	n, aside := 0, false
 	for _, c := range f.Summary.Checks {
-		if !c.Decides {
-			return n + 1
+		if c.Decides {
+			n++
+		} else {
+			aside = true
 		}
 	}
-	return n
+	return n + b2i(aside)
+}
+
+// checkLinesWanted is how many lines the checks take at width w with nothing left out.
+func (m Model) checkLinesWanted(w int, wide bool) int {
+	if m.frame == nil || m.frame.Summary == nil {
+		return 0
+	}
+	return len(m.checkBody(classify(m.frame), w, wide))
 }
 
 // checkCounts counts the checks in each state.
@@ -105,58 +115,138 @@ func checkCounts(cs []shownCheck) (fails, open, holds, aside, asideFailing int) 
 	return
 }
 
-// checksView is the safety checks, live: one line each under a title, failing ones first, or
-// one summary line when h is 1.
-func (m Model) checksView(w, h int) []string {
-	if h <= 0 {
-		return nil
-	}
+// checksTitle heads the checks column: how many hold, fail, wait and are set aside, each with
+// the glyph its lines carry.
+func (m Model) checksTitle(w int, wide bool) string {
 	st := &m.styles
 	if m.frame == nil || m.frame.Summary == nil {
-		return box([]string{st.Section.Render("Safety checks")}, w, h)
+		return st.Section.Render(rule("Safety checks", w))
 	}
-	cs := classify(m.frame)
-	fails, open, holds, aside, asideFailing := checkCounts(cs)
+	fails, open, holds, aside, _ := checkCounts(classify(m.frame))
 	live := "live"
 	if m.frame.Done {
 		live = "final"
 	}
-	parts := []string{st.Section.Render("Checks (" + live + ")"), st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
-	if fails > 0 {
-		names := []string{}
-		for _, c := range cs[:fails] {
-			names = append(names, c.Name)
-		}
-		parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL:", fails))+" "+strings.Join(names, "; "))
-	}
-	if open > 0 {
-		parts = append(parts, st.Subtle.Render(fmt.Sprintf("… %d open", open)))
-	}
-	if aside > 0 {
-		parts = append(parts, st.Subtle.Render(asideSummary(aside, asideFailing)))
-	}
-	summary := cut(strings.Join(parts, "  "), w)
-
 	title := fmt.Sprintf("Safety checks (%s): %d of %d hold", live, holds, fails+open+holds)
+	if fails > 0 {
+		title += fmt.Sprintf(", %d FAIL", fails)
+	}
 	if open > 0 {
 		title += fmt.Sprintf(", %d open", open)
 	}
 	if aside > 0 {
 		title += fmt.Sprintf(" · ○ %d not in the verdict", aside)
 	}
-	lines := []string{st.Section.Render(rule(title, w))}
+	if !wide || width(title)+4 > w {
+		title = fmt.Sprintf("Checks (%s): ✓ %d", live, holds)
+		if fails > 0 {
+			title += fmt.Sprintf(" ✗ %d FAIL", fails)
+		}
+		if open > 0 {
+			title += fmt.Sprintf(" … %d open", open)
+		}
+		if aside > 0 {
+			title += fmt.Sprintf(" ○ %d aside", aside)
+		}
+	}
+	return st.Section.Render(rule(title, w))
+}
+
+// checksView is the safety checks in exactly h lines: failing ones first. Wide, each with its
+// detail, wrapped under its name; narrow, a glyph and the name. When h is short the checks set
+// aside share one line, then one line sums up the rest.
+func (m Model) checksView(w, h int, wide bool) []string {
+	if h <= 0 || m.frame == nil || m.frame.Summary == nil {
+		return box(nil, w, h)
+	}
+	cs := classify(m.frame)
+	if lines := m.checkBody(cs, w, wide); len(lines) <= h {
+		return box(lines, w, h)
+	}
+	// One line each, a detail only when it fits whole; then the checks set aside share one.
+	var lines []string
 	for _, c := range cs {
-		lines = append(lines, m.checkLine(c))
+		lines = append(lines, m.checkLineIn(c, wide, w))
+	}
+	if len(lines) <= h {
+		return box(lines, w, h)
+	}
+	fails, open, holds, aside, asideFailing := checkCounts(cs)
+	lines = lines[:0]
+	for _, c := range cs {
+		if c.state != checkAside {
+			lines = append(lines, m.checkLineIn(c, wide, w))
+		}
 	}
 	if aside > 0 {
-		lines = append(lines, st.Subtle.Render("○ not in this lesson's verdict (its verdict-checks): shown, not counted"))
+		lines = append(lines, m.styles.Aside.Render(asideSummary(aside, asideFailing)))
 	}
 	if len(lines) > h {
-		// Too little room for every check: the summary, then as many checks as fit, failing first.
-		lines[0] = summary
+		// Too little room for every check: a summary, then as many as fit, failing first.
+		st := &m.styles
+		parts := []string{st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
+		if fails > 0 {
+			parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL", fails)))
+		}
+		if open > 0 {
+			parts = append(parts, st.Open.Render(fmt.Sprintf("… %d open", open)))
+		}
+		if aside > 0 {
+			parts = append(parts, st.Aside.Render(fmt.Sprintf("○ %d aside", aside)))
+		}
+		lines = append([]string{strings.Join(parts, "  ")}, lines...)
 	}
 	return box(lines, w, h)
 }
+
+// checkBody is every check on lines of at most w cells. Wide, a check's detail wraps under its
+// name; narrow, a check's line is its glyph and name, and its detail when that fits whole.
+func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
+	var lines []string
+	aside := 0
+	for _, c := range cs {
+		if c.state == checkAside {
+			aside++
+		}
+		line := m.checkLine(c, wide, w)
+		if width(line) <= w {
+			lines = append(lines, line)
+			continue
+		}
+		if !wide {
+			lines = append(lines, m.checkLineIn(c, false, w))
+			continue
+		}
+		// The detail on lines of its own, under the name.
+		name := m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+		lines = append(lines, name)
+		detail := c.Detail
+		if c.state == checkOpen {
+			detail = "not finished: " + detail
+		}
+		for _, d := range wrap(detail, w-checkIndent-2) {
+			lines = append(lines, spaces(checkIndent+2)+m.styles.Detail.Render(d))
+		}
+	}
+	switch {
+	case aside > 0 && wide:
+		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict (its verdict-checks): shown, not counted"))
+	case aside > 0:
+		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict"))
+	}
+	return lines
+}
+
+// checkLineIn is check c on one line of w cells: with its detail when that fits, else without.
+func (m Model) checkLineIn(c shownCheck, wide bool, w int) string {
+	if line := m.checkLine(c, wide, w); width(line) <= w {
+		return line
+	}
+	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+}
+
+// checkIndent is where a check's name starts in the wide layout, after "✓ ok   ".
+const checkIndent = 7
 
 // asideSummary says how many checks are left out of the verdict, and how many of those fail.
 func asideSummary(aside, failing int) string {
@@ -170,20 +260,43 @@ func asideSummary(aside, failing int) string {
 	return s
 }
 
-// checkLine renders one check: a mark that is a word as well as a colour, the name, the detail.
-func (m Model) checkLine(c shownCheck) string {
+// checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name,
+// the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
+func (m Model) checkLine(c shownCheck, wide bool, w int) string {
 	st := &m.styles
+	var mark string
+	style := st.Info
 	switch c.state {
 	case checkFails:
-		return st.Fail.Render("✗ FAIL") + " " + c.Name + st.Subtle.Render(" — "+c.Detail)
+		mark, style = st.Fail.Render("✗ FAIL"), st.Fail
 	case checkOpen:
-		return st.Subtle.Render("… open " + c.Name + " — not finished: " + c.Detail)
+		mark, style = st.Open.Render("… open"), st.Open
 	case checkAside:
-		mark := "○ ok  "
+		mark, style = st.Aside.Render("○ ok  "), st.Aside
 		if !c.OK {
-			mark = "○ fail"
+			mark = st.Aside.Render("○ fail")
 		}
-		return st.Subtle.Render(mark + " " + c.Name + " — " + c.Detail)
+	default:
+		mark = st.OK.Render("✓ ok  ")
 	}
-	return st.OK.Render("✓ ok  ") + " " + c.Name + st.Subtle.Render(" — "+c.Detail)
+	if !wide {
+		mark = st.OK.Render("✓")
+		switch c.state {
+		case checkFails:
+			mark = st.Fail.Render("✗")
+		case checkOpen:
+			mark = st.Open.Render("…")
+		case checkAside:
+			mark = st.Aside.Render("○")
+		}
+	}
+	line := mark + " " + style.Render(c.Name)
+	if c.Detail == "" {
+		return line
+	}
+	detail := " — " + c.Detail
+	if c.state == checkOpen {
+		detail = " — not finished: " + c.Detail
+	}
+	return line + st.Detail.Render(detail)
 }

@@ -11,19 +11,32 @@ import (
 // outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
 // Only the rows that fit are rendered; the rest scroll.
 type outboxPane struct {
-	width, height int // height counts the title and the heading
-	rows          int // rows in the frame
-	offset        int // first visible row
+	width  int
+	shown  int  // outbox rows on screen, under the heading
+	title  bool // a title line above the heading
+	rows   int  // rows in the frame
+	offset int  // first visible row
+	// scrolled is set when the user moved the view with a scroll key: the watch then stops
+	// following the work until home (or end) brings it back.
+	scrolled bool
 }
 
 // setSize sets the pane's size and the number of rows it holds, keeping the offset in range.
-func (p *outboxPane) setSize(w, h, rows int) {
-	p.width, p.height, p.rows = w, h, rows
+func (p *outboxPane) setSize(w, shown int, title bool, rows int) {
+	p.width, p.shown, p.title, p.rows = w, shown, title, rows
 	p.clamp()
 }
 
+// height is the pane's height: the title, the heading and the rows.
+func (p outboxPane) height() int {
+	if p.shown == 0 && !p.title {
+		return 0
+	}
+	return b2i(p.title) + 1 + p.shown
+}
+
 // visible is the number of rows the pane shows.
-func (p outboxPane) visible() int { return max(0, p.height-2) }
+func (p outboxPane) visible() int { return max(0, p.shown) }
 
 func (p *outboxPane) clamp() {
 	p.offset = max(0, min(p.offset, p.rows-p.visible()))
@@ -46,6 +59,7 @@ func (p *outboxPane) scrollBy(a action) {
 	case actBottom:
 		p.offset = p.rows
 	}
+	p.scrolled = a != actTop && a != actBottom
 	p.clamp()
 }
 
@@ -60,9 +74,9 @@ func (p *outboxPane) follow(i int) {
 	}
 }
 
-// view renders the title, the heading and the visible rows: exactly h lines.
-func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
-	w := p.width
+// view renders the title, the heading and the visible rows.
+func (p outboxPane) view(f *frame, ch changes, st *Styles) []string {
+	w, h := p.width, p.height()
 	if h <= 0 {
 		return nil
 	}
@@ -70,12 +84,14 @@ func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
 		return box([]string{st.Section.Render(rule("Outbox", w))}, w, h)
 	}
 	n := len(f.Rows)
-	title := fmt.Sprintf("Outbox: %d rows of OutboxMessages, as the database holds them", n)
+	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, plural(n, "row"))
 	if v := p.visible(); n > v && v > 0 {
 		title = fmt.Sprintf("Outbox: rows %d–%d of %d (↑↓ pgup pgdn scroll)", p.offset+1, min(n, p.offset+v), n)
 	}
 	lines := make([]string, 0, h)
-	lines = append(lines, st.Section.Render(rule(title, w)))
+	if p.title {
+		lines = append(lines, st.Section.Render(rule(title, w)))
+	}
 	cols := columns(w, f.Rows, f.Watch)
 	var head strings.Builder
 	head.WriteString("  ")

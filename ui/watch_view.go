@@ -131,7 +131,7 @@ func (m *watchModel) relayout() {
 		l.gap = left - l.holders - l.table
 	}
 	m.layout = l
-	m.outbox.setSize(w, l.table, rows)
+	m.outbox.setSize(w, max(0, l.table-2), l.table > 0, rows)
 	m.keys.setScroll(rows > m.outbox.visible())
 }
 
@@ -146,7 +146,7 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles, l.table)...)
+	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
 	lines = append(lines, make([]string, l.gap)...)
 	lines = append(lines, m.statusView(l.width))
