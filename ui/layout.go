@@ -45,15 +45,15 @@ type layout struct {
 	wide          bool
 	ledgersW      int // the ledger column; the checks take width-ledgersW-2
 
-	header                int
-	tableTitle            bool
-	tableRows             int // outbox rows under the heading
-	workersTitle          bool
-	workerLines           int
-	rowTitle              bool // the titles of the ledgers and the checks
-	rowLines              int  // lines of the ledgers and the checks, side by side
-	verdict, caption      int
-	events, status, help  int
+	header               int
+	tableTitle           bool
+	tableRows            int // outbox rows under the heading
+	workersTitle         bool
+	workerLines          int
+	rowTitle             bool // the titles of the ledgers and the checks
+	rowLines             int  // lines of the ledgers and the checks, side by side
+	verdict, caption     int
+	events, status, help int
 }
 
 // table is the outbox pane's height: its title, the heading and the rows.
