@@ -79,7 +79,11 @@ func columns(w int, rows []engine.Row, watch bool) []colSpec {
 	used += lease.w + 1
 	cols = append(cols, lease, claims, version)
 	if watch {
-		return append(cols, colSpec{cDone, "ProcessedAtUtc", max(2, w-used)})
+		done := colSpec{cDone, "ProcessedAtUtc", max(2, w-used)}
+		if done.w < len(done.title) {
+			done.title = "Done at"
+		}
+		return append(cols, done)
 	}
 	by := colSpec{cBy, "Processed by", max(2, w-used)}
 	if by.w < len(by.title) {

@@ -17,7 +17,7 @@ type outboxPane struct {
 	rows   int  // rows in the frame
 	offset int  // first visible row
 	// scrolled is set when the user moved the view with a scroll key: the watch then stops
-	// following the work until home (or end) brings it back.
+	// following the work until the user scrolls it back into view.
 	scrolled bool
 }
 
@@ -59,7 +59,7 @@ func (p *outboxPane) scrollBy(a action) {
 	case actBottom:
 		p.offset = p.rows
 	}
-	p.scrolled = a != actTop && a != actBottom
+	p.scrolled = true
 	p.clamp()
 }
 
@@ -72,6 +72,27 @@ func (p *outboxPane) follow(i int) {
 		p.offset = i - p.visible()/3
 		p.clamp()
 	}
+}
+
+// followSpan scrolls rows lo…hi into view when they are not, with a third of the spare rows
+// above them; a span taller than the pane starts at lo. It leaves a view the user scrolled.
+func (p *outboxPane) followSpan(lo, hi int) {
+	v := p.visible()
+	if lo < 0 || v == 0 {
+		return
+	}
+	if lo >= p.offset && hi < p.offset+v {
+		p.scrolled = false // the work is in view: follow it again
+		return
+	}
+	if p.scrolled {
+		return
+	}
+	p.offset = lo
+	if spare := v - (hi - lo + 1); spare > 0 {
+		p.offset = lo - spare/3
+	}
+	p.clamp()
 }
 
 // view renders the title, the heading and the visible rows.
@@ -165,6 +186,9 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 			continue
 		case cDone: // the last column: not padded
 			done := engine.FormatClock(r.ProcessedAt)
+			if c.w < len(done) && !r.ProcessedAt.IsZero() {
+				done = r.ProcessedAt.UTC().Format("15:04:05") // narrow: to the second
+			}
 			if ch.has(r.ID, colStatus) && !r.ProcessedAt.IsZero() {
 				done = st.Changed.Render(done)
 			}
