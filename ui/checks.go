@@ -230,7 +230,7 @@ func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
 	}
 	switch {
 	case aside > 0 && wide:
-		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict (its verdict-checks): shown, not counted"))
+		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict (verdict-checks): shown, not counted"))
 	case aside > 0:
 		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict"))
 	}

@@ -12,7 +12,7 @@ const (
 	wideWidth  = 110
 	wideHeight = 30
 	// ledgersWidth is the wide layout's ledger column; the checks take the rest.
-	ledgersWidth = 42
+	ledgersWidth = 48
 	// narrowChecksWidth is the narrow layout's checks column: a glyph and the longest check name
 	// ("crashed owner's lease reclaimed after expiry"); the ledgers take the rest.
 	narrowChecksWidth = 46

@@ -26,9 +26,12 @@ func (m Model) ledgerGroups(w int) [][]string {
 		switch {
 		case width(it) > w:
 			flush()
-			g := flowWrap(strings.Split(it, " · "), " · ", w-2)
-			for i := 1; i < len(g); i++ {
-				g[i] = "  " + g[i]
+			g := wrapHanging(it, w, 2)
+			if segs := strings.Split(it, " · "); len(segs) > 1 {
+				g = flowWrap(segs, " · ", w-2)
+				for i := 1; i < len(g); i++ {
+					g[i] = "  " + g[i]
+				}
 			}
 			groups = append(groups, g)
 		case line == "":
