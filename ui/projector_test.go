@@ -26,8 +26,8 @@ func TestNothingReadsOnlyInGrey(t *testing.T) {
 		name string
 		keys []string
 	}{
-		{"stale-owner", nil},                // ◆ own-check, checks set aside
-		{"lease-too-short", []string{"n"}},  // heartbeat on, the others off
+		{"stale-owner", nil},               // ◆ own-check, checks set aside
+		{"lease-too-short", []string{"n"}}, // heartbeat on, the others off
 		{"playground", []string{"n", "x", "f"}},
 	} {
 		for _, size := range [][2]int{{120, 40}, {80, 24}} {

@@ -26,12 +26,6 @@ func (m *Model) relayout() {
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	if full := m.statusWrapped(w); m.layout.events == 0 && full > c.statusLines {
-		// No event log on screen: a note that repeats the newest event is all the room sees of
-		// it, so it may take its second line too.
-		c.statusLines = full
-		m.layout = plan(m.width, m.height, c)
-	}
 	m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	scroll := c.rows > m.outbox.visible()
 	if scroll != m.keys.Down.Enabled() {
@@ -61,9 +55,4 @@ func (e explainMode) toggle(visible bool) explainMode {
 		return explainOff
 	}
 	return explainOn
-}
-
-// statusWrapped is how many lines the status note takes wrapped to w, up to maxStatusLines.
-func (m Model) statusWrapped(w int) int {
-	return max(1, min(maxStatusLines, len(wrap(m.statusPlain(), w))))
 }

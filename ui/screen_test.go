@@ -132,3 +132,18 @@ func screenFits(t *testing.T, l *lab, at string) {
 		fail("no status line above the footer: %q", status)
 	}
 }
+
+// At 80×24 the event log gives way to the checks, so a note that repeats the newest event is the
+// only place the room reads it: it takes its second line rather than being cut.
+func TestNarrowStatusSaysTheEventInFull(t *testing.T) {
+	l := newLab(t, "playground", 80, 24, engine.Overrides{})
+	l.press("n", "x")
+	if l.m.layout.events != 0 {
+		t.Skip("the event log is on screen at 80×24: nothing to test")
+	}
+	v := strings.ReplaceAll(l.view(), "\n", " ")
+	l.must("Worker-A CRASHED holding PAY-001")
+	if !strings.Contains(v, "LockedBy=Worker-A until 09:00:00.500Z") {
+		t.Fatalf("the crash's note is cut at 80×24:\n%s", l.view())
+	}
+}
