@@ -123,11 +123,12 @@ func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
 			lines = append(lines, spaces(checkIndent+2)+m.styles.Detail.Render(d))
 		}
 	}
-	switch {
-	case aside > 0 && wide:
-		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict (verdict-checks): shown, not counted"))
-	case aside > 0:
-		lines = append(lines, m.styles.Aside.Render("○ not in this lesson's verdict"))
+	if aside > 0 {
+		note := "○ not in this lesson's verdict (verdict-checks): shown, not counted"
+		if !wide || width(note) > w {
+			note = "○ not in this lesson's verdict"
+		}
+		lines = append(lines, m.styles.Aside.Render(note))
 	}
 	return lines
 }
