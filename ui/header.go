@@ -139,14 +139,6 @@ func (m Model) stateLine(w int) string {
 	return fitParts(parts, w)
 }
 
-// toggleKey is the key of toggle name, from the key map.
-func (m Model) toggleKey(name string) string {
-	if b, ok := m.toggleBinding(name); ok {
-		return b.Help().Key
-	}
-	return toggles[name].key
-}
-
 // togglesLine is the other toggles with their keys, the one just flipped marked •, the one the
 // lesson teaches marked ◆ and named at the end. Narrow: the toggles' short names.
 func (m Model) togglesLine(w int) string {
