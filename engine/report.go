@@ -207,7 +207,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 		oneOwner += fmt.Sprintf("; %d again after its owner lost the lease (at-least-once)", sum.ReprocessedAfterLostLease)
 	}
 	checks := []Check{
-		{ID: CheckOneOwner, Name: "each message processed by one owner at a time", OK: sum.ProcessedByTwoOwners == 0, Detail: oneOwner},
+		{ID: CheckOneOwner, Name: "each message had one owner at a time", OK: sum.ProcessedByTwoOwners == 0, Detail: oneOwner},
 	}
 	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease > 0 {
 		// The strict check: shown when a lesson decides on it, or, set aside, to explain an

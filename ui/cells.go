@@ -36,16 +36,17 @@ type colSpec struct {
 	w     int
 }
 
-// barWidth is the width of the lease bar, by table width.
-func barWidth(w int) int {
-	if w >= 110 {
-		return 10
-	}
-	return 5
-}
+// leaseTextW is the room the lease cell gives the time left ("500ms", "12.5s") after its bar.
+const leaseTextW = 7
 
-// columns picks the columns that fit in w cells, sized for the rows they show. "Processed by"
-// takes what is left; the watch, which has no ledger, shows ProcessedAtUtc there instead.
+// byWant is the room "Processed by" needs for a message processed twice: "!! A B ×2".
+const byWant = 9
+
+// columns picks the columns for w cells, sized for the rows they show: every column the lesson
+// talks about (Status, Payment, LockedBy, LockedUntilUtc, the lease, Claims, the version) at
+// any width the lab lays out, shorter headings and a bar without its time when narrow.
+// "Processed by" takes what is left; the watch, which has no ledger, shows ProcessedAtUtc there
+// instead.
 func columns(w int, rows []engine.Row, watch bool) []colSpec {
 	idW, keyW, ownerW := 2, 3, 8
 	for i := range rows {
@@ -56,25 +57,33 @@ func columns(w int, rows []engine.Row, watch bool) []colSpec {
 	}
 	keyW, ownerW = min(keyW, 16), min(ownerW, 16)
 	wide := w >= 100
-	cols := []colSpec{{cID, "Id", idW}, {cKey, "Key", keyW}, {cStatus, "Status", 10}}
-	if wide {
-		cols = append(cols, colSpec{cPayment, "Payment", 7})
-	}
-	cols = append(cols,
-		colSpec{cOwner, "LockedBy", ownerW}, colSpec{cUntil, "LockedUntilUtc", 14},
-		colSpec{cLease, "Lease left", barWidth(w) + 7},
-	)
-	if wide {
-		cols = append(cols, colSpec{cClaims, "Claims", 6}, colSpec{cVersion, "Ver", 3})
-	} else {
-		cols = append(cols, colSpec{cClaims, "Cl", 2}, colSpec{cVersion, "v", 2})
+	cols := []colSpec{{cID, "Id", idW}, {cKey, "Key", keyW}, {cStatus, "Status", 10},
+		{cPayment, "Payment", 7}, {cOwner, "LockedBy", ownerW}, {cUntil, "LockedUntilUtc", 14}}
+	lease := colSpec{cLease, "Lease left", 10 + leaseTextW}
+	claims, version := colSpec{cClaims, "Claims", 6}, colSpec{cVersion, "Ver", 3}
+	if !wide {
+		lease.title = "Lease"
+		claims, version = colSpec{cClaims, "Cl", 2}, colSpec{cVersion, "v", 2}
 	}
 	used := 2 // the marker column
-	for _, c := range cols {
+	for _, c := range append(cols, claims, version) {
 		used += c.w + 1
 	}
+	if !wide {
+		// The bar alone (7 cells, EXPIRED's width), and its time when "Processed by" keeps room.
+		lease.w = len("EXPIRED")
+		if room := w - used - lease.w - 1 - byWant; room >= leaseTextW {
+			lease.w += min(room-leaseTextW, 3) + leaseTextW
+		}
+	}
+	used += lease.w + 1
+	cols = append(cols, lease, claims, version)
 	if watch {
-		return append(cols, colSpec{cDone, "ProcessedAtUtc", max(2, w-used)})
+		done := colSpec{cDone, "ProcessedAtUtc", max(2, w-used)}
+		if done.w < len(done.title) {
+			done.title = "Done at"
+		}
+		return append(cols, done)
 	}
 	by := colSpec{cBy, "Processed by", max(2, w-used)}
 	if by.w < len(by.title) {
@@ -113,14 +122,20 @@ func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 	if expired(r, f.Now) {
 		return st.Expired.Render("EXPIRED") + spaces(w-len("EXPIRED"))
 	}
-	bw := w - 7
+	bw, text := w-leaseTextW, true
+	if bw < 5 {
+		bw, text = w, false // narrow: the bar alone
+	}
 	lease := f.Settings.Lease
 	filled := bw
 	if lease > 0 && left < lease {
 		filled = int((int64(left)*int64(bw) + int64(lease) - 1) / int64(lease))
 	}
-	return st.BarFull.Render(strings.Repeat("█", filled)) + st.BarEmpty.Render(strings.Repeat("░", bw-filled)) +
-		" " + padPlain(shortDuration(left), 6)
+	bar := st.BarFull.Render(strings.Repeat("█", filled)) + st.BarEmpty.Render(strings.Repeat("░", bw-filled))
+	if !text {
+		return bar
+	}
+	return bar + " " + padPlain(shortDuration(left), leaseTextW-1)
 }
 
 // shortDuration writes a lease's time left in at most 6 cells: 500ms, 12.5s, 3m0s.

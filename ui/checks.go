@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"leaselab/engine"
 )
@@ -70,19 +68,29 @@ func unfinished(c engine.Check, sum *engine.Summary) bool {
 	return false
 }
 
-// checkLinesWanted is how many lines the checks pane wants: a title, a line per check, and a
-// note when some are not in the verdict.
-func checkLinesWanted(f *frame) int {
+// checkFloor is the fewest lines the checks pane takes: one per check of the verdict, and one
+// that sums up the others.
+func checkFloor(f *frame) int {
 	if f == nil || f.Summary == nil {
 		return 0
 	}
-	n := len(f.Summary.Checks)
+	n, aside := 0, false
 	for _, c := range f.Summary.Checks {
-		if !c.Decides {
-			return n + 1
+		if c.Decides {
+			n++
+		} else {
+			aside = true
 		}
 	}
-	return n
+	return n + b2i(aside)
+}
+
+// checkLinesWanted is how many lines the checks take at width w with nothing left out.
+func (m Model) checkLinesWanted(w int, wide bool) int {
+	if m.frame == nil || m.frame.Summary == nil {
+		return 0
+	}
+	return len(m.checkBody(classify(m.frame), w, wide))
 }
 
 // checkCounts counts the checks in each state.
@@ -103,87 +111,4 @@ func checkCounts(cs []shownCheck) (fails, open, holds, aside, asideFailing int) 
 		}
 	}
 	return
-}
-
-// checksView is the safety checks, live: one line each under a title, failing ones first, or
-// one summary line when h is 1.
-func (m Model) checksView(w, h int) []string {
-	if h <= 0 {
-		return nil
-	}
-	st := &m.styles
-	if m.frame == nil || m.frame.Summary == nil {
-		return box([]string{st.Section.Render("Safety checks")}, w, h)
-	}
-	cs := classify(m.frame)
-	fails, open, holds, aside, asideFailing := checkCounts(cs)
-	live := "live"
-	if m.frame.Done {
-		live = "final"
-	}
-	parts := []string{st.Section.Render("Checks (" + live + ")"), st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
-	if fails > 0 {
-		names := []string{}
-		for _, c := range cs[:fails] {
-			names = append(names, c.Name)
-		}
-		parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL:", fails))+" "+strings.Join(names, "; "))
-	}
-	if open > 0 {
-		parts = append(parts, st.Subtle.Render(fmt.Sprintf("… %d open", open)))
-	}
-	if aside > 0 {
-		parts = append(parts, st.Subtle.Render(asideSummary(aside, asideFailing)))
-	}
-	summary := cut(strings.Join(parts, "  "), w)
-
-	title := fmt.Sprintf("Safety checks (%s): %d of %d hold", live, holds, fails+open+holds)
-	if open > 0 {
-		title += fmt.Sprintf(", %d open", open)
-	}
-	if aside > 0 {
-		title += fmt.Sprintf(" · ○ %d not in the verdict", aside)
-	}
-	lines := []string{st.Section.Render(rule(title, w))}
-	for _, c := range cs {
-		lines = append(lines, m.checkLine(c))
-	}
-	if aside > 0 {
-		lines = append(lines, st.Subtle.Render("○ not in this lesson's verdict (its verdict-checks): shown, not counted"))
-	}
-	if len(lines) > h {
-		// Too little room for every check: the summary, then as many checks as fit, failing first.
-		lines[0] = summary
-	}
-	return box(lines, w, h)
-}
-
-// asideSummary says how many checks are left out of the verdict, and how many of those fail.
-func asideSummary(aside, failing int) string {
-	s := fmt.Sprintf("○ %d not in this lesson's verdict", aside)
-	switch {
-	case failing == 1:
-		s += " (1 fails)"
-	case failing > 1:
-		s += fmt.Sprintf(" (%d fail)", failing)
-	}
-	return s
-}
-
-// checkLine renders one check: a mark that is a word as well as a colour, the name, the detail.
-func (m Model) checkLine(c shownCheck) string {
-	st := &m.styles
-	switch c.state {
-	case checkFails:
-		return st.Fail.Render("✗ FAIL") + " " + c.Name + st.Subtle.Render(" — "+c.Detail)
-	case checkOpen:
-		return st.Subtle.Render("… open " + c.Name + " — not finished: " + c.Detail)
-	case checkAside:
-		mark := "○ ok  "
-		if !c.OK {
-			mark = "○ fail"
-		}
-		return st.Subtle.Render(mark + " " + c.Name + " — " + c.Detail)
-	}
-	return st.OK.Render("✓ ok  ") + " " + c.Name + st.Subtle.Render(" — "+c.Detail)
 }

@@ -121,9 +121,9 @@ func (m Model) statusPlain() string {
 }
 
 // statusLines is how many lines the status note takes at width w. A note that repeats the
-// newest event, which the log shows in full, keeps to one line.
+// newest event, which the log on screen shows in full, keeps to one line.
 func (m Model) statusLines(w int) int {
-	if f := m.frame; f != nil && len(f.Events) > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
+	if f := m.frame; f != nil && len(f.Events) > 0 && m.layout.events > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
 		return 1
 	}
 	return max(1, min(maxStatusLines, len(wrap(m.statusPlain(), w))))

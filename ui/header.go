@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -9,107 +10,175 @@ import (
 )
 
 // headerView is the three header lines: the scenario; the LEASING badge with the lease, the
-// clock, the step count and auto-play; the other toggles with their keys.
+// clock, the step count and auto-play; the other toggles with their keys. Nothing is cut: a
+// narrow window drops the least telling items of a line instead.
 func (m Model) headerView() []string {
 	st, w, f := &m.styles, m.layout.width, m.frame
+	line1 := m.titleLine(w)
+	if f == nil {
+		return []string{line1, st.Subtle.Render("no scenario open"), ""}
+	}
+	return []string{line1, m.stateLine(w), m.togglesLine(w)}
+}
+
+// titleLine is the scenario's title, where it is in the tab cycle and the database file. A
+// title too long for the window keeps its head, the words before its first colon.
+func (m Model) titleLine(w int) string {
+	st, f := &m.styles, m.frame
 	title := m.target
 	if f != nil {
 		title = f.Title
 	}
-	pos := ""
+	pos, short := "", ""
 	if i := slices.Index(m.cycle, m.target); i >= 0 {
 		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
+		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
 	}
-	line1 := st.Title.Render("LEASELAB") + "  " + st.Title.Render(title)
-	if f != nil && f.DBPath != "" {
-		room := w - width(line1) - width(pos) - 8
-		if room >= 12 {
-			pos += "  db " + cutLeft(f.DBPath, room)
+	brand := st.Title.Render("LEASELAB") + "  "
+	if width(brand)+width(title)+2+width(pos) > w {
+		pos = short
+	}
+	if width(brand)+width(title)+2+width(pos) > w {
+		if head, _, ok := strings.Cut(title, ":"); ok {
+			title = head
 		}
 	}
-	line1 = pad(line1, max(0, w-width(pos)-2)) + "  " + st.Subtle.Render(pos)
-	if f == nil {
-		return []string{line1, st.Subtle.Render("no scenario open"), ""}
+	left := brand + st.Title.Render(title)
+	if f != nil && f.DBPath != "" {
+		room := w - width(left) - width(pos) - 4 - len("db ")
+		switch {
+		case width(f.DBPath) <= room:
+			pos += "  db " + f.DBPath
+		case width(filepath.Base(f.DBPath)) <= room:
+			pos += "  db " + filepath.Base(f.DBPath)
+		}
 	}
+	return pad(left, max(0, w-width(pos)-2)) + "  " + st.Subtle.Render(pos)
+}
 
+// part is an item of a header line; a narrow window leaves out the highest ranks first, or
+// writes them shorter when they have a short form.
+type part struct {
+	text string
+	rank int
+	alt  string // the short form, when there is one
+}
+
+// fitParts joins parts with two spaces, or one, leaving out the highest ranks until the line
+// fits in w cells.
+func fitParts(parts []part, w int) string {
+	for drop := 9; drop >= 0; drop-- {
+		var kept []string
+		for _, p := range parts {
+			switch {
+			case p.rank <= drop && p.text != "":
+				kept = append(kept, p.text)
+			case p.alt != "":
+				kept = append(kept, p.alt)
+			}
+		}
+		for _, sep := range []string{"  ", " "} {
+			if s := strings.Join(kept, sep); width(s) <= w || drop == 0 && sep == " " {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// stateLine is the LEASING badge with its key, the lease, the clock, the step count and what
+// runs the workers (paused, auto-play, the free run).
+func (m Model) stateLine(w int) string {
+	st, f := &m.styles, m.frame
 	s := f.Settings
 	badge := st.LeasingOf.Render(" LEASING OFF ")
 	if s.Leasing {
 		badge = st.LeasingOn.Render(" LEASING ON ")
 	}
-	if m.changes.toggles[engine.ToggleLeasing] {
-		badge = st.Changed.Render("•") + badge // just flipped
+	if k := m.toggleKey(engine.ToggleLeasing); k != "" {
+		badge += " (" + k + ")"
 	}
-	parts := []string{
-		badge,
-		"lease " + st.Title.Render(s.Lease.String()),
-		"clock " + st.Title.Render(engine.FormatClock(f.Now)),
+	switch {
+	case m.changes.toggles[engine.ToggleLeasing]:
+		badge = st.Changed.Render("•") + badge // just flipped
+	case f.Teaches == engine.ToggleLeasing:
+		badge = st.Lesson.Render("◆") + badge
+	}
+	parts := []part{
+		{text: badge},
+		{text: "lease " + st.Title.Render(s.Lease.String()), rank: 1},
+		{text: "clock " + st.Title.Render(engine.FormatClock(f.Now))},
 	}
 	if !m.free.on { // free-running workers take no steps: the count would stand still
-		parts = append(parts, fmt.Sprintf("step %s", st.Title.Render(fmt.Sprint(m.steps))))
+		parts = append(parts, part{text: "step " + st.Title.Render(fmt.Sprint(m.steps)), rank: 1})
 	}
 	switch {
 	case m.free.on:
-		free := st.Free.Render(" FREE-RUNNING ") + " " + m.free.paceText()
+		pace := part{text: m.free.paceText(), rank: 1}
 		if m.free.failed == 0 {
-			free += " (" + keyNames(m.keys.Slower, m.keys.Faster) + ", " + keyName(m.keys.Free) + " stops)"
+			pace = part{text: m.free.paceText() + " (" + keyNames(m.keys.Slower, m.keys.Faster) + ", " + keyName(m.keys.Free) + " stops)", rank: 3, alt: pace.text}
 		}
+		parts = append(parts, part{text: st.Free.Render(" FREE-RUNNING ")}, pace)
 		if sum := f.Summary; sum != nil {
-			free += fmt.Sprintf("  processed %d/%d", sum.Outbox.Processed, sum.Messages)
+			parts = append(parts, part{text: fmt.Sprintf("processed %d/%d", sum.Outbox.Processed, sum.Messages), rank: 0})
 		}
 		if n := m.free.failed; n > 0 {
-			free += "  " + st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, plural(n, "worker")))
+			parts = append(parts, part{text: st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, plural(n, "worker"))), rank: 0})
 		}
-		parts = append(parts, free)
 	case m.play.playing:
-		parts = append(parts, st.Playing.Render("▶ playing")+" "+m.play.rate())
+		parts = append(parts, part{text: st.Playing.Render("▶ playing") + " " + m.play.rate(), rank: 0})
 	default:
-		parts = append(parts, "‖ paused")
+		parts = append(parts, part{text: "‖ paused", rank: 0})
 	}
 	switch {
 	case f.Done:
-		parts = append(parts, st.Title.Render("DONE"))
+		parts = append(parts, part{text: st.Title.Render("DONE"), rank: 0})
 	case f.ScriptTotal > 0:
-		parts = append(parts, fmt.Sprintf("script %d/%d", f.ScriptIndex, f.ScriptTotal))
+		parts = append(parts, part{text: fmt.Sprintf("script %d/%d", f.ScriptIndex, f.ScriptTotal), rank: 2})
 	}
-	line2 := strings.Join(parts, "  ")
+	return fitParts(parts, w)
+}
 
-	// Line 3: the other toggles with their keys; the one just flipped marked •, the one the
-	// lesson teaches marked ◆. Narrow: short names, no keys (the ? screen lists them).
+// togglesLine is the other toggles with their keys, the one just flipped marked •, the one the
+// lesson teaches marked ◆ and named at the end. Narrow: the toggles' short names.
+func (m Model) togglesLine(w int) string {
+	st, f := &m.styles, m.frame
+	s := f.Settings
 	narrow := w < 100
-	var toggleWords []string
+	var parts []part
 	for _, name := range engine.ToggleNames()[1:] {
-		info := toggles[name]
 		on, _ := s.Get(name)
 		label := name
 		if narrow {
-			label = info.short
+			label = toggles[name].short
 		}
 		word := st.ToggleOff.Render(label + " off")
 		if on {
 			word = st.ToggleOn.Render(label + " on")
 		}
-		if !narrow {
-			word += st.Subtle.Render(" (" + m.toggleKey(name) + ")")
-		}
+		word += " (" + m.toggleKey(name) + ")"
 		switch {
 		case m.changes.toggles[name]:
 			word = st.Changed.Render("•") + word
-		case name == f.Teaches && narrow:
-			word = "◆" + word
+		case name == f.Teaches:
+			word = st.Lesson.Render("◆") + word
 		}
-		toggleWords = append(toggleWords, word)
+		parts = append(parts, part{text: word, rank: 0})
 	}
-	sep := "  "
-	if narrow {
-		sep = " · "
+	if s.ProviderLatency > 0 {
+		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
-	line3 := strings.Join(toggleWords, sep)
-	if !narrow && s.ProviderLatency > 0 {
-		line3 += sep + "provider latency " + s.ProviderLatency.String()
+	if _, ok := toggles[f.Teaches]; ok {
+		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + m.toggleKey(f.Teaches) + ")")
+		short := st.Lesson.Render("◆ this lesson")
+		if narrow {
+			long, short = short, st.Lesson.Render("◆ lesson")
+		}
+		line := fitParts(append(slices.Clone(parts), part{text: long, rank: 0}), w)
+		if width(line) <= w {
+			return line
+		}
+		parts = append(parts, part{text: short, rank: 1})
 	}
-	if _, ok := toggles[f.Teaches]; ok && !narrow {
-		line3 += sep + st.Subtle.Render("◆ this lesson: "+f.Teaches+" ("+m.toggleKey(f.Teaches)+")")
-	}
-	return []string{line1, line2, line3}
+	return fitParts(parts, w)
 }

@@ -7,21 +7,29 @@ const (
 	minHeight     = 24
 	defaultWidth  = 80
 	defaultHeight = 24
-	// wideWidth and wideHeight switch on the wide layout: ledgers beside the safety checks, each
-	// check on a line of its own.
+	// wideWidth and wideHeight switch on the wide layout: every pane under a title, checks with
+	// their details, the ledgers in a column of their own.
 	wideWidth  = 110
 	wideHeight = 30
 	// ledgersWidth is the wide layout's ledger column; the checks take the rest.
-	ledgersWidth = 46
-	headerLines  = 3
+	ledgersWidth = 48
+	// narrowChecksWidth is the narrow layout's checks column: a glyph and the longest check name
+	// ("crashed owner's lease reclaimed after expiry"); the ledgers take the rest.
+	narrowChecksWidth = 46
+	headerLines       = 3
+	// tableFloor is how many outbox rows the narrow layout keeps before anything optional: the
+	// six payments of the workshop.
+	tableFloor = 6
 )
 
 // content is what the layout must make room for.
 type content struct {
 	rows, workers int
-	ledgerLines   func(w int, wide bool) int // lines the ledgers take at width w
-	checks        int
-	verdict       int             // lines of the verdict (0 until the scenario is done)
+	ledgerLines   func(w int, wide bool) int // body lines the ledgers take at width w
+	checkLines    func(w int, wide bool) int // body lines the checks take, details and all
+	checkFloor    int                        // one line per check of the verdict, one for the others
+	done          bool
+	verdictLines  func(w int) int // the verdict (done) or what is expected (not yet)
 	captionLines  func(w int) int // 0 while the explanation is hidden
 	captionAuto   bool            // the explanation takes only lines nobody else wants
 	helpLines     int
@@ -29,22 +37,75 @@ type content struct {
 }
 
 // layout is the height of every pane for one screen size. Panes stack top to bottom: header,
-// table, workers, ledgers and checks (side by side when wide), verdict, explanation, events,
-// status line, help.
+// table, workers, ledgers beside the checks, verdict, explanation, events, status line, help.
+// A pane's title is a line of its own that a short screen leaves out before anything it names.
 type layout struct {
 	width, height int
 	tooSmall      bool
 	wide          bool
-	ledgersW      int // wide: the ledger column; the checks take width-ledgersW-2
+	ledgersW      int // the ledger column; the checks take width-ledgersW-2
 
-	header, table, workers, ledgers, checks, verdict, caption, events, status, help int
+	header               int
+	tableTitle           bool
+	tableRows            int // outbox rows under the heading
+	workersTitle         bool
+	workerLines          int
+	rowTitle             bool // the titles of the ledgers and the checks
+	rowLines             int  // lines of the ledgers and the checks, side by side
+	verdict, caption     int
+	events, status, help int
 }
 
-// grow raises *h towards upTo with lines from *left.
-func grow(left *int, h *int, upTo int) {
-	if add := min(*left, max(0, upTo-*h)); add > 0 {
-		*h += add
-		*left -= add
+// table is the outbox pane's height: its title, the heading and the rows.
+func (l layout) table() int {
+	if l.tableRows == 0 && !l.tableTitle {
+		return 0
+	}
+	return b2i(l.tableTitle) + 1 + l.tableRows
+}
+
+// workers is the workers pane's height.
+func (l layout) workers() int { return b2i(l.workersTitle) + l.workerLines }
+
+// row is the height of the ledgers and checks side by side.
+func (l layout) row() int { return b2i(l.rowTitle) + l.rowLines }
+
+// checksW is the width of the checks column.
+func (l layout) checksW() int { return l.width - l.ledgersW - 2 }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// budget hands out the lines of a screen, first asked first served.
+type budget struct{ left int }
+
+// take raises *p by up to n lines.
+func (b *budget) take(p *int, n int) {
+	if n = min(n, b.left); n > 0 {
+		*p += n
+		b.left -= n
+	}
+}
+
+// upTo raises *p towards n.
+func (b *budget) upTo(p *int, n int) { b.take(p, n-*p) }
+
+// all raises *p by n lines, or not at all.
+func (b *budget) all(p *int, n int) {
+	if n > 0 && n <= b.left {
+		b.take(p, n)
+	}
+}
+
+// flag sets *f when a line is left for it.
+func (b *budget) flag(f *bool) {
+	if !*f && b.left > 0 {
+		*f = true
+		b.left--
 	}
 }
 
@@ -53,82 +114,84 @@ func plan(w, h int, c content) layout {
 	if w == 0 && h == 0 {
 		w, h = defaultWidth, defaultHeight
 	}
-	l := layout{width: w, height: h, header: headerLines, status: max(1, c.statusLines), help: c.helpLines}
+	l := layout{width: w, height: h}
 	if w < minWidth || h < minHeight {
-		l.tooSmall = true
+		l.tooSmall, l.header, l.status = true, headerLines, 1
 		return l
 	}
 	l.wide = w >= wideWidth && h >= wideHeight
-	ledgersWant := c.ledgerLines(w, false)
-	checksWant := 1 + c.checks
+	l.ledgersW = w - narrowChecksWidth - 2
 	if l.wide {
 		l.ledgersW = ledgersWidth
-		ledgersWant = max(c.ledgerLines(ledgersWidth, true), checksWant)
-		checksWant = ledgersWant
 	}
-	captionWant := c.captionLines(w)
-
-	// Everyone's minimum first; then the table and the workers; then the log; then the rest.
-	l.table = 2 + min(c.rows, 3)
-	l.workers = 1 + min(c.workers, 2)
-	l.ledgers, l.checks = min(1, ledgersWant), 1
-	l.verdict = c.verdict
-	if l.wide {
-		l.verdict = max(c.verdict, 1)
-	}
+	cw := l.checksW()
+	b := &budget{left: h}
+	b.take(&l.header, headerLines)
+	b.take(&l.status, 1)
+	// The ? screen and an explanation asked for with i come first: the rest gives way, down to
+	// the table's heading and first row and the selected worker.
+	keep := 1 + min(c.rows, 1) + min(c.workers, 1)
+	b.take(&l.help, min(max(1, c.helpLines), b.left-keep))
 	if !c.captionAuto {
-		// Asked for with i: the whole explanation, before anything grows.
-		l.caption = captionWant
+		b.take(&l.caption, min(c.captionLines(w), b.left-keep))
 	}
-	l.events = 2
-	fixed := l.header + l.status + l.help + l.verdict
-	left := l.height - fixed - l.table - l.workers - l.events - l.caption - l.rowOfLedgers()
-	// Full help or the explanation on a small screen: panes give lines back, the log first,
-	// down to a row of the table and one worker.
-	give := func(h *int, floor int) {
-		if d := min(-left, *h-floor); d > 0 {
-			*h -= d
-			left += d
+	heading := 0
+	b.take(&heading, 1) // the table's heading: its own line, always
+	b.take(&l.tableRows, min(c.rows, 1))
+	b.take(&l.workerLines, min(c.workers, 1))
+	verdict := c.verdictLines(w)
+	if l.wide {
+		b.flag(&l.tableTitle)
+		b.flag(&l.workersTitle)
+		b.flag(&l.rowTitle)
+		b.take(&l.rowLines, c.checkFloor)
+		if c.done {
+			b.take(&l.verdict, verdict)
+		}
+		b.upTo(&l.tableRows, min(c.rows, 3))
+		b.upTo(&l.workerLines, min(c.workers, 2))
+		b.take(&l.events, 2)
+		b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, true), c.checkLines(cw, true)))
+		b.upTo(&l.workerLines, c.workers)
+		b.upTo(&l.status, c.statusLines)
+		if !c.done {
+			b.all(&l.verdict, verdict)
+		}
+		b.upTo(&l.events, 1+4)
+		b.upTo(&l.tableRows, c.rows)
+	} else {
+		// Narrow: what a step of the workshop points at first, titles last.
+		b.take(&l.rowLines, c.checkFloor)
+		if c.done {
+			b.take(&l.verdict, verdict)
+		}
+		b.upTo(&l.tableRows, min(c.rows, tableFloor))
+		b.flag(&l.rowTitle)
+		if c.rows > l.tableRows {
+			b.flag(&l.tableTitle) // it says which rows are on screen
+		}
+		b.upTo(&l.workerLines, c.workers)
+		b.upTo(&l.status, c.statusLines)
+		if !c.done {
+			b.all(&l.verdict, verdict)
+		}
+		b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, false), c.checkLines(cw, false)))
+		if b.left >= 3 {
+			b.take(&l.events, 3)
+		}
+		b.flag(&l.workersTitle)
+		b.flag(&l.tableTitle)
+		b.upTo(&l.tableRows, c.rows)
+		b.upTo(&l.events, 1+3)
+	}
+	if c.captionAuto {
+		if want := c.captionLines(w); want >= 2 {
+			b.all(&l.caption, want)
 		}
 	}
-	give(&l.events, 0)
-	if !l.wide {
-		give(&l.checks, 0)
-		give(&l.ledgers, 0)
+	if l.events == 0 && b.left == 1 {
+		return l // a title with no event under it says nothing
 	}
-	give(&l.table, 2+min(c.rows, 1))
-	give(&l.workers, 1+min(c.workers, 1))
-	give(&l.caption, min(2, captionWant))
-	give(&l.help, 1)
-	if l.events == 1 {
-		l.events, left = 0, left+1 // a title with no event under it
-	}
-	left = max(0, left)
-	grow(&left, &l.workers, 1+c.workers)
-	if l.wide {
-		grow(&left, &l.ledgers, ledgersWant)
-		l.checks = l.ledgers
-		grow(&left, &l.events, 1+4)
-		grow(&left, &l.table, 2+c.rows)
-	} else {
-		grow(&left, &l.table, 2+c.rows)
-		grow(&left, &l.ledgers, 2)
-		grow(&left, &l.events, 1+3)
-		grow(&left, &l.ledgers, ledgersWant)
-		grow(&left, &l.checks, checksWant)
-	}
-	grow(&left, &l.caption, captionWant)
-	if l.caption == 1 {
-		l.caption, left = 0, left+1 // a title with no explanation under it
-	}
-	l.events += left
+	b.take(&l.events, b.left)
 	return l
-}
-
-// rowOfLedgers is the height the ledgers and checks take together.
-func (l layout) rowOfLedgers() int {
-	if l.wide {
-		return max(l.ledgers, l.checks)
-	}
-	return l.ledgers + l.checks
 }

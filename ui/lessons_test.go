@@ -200,11 +200,11 @@ func TestChecksOutsideTheVerdictAreSetAside(t *testing.T) {
 // While the run goes on, a check that only waits for work to be done reads "open", not FAIL.
 func TestUnfinishedChecksAreOpen(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.must("✓ ok   each message processed by one owner at a time", "… open every message finalized, none lost")
+	l.must("✓ ok   each message had one owner at a time", "… open every message finalized, none lost")
 	l.mustNot("✗ FAIL", "○ fail")
 	l.press("l")
 	stepToEnd(t, l)
-	l.must("✗ FAIL each message processed by one owner at a time")
+	l.must("✗ FAIL each message had one owner at a time")
 }
 
 // A toggle flipped once workers have acted changes a run under way: the lab says so, and the

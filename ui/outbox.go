@@ -12,19 +12,32 @@ import (
 // outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
 // Only the rows that fit are rendered; the rest scroll.
 type outboxPane struct {
-	width, height int // height counts the title and the heading
-	rows          int // rows in the frame
-	offset        int // first visible row
+	width  int
+	shown  int  // outbox rows on screen, under the heading
+	title  bool // a title line above the heading
+	rows   int  // rows in the frame
+	offset int  // first visible row
+	// scrolled is set when the user moved the view with a scroll key: the watch then stops
+	// following the work until the user scrolls it back into view.
+	scrolled bool
 }
 
 // setSize sets the pane's size and the number of rows it holds, keeping the offset in range.
-func (p *outboxPane) setSize(w, h, rows int) {
-	p.width, p.height, p.rows = w, h, rows
+func (p *outboxPane) setSize(w, shown int, title bool, rows int) {
+	p.width, p.shown, p.title, p.rows = w, shown, title, rows
 	p.clamp()
 }
 
+// height is the pane's height: the title, the heading and the rows.
+func (p outboxPane) height() int {
+	if p.shown == 0 && !p.title {
+		return 0
+	}
+	return b2i(p.title) + 1 + p.shown
+}
+
 // visible is the number of rows the pane shows.
-func (p outboxPane) visible() int { return max(0, p.height-2) }
+func (p outboxPane) visible() int { return max(0, p.shown) }
 
 func (p *outboxPane) clamp() {
 	p.offset = max(0, min(p.offset, p.rows-p.visible()))
@@ -47,6 +60,7 @@ func (p *outboxPane) scrollBy(a action) {
 	case actBottom:
 		p.offset = p.rows
 	}
+	p.scrolled = true
 	p.clamp()
 }
 
@@ -61,9 +75,30 @@ func (p *outboxPane) follow(i int) {
 	}
 }
 
-// view renders the title, the heading and the visible rows: exactly h lines.
-func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
-	w := p.width
+// followSpan scrolls rows lo…hi into view when they are not, with a third of the spare rows
+// above them; a span taller than the pane starts at lo. It leaves a view the user scrolled.
+func (p *outboxPane) followSpan(lo, hi int) {
+	v := p.visible()
+	if lo < 0 || v == 0 {
+		return
+	}
+	if lo >= p.offset && hi < p.offset+v {
+		p.scrolled = false // the work is in view: follow it again
+		return
+	}
+	if p.scrolled {
+		return
+	}
+	p.offset = lo
+	if spare := v - (hi - lo + 1); spare > 0 {
+		p.offset = lo - spare/3
+	}
+	p.clamp()
+}
+
+// view renders the title, the heading and the visible rows.
+func (p outboxPane) view(f *frame, ch changes, st *Styles) []string {
+	w, h := p.width, p.height()
 	if h <= 0 {
 		return nil
 	}
@@ -77,7 +112,9 @@ func (p outboxPane) view(f *frame, ch changes, st *Styles, h int) []string {
 		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, keyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)
-	lines = append(lines, st.Section.Render(rule(title, w)))
+	if p.title {
+		lines = append(lines, st.Section.Render(rule(title, w)))
+	}
 	cols := columns(w, f.Rows, f.Watch)
 	var head strings.Builder
 	head.WriteString("  ")
@@ -152,6 +189,9 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 			continue
 		case cDone: // the last column: not padded
 			done := engine.FormatClock(r.ProcessedAt)
+			if c.w < len(done) && !r.ProcessedAt.IsZero() {
+				done = r.ProcessedAt.UTC().Format("15:04:05") // narrow: to the second
+			}
 			if ch.has(r.ID, colStatus) && !r.ProcessedAt.IsZero() {
 				done = st.Changed.Render(done)
 			}

@@ -12,7 +12,9 @@ func (m *Model) relayout() {
 		helpLines = len(m.fullHelpLines(w))
 	}
 	c := content{
-		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerLines(w, wide)) },
+		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerBody(w)) },
+		checkLines:   func(w int, wide bool) int { return m.checkLinesWanted(w, wide) },
+		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
 		captionAuto:  m.explain == explainAuto,
@@ -20,16 +22,11 @@ func (m *Model) relayout() {
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
-		c.checks = checkLinesWanted(f)
-		if f.Done {
-			c.verdict = 2
-			if len(m.start.midRun) > 0 {
-				c.verdict = 3
-			}
-		}
+		c.checkFloor = checkFloor(f)
+		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	m.outbox.setSize(m.layout.width, m.layout.table, c.rows)
+	m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	scroll := c.rows > m.outbox.visible()
 	if scroll != m.keys.Down.Enabled() {
 		m.keys.setScroll(scroll)
@@ -37,7 +34,7 @@ func (m *Model) relayout() {
 			// The ? screen lists the scroll keys only when they work: its height changed.
 			c.helpLines = len(m.fullHelpLines(w))
 			m.layout = plan(m.width, m.height, c)
-			m.outbox.setSize(m.layout.width, m.layout.table, c.rows)
+			m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 		}
 	}
 }

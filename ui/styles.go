@@ -20,10 +20,17 @@ const (
 )
 
 // Styles are the lab's styles. Every state they mark is also spelled in words or glyphs,
-// because NO_COLOR (and the ASCII profile) drops colour, bold and reverse alike.
+// because NO_COLOR (and the ASCII profile) drops colour, bold and reverse alike. Nothing a
+// reader needs is drawn in grey, which a projector washes out: grey (Dim) is for separators
+// and the empty part of a bar only.
 type Styles struct {
 	Title     lipgloss.Style
-	Subtle    lipgloss.Style
+	Subtle    lipgloss.Style // secondary text: the terminal's own colour, never grey
+	Dim       lipgloss.Style // decoration only: separators
+	Detail    lipgloss.Style // a check's detail
+	Open      lipgloss.Style // a check that waits for the run to finish ("… open")
+	Aside     lipgloss.Style // a check outside the lesson's verdict ("○")
+	Lesson    lipgloss.Style // the toggle the lesson teaches ("◆")
 	Section   lipgloss.Style
 	LeasingOn lipgloss.Style // the LEASING ON badge
 	LeasingOf lipgloss.Style // the LEASING OFF badge
@@ -65,12 +72,17 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 	n := r.NewStyle
 	s := Styles{
 		Title:     n().Bold(true),
-		Subtle:    n().Foreground(colorSubtle),
+		Subtle:    n(),
+		Dim:       n().Foreground(colorSubtle),
+		Detail:    n(),
+		Open:      n().Foreground(colorProcessing),
+		Aside:     n().Italic(true),
+		Lesson:    n().Bold(true).Foreground(colorAccent),
 		Section:   n().Bold(true).Foreground(colorAccent),
 		LeasingOn: n().Bold(true).Foreground(colorInk).Background(colorOK),
 		LeasingOf: n().Bold(true).Foreground(colorPaper).Background(colorBad),
-		ToggleOn:  n().Foreground(colorOK),
-		ToggleOff: n().Foreground(colorSubtle),
+		ToggleOn:  n().Bold(true).Foreground(colorOK),
+		ToggleOff: n(),
 		Playing:   n().Bold(true).Foreground(colorOK),
 		Free:      n().Bold(true).Foreground(colorInk).Background(colorProcessing),
 
@@ -103,10 +115,10 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 	}
 	s.Help = help.Styles{
 		ShortKey:       n().Bold(true),
-		ShortDesc:      n().Foreground(colorSubtle),
+		ShortDesc:      n(),
 		ShortSeparator: n().Foreground(colorSubtle),
 		FullKey:        n().Bold(true),
-		FullDesc:       n().Foreground(colorSubtle),
+		FullDesc:       n(),
 		FullSeparator:  n().Foreground(colorSubtle),
 		Ellipsis:       n().Foreground(colorSubtle),
 	}

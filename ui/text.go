@@ -124,3 +124,57 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// wrapHanging wraps s (which may be styled) to w cells, its second and later lines indented by
+// indent cells, so that nothing is cut.
+func wrapHanging(s string, w, indent int) []string {
+	if width(s) <= w || w <= indent+1 {
+		return []string{s}
+	}
+	first, rest, _ := strings.Cut(ansi.Wrap(s, w, ""), "\n")
+	rest = strings.TrimLeft(strings.ReplaceAll(rest, "\n", " "), " ")
+	lines := []string{first}
+	for _, l := range strings.Split(ansi.Wrap(rest, w-indent, ""), "\n") {
+		lines = append(lines, spaces(indent)+l)
+	}
+	return lines
+}
+
+// flowWrap lays items out on lines of at most w cells, joined by sep; an item wider than w
+// wraps onto lines of its own, indented by two cells, rather than being cut.
+func flowWrap(items []string, sep string, w int) []string {
+	var lines []string
+	line := ""
+	for _, it := range items {
+		switch {
+		case line == "" && width(it) <= w:
+			line = it
+		case line != "" && width(line)+width(sep)+width(it) <= w:
+			line += sep + it
+		default:
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			if width(it) <= w {
+				line = it
+				continue
+			}
+			lines = append(lines, wrapHanging(it, w, 2)...)
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// wrapAll wraps each of lines (which may be styled) to w cells; a wrapped line's second and
+// later parts are indented by two cells.
+func wrapAll(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, wrapHanging(l, w, 2)...)
+	}
+	return out
+}

@@ -16,19 +16,10 @@ func (m Model) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles, l.table)...)
-	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workers)...)
-	if l.wide {
-		cw := l.width - l.ledgersW - 2
-		led, chk := m.ledgersView(l.ledgersW, l.ledgers), m.checksView(cw, l.checks)
-		for i := range led {
-			lines = append(lines, pad(led[i], l.ledgersW)+"  "+chk[i])
-		}
-	} else {
-		lines = append(lines, m.ledgersView(l.width, l.ledgers)...)
-		lines = append(lines, m.checksView(l.width, l.checks)...)
-	}
-	lines = append(lines, m.verdictView(l.width, l.verdict)...)
+	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
+	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
+	lines = append(lines, m.rowView()...)
+	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)
 	lines = append(lines, m.eventsView(l.width, l.events)...)
 	lines = append(lines, m.statusView(l.width, l.status)...)

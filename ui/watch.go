@@ -105,6 +105,7 @@ type watchModel struct {
 	showHelp bool
 	quitting bool
 	outbox   outboxPane
+	recent   recentLog // what successive reads showed, for a few seconds
 }
 
 func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
@@ -193,6 +194,11 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		return m, m.pollCmd(m.id)
 	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
 		m.outbox.scrollBy(act)
+		if m.followWork(); m.outbox.scrolled {
+			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
+		} else {
+			m.status = status{text: "following the work: the rows being processed stay in view"}
+		}
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()
@@ -231,8 +237,19 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})
 	}
 	m.changes = diff(m.frame, f)
+	if m.frame != nil {
+		m.recent.add(msg.at, happenings(m.frame.Rows, f.Rows, m.frame.Now, msg.at))
+	}
 	m.frame, m.counts = f, msg.counts
 	m.rate.add(msg.at, msg.counts.OutboxProcessed, msg.counts.Messages)
 	m.relayout()
+	m.followWork()
 	return m
+}
+
+// followWork keeps the rows being worked on in view, unless the user scrolled away.
+func (m *watchModel) followWork() {
+	if m.frame != nil {
+		m.outbox.followSpan(workSpan(m.frame.Rows))
+	}
 }

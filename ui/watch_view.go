@@ -102,6 +102,7 @@ type watchLayout struct {
 	tooSmall      bool
 	table         int
 	holders       int
+	recent        int // the recent happenings: a title and a few lines
 	gap           int // blank lines above the status line when the rows leave room
 	help          int
 }
@@ -127,11 +128,12 @@ func (m *watchModel) relayout() {
 		left := h - headerLines - 1 - l.help // the status line
 		l.holders = 1 + min(max(1, len(m.holders)), 8)
 		l.holders = max(2, min(l.holders, left-5)) // the table keeps a heading and three rows
-		l.table = min(left-l.holders, 2+max(rows, 1))
-		l.gap = left - l.holders - l.table
+		l.recent = max(0, min(1+recentLines, left-l.holders-5))
+		l.table = min(left-l.holders-l.recent, 2+max(rows, 1))
+		l.gap = left - l.holders - l.recent - l.table
 	}
 	m.layout = l
-	m.outbox.setSize(w, l.table, rows)
+	m.outbox.setSize(w, max(0, l.table-2), l.table > 0, rows)
 	m.keys.setScroll(rows > m.outbox.visible())
 }
 
@@ -146,9 +148,10 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles, l.table)...)
+	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
 	lines = append(lines, make([]string, l.gap)...)
+	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
 	if m.showHelp {
 		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"), l.width, l.help)...)

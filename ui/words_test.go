@@ -36,7 +36,7 @@ func TestWorkerLinesShareOneFormat(t *testing.T) {
 		},
 	}
 	for _, w := range []int{100, 110, 120, 160} {
-		lines := workersPane{}.view(f, changes{}, &st, w, 3)
+		lines := workersPane{}.view(f, changes{}, &st, w, true, 2)
 		var long, short int
 		for _, line := range lines[1:] {
 			switch {

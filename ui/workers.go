@@ -14,22 +14,26 @@ type workersPane struct {
 	keys     string // the keys that select a worker, as the KeyMap names them: "1–2 or ← →"
 }
 
-// view renders the title and the workers that fit in h lines; when not all fit, the window
-// follows the selected worker.
-func (p workersPane) view(f *frame, ch changes, st *Styles, w, h int) []string {
+// view renders the title (when asked for) and the workers that fit in n lines; when not all
+// fit, the window follows the selected worker.
+func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n int) []string {
+	h := b2i(title) + n
 	if h <= 0 {
 		return nil
 	}
 	if f == nil {
 		return box([]string{st.Section.Render(rule("Workers", w))}, w, h)
 	}
-	n := len(f.Workers)
-	title := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.keys)
-	if n > 0 && p.selected < n {
-		title = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.keys)
+	show := n
+	n = len(f.Workers)
+	var lines []string
+	if title {
+		head := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.keys)
+		if n > 0 && p.selected < n {
+			head = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.keys)
+		}
+		lines = append(lines, st.Section.Render(rule(head, w)))
 	}
-	lines := []string{st.Section.Render(rule(title, w))}
-	show := h - 1
 	first := 0
 	if n > show && show > 0 {
 		first = max(0, min(p.selected-show/2, n-show))

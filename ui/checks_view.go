@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"leaselab/engine"
+)
+
+// The checks column: a title that counts the checks by state, then one line per check (wide,
+// with its detail under it), as the layout sized it.
+
+// checksTitle heads the checks column: how many hold, fail, wait and are set aside, each with
+// the glyph its lines carry.
+func (m Model) checksTitle(w int, wide bool) string {
+	st := &m.styles
+	if m.frame == nil || m.frame.Summary == nil {
+		return st.Section.Render(rule("Safety checks", w))
+	}
+	fails, open, holds, aside, _ := checkCounts(classify(m.frame))
+	live := "live"
+	if m.frame.Done {
+		live = "final"
+	}
+	title := fmt.Sprintf("Safety checks (%s): %d of %d hold", live, holds, fails+open+holds)
+	if fails > 0 {
+		title += fmt.Sprintf(", %d FAIL", fails)
+	}
+	if open > 0 {
+		title += fmt.Sprintf(", %d open", open)
+	}
+	if aside > 0 {
+		title += fmt.Sprintf(" · ○ %d not in the verdict", aside)
+	}
+	if !wide || width(title)+4 > w {
+		title = fmt.Sprintf("Checks (%s): ✓ %d", live, holds)
+		if fails > 0 {
+			title += fmt.Sprintf(" ✗ %d FAIL", fails)
+		}
+		if open > 0 {
+			title += fmt.Sprintf(" … %d open", open)
+		}
+		if aside > 0 {
+			title += fmt.Sprintf(" ○ %d aside", aside)
+		}
+	}
+	return st.Section.Render(rule(title, w))
+}
+
+// checksView is the safety checks in exactly h lines: failing ones first. Wide, each with its
+// detail, wrapped under its name; narrow, a glyph and the name. When h is short the checks set
+// aside share one line, then one line sums up the rest.
+func (m Model) checksView(w, h int, wide bool) []string {
+	if h <= 0 || m.frame == nil || m.frame.Summary == nil {
+		return box(nil, w, h)
+	}
+	cs := classify(m.frame)
+	if lines := m.checkBody(cs, w, wide); len(lines) <= h {
+		return box(lines, w, h)
+	}
+	// One line each, a detail only when it fits whole; then the checks set aside share one.
+	var lines []string
+	for _, c := range cs {
+		lines = append(lines, m.checkLineIn(c, wide, w))
+	}
+	if len(lines) <= h {
+		return box(lines, w, h)
+	}
+	fails, open, holds, aside, asideFailing := checkCounts(cs)
+	lines = lines[:0]
+	for _, c := range cs {
+		if c.state != checkAside {
+			lines = append(lines, m.checkLineIn(c, wide, w))
+		}
+	}
+	if aside > 0 {
+		lines = append(lines, m.styles.Aside.Render(asideSummary(aside, asideFailing)))
+	}
+	if len(lines) > h {
+		// Too little room for every check: a summary, then as many as fit, failing first.
+		st := &m.styles
+		parts := []string{st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
+		if fails > 0 {
+			parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL", fails)))
+		}
+		if open > 0 {
+			parts = append(parts, st.Open.Render(fmt.Sprintf("… %d open", open)))
+		}
+		if aside > 0 {
+			parts = append(parts, st.Aside.Render(fmt.Sprintf("○ %d aside", aside)))
+		}
+		lines = append([]string{strings.Join(parts, "  ")}, lines...)
+	}
+	return box(lines, w, h)
+}
+
+// checkBody is every check on lines of at most w cells. Wide, a check's detail wraps under its
+// name; narrow, a check's line is its glyph and name, and its detail when that fits whole.
+func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
+	var lines []string
+	aside := 0
+	for _, c := range cs {
+		if c.state == checkAside {
+			aside++
+		}
+		line := m.checkLine(c, wide, w)
+		if width(line) <= w {
+			lines = append(lines, line)
+			continue
+		}
+		if !wide {
+			lines = append(lines, m.checkLineIn(c, false, w))
+			continue
+		}
+		// The detail on lines of its own, under the name.
+		name := m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+		lines = append(lines, name)
+		detail := c.Detail
+		if c.state == checkOpen {
+			detail = "not finished: " + detail
+		}
+		for _, d := range wrap(detail, w-checkIndent-2) {
+			lines = append(lines, spaces(checkIndent+2)+m.styles.Detail.Render(d))
+		}
+	}
+	if aside > 0 {
+		note := "○ not in this lesson's verdict (verdict-checks): shown, not counted"
+		if !wide || width(note) > w {
+			note = "○ not in this lesson's verdict"
+		}
+		lines = append(lines, m.styles.Aside.Render(note))
+	}
+	return lines
+}
+
+// checkLineIn is check c on one line of w cells: with its detail when that fits, else without.
+func (m Model) checkLineIn(c shownCheck, wide bool, w int) string {
+	if line := m.checkLine(c, wide, w); width(line) <= w {
+		return line
+	}
+	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+}
+
+// checkIndent is where a check's name starts in the wide layout, after "✓ ok   ".
+const checkIndent = 7
+
+// asideSummary says how many checks are left out of the verdict, and how many of those fail.
+func asideSummary(aside, failing int) string {
+	s := fmt.Sprintf("○ %d not in this lesson's verdict", aside)
+	switch {
+	case failing == 1:
+		s += " (1 fails)"
+	case failing > 1:
+		s += fmt.Sprintf(" (%d fail)", failing)
+	}
+	return s
+}
+
+// checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name,
+// the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
+func (m Model) checkLine(c shownCheck, wide bool, w int) string {
+	st := &m.styles
+	var mark string
+	style := st.Info
+	switch c.state {
+	case checkFails:
+		mark, style = st.Fail.Render("✗ FAIL"), st.Fail
+	case checkOpen:
+		mark, style = st.Open.Render("… open"), st.Open
+	case checkAside:
+		mark, style = st.Aside.Render("○ ok  "), st.Aside
+		if !c.OK {
+			mark = st.Aside.Render("○ fail")
+		}
+	default:
+		mark = st.OK.Render("✓ ok  ")
+	}
+	if !wide {
+		mark = st.OK.Render("✓")
+		switch c.state {
+		case checkFails:
+			mark = st.Fail.Render("✗")
+		case checkOpen:
+			mark = st.Open.Render("…")
+		case checkAside:
+			mark = st.Aside.Render("○")
+		}
+	}
+	line := mark + " " + style.Render(c.Name)
+	if c.Detail == "" {
+		return line
+	}
+	detail := " — " + c.Detail
+	if c.state == checkOpen {
+		detail = " — not finished: " + c.Detail
+	}
+	return line + st.Detail.Render(detail)
+}

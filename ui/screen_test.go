@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/assets"
+	"leaselab/engine"
+)
+
+// TestEveryLessonFitsTheScreen steps every built-in lesson to its end at 80×24, at 120×40 and
+// at 110×30 and, on every screen on the way, fails when something a workshop step points at is cut or
+// missing: an ellipsis in the header, the ledgers, the checks or the verdict; a column of the
+// table; a check of the verdict without its own line; the lesson's key; the status line.
+func TestEveryLessonFitsTheScreen(t *testing.T) {
+	for _, name := range assets.Names() {
+		// 110×30 is the smallest wide layout.
+		for _, size := range [][2]int{{80, 24}, {120, 40}, {110, 30}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
+				if name == "many-workers" && (testing.Short() || size[0] == 110) {
+					t.Skip("1,500 steps")
+				}
+				l := newLab(t, name, size[0], size[1], engine.Overrides{})
+				every := 1
+				if len(l.m.frame.Rows) > 50 {
+					every = 97 // many-workers: a sample of its 1,500 screens
+				}
+				screenFits(t, l, "the start")
+				for i := 1; i <= 5000 && !l.m.frame.Done; i++ {
+					l.press("n")
+					if i%every == 0 {
+						screenFits(t, l, fmt.Sprintf("step %d", i))
+					}
+				}
+				if !l.m.frame.Done {
+					t.Fatal("not done after 5000 steps")
+				}
+				screenFits(t, l, "the end")
+			})
+		}
+	}
+}
+
+// openMark is the mark of a check that waits for the run to finish, in a line and in a title:
+// an ellipsis that is no cut.
+var openMark = regexp.MustCompile(`^… (open )?|… \d+ open`)
+
+// screenFits checks one screen of l; at is the moment, for the message.
+func screenFits(t *testing.T, l *lab, at string) {
+	t.Helper()
+	m := l.m
+	lay, f := m.layout, m.frame
+	v := l.view()
+	lines := strings.Split(v, "\n")
+	checkSize(t, v, lay.width, lay.height)
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("%s at %dx%d, %s: %s\n%s", f.Name, lay.width, lay.height, at, fmt.Sprintf(format, args...), v)
+	}
+	plain := func(i int) string { return ansi.Strip(lines[i]) }
+
+	// The header: nothing cut, and the lesson's key beside its ◆.
+	for i := 0; i < headerLines; i++ {
+		if strings.Contains(plain(i), ellipsis) {
+			fail("header line %d is cut: %q", i+1, plain(i))
+		}
+	}
+	if _, ok := toggles[f.Teaches]; ok {
+		head := plain(0) + "\n" + plain(1) + "\n" + plain(2)
+		if key := m.toggleKey(f.Teaches); !strings.Contains(head, "◆") || !strings.Contains(head, "("+key+")") {
+			fail("the header does not show the lesson's toggle %s with its key (%s)", f.Teaches, key)
+		}
+	}
+
+	// The table: its heading names every column the lesson talks about.
+	tableAt := headerLines + b2i(lay.tableTitle)
+	for _, col := range []string{"Status", "Payment", "LockedBy", "LockedUntil", "Lease", "Cl", "v"} {
+		if !strings.Contains(strings.ToLower(plain(tableAt)), strings.ToLower(col)) {
+			fail("the table's heading lacks %s: %q", col, plain(tableAt))
+		}
+	}
+	for i := tableAt + 1; i <= tableAt+lay.tableRows; i++ {
+		if row := plain(i); strings.Contains(row, "Processing") && !strings.ContainsAny(row, "█░") && !strings.Contains(row, "EXPIRED") {
+			fail("a Processing row without its lease bar: %q", row)
+		}
+	}
+
+	// The ledgers and the checks: nothing cut; every check of the verdict on a line of its own.
+	rowAt := tableAt + 1 + lay.tableRows + lay.workers()
+	cw := lay.checksW()
+	var checkCol []string
+	for i := rowAt; i < rowAt+lay.row(); i++ {
+		line := plain(i)
+		left, right := ansi.Cut(line, 0, lay.ledgersW), ansi.Cut(line, lay.ledgersW+2, lay.ledgersW+2+cw)
+		if strings.Contains(left, ellipsis) {
+			fail("a ledger line is cut: %q", left)
+		}
+		if strings.Contains(openMark.ReplaceAllString(right, ""), ellipsis) {
+			fail("a check line is cut: %q", right)
+		}
+		checkCol = append(checkCol, right)
+	}
+	for _, c := range f.Summary.Checks {
+		found := false
+		for _, line := range checkCol {
+			if strings.Contains(line, c.Name) {
+				found = true
+			}
+		}
+		if c.Decides && !found {
+			fail("the check %q of the verdict is not on a line of its own", c.Name)
+		}
+	}
+
+	// The verdict, or what the scenario expects: nothing cut; the verdict always there at the end.
+	verdictAt := rowAt + lay.row()
+	for i := verdictAt; i < verdictAt+lay.verdict; i++ {
+		if strings.Contains(plain(i), ellipsis) {
+			fail("the verdict is cut: %q", plain(i))
+		}
+	}
+	if f.Done && !strings.Contains(v, "VERDICT: ") {
+		fail("done, but no verdict")
+	}
+
+	// The status line sits above the footer.
+	status := plain(lay.height - lay.help - lay.status)
+	if !strings.HasPrefix(status, "› ") && !strings.HasPrefix(status, "! ") && !strings.HasPrefix(status, "✗ ") {
+		fail("no status line above the footer: %q", status)
+	}
+}
+
+// At 80×24 the event log gives way to the checks, so a note that repeats the newest event is the
+// only place the room reads it: it takes its second line rather than being cut.
+func TestNarrowStatusSaysTheEventInFull(t *testing.T) {
+	l := newLab(t, "playground", 80, 24, engine.Overrides{})
+	l.press("n", "x")
+	if l.m.layout.events != 0 {
+		t.Skip("the event log is on screen at 80×24: nothing to test")
+	}
+	v := strings.ReplaceAll(l.view(), "\n", " ")
+	l.must("Worker-A CRASHED holding PAY-001")
+	if !strings.Contains(v, "LockedBy=Worker-A until 09:00:00.500Z") {
+		t.Fatalf("the crash's note is cut at 80×24:\n%s", l.view())
+	}
+}
