@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Summary is everything a run counted, from the ledgers and from the database, with the safety
@@ -230,45 +229,17 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 	return checks
 }
 
-// recoveries reads the lease-expiry proof out of the event log: for every crash of a worker that
-// held a lease, was another worker blocked before expiry, did one reclaim it after, and how
-// often was the message processed.
+// recoveries is the lease-expiry proof: for every crash of a worker that held a lease, was
+// another worker blocked before expiry, did one reclaim it after, and how often was the message
+// processed. The ledger follows each crash as the events arrive (recovery.go), so the proof does
+// not depend on how much of the event log is kept.
 func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
-	events := s.ledger.Events()
 	out := []Recovery{}
-	for i, e := range events {
-		if e.Kind != EvCrash || e.Key == "" {
-			continue
-		}
-		r := Recovery{Key: e.Key, CrashedOwner: e.Worker, CrashedAt: FormatClock(e.At)}
-		var until time.Time
-		for _, f := range events[:i] {
-			if f.Key == e.Key && f.Worker == e.Worker && f.SetsLease() {
-				until = f.Until
-			}
-		}
-		r.LeaseUntil = FormatClock(until)
-		var reclaimVersion int64
-		restarted := false // after a restart, the same name is a new instance that may reclaim
-		for _, f := range events[i+1:] {
-			if f.Kind == EvRestart && f.Worker == e.Worker {
-				restarted = true
-			}
-			if f.Key != e.Key || (f.Worker == e.Worker && !restarted) {
-				continue
-			}
-			if f.Kind == EvClaim && f.Outcome == OutcomeBlocked && r.ReclaimedBy == "" {
-				r.BlockedBeforeExpiry = true
-			}
-			if f.Kind == EvClaim && f.Outcome == OutcomeReclaimed {
-				r.ReclaimedBy, r.ReclaimedAt, reclaimVersion = f.Worker, FormatClock(f.At), f.Version
-				r.ReclaimedAfterExpiry = !until.IsZero() && f.At.After(until)
-				break
-			}
-		}
+	for _, c := range s.ledger.crashRecords() {
+		r := c.Recovery
 		// Processed after the reclaim: attempts under the reclaim's lease or a later one.
-		for _, a := range attempts[e.Key] {
-			if reclaimVersion > 0 && a.Version >= reclaimVersion {
+		for _, a := range attempts[r.Key] {
+			if c.reclaimVersion > 0 && a.Version >= c.reclaimVersion {
 				r.ProcessedTimes++
 			}
 		}
