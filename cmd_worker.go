@@ -45,10 +45,18 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{errors.New("worker: --name is required")}
 	case !workerNameRE.MatchString(*name):
 		return usageError{fmt.Errorf("--name %q: letters, digits, '-' and '_', up to 32, starting with a letter or digit", *name)}
-	case *lease < 2*time.Millisecond:
-		return usageError{fmt.Errorf("--lease %s: want at least 2ms", *lease)}
+	case engine.CheckLease(*lease) != nil:
+		return usageError{fmt.Errorf("--lease %s: %w", *lease, engine.CheckLease(*lease))}
 	case *pace < 0, *poll < 0, *hold < 0:
 		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
+	}
+	st := engine.DefaultSettings()
+	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
+	for t, p := range toggles {
+		st.Set(t, *p)
+	}
+	if err := st.CheckHeartbeat(); err != nil {
+		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", *lease, err)}
 	}
 	db, err := store.Open(ctx, *path)
 	if err != nil {
@@ -60,11 +68,6 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stdout, "%s %s holding its finalize transaction of %s open for %s\n",
 				engine.FormatClock(time.Now()), engine.WorkerName(*name), key, *hold)
 		})
-	}
-	st := engine.DefaultSettings()
-	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
-	for t, p := range toggles {
-		st.Set(t, *p)
 	}
 	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: st,
 		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name)}}}

@@ -54,8 +54,8 @@ func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
 		switch {
 		case fl.Name == "workers" && f.workers <= 0, fl.Name == "messages" && f.messages <= 0:
 			err = fmt.Errorf("--%s %s: want at least 1", fl.Name, fl.Value)
-		case fl.Name == "lease" && f.lease <= 0:
-			err = fmt.Errorf("--lease %s: want a positive duration, e.g. 500ms", fl.Value)
+		case fl.Name == "lease" && engine.CheckLease(f.lease) != nil:
+			err = fmt.Errorf("--lease %s: %w", fl.Value, engine.CheckLease(f.lease))
 		}
 		if p, ok := f.toggles[fl.Name]; ok {
 			o.Toggles[fl.Name] = *p
