@@ -85,7 +85,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return
 			}
 			last = e
-			fmt.Fprintln(stdout, e.String())
+			fmt.Fprintln(stdout, engine.Escape(e.String())) // it may quote a LockedBy another process wrote
 		}})
 	l := sess.Ledger().Worker(w.Name)
 	fmt.Fprintf(stdout, "%s done: %d claims won (%d reclaims), %d blocked, %d processed, %d finalized, %d rejected, %d busy retries\n",

@@ -42,6 +42,7 @@ type Ledger struct {
 	workers  map[string]*WorkerLedger
 	attempts map[string][]Attempt // key -> attempts, in order
 	commits  map[string]int       // key -> committed finalizes (writes of an outcome)
+	committed int                 // committed finalizes, all keys
 	log      eventLog             // the kept events (bounded) and the count of all
 	recov    *recoveryTracker     // crashes of owners and their reclaims, from every event
 }
@@ -73,6 +74,14 @@ func (l *Ledger) commit(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.commits[key]++
+	l.committed++
+}
+
+// committedCount is how many finalizes committed, all messages together: the runs' progress.
+func (l *Ledger) committedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.committed
 }
 
 // Commits returns the committed finalizes per message key: how often an outcome was written.

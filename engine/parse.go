@@ -18,6 +18,11 @@ const (
 	MaxWorkers  = 64
 )
 
+// MaxScenarioMessages bounds the messages of a scenario session (run, the lab): every message
+// is seeded, worked and reported one by one, and 100,000 took 134 s and 290 MB on a 2-core
+// machine. Stress and seed take up to MaxMessages.
+const MaxScenarioMessages = 100_000
+
 // ParseError is a problem in a scenario file, at a line.
 type ParseError struct {
 	File string
@@ -248,8 +253,8 @@ func (p *parser) header(n int, line string) error {
 		sc.Failure = val
 	case "messages":
 		v, err := strconv.Atoi(val)
-		if err != nil || v < 1 || v > MaxMessages {
-			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxMessages)
+		if err != nil || v < 1 || v > MaxScenarioMessages {
+			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxScenarioMessages)
 		}
 		sc.Messages = v
 	case "workers":

@@ -36,6 +36,9 @@ type Session struct {
 	rng     *rand.Rand
 	pauses  map[*Worker]int // worker -> actions left before a random pause ends
 	actions int             // actions done by the session, all kinds
+	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
+	// since they last grew.
+	progressCommits, sinceProgress int
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one

@@ -220,7 +220,7 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 		}
 	}
 	m.holders = holdersOf(msg.rows, msg.at)
-	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: msg.rows, Watch: true}
+	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: safeRows(msg.rows), Watch: true}
 	f.Settings.Lease = m.lease
 	for _, h := range m.holders {
 		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})
