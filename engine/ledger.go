@@ -38,13 +38,13 @@ type Attempt struct {
 // Ledger holds every worker's ledger, the per-message processing attempts and the event log.
 // Safe for concurrent use.
 type Ledger struct {
-	mu       sync.Mutex
-	workers  map[string]*WorkerLedger
-	attempts map[string][]Attempt // key -> attempts, in order
-	commits  map[string]int       // key -> committed finalizes (writes of an outcome)
-	committed int                 // committed finalizes, all keys
-	log      eventLog             // the kept events (bounded) and the count of all
-	recov    *recoveryTracker     // crashes of owners and their reclaims, from every event
+	mu        sync.Mutex
+	workers   map[string]*WorkerLedger
+	attempts  map[string][]Attempt // key -> attempts, in order
+	commits   map[string]int       // key -> committed finalizes (writes of an outcome)
+	committed int                  // committed finalizes, all keys
+	log       eventLog             // the kept events (bounded) and the count of all
+	recov     *recoveryTracker     // crashes of owners and their reclaims, from every event
 }
 
 func newLedger() *Ledger {
