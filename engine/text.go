@@ -72,7 +72,7 @@ func (r *Report) WriteText(out io.Writer) error {
 	if len(sum.Recovery) > 0 {
 		section(&b, "Lease-expiry demo")
 		for _, rc := range sum.Recovery {
-			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", rc.Key, rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
+			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
 			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
 			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
 			if rc.ReclaimedBy != "" {
