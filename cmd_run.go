@@ -63,6 +63,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := rep.WriteText(&text); err != nil {
 		return 0, err
 	}
+	if stalled != nil {
+		fmt.Fprintf(&text, "\nDID NOT FINISH: %v\n", stalled)
+	}
 	if *reportDir != "" {
 		path, err := saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
 		if err != nil {

@@ -197,3 +197,30 @@ func TestWorkerPrintsForeignLockedByEscaped(t *testing.T) {
 		t.Fatalf("output does not show the escaped LockedBy and the reclaim:\n%s", out)
 	}
 }
+
+// A run the watchdog ends prints its report (the table, the ledgers) and saves it with the
+// reason, then exits 1: not a hang, not a usage error.
+func TestStalledRunPrintsItsReport(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hb.scenario")
+	text := "name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := cli(t, "run", path, "--report-dir", filepath.Join(dir, "reports"))
+	if code != exitExpect || !strings.Contains(stderr, "the run made no progress") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"== Ledgers", "Claims won         1", "== Verdict ==", "DID NOT FINISH: " + path + ":9: the run made no progress", "Report saved: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	saved, _ := filepath.Glob(filepath.Join(dir, "reports", "hb-RunReport-*.txt"))
+	if len(saved) != 1 {
+		t.Fatalf("saved reports: %v", saved)
+	}
+	if data, err := os.ReadFile(saved[0]); err != nil || !strings.Contains(string(data), "DID NOT FINISH") {
+		t.Errorf("the saved report does not say why the run ended (%v)", err)
+	}
+}

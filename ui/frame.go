@@ -67,7 +67,7 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 	f.Events = led.EventsSince(max(0, f.EventCount-eventTail))
 	_, f.ScriptIndex, f.ScriptTotal = s.ScriptPosition()
 	for _, w := range s.Workers() {
-		v := w.View()
+		v := safeWorker(w.View())
 		f.Workers = append(f.Workers, v)
 		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
 	}

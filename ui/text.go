@@ -21,6 +21,12 @@ func safeRows(rows []engine.Row) []engine.Row {
 	return out
 }
 
+// safeWorker escapes what a worker's memory quotes from the database: the key it holds.
+func safeWorker(v engine.WorkerView) engine.WorkerView {
+	v.State, v.Holding, v.Last = engine.Escape(v.State), engine.Escape(v.Holding), engine.Escape(v.Last)
+	return v
+}
+
 // ellipsis ends a cut line.
 const ellipsis = "…"
 
