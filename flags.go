@@ -96,8 +96,10 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	if err == nil {
 		err = sc.Apply(o)
 	}
-	if err == nil && sc.Messages > engine.MaxScenarioMessages {
-		err = fmt.Errorf("--messages %d: a scenario runs at most %d messages (leaselab stress takes up to %d)", sc.Messages, engine.MaxScenarioMessages, engine.MaxMessages)
+	if err == nil {
+		if err = sc.CheckSize(); err != nil {
+			err = fmt.Errorf("--messages %d --workers %d: %w", sc.Messages, len(sc.Workers), err)
+		}
 	}
 	if err != nil {
 		return nil, usageError{err}

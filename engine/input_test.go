@@ -167,6 +167,7 @@ func TestParseBoundsTheWork(t *testing.T) {
 	for text, want := range map[string]string{
 		"name: x\nsteps:\n  A step 100001\n":                                 "bad count",
 		"name: x\nmessages: 100001\n":                                        "want a whole number from 1 to 100000",
+		"name: x\nmessages: 4000\nworkers: 51\n":                             "4000 messages × 51 workers = 204000 worker-messages",
 		"name: x\nsteps:\n  run crash-rate=0.5 pause-rate=0.5\n":             "crash-rate + pause-rate is 1",
 		"name: x\nsteps:\n  run random crash-rate=0.3 pause-rate=0.3\n":      "more than 0.5",
 		"name: x\nsteps:\n  run crash-rate=NaN\n":                            "bad crash-rate",

@@ -184,7 +184,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("accepted rates %v + %v", st.CrashRate, st.PauseRate)
 			}
 		}
-		if actions > engine.MaxScriptActions || sc.Messages > engine.MaxScenarioMessages || engine.CheckLease(sc.Settings.Lease) != nil {
+		if actions > engine.MaxScriptActions || sc.Messages > engine.MaxScenarioMessages || sc.Messages*len(sc.Workers) > engine.MaxScenarioWork || engine.CheckLease(sc.Settings.Lease) != nil {
 			t.Fatalf("accepted %d actions, %d messages, lease %s", actions, sc.Messages, sc.Settings.Lease)
 		}
 	})
