@@ -152,3 +152,75 @@ func TestSetLeaseAtRunTime(t *testing.T) {
 		t.Errorf("heartbeat on a 10ms lease: %v, every %s", err, s.Settings().HeartbeatEvery)
 	}
 }
+
+// spans is who held which lease for how long, as the lease events of a run show it: the lease
+// spans per key and version, and the keys an ownership violation wrote.
+func spans(events []engine.Event) (map[string]map[int64][2]time.Time, map[string]bool) {
+	out := map[string]map[int64][2]time.Time{}
+	held := map[[2]string]int64{}
+	violated := map[string]bool{}
+	for _, e := range events {
+		switch {
+		case e.Kind == engine.EvFinalize && e.Outcome == engine.OutcomeViolation:
+			violated[e.Key] = true
+		case e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeRenewed:
+			v := held[[2]string{e.Key, e.Worker}]
+			if sp, ok := out[e.Key][v]; ok && e.Until.After(sp[1]) {
+				out[e.Key][v] = [2]time.Time{sp[0], e.Until}
+			}
+		case e.SetsLease() && e.Version > 0:
+			if out[e.Key] == nil {
+				out[e.Key] = map[int64][2]time.Time{}
+			}
+			out[e.Key][e.Version] = [2]time.Time{e.At, e.Until}
+			held[[2]string{e.Key, e.Worker}] = e.Version
+		}
+	}
+	return out, violated
+}
+
+// LeaseEvents gives the same lease spans and violations as the whole event log, with fewer
+// events: renewals collapse into the latest of each lease.
+func TestLeaseEventsMatchTheEventLog(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    engine.Overrides
+	}{
+		{"lease-too-short", engine.Overrides{}},
+		{"lease-too-short", engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: false}}},
+		{"many-workers", engine.Overrides{}},
+		{"naive-claim", engine.Overrides{Toggles: map[string]bool{engine.ToggleAtomicClaim: false, engine.ToggleOwnershipCheck: false}}},
+		{"aba-fencing", engine.Overrides{}},
+	} {
+		sc := scenario(t, c.name, "")
+		if err := sc.Apply(c.o); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := runToEnd(t, sc)
+		if s.Ledger().EventsDropped() != 0 {
+			t.Fatalf("%s: events dropped; the reference needs them all", c.name)
+		}
+		all, lease := s.Ledger().Events(), s.Ledger().LeaseEvents()
+		wantSpans, wantViolated := spans(all)
+		gotSpans, gotViolated := spans(lease)
+		if !reflect.DeepEqual(gotSpans, wantSpans) || !reflect.DeepEqual(gotViolated, wantViolated) {
+			t.Errorf("%s %v: lease events give\n %v %v\nthe log gives\n %v %v", c.name, c.o, gotSpans, gotViolated, wantSpans, wantViolated)
+		}
+		if c.name == "lease-too-short" && len(c.o.Toggles) == 0 && renewals(lease) >= renewals(all) {
+			t.Errorf("heartbeat run: %d renewals kept of %d; they should collapse to one per lease", renewals(lease), renewals(all))
+		}
+		if len(lease) > len(all) || len(wantSpans) == 0 {
+			t.Errorf("%s: %d lease events of %d, %d keys leased", c.name, len(lease), len(all), len(wantSpans))
+		}
+	}
+}
+
+func renewals(events []engine.Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind == engine.EvRenew {
+			n++
+		}
+	}
+	return n
+}

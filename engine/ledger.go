@@ -45,11 +45,12 @@ type Ledger struct {
 	committed int                  // committed finalizes, all keys
 	log       eventLog             // the kept events (bounded) and the count of all
 	recov     *recoveryTracker     // crashes of owners and their reclaims, from every event
+	lease     *leaseEvents         // who held which lease, from every event
 }
 
 func newLedger() *Ledger {
 	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}, commits: map[string]int{},
-		recov: newRecoveryTracker()}
+		recov: newRecoveryTracker(), lease: newLeaseEvents()}
 }
 
 // update runs fn on worker's ledger under the lock.
@@ -96,6 +97,7 @@ func (l *Ledger) record(e Event) Event {
 	defer l.mu.Unlock()
 	e = l.log.add(e)
 	l.recov.observe(e)
+	l.lease.observe(e)
 	return e
 }
 
