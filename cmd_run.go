@@ -56,12 +56,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	rep, err := runScenario(ctx, sc, sf.dbs(store.Options{}))
-	if err != nil {
+	if err != nil && rep == nil {
 		return 0, err
 	}
+	stalled := err // the run ended without finishing: the report still shows what it did
 	var text strings.Builder
 	if err := rep.WriteText(&text); err != nil {
 		return 0, err
+	}
+	if stalled != nil {
+		fmt.Fprintf(&text, "\nDID NOT FINISH: %v\n", stalled)
 	}
 	// The report is printed even when it cannot be saved: the run happened, and its figures
 	// are worth having. The save error comes after it, and makes the exit code 3.
@@ -79,8 +83,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
 	}
+	if stalled != nil {
+		fmt.Fprintf(stderr, "leaselab: %v\n", stalled)
+	}
 	if saveErr != nil {
 		return 0, saveErr
+	}
+	if stalled != nil {
+		return exitExpect, nil
 	}
 	if !rep.Summary.ExpectationsMet {
 		return exitExpect, nil
@@ -89,7 +99,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 }
 
 // runScenario runs sc headless on a fresh database (dbs's --db file, or a temporary one) and
-// returns its report.
+// returns its report. A run the engine ended for lack of progress (engine.ErrNoProgress) returns
+// its report and that error.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
 	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
@@ -104,14 +115,19 @@ func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engi
 	}
 	runErr := sess.RunToEnd(ctx)
 	closeErr := sess.Close()
-	if err := errors.Join(runErr, closeErr); err != nil {
+	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
+	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
 		return nil, err
 	}
 	schema, err := db.Schema(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sess.BuildReport(ctx, schema, runAt, note)
+	rep, err := sess.BuildReport(ctx, schema, runAt, note)
+	if err != nil {
+		return nil, err
+	}
+	return rep, runErr
 }
 
 // compareModes are the three ways --compare runs a scenario.
@@ -127,7 +143,7 @@ var compareModes = []struct {
 // runCompare runs one scenario three ways, each on its own fresh database, and prints one table
 // of their ledgers. It exits 0 when all three runs complete: the point is the comparison.
 func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
-	var labels []string
+	var labels, stalls []string
 	var sums []*engine.Summary
 	dbs := sf.dbs(store.Options{}) // one opener: the second and third runs re-create the first's file
 	var saveErr error              // the first report that could not be saved, returned after the table
@@ -140,8 +156,11 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 			return 0, usageError{err}
 		}
 		rep, err := runScenario(ctx, sc, dbs)
-		if err != nil {
+		if err != nil && rep == nil {
 			return 0, err
+		}
+		if err != nil { // ended for lack of progress: its column still shows what it did
+			stalls = append(stalls, fmt.Sprintf("%s: %v", m.label, err))
 		}
 		if reportDir != "" {
 			var text strings.Builder
@@ -173,7 +192,16 @@ func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *f
 			fmt.Fprintf(stdout, "Report saved (%s): %s\n", labels[i], s.ReportFile)
 		}
 	}
-	return exitOK, saveErr
+	for _, s := range stalls {
+		fmt.Fprintf(stdout, "did not finish: %s\n", s)
+	}
+	if saveErr != nil {
+		return 0, saveErr
+	}
+	if len(stalls) > 0 {
+		return exitExpect, nil
+	}
+	return exitOK, nil
 }
 
 func writeJSON(w io.Writer, v any) error {

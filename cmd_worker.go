@@ -45,14 +45,22 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{errors.New("worker: --name is required")}
 	case !workerNameRE.MatchString(*name):
 		return usageError{fmt.Errorf("--name %q: letters, digits, '-' and '_', up to 32, starting with a letter or digit", *name)}
-	case *lease < 2*time.Millisecond:
-		return usageError{fmt.Errorf("--lease %s: want at least 2ms", *lease)}
+	case engine.CheckLease(*lease) != nil:
+		return usageError{fmt.Errorf("--lease %s: %w", *lease, engine.CheckLease(*lease))}
 	case *pace < 0, *poll < 0, *hold < 0:
 		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
 	case *pace >= *lease:
 		// The worker pauses between its claim and its provider call; past its lease it gives the
 		// message up without calling, so it would claim again and again and never finish one.
 		return usageError{fmt.Errorf("--pace %s: want less than --lease %s (a worker that pauses past its lease after every claim never gets to call the provider)", *pace, *lease)}
+	}
+	st := engine.DefaultSettings()
+	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
+	for t, p := range toggles {
+		st.Set(t, *p)
+	}
+	if err := st.CheckHeartbeat(); err != nil {
+		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", *lease, err)}
 	}
 	db, err := store.Open(ctx, *path)
 	if err != nil {
@@ -64,11 +72,6 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stdout, "%s %s holding its finalize transaction of %s open for %s\n",
 				engine.FormatClock(time.Now()), engine.WorkerName(*name), key, *hold)
 		})
-	}
-	st := engine.DefaultSettings()
-	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
-	for t, p := range toggles {
-		st.Set(t, *p)
 	}
 	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: st,
 		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name)}}}
@@ -86,7 +89,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return
 			}
 			last = e
-			fmt.Fprintln(stdout, e.String())
+			fmt.Fprintln(stdout, engine.Escape(e.String())) // it may quote a LockedBy another process wrote
 		}})
 	l := sess.Ledger().Worker(w.Name)
 	fmt.Fprintf(stdout, "%s done: %d claims won (%d reclaims), %d blocked, %d processed, %d finalized, %d rejected, %d busy retries\n",

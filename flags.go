@@ -56,8 +56,8 @@ func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
 		switch {
 		case fl.Name == "workers" && f.workers <= 0, fl.Name == "messages" && f.messages <= 0:
 			err = fmt.Errorf("--%s %s: want at least 1", fl.Name, fl.Value)
-		case fl.Name == "lease" && f.lease <= 0:
-			err = fmt.Errorf("--lease %s: want a positive duration, e.g. 500ms", fl.Value)
+		case fl.Name == "lease" && engine.CheckLease(f.lease) != nil:
+			err = fmt.Errorf("--lease %s: %w", fl.Value, engine.CheckLease(f.lease))
 		}
 		if p, ok := f.toggles[fl.Name]; ok {
 			o.Toggles[fl.Name] = *p
@@ -97,6 +97,11 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	o, err := f.overrides(fs)
 	if err == nil {
 		err = sc.Apply(o)
+	}
+	if err == nil {
+		if err = sc.CheckSize(); err != nil {
+			err = fmt.Errorf("--messages %d --workers %d: %w", sc.Messages, len(sc.Workers), err)
+		}
 	}
 	if err != nil {
 		return nil, usageError{err}

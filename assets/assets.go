@@ -11,6 +11,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 //go:embed scenarios/*.scenario
@@ -77,20 +78,53 @@ func Load(nameOrFile string, limit int64) ([]byte, string, error) {
 		}
 		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
 	}
-	if fi.IsDir() {
-		return nil, "", fmt.Errorf("scenario %s: is a directory", nameOrFile)
+	// Only a regular file is read: opening a FIFO or a terminal blocks until someone writes,
+	// and a blocked open or read cannot be interrupted, not even by Ctrl-C.
+	if err := regular(nameOrFile, fi); err != nil {
+		return nil, "", err
 	}
 	if fi.Size() > limit {
 		return nil, "", fmt.Errorf("%s: file too large: %d bytes (at most %d)", nameOrFile, fi.Size(), limit)
 	}
-	f, err := os.Open(nameOrFile)
+	// O_NONBLOCK: should the path be swapped for a FIFO after the Stat, the open still returns
+	// at once, and the second check below refuses it.
+	f, err := os.OpenFile(nameOrFile, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
+	}
+	if err := regular(nameOrFile, fi); err != nil {
+		return nil, "", err
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("scenario %s: %w", nameOrFile, err)
 	}
 	return b, nameOrFile, nil
+}
+
+// regular refuses anything but a regular file, and says what it is instead.
+func regular(name string, fi os.FileInfo) error {
+	m := fi.Mode()
+	what := ""
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device (a terminal or /dev/null, say)"
+	case m&os.ModeDevice != 0:
+		what = "a block device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	default:
+		what = "not a regular file"
+	}
+	return fmt.Errorf("scenario %s: is %s, not a regular file: save the scenario to a file and give its path", name, what)
 }

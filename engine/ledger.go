@@ -38,15 +38,19 @@ type Attempt struct {
 // Ledger holds every worker's ledger, the per-message processing attempts and the event log.
 // Safe for concurrent use.
 type Ledger struct {
-	mu       sync.Mutex
-	workers  map[string]*WorkerLedger
-	attempts map[string][]Attempt // key -> attempts, in order
-	commits  map[string]int       // key -> committed finalizes (writes of an outcome)
-	events   []Event
+	mu        sync.Mutex
+	workers   map[string]*WorkerLedger
+	attempts  map[string][]Attempt // key -> attempts, in order
+	commits   map[string]int       // key -> committed finalizes (writes of an outcome)
+	committed int                  // committed finalizes, all keys
+	log       eventLog             // the kept events (bounded) and the count of all
+	recov     *recoveryTracker     // crashes of owners and their reclaims, from every event
+	lease     *leaseEvents         // who held which lease, from every event
 }
 
 func newLedger() *Ledger {
-	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}, commits: map[string]int{}}
+	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}, commits: map[string]int{},
+		recov: newRecoveryTracker(), lease: newLeaseEvents()}
 }
 
 // update runs fn on worker's ledger under the lock.
@@ -71,6 +75,14 @@ func (l *Ledger) commit(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.commits[key]++
+	l.committed++
+}
+
+// committedCount is how many finalizes committed, all messages together: the runs' progress.
+func (l *Ledger) committedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.committed
 }
 
 // Commits returns the committed finalizes per message key: how often an outcome was written.
@@ -83,8 +95,9 @@ func (l *Ledger) Commits() map[string]int {
 func (l *Ledger) record(e Event) Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e.Seq = len(l.events) + 1
-	l.events = append(l.events, e)
+	e = l.log.add(e)
+	l.recov.observe(e)
+	l.lease.observe(e)
 	return e
 }
 
@@ -136,26 +149,45 @@ func (l *Ledger) Attempts() map[string][]Attempt {
 	return out
 }
 
-// Events returns the event log, oldest first.
+// Events returns the kept events, oldest first: every event of a run up to MaxEventsKept,
+// then the first and the latest ones (Seq shows the gap).
 func (l *Ledger) Events() []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Event(nil), l.events...)
+	return l.log.since(0)
 }
 
-// EventCount is the number of events so far.
+// EventCount is the number of events so far, kept or not.
 func (l *Ledger) EventCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.events)
+	return l.log.total
 }
 
-// EventsSince returns the events after the first n.
+// EventsDropped is how many events were counted but not kept.
+func (l *Ledger) EventsDropped() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log.dropped()
+}
+
+// EventsSince returns the kept events numbered above n (after the first n events).
 func (l *Ledger) EventsSince(n int) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n >= len(l.events) {
-		return nil
-	}
-	return append([]Event(nil), l.events[n:]...)
+	return l.log.since(n)
+}
+
+// workerActions is how many worker actions (transactions and provider calls) were recorded.
+func (l *Ledger) workerActions() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log.acts
+}
+
+// crashRecords are the crashes of workers that held a message, with what followed.
+func (l *Ledger) crashRecords() []crashRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.recov.snapshot()
 }

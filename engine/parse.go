@@ -9,15 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxScenarioSize is the largest scenario file Parse accepts.
-const MaxScenarioSize = 64 << 10
-
-// MaxMessages and MaxWorkers bound what a scenario may ask for.
-const (
-	MaxMessages = 1_000_000
-	MaxWorkers  = 64
-)
-
 // ParseError is a problem in a scenario file, at a line.
 type ParseError struct {
 	File string
@@ -75,14 +66,21 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if !utf8.Valid(data) {
 		return nil, p.errf(0, "not UTF-8 text")
 	}
+	// Read the file as a person's editor shows it: a UTF-8 byte-order mark is not text, and a
+	// line ends at CRLF, LF or a lone CR (old Mac files).
+	text := strings.TrimPrefix(string(data), "\uFEFF")
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	sc := &Scenario{Source: file, Messages: 6, Settings: DefaultSettings(), Pass: DefaultPass, Failure: DefaultFailure}
 	p.sc = sc
 	section := "header"
 	var block *ExpectBlock
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	lines := strings.Split(text, "\n")
 	content := false
 	for i, raw := range lines {
 		n := i + 1
+		if r, bad := firstUnsafe(raw); bad {
+			return nil, p.errf(n, "control character %s in %q: scenario files are plain text, and a terminal would act on it", describeRune(r), lineLabel(raw))
+		}
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -133,11 +131,11 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if sc.Title == "" {
 		sc.Title = sc.Name
 	}
-	if p.seen["heartbeat-every"] == 0 {
-		sc.Settings.HeartbeatEvery = DefaultHeartbeat(sc.Settings.Lease)
+	if err := p.checkHeartbeat(); err != nil {
+		return nil, err
 	}
-	if st := sc.Settings; st.HeartbeatEvery >= st.Lease || st.HeartbeatEvery < time.Millisecond {
-		return nil, p.errf(max(p.seen["heartbeat-every"], p.seen["lease"]), "heartbeat-every (%s) must be at least 1ms and shorter than the lease (%s), or the lease runs out between heartbeats", st.HeartbeatEvery, st.Lease)
+	if err := sc.CheckSize(); err != nil {
+		return nil, p.errf(max(p.seen["messages"], p.seen["workers"], p.seen["worker"]), "%v", err)
 	}
 	for _, st := range p.pendingWorkerRefs {
 		if !p.hasWorker(st.name) {
@@ -152,11 +150,7 @@ type parser struct {
 	sc                *Scenario
 	seen              map[string]int // header key -> line
 	pendingWorkerRefs []workerRef
-}
-
-type workerRef struct {
-	line int
-	name string
+	actions           int // worker actions the script's steps ask for, in all
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
@@ -169,6 +163,9 @@ func stripComment(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// maxWorkerID bounds a worker's LockedBy value.
+const maxWorkerID = 64
 
 var workerNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,15}$`)
 
@@ -207,8 +204,8 @@ func (p *parser) header(n int, line string) error {
 		sc.Failure = val
 	case "messages":
 		v, err := strconv.Atoi(val)
-		if err != nil || v < 1 || v > MaxMessages {
-			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxMessages)
+		if err != nil || v < 1 || v > MaxScenarioMessages {
+			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxScenarioMessages)
 		}
 		sc.Messages = v
 	case "workers":
@@ -274,8 +271,14 @@ func (p *parser) duration(n int, key, val string) (time.Duration, error) {
 	if err != nil {
 		return 0, p.errf(n, "bad duration for %s: %q (write it like 500ms or 1.5s)", key, val)
 	}
-	if d < 0 || d > 24*time.Hour || (key == "lease" && d < time.Millisecond) {
-		return 0, p.errf(n, "bad duration for %s: %s is out of range", key, val)
+	if key == "lease" {
+		if err := CheckLease(d); err != nil {
+			return 0, p.errf(n, "bad duration for lease: %v", err)
+		}
+		return d, nil
+	}
+	if d < 0 || d > 24*time.Hour {
+		return 0, p.errf(n, "bad duration for %s: %s is out of range (0 to 24h)", key, val)
 	}
 	if d%time.Millisecond != 0 {
 		return 0, p.errf(n, "bad duration for %s: %s is finer than a millisecond", key, val)
@@ -315,6 +318,9 @@ func (p *parser) worker(n int, val string) error {
 		v, ok := strings.CutPrefix(f[1], "id=")
 		if !ok || v == "" {
 			return p.errf(n, "worker: want \"NAME id=LOCKEDBY\", got %q", val)
+		}
+		if len(v) > maxWorkerID {
+			return p.errf(n, "worker: id %q is longer than %d bytes", v, maxWorkerID)
 		}
 		id = v
 	}

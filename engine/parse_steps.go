@@ -9,6 +9,15 @@ import (
 // maxStepCount bounds "A step N".
 const maxStepCount = 100_000
 
+// MaxScriptActions bounds the worker actions a script's own steps ask for, all lines together
+// ("A step N" counts N): 3,900 lines of "A step 100000" must be refused before they run, not run
+// for hours. Run steps are bounded while they run (see maxRunActions and stallActions).
+const MaxScriptActions = 100_000
+
+// maxRunRates bounds crash-rate + pause-rate: past it a worker is interrupted after so many of
+// its actions that it may never finish a message, and the run cannot make progress.
+const maxRunRates = 0.5
+
 func (p *parser) step(n int, line string) error {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -44,6 +53,9 @@ func (p *parser) step(n int, line string) error {
 	default:
 		if err := p.workerStep(n, f, &st); err != nil {
 			return err
+		}
+		if p.actions += st.Count; p.actions > MaxScriptActions {
+			return p.errf(n, "the script's steps ask for %d worker actions so far, more than the %d a script may ask for (A step N counts N)", p.actions, MaxScriptActions)
 		}
 	}
 	p.sc.Steps = append(p.sc.Steps, st)
@@ -116,13 +128,16 @@ func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
 		case verb == "run" && (strings.HasPrefix(a, "crash-rate=") || strings.HasPrefix(a, "pause-rate=")):
 			k, v, _ := strings.Cut(a, "=")
 			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || r < 0 || r > 0.5 {
-				return p.errf(n, "run: bad %s %q: want a number from 0 to 0.5", k, v)
+			if err != nil || !(r >= 0 && r <= maxRunRates) { // also refuses NaN
+				return p.errf(n, "run: bad %s %q: want a number from 0 to %v", k, v, maxRunRates)
 			}
 			if k == "crash-rate" {
 				st.CrashRate = r
 			} else {
 				st.PauseRate = r
+			}
+			if sum := st.CrashRate + st.PauseRate; sum > maxRunRates {
+				return p.errf(n, "run: crash-rate + pause-rate is %v, more than %v: workers interrupted that often may never finish a message", sum, maxRunRates)
 			}
 		case verb == "run" && strings.HasPrefix(a, "crash-at="):
 			act, ok := ParseAction(strings.TrimPrefix(a, "crash-at="))

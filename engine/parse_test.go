@@ -148,6 +148,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("name: x\nsteps:\n  A step 3\nexpect when leasing=on:\n  status_checks[PAY-001] = 2\n"))
 	f.Add([]byte("name: x\nworkers: 3\nworker: Z id=Worker-A\nslow: Z 1s\n"))
+	f.Add([]byte("\uFEFFname: x\r\ntitle: a\x1b[2J\r\nsteps:\r  A step 100000\r  B step 2\n  run crash-rate=0.3 pause-rate=0.2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := engine.Parse("fuzz.scenario", data)
 		if err != nil {
@@ -162,6 +163,29 @@ func FuzzParse(f *testing.F) {
 		}
 		if err := sc.Apply(engine.Overrides{}); err != nil {
 			t.Fatalf("accepted scenario fails Apply: %v", err)
+		}
+		// Nothing accepted carries a control character to a terminal, or asks for unbounded work.
+		texts := append([]string{sc.Title, sc.Pass, sc.Failure}, sc.Explain...)
+		for _, w := range sc.Workers {
+			texts = append(texts, w.ID, w.Short)
+		}
+		for _, st := range sc.Steps {
+			texts = append(texts, st.Text)
+		}
+		for _, s := range texts {
+			if engine.Escape(s) != s {
+				t.Fatalf("accepted text %q that needs escaping", s)
+			}
+		}
+		actions := 0
+		for _, st := range sc.Steps {
+			actions += st.Count
+			if st.CrashRate+st.PauseRate > 0.5 {
+				t.Fatalf("accepted rates %v + %v", st.CrashRate, st.PauseRate)
+			}
+		}
+		if actions > engine.MaxScriptActions || sc.Messages > engine.MaxScenarioMessages || sc.Messages*len(sc.Workers) > engine.MaxScenarioWork || engine.CheckLease(sc.Settings.Lease) != nil {
+			t.Fatalf("accepted %d actions, %d messages, lease %s", actions, sc.Messages, sc.Settings.Lease)
 		}
 	})
 }

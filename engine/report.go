@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Summary is everything a run counted, from the ledgers and from the database, with the safety
@@ -161,7 +160,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 			sum.ProcessedMoreThanOnce++
 		}
 	}
-	rep := classifyRepeats(attempts, commits, s.ledger.Events())
+	rep := classifyRepeats(attempts, commits, s.ledger.LeaseEvents())
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
@@ -261,45 +260,17 @@ func processedOnceDetail(sum *Summary) string {
 	return d
 }
 
-// recoveries reads the lease-expiry proof out of the event log: for every crash of a worker that
-// held a lease, was another worker blocked before expiry, did one reclaim it after, and how
-// often was the message processed.
+// recoveries is the lease-expiry proof: for every crash of a worker that held a lease, was
+// another worker blocked before expiry, did one reclaim it after, and how often was the message
+// processed. The ledger follows each crash as the events arrive (recovery.go), so the proof does
+// not depend on how much of the event log is kept.
 func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
-	events := s.ledger.Events()
 	out := []Recovery{}
-	for i, e := range events {
-		if e.Kind != EvCrash || e.Key == "" {
-			continue
-		}
-		r := Recovery{Key: e.Key, CrashedOwner: e.Worker, CrashedAt: FormatClock(e.At)}
-		var until time.Time
-		for _, f := range events[:i] {
-			if f.Key == e.Key && f.Worker == e.Worker && f.SetsLease() {
-				until = f.Until
-			}
-		}
-		r.LeaseUntil = FormatClock(until)
-		var reclaimVersion int64
-		restarted := false // after a restart, the same name is a new instance that may reclaim
-		for _, f := range events[i+1:] {
-			if f.Kind == EvRestart && f.Worker == e.Worker {
-				restarted = true
-			}
-			if f.Key != e.Key || (f.Worker == e.Worker && !restarted) {
-				continue
-			}
-			if f.Kind == EvClaim && f.Outcome == OutcomeBlocked && r.ReclaimedBy == "" {
-				r.BlockedBeforeExpiry = true
-			}
-			if f.Kind == EvClaim && f.Outcome == OutcomeReclaimed {
-				r.ReclaimedBy, r.ReclaimedAt, reclaimVersion = f.Worker, FormatClock(f.At), f.Version
-				r.ReclaimedAfterExpiry = !until.IsZero() && f.At.After(until)
-				break
-			}
-		}
+	for _, c := range s.ledger.crashRecords() {
+		r := c.Recovery
 		// Processed after the reclaim: attempts under the reclaim's lease or a later one.
-		for _, a := range attempts[e.Key] {
-			if reclaimVersion > 0 && a.Version >= reclaimVersion {
+		for _, a := range attempts[r.Key] {
+			if c.reclaimVersion > 0 && a.Version >= c.reclaimVersion {
 				r.ProcessedTimes++
 			}
 		}

@@ -221,21 +221,21 @@ func (sc *Scenario) Apply(o Overrides) error {
 		sc.retitle() // "two workers, six payments" stays true
 	}
 	if o.Lease != 0 {
-		if o.Lease < time.Millisecond || o.Lease%time.Millisecond != 0 {
-			return fmt.Errorf("--lease %s: want whole milliseconds, at least 1ms", o.Lease)
+		if err := CheckLease(o.Lease); err != nil {
+			return fmt.Errorf("--lease %s: %w", o.Lease, err)
 		}
 		sc.Settings.Lease = o.Lease
 		if sc.Settings.HeartbeatEvery >= o.Lease {
 			sc.Settings.HeartbeatEvery = DefaultHeartbeat(o.Lease)
-		}
-		if sc.Settings.HeartbeatEvery >= o.Lease {
-			return fmt.Errorf("--lease %s: too short (at least 2ms, to leave room for a heartbeat)", o.Lease)
 		}
 	}
 	for name, on := range o.Toggles {
 		if err := sc.Settings.Set(name, on); err != nil {
 			return err
 		}
+	}
+	if err := sc.Settings.CheckHeartbeat(); err != nil {
+		return fmt.Errorf("--lease %s --heartbeat: %w", sc.Settings.Lease, err)
 	}
 	if o.Seed != nil {
 		sc.Seed = *o.Seed

@@ -200,7 +200,10 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 		s.actions++
 		s.stepN++
 		if s.stepN > maxRunActions {
-			return false, true, fmt.Errorf("%s run: no end after %d actions", w.Name, maxRunActions)
+			return false, true, fmt.Errorf("%s run: no end after %d actions: %w", w.Name, maxRunActions, ErrNoProgress)
+		}
+		if e == nil {
+			e = s.watchdog()
 		}
 		return ok || ev.Outcome == OutcomeBusy, false, e
 	case StepRun, StepConcurrent:
@@ -220,11 +223,14 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 		s.runFrom = s.clock.Now()
 	}
 	if s.stepN > maxRunActions {
-		return false, true, fmt.Errorf("run: no end after %d actions", maxRunActions)
+		return false, true, fmt.Errorf("run: no end after %d actions: %w", maxRunActions, ErrNoProgress)
 	}
 	if moved := s.clock.Now().Sub(s.runFrom); moved > s.maxRunClock() {
 		return false, true, fmt.Errorf("run until-done: still not done after %s of scenario time "+
-			"(a lease shorter than the work livelocks: every attempt outlives its lease and is reclaimed)", moved)
+			"(a lease shorter than the work livelocks: every attempt outlives its lease and is reclaimed): %w", moved, ErrNoProgress)
+	}
+	if err := s.watchdog(); err != nil {
+		return false, true, err
 	}
 	s.wakeDue(ctx, false)
 	ready := runnable(ws)

@@ -37,6 +37,9 @@ type Session struct {
 	pauses  map[*Worker]int // worker -> actions left before a random pause ends
 	actions int             // actions done by the session, all kinds
 	free    freeOptions     // how concurrent steps run
+	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
+	// since they last grew.
+	progressCommits, sinceProgress int
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
@@ -135,21 +138,23 @@ func (s *Session) InitialSettings() Settings {
 }
 
 // started reports whether any worker has taken an action yet.
-func (s *Session) started() bool {
-	for _, e := range s.ledger.Events() {
-		switch e.Kind {
-		case EvLoad, EvClaim, EvSelect, EvTake, EvCheck, EvRenew, EvFinalize:
-			return true
-		}
-	}
-	return false
-}
+func (s *Session) started() bool { return s.ledger.workerActions() > 0 }
 
 // SetToggle switches a toggle; workers see it from their next action on.
 func (s *Session) SetToggle(name string, on bool) (Event, error) {
 	started := s.started()
 	s.mu.Lock()
-	err := s.settings.Set(name, on)
+	next := s.settings
+	err := next.Set(name, on)
+	if err == nil && name == ToggleHeartbeat && on {
+		next.fitHeartbeat()
+		if err = next.CheckHeartbeat(); err != nil {
+			err = fmt.Errorf("heartbeat on: %v: %w", err, ErrNotNow)
+		}
+	}
+	if err == nil {
+		s.settings = next
+	}
 	if err == nil && !started {
 		// Before any worker has acted, a toggle is the run's own setting, as the same flag would
 		// be: the scenario's expectations for it apply.
@@ -170,26 +175,31 @@ func (s *Session) SetDuration(name string, d time.Duration) (Event, error) {
 	next := s.settings
 	switch name {
 	case "lease":
+		if err := CheckLease(d); err != nil {
+			s.mu.Unlock()
+			return Event{}, fmt.Errorf("set lease: %v: %w", err, ErrNotNow)
+		}
 		next.Lease = d
+		if !next.Heartbeat && next.HeartbeatEvery >= d {
+			next.HeartbeatEvery = DefaultHeartbeat(d) // ready for a heartbeat switched on later
+		}
 	case "heartbeat-every":
+		if d < time.Millisecond {
+			s.mu.Unlock()
+			return Event{}, fmt.Errorf("set heartbeat-every %s: want at least 1ms: %w", d, ErrNotNow)
+		}
 		next.HeartbeatEvery = d
-	}
-	if next.Lease < time.Millisecond || next.HeartbeatEvery < time.Millisecond || next.HeartbeatEvery >= next.Lease {
-		s.mu.Unlock()
-		return Event{}, fmt.Errorf("set %s %s: the lease (%s) must be at least 1ms and longer than heartbeat-every (%s): %w",
-			name, d, next.Lease, next.HeartbeatEvery, ErrNotNow)
-	}
-	switch name {
-	case "lease":
-		s.settings.Lease = d
-	case "heartbeat-every":
-		s.settings.HeartbeatEvery = d
 	case "provider-latency":
-		s.settings.ProviderLatency = d
+		next.ProviderLatency = d
 	default:
 		s.mu.Unlock()
 		return Event{}, fmt.Errorf("unknown duration setting %q", name)
 	}
+	if err := next.CheckHeartbeat(); err != nil {
+		s.mu.Unlock()
+		return Event{}, fmt.Errorf("set %s %s: %v: %w", name, d, err, ErrNotNow)
+	}
+	s.settings = next
 	s.mu.Unlock()
 	return s.event(Event{Kind: EvSetting, Key: name, Outcome: d.String(), Text: fmt.Sprintf("%s set to %s", name, d)}), nil
 }

@@ -123,3 +123,48 @@ func (s Settings) Describe() string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// The one lease range, for scenario files, `set lease` steps and every command's --lease flag.
+const (
+	MinLease = time.Millisecond
+	MaxLease = 24 * time.Hour
+)
+
+// CheckLease says whether d is a lease leaselab accepts: whole milliseconds from MinLease to
+// MaxLease. The database stores times in milliseconds, so a finer lease could not be kept.
+func CheckLease(d time.Duration) error {
+	switch {
+	case d == 0:
+		return fmt.Errorf("want a positive duration, e.g. 500ms (a lease is 1ms to 24h)")
+	case d < MinLease || d > MaxLease:
+		return fmt.Errorf("%s is out of range: a lease is 1ms to 24h", d)
+	case d%time.Millisecond != 0:
+		return fmt.Errorf("%s is finer than a millisecond: a lease is whole milliseconds", d)
+	}
+	return nil
+}
+
+// CheckHeartbeat says whether the heartbeat fits the lease: a renewal every HeartbeatEvery must
+// come before the lease runs out. It matters only while the heartbeat is on.
+func (s Settings) CheckHeartbeat() error {
+	if !s.Heartbeat {
+		return nil
+	}
+	if s.HeartbeatEvery < time.Millisecond || s.HeartbeatEvery >= s.Lease {
+		return fmt.Errorf("with the heartbeat on, heartbeat-every (%s) must be at least 1ms and shorter than the lease (%s), or the lease runs out between heartbeats", s.HeartbeatEvery, s.Lease)
+	}
+	return nil
+}
+
+// fitHeartbeat switches the heartbeat interval to the lease's default when the current one
+// does not fit a heartbeat that is on; it reports whether it changed anything.
+func (s *Settings) fitHeartbeat() bool {
+	if s.CheckHeartbeat() == nil {
+		return false
+	}
+	if d := DefaultHeartbeat(s.Lease); d < s.Lease {
+		s.HeartbeatEvery = d
+		return true
+	}
+	return false
+}

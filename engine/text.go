@@ -72,7 +72,7 @@ func (r *Report) WriteText(out io.Writer) error {
 	if len(sum.Recovery) > 0 {
 		section(&b, "Lease-expiry demo")
 		for _, rc := range sum.Recovery {
-			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", rc.Key, rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
+			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
 			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
 			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
 			if rc.ReclaimedBy != "" {
@@ -158,14 +158,21 @@ func settingsLine(m map[string]string) string {
 }
 
 func (r *Report) timeline(b *strings.Builder) {
+	prev := 0
 	for _, e := range r.Events {
+		if e.Seq > prev+1 && prev > 0 {
+			// The ledger keeps the first and the latest events of a long run (MaxEventsKept).
+			fmt.Fprintf(b, "   … %d events not kept here (every count below is from the ledgers, not from this list) …\n", e.Seq-prev-1)
+		}
+		prev = e.Seq
+		text := Escape(e.Text) // it may quote a key or a LockedBy read from the database
 		switch e.Kind {
 		case EvPhase:
-			fmt.Fprintf(b, "-- %s\n", e.Text)
+			fmt.Fprintf(b, "-- %s\n", text)
 		case EvNote:
-			fmt.Fprintf(b, "   %s  note: %s\n", FormatClock(e.At), e.Text)
+			fmt.Fprintf(b, "   %s  note: %s\n", FormatClock(e.At), text)
 		default:
-			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), e.Text)
+			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), text)
 		}
 	}
 	if len(r.Events) == 0 {
@@ -188,8 +195,9 @@ func (r *Report) ownership(b *strings.Builder) {
 		if len(by) > 1 {
 			who += fmt.Sprintf("  (%d×)", len(by))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", row.IdempotencyKey, row.Status, orNone(row.LockedBy),
-			clockOrNull(row.LockedUntil), clockOrNull(row.ProcessedAt), row.PaymentStatus, orNone(row.TransactionID),
+		// Row values come from a database any process can write: printed escaped.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", Escape(row.IdempotencyKey), Escape(row.Status), orNone(Escape(row.LockedBy)),
+			clockOrNull(row.LockedUntil), clockOrNull(row.ProcessedAt), Escape(row.PaymentStatus), orNone(Escape(row.TransactionID)),
 			row.Attempts, row.LeaseVersion, who)
 	}
 	tw.Flush()

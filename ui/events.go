@@ -57,7 +57,7 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 		mark = "• "
 	}
 	at := st.Subtle.Render(engine.FormatClock(e.At))
-	text := e.Text
+	text := engine.Escape(e.Text) // it may quote a key or a LockedBy read from the database
 	switch {
 	case e.Kind == engine.EvPhase:
 		return mark + at + " " + st.Section.Render("== "+text+" ==")

@@ -61,13 +61,13 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
 		DBPath: s.DB().Path(), Settings: s.Settings(),
 		Teaches: s.Scenario.Teaches, Now: s.Clock().Now(),
-		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
+		Rows: safeRows(rows), Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}
 	f.Events = led.EventsSince(max(0, f.EventCount-eventTail))
 	_, f.ScriptIndex, f.ScriptTotal = s.ScriptPosition()
 	for _, w := range s.Workers() {
-		v := w.View()
+		v := safeWorker(w.View())
 		f.Workers = append(f.Workers, v)
 		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
 	}

@@ -82,6 +82,7 @@ type openedMsg struct {
 
 // apply performs o on s and says what happened, in words. It does I/O.
 func apply(ctx context.Context, s *engine.Session, o op, k KeyMap) (note string, lvl level, acted bool) {
+	defer func() { note = engine.Escape(note) }() // events and errors may quote database values
 	before := s.Ledger().EventCount()
 	var (
 		err error

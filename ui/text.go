@@ -4,7 +4,28 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/engine"
 )
+
+// safeRows returns rows with every text the database holds escaped (engine.Escape): any process
+// can write a LockedBy (or a key, a status) full of terminal escapes, and the screen shows them
+// as visible \x1b, never acts on them. Ordinary values come back unchanged.
+func safeRows(rows []engine.Row) []engine.Row {
+	out := make([]engine.Row, len(rows))
+	for i, r := range rows {
+		r.IdempotencyKey, r.Status, r.LockedBy = engine.Escape(r.IdempotencyKey), engine.Escape(r.Status), engine.Escape(r.LockedBy)
+		r.PaymentStatus, r.TransactionID = engine.Escape(r.PaymentStatus), engine.Escape(r.TransactionID)
+		out[i] = r
+	}
+	return out
+}
+
+// safeWorker escapes what a worker's memory quotes from the database: the key it holds.
+func safeWorker(v engine.WorkerView) engine.WorkerView {
+	v.State, v.Holding, v.Last = engine.Escape(v.State), engine.Escape(v.Holding), engine.Escape(v.Last)
+	return v
+}
 
 // ellipsis ends a cut line.
 const ellipsis = "…"

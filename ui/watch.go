@@ -230,8 +230,9 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 			m.lease = max(m.lease, r.LockedUntil.Sub(msg.at))
 		}
 	}
-	m.holders = holdersOf(msg.rows, msg.at)
-	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: msg.rows, Watch: true}
+	rows := safeRows(msg.rows) // any process can write these values: shown escaped
+	m.holders = holdersOf(rows, msg.at)
+	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: rows, Watch: true}
 	f.Settings.Lease = m.lease
 	for _, h := range m.holders {
 		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})

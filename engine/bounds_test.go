@@ -1,0 +1,226 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// A run that keeps acting without finishing anything is ended by the watchdog, after a bounded
+// number of actions, with ErrNoProgress; its ledgers still count what it did.
+func TestWatchdogEndsALivelock(t *testing.T) {
+	// Worker-A's provider call takes a day; its heartbeat renews a 2ms lease every 1ms, so a
+	// run until-done renews for ever and never finalizes.
+	sc := scenario(t, "", "name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n")
+	s := session(t, sc)
+	ctx := context.Background()
+	err := s.RunToEnd(ctx)
+	if !errors.Is(err, engine.ErrNoProgress) || !strings.Contains(err.Error(), "test.scenario:9:") {
+		t.Fatalf("RunToEnd = %v, want ErrNoProgress at line 9", err)
+	}
+	// The watchdog counts the run's turns (an action, or the clock moving to the next timer):
+	// 10,000 turns without a finalize.
+	if n := s.Actions(); n < 4_000 || n > 10_000 {
+		t.Errorf("%d actions before the watchdog, want at most 10,000", n)
+	}
+	tot := s.Ledger().Total()
+	if tot.Renewals < 4_000 || tot.ClaimsWon != 1 || tot.Finalized != 0 {
+		t.Errorf("ledger %+v", tot)
+	}
+	if got := s.Ledger().EventCount(); got > engine.MaxEventsKept && len(s.Ledger().Events()) != engine.MaxEventsKept {
+		t.Errorf("%d events, %d kept", got, len(s.Ledger().Events()))
+	}
+}
+
+// A run of more events than the log keeps still counts every message from the ledgers, and
+// its report says where events were left out.
+func TestLongRunCountsFromLedgers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("7,000 messages")
+	}
+	const n = 7000
+	sc := scenario(t, "", "name: long\nmessages: 7000\nworkers: 2\n")
+	s, sum := runToEnd(t, sc)
+	led := s.Ledger()
+	if led.EventCount() <= engine.MaxEventsKept || len(led.Events()) != engine.MaxEventsKept ||
+		led.EventsDropped() != led.EventCount()-engine.MaxEventsKept {
+		t.Fatalf("%d events, %d kept, %d dropped", led.EventCount(), len(led.Events()), led.EventsDropped())
+	}
+	if sum.ProcessingAttempts != n || sum.UniqueProcessed != n || sum.ClaimsWon != n || sum.Outbox.Processed != n ||
+		sum.StatusChecks != n || sum.Lost != 0 || !sum.Passed {
+		t.Errorf("summary: attempts %d unique %d claims %d processed %d checks %d lost %d passed %v",
+			sum.ProcessingAttempts, sum.UniqueProcessed, sum.ClaimsWon, sum.Outbox.Processed, sum.StatusChecks, sum.Lost, sum.Passed)
+	}
+	rep, err := s.BuildReport(context.Background(), "", time.Now(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "events not kept here (every count below is from the ledgers") {
+		t.Error("report timeline does not mark the events it left out")
+	}
+}
+
+// The lease-expiry proof kept as the events arrive is the one read from the whole event log.
+func TestRecoveryRecordsMatchTheEventLog(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		sc := scenario(t, "many-workers", "")
+		sc.Seed = seed
+		s, sum := runToEnd(t, sc)
+		events := s.Ledger().Events()
+		if s.Ledger().EventsDropped() != 0 {
+			t.Fatalf("seed %d: events dropped; the reference needs them all", seed)
+		}
+		want := referenceRecoveries(events, s.Ledger().Attempts())
+		if !reflect.DeepEqual(sum.Recovery, want) {
+			t.Errorf("seed %d: recovery\n got  %+v\n want %+v", seed, sum.Recovery, want)
+		}
+		if len(want) == 0 {
+			t.Errorf("seed %d: no crash held a lease; the test proves nothing", seed)
+		}
+	}
+}
+
+// referenceRecoveries is the lease-expiry proof as it was computed from the whole event log.
+func referenceRecoveries(events []engine.Event, attempts map[string][]engine.Attempt) []engine.Recovery {
+	out := []engine.Recovery{}
+	for i, e := range events {
+		if e.Kind != engine.EvCrash || e.Key == "" {
+			continue
+		}
+		r := engine.Recovery{Key: e.Key, CrashedOwner: e.Worker, CrashedAt: engine.FormatClock(e.At)}
+		var until time.Time
+		for _, f := range events[:i] {
+			if f.Key == e.Key && f.Worker == e.Worker && f.SetsLease() {
+				until = f.Until
+			}
+		}
+		r.LeaseUntil = engine.FormatClock(until)
+		var reclaimVersion int64
+		restarted := false
+		for _, f := range events[i+1:] {
+			if f.Kind == engine.EvRestart && f.Worker == e.Worker {
+				restarted = true
+			}
+			if f.Key != e.Key || (f.Worker == e.Worker && !restarted) {
+				continue
+			}
+			if f.Kind == engine.EvClaim && f.Outcome == engine.OutcomeBlocked && r.ReclaimedBy == "" {
+				r.BlockedBeforeExpiry = true
+			}
+			if f.Kind == engine.EvClaim && f.Outcome == engine.OutcomeReclaimed {
+				r.ReclaimedBy, r.ReclaimedAt, reclaimVersion = f.Worker, engine.FormatClock(f.At), f.Version
+				r.ReclaimedAfterExpiry = !until.IsZero() && f.At.After(until)
+				break
+			}
+		}
+		for _, a := range attempts[e.Key] {
+			if reclaimVersion > 0 && a.Version >= reclaimVersion {
+				r.ProcessedTimes++
+			}
+		}
+		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes == 1
+		out = append(out, r)
+	}
+	return out
+}
+
+// A lease set at run time follows the same range, and the heartbeat rule only binds when on.
+func TestSetLeaseAtRunTime(t *testing.T) {
+	s := session(t, scenario(t, "", "name: x\n"))
+	if _, err := s.SetDuration("lease", time.Millisecond); err != nil {
+		t.Errorf("set lease 1ms with the heartbeat off: %v", err)
+	}
+	if _, err := s.SetToggle(engine.ToggleHeartbeat, true); !errors.Is(err, engine.ErrNotNow) {
+		t.Errorf("heartbeat on a 1ms lease: %v, want a refusal", err)
+	}
+	if _, err := s.SetDuration("lease", 25*time.Hour); err == nil {
+		t.Error("set lease 25h accepted")
+	}
+	if _, err := s.SetDuration("lease", 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetToggle(engine.ToggleHeartbeat, true); err != nil || s.Settings().HeartbeatEvery >= 10*time.Millisecond {
+		t.Errorf("heartbeat on a 10ms lease: %v, every %s", err, s.Settings().HeartbeatEvery)
+	}
+}
+
+// spans is who held which lease for how long, as the lease events of a run show it: the lease
+// spans per key and version, and the keys an ownership violation wrote.
+func spans(events []engine.Event) (map[string]map[int64][2]time.Time, map[string]bool) {
+	out := map[string]map[int64][2]time.Time{}
+	held := map[[2]string]int64{}
+	violated := map[string]bool{}
+	for _, e := range events {
+		switch {
+		case e.Kind == engine.EvFinalize && e.Outcome == engine.OutcomeViolation:
+			violated[e.Key] = true
+		case e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeRenewed:
+			v := held[[2]string{e.Key, e.Worker}]
+			if sp, ok := out[e.Key][v]; ok && e.Until.After(sp[1]) {
+				out[e.Key][v] = [2]time.Time{sp[0], e.Until}
+			}
+		case e.SetsLease() && e.Version > 0:
+			if out[e.Key] == nil {
+				out[e.Key] = map[int64][2]time.Time{}
+			}
+			out[e.Key][e.Version] = [2]time.Time{e.At, e.Until}
+			held[[2]string{e.Key, e.Worker}] = e.Version
+		}
+	}
+	return out, violated
+}
+
+// LeaseEvents gives the same lease spans and violations as the whole event log, with fewer
+// events: renewals collapse into the latest of each lease.
+func TestLeaseEventsMatchTheEventLog(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    engine.Overrides
+	}{
+		{"lease-too-short", engine.Overrides{}},
+		{"lease-too-short", engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: false}}},
+		{"many-workers", engine.Overrides{}},
+		{"naive-claim", engine.Overrides{Toggles: map[string]bool{engine.ToggleAtomicClaim: false, engine.ToggleOwnershipCheck: false}}},
+		{"aba-fencing", engine.Overrides{}},
+	} {
+		sc := scenario(t, c.name, "")
+		if err := sc.Apply(c.o); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := runToEnd(t, sc)
+		if s.Ledger().EventsDropped() != 0 {
+			t.Fatalf("%s: events dropped; the reference needs them all", c.name)
+		}
+		all, lease := s.Ledger().Events(), s.Ledger().LeaseEvents()
+		wantSpans, wantViolated := spans(all)
+		gotSpans, gotViolated := spans(lease)
+		if !reflect.DeepEqual(gotSpans, wantSpans) || !reflect.DeepEqual(gotViolated, wantViolated) {
+			t.Errorf("%s %v: lease events give\n %v %v\nthe log gives\n %v %v", c.name, c.o, gotSpans, gotViolated, wantSpans, wantViolated)
+		}
+		if c.name == "lease-too-short" && len(c.o.Toggles) == 0 && renewals(lease) >= renewals(all) {
+			t.Errorf("heartbeat run: %d renewals kept of %d; they should collapse to one per lease", renewals(lease), renewals(all))
+		}
+		if len(lease) > len(all) || len(wantSpans) == 0 {
+			t.Errorf("%s: %d lease events of %d, %d keys leased", c.name, len(lease), len(all), len(wantSpans))
+		}
+	}
+}
+
+func renewals(events []engine.Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind == engine.EvRenew {
+			n++
+		}
+	}
+	return n
+}
