@@ -10,8 +10,6 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"leaselab/assets"
-	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/ui"
 )
 
@@ -41,38 +39,12 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if _, err := loadScenario(*start, &sf, fs); err != nil {
 		return err
 	}
-	var closeDB func()
-	open := func(ctx context.Context, nameOrFile string) (*engine.Session, error) {
-		if closeDB != nil {
-			closeDB()
-			closeDB = nil
-		}
-		sc, err := loadScenario(nameOrFile, &sf, fs)
-		if err != nil {
-			return nil, err
-		}
-		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{})
-		if err != nil {
-			return nil, err
-		}
-		sess, err := engine.NewSession(ctx, sc, db)
-		if err != nil {
-			db.Close()
-			cleanup()
-			return nil, err
-		}
-		closeDB = func() { sess.Close(); db.Close(); cleanup() }
-		return sess, nil
-	}
-	defer func() {
-		if closeDB != nil {
-			closeDB()
-		}
-	}()
+	root := newLabRoot(&sf, fs)
+	defer root.Close()
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,
 		Scenarios: assets.Names(),
-		Open:      open,
+		Open:      root.Open,
 		In:        stdin,
 		Out:       stdout,
 	})
