@@ -72,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdWorker(ctx, args, stdout, stderr)
 	case "watch":
 		err = cmdWatch(ctx, args, stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, args, stdout, stderr)
 	case "stress":
 		var code int
 		code, err = cmdStress(ctx, args, stdout, stderr)
@@ -125,6 +127,7 @@ Usage:
   leaselab worker --db FILE --name W
                                run one worker process against a shared database
   leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
+  leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
   leaselab help                this text
 
 Run "leaselab COMMAND --help" for a command's flags.

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"leaselab/ui/serve"
+)
+
+// A test server and real SSH clients (golang.org/x/crypto/ssh) that talk to it over TCP on
+// 127.0.0.1, as an attendee's ssh does.
+
+// testServer is a served lab on a free port, with its temporary folders under tmp.
+type testServer struct {
+	srv    *serve.Server
+	addr   string
+	hostPK gossh.PublicKey
+	tmp    string // TMPDIR of the sessions' databases
+	served chan error
+	log    *syncBuf
+}
+
+// startServer starts a lab server with options o (listen and host key are the test's own).
+func startServer(t *testing.T, o serveOptions) *testServer {
+	t.Helper()
+	ts := &testServer{tmp: t.TempDir(), served: make(chan error, 1), log: &syncBuf{}}
+	t.Setenv("TMPDIR", ts.tmp)
+	key, _, err := serve.HostKey(filepath.Join(t.TempDir(), "host_key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.hostPK = key.PublicKey()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.addr = ln.Addr().String()
+	if o.maxSessions == 0 {
+		o.maxSessions = 40
+	}
+	ts.srv, err = newLabServer(key, o, connectLine(ln.Addr()), ts.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { ts.served <- ts.srv.Serve(ln) }()
+	return ts
+}
+
+// syncBuf is a bytes.Buffer safe for one writer and many readers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// attendee is one SSH connection with a session.
+type attendee struct {
+	t      *testing.T
+	client *gossh.Client
+	sess   *gossh.Session
+	stdin  io.WriteCloser
+	out    *syncBuf
+	ended  chan error    // the session's exit
+	read   chan struct{} // closed when the output has been read to its end
+}
+
+// dialOpts say how an attendee connects.
+type dialOpts struct {
+	user    string
+	env     map[string]string
+	noPty   bool
+	w, h    int
+	command string // "" for a shell request
+}
+
+// connect opens a connection and a session; it answers the terminal queries a real terminal
+// answers (the renderer asks for the background colour and the device attributes).
+func (ts *testServer) connect(t *testing.T, o dialOpts) *attendee {
+	t.Helper()
+	if o.user == "" {
+		o.user = "attendee"
+	}
+	if o.w == 0 {
+		o.w, o.h = 120, 40
+	}
+	cfg := &gossh.ClientConfig{User: o.user, HostKeyCallback: gossh.FixedHostKey(ts.hostPK), Timeout: 5 * time.Second}
+	client, err := gossh.Dial("tcp", ts.addr, cfg)
+	if err != nil {
+		t.Fatalf("dial %s: %v", ts.addr, err)
+	}
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{})}
+	t.Cleanup(a.hangUp)
+	for k, v := range o.env {
+		if err := sess.Setenv(k, v); err != nil {
+			t.Fatalf("setenv %s: %v", k, err)
+		}
+	}
+	if !o.noPty {
+		if err := sess.RequestPty("xterm-256color", o.h, o.w, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.stdin, err = sess.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Stderr = a.out
+	if o.command == "" {
+		err = sess.Shell()
+	} else {
+		err = sess.Start(o.command)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go a.readAll(stdout)
+	go func() { a.ended <- sess.Wait() }()
+	return a
+}
+
+// read keeps what the server draws, and answers a device-attributes query as xterm does.
+func (a *attendee) readAll(r io.Reader) {
+	defer close(a.read)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			a.out.Write(buf[:n])
+			if bytes.Contains(buf[:n], []byte("\x1b[c")) {
+				io.WriteString(a.stdin, "\x1b[?62;22c")
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitFor waits up to 15 s for the screen to show want.
+func (a *attendee) waitFor(want string) {
+	a.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(a.out.String(), want) {
+		if time.Now().After(deadline) {
+			s := a.out.String()
+			if len(s) > 3000 {
+				s = s[len(s)-3000:]
+			}
+			a.t.Fatalf("no %q after 15s; the screen's last output:\n%q", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// press types keys, one write each, waiting for the screen to settle a little between them.
+func (a *attendee) press(keys ...string) {
+	a.t.Helper()
+	for _, k := range keys {
+		if _, err := io.WriteString(a.stdin, k); err != nil {
+			a.t.Fatalf("key %q: %v", k, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// exit waits for the session to end and returns its exit status (-1: no status).
+func (a *attendee) exit() int {
+	a.t.Helper()
+	select {
+	case err := <-a.ended:
+		select {
+		case <-a.read: // every byte the server sent before its exit status is in a.out
+		case <-time.After(5 * time.Second):
+		}
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*gossh.ExitError); ok {
+			return ee.ExitStatus()
+		}
+		return -1
+	case <-time.After(15 * time.Second):
+		a.t.Fatal("the session did not end within 15s")
+		return -1
+	}
+}
+
+// hangUp drops the connection, as closing the laptop does.
+func (a *attendee) hangUp() { a.client.Close() }
+
+// waitSessions waits up to 10 s for the server to hold n labs.
+func (ts *testServer) waitSessions(t *testing.T, n int) []serve.Info {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := ts.srv.Sessions()
+		if len(s) == n {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d labs open, want %d", len(s), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
