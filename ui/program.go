@@ -121,7 +121,11 @@ func NewLab(ctx context.Context, cfg Config, t Terminal) (*Program, error) {
 			m, _ = m.update(tea.WindowSizeMsg{Width: t.Width, Height: t.Height})
 		}
 		g, r = m.gate, m.runner
-		return m, func() {
+		var tm tea.Model = m
+		if cfg.Report != nil {
+			tm = offering{Model: m, report: cfg.Report}
+		}
+		return tm, func() {
 			g.close()
 			// A free run started by a command that finished after the last key stops here.
 			_ = r.stop()

@@ -24,6 +24,10 @@ type Config struct {
 	// MinPace is the fastest free-run pace offered (0: every pace, full speed included). A
 	// shared server sets it, so that one attendee's workers cannot take a core.
 	MinPace time.Duration
+	// Report, when set, receives the lab's status each time it changes, and the lab takes
+	// OfferMsg (a served lab: the teacher's table and offers). It is called from Update: it
+	// must not block.
+	Report func(LabStatus)
 	// In and Out are Run's terminal (nil: the process's own).
 	In  io.Reader
 	Out io.Writer
