@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 )
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
+                      [--teacher-key FILE]
 
 Serves the lab over SSH for a room: every connection gets its own lab on its own temporary
 database, removed when it disconnects. Attendees need only an SSH client:
@@ -27,7 +29,9 @@ database, removed when it disconnects. Attendees need only an SSH client:
   ssh -t -p 2222 HOST after      the lab on a given scenario (leaselab list names them)
 
 No shell, no command, no forwarding and no SFTP: the command line is a scenario name. The host
-key is made once and reused; its fingerprint is printed at start, for the slide. SIGINT or
+key is made once and reused; its fingerprint is printed at start, for the slide. A connection
+with a key of --teacher-key gets the teacher's table instead: every lab, and a scenario to
+offer them all. SIGINT or
 SIGTERM closes every lab, stops its workers and removes its database.
 `
 
@@ -42,6 +46,8 @@ const (
 // serveOptions are serve's flags, checked.
 type serveOptions struct {
 	listen, hostKey string
+	teacherKey      string            // --teacher-key: an authorized_keys file
+	teachers        []gossh.PublicKey // its keys
 	maxSessions     int
 	idle            time.Duration
 }
@@ -52,6 +58,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:2222", "address to listen on (0.0.0.0:2222 for the whole room)")
 	fs.StringVar(&o.hostKey, "host-key", defaultHostKey(), "the server's ed25519 host key; made (mode 0600) if missing")
 	fs.IntVar(&o.maxSessions, "max-sessions", 40, "labs open at once; the next connection is told the room is full")
+	fs.StringVar(&o.teacherKey, "teacher-key", "", "authorized_keys file: a connection with one of its keys gets the teacher's table")
 	fs.DurationVar(&o.idle, "idle", 30*time.Minute, "close a lab after this long without a key press (0: never)")
 	pos, err := parseInterleaved(fs, args)
 	switch {
@@ -86,6 +93,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if o.teacherKey != "" {
+		if o.teachers, err = readAuthorizedKeys(o.teacherKey); err != nil {
+			return err
+		}
+	}
 	key, created, err := serve.HostKey(o.hostKey)
 	if err != nil {
 		return err
@@ -105,6 +117,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "leaselab serve: listening on %s (up to %d labs; %s)\n", ln.Addr(), o.maxSessions, idleWords(o.idle))
 	fmt.Fprintf(stdout, "host key %s: %s (%s)\n", o.hostKey, serve.Fingerprint(key.PublicKey()), how)
+	if len(o.teachers) > 0 {
+		fmt.Fprintf(stdout, "the teacher's table:  %s  with a key of %s (%d keys)\n", connectLine(ln.Addr()), o.teacherKey, len(o.teachers))
+	}
 	fmt.Fprintf(stdout, "attendees type:  %s   or   %s after\n", connectLine(ln.Addr()), connectLine(ln.Addr()))
 	// A closed terminal (SIGHUP) ends the server as SIGINT and SIGTERM do: it owns folders.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
@@ -137,7 +152,7 @@ func newLabServer(key gossh.Signer, o serveOptions, connect string, log io.Write
 // labServerConfig is newLabServer's configuration.
 func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
-		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle,
+		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
 		Start: assets.Default, Scenarios: assets.Names(), MinPace: serveMinPace,
 		Connect: connect, Log: log,
 		NewRoot: func() serve.Root {
@@ -166,4 +181,36 @@ func idleWords(d time.Duration) string {
 		return "an idle lab stays open"
 	}
 	return "a lab idle for " + d.String() + " is closed"
+}
+
+// readAuthorizedKeys reads the public keys of an authorized_keys file (comments and blank lines
+// skipped); a line that is not a key is an error naming file:line.
+func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("--teacher-key %s: not a regular file", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	var keys []gossh.PublicKey
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, _, _, _, err := gossh.ParseAuthorizedKey([]byte(line))
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s:%d: not a public key (want an authorized_keys line, e.g. the .pub file): %v", path, i+1, err)}
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, usageError{fmt.Errorf("--teacher-key %s: no public key in it", path)}
+	}
+	return keys, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
 	"leaselab/ui/serve"
@@ -89,7 +90,8 @@ type dialOpts struct {
 	env     map[string]string
 	noPty   bool
 	w, h    int
-	command string // "" for a shell request
+	command string       // "" for a shell request
+	key     gossh.Signer // a key to authenticate with (nil: keyboard-interactive, no question)
 }
 
 // connect opens a connection and a session; it answers the terminal queries a real terminal
@@ -102,7 +104,11 @@ func (ts *testServer) connect(t *testing.T, o dialOpts) *attendee {
 	if o.w == 0 {
 		o.w, o.h = 120, 40
 	}
-	cfg := &gossh.ClientConfig{User: o.user, HostKeyCallback: gossh.FixedHostKey(ts.hostPK), Timeout: 5 * time.Second}
+	auth := []gossh.AuthMethod{gossh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) { return nil, nil })}
+	if o.key != nil {
+		auth = []gossh.AuthMethod{gossh.PublicKeys(o.key)}
+	}
+	cfg := &gossh.ClientConfig{User: o.user, Auth: auth, HostKeyCallback: gossh.FixedHostKey(ts.hostPK), Timeout: 5 * time.Second}
 	client, err := gossh.Dial("tcp", ts.addr, cfg)
 	if err != nil {
 		t.Fatalf("dial %s: %v", ts.addr, err)
@@ -166,7 +172,8 @@ func (a *attendee) readAll(r io.Reader) {
 func (a *attendee) waitFor(want string) {
 	a.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(a.out.String(), want) {
+	// Styles split words ("offer: \x1b[1mafter"): look in the text without its escapes too.
+	for !strings.Contains(a.out.String(), want) && !strings.Contains(ansi.Strip(a.out.String()), want) {
 		if time.Now().After(deadline) {
 			s := a.out.String()
 			if len(s) > 3000 {

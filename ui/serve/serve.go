@@ -11,6 +11,8 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"leaselab/engine"
+	"leaselab/ui"
 )
 
 // Root opens one attendee's scenarios, each on a fresh database, and removes them at Close.
@@ -47,6 +50,10 @@ type Config struct {
 	// attendee may ask for (ssh -t HOST NAME), in the order tab cycles through them.
 	Start     string
 	Scenarios []string
+	// TeacherKeys are the public keys whose connections get the teacher's table instead of a
+	// lab (none: no teacher). With keys set, every other connection is let in as an attendee
+	// whatever key or none it offers.
+	TeacherKeys []gossh.PublicKey
 	// NewRoot returns a fresh root for each connection.
 	NewRoot func() Root
 	// MinPace is the fastest free-run pace a lab offers.
@@ -95,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Start == "" {
 		cfg.Start = cfg.Scenarios[0]
 	}
-	s := &Server{cfg: cfg, log: log.New(cfg.Log, "", log.LstdFlags), sessions: map[*session]struct{}{}}
+	s := &Server{cfg: cfg, log: log.New(printable{cfg.Log}, "", log.LstdFlags), sessions: map[*session]struct{}{}}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		// Last first: log, admit (pty, limits, scenario), then the lab, whose panics end this
@@ -117,6 +124,12 @@ func New(cfg Config) (*Server, error) {
 	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
 	srv.RequestHandlers = map[string]ssh.RequestHandler{}
 	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
+	if len(cfg.TeacherKeys) > 0 {
+		// Public keys are how the teacher is told apart; attendees with a key or without one
+		// (keyboard-interactive with no question) are let in alike.
+		srv.PublicKeyHandler = func(ssh.Context, ssh.PublicKey) bool { return true }
+		srv.KeyboardInteractiveHandler = func(ssh.Context, gossh.KeyboardInteractiveChallenge) bool { return true }
+	}
 	srv.LocalPortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	srv.ReversePortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	s.ssh = srv
@@ -171,17 +184,51 @@ type Info struct {
 	User, Addr, Scenario string
 	DBPath               string
 	Started, LastKey     time.Time
+	Status               ui.LabStatus // what the lab shows, as it last reported it
 }
 
-// Sessions lists the open labs.
+// Sessions lists the open labs, oldest first (not the teacher's tables).
 func (s *Server) Sessions() []Info {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := make([]Info, 0, len(s.sessions))
 	for ss := range s.sessions {
-		out = append(out, ss.info())
+		if !ss.teacher {
+			out = append(out, ss.info())
+		}
 	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Addr, b.Addr)
+	})
 	return out
+}
+
+// Offer offers scenario name to every open lab; each attendee opens it with a key press, or
+// not. It returns how many labs it was offered to.
+func (s *Server) Offer(name, from string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for ss := range s.sessions {
+		if ss.offer(ui.OfferMsg{Scenario: name, From: from}) {
+			n++
+		}
+	}
+	return n
+}
+
+// labs counts the open labs. s.mu must be held.
+func (s *Server) labs() int {
+	n := 0
+	for ss := range s.sessions {
+		if !ss.teacher {
+			n++
+		}
+	}
+	return n
 }
 
 // register admits one lab, unless the server is closing or full.
@@ -191,8 +238,8 @@ func (s *Server) register(ss *session) error {
 	switch {
 	case s.closing:
 		return errors.New("the server is shutting down: no new labs")
-	case len(s.sessions) >= s.cfg.MaxSessions:
-		return fmt.Errorf("sorry, the room is full: %d labs are open, the most this server runs at once. Try again in a minute", len(s.sessions))
+	case !ss.teacher && s.labs() >= s.cfg.MaxSessions:
+		return fmt.Errorf("sorry, the room is full: %d labs are open, the most this server runs at once. Try again in a minute", s.labs())
 	}
 	s.sessions[ss] = struct{}{}
 	s.handlers.Add(1)
@@ -205,4 +252,21 @@ func (s *Server) unregister(ss *session) {
 	delete(s.sessions, ss)
 	s.mu.Unlock()
 	s.handlers.Done()
+}
+
+// printable writes log lines with their control characters replaced: SSH user names and
+// commands are the client's to choose, escape sequences included, and the log is a terminal.
+type printable struct{ w io.Writer }
+
+func (p printable) Write(b []byte) (int, error) {
+	line := strings.Map(func(r rune) rune {
+		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+			return '?'
+		}
+		return r
+	}, string(b))
+	if _, err := io.WriteString(p.w, line); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

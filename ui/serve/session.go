@@ -39,9 +39,13 @@ type session struct {
 	lastKey atomic.Int64 // unix nanoseconds of the last input
 	reason  atomic.Int32 // an endReason
 
-	mu   sync.Mutex
-	prog *ui.Program
-	kill *time.Timer // end's deadline for the program to quit
+	teacher bool // the teacher's table, not a lab: no root, not counted in MaxSessions
+
+	mu     sync.Mutex
+	prog   *ui.Program  // the lab (nil for the teacher's table)
+	tea    *tea.Program // the program wish runs
+	kill   *time.Timer  // end's deadline for the program to quit
+	status ui.LabStatus // the lab's last report
 }
 
 type sessionKey struct{}
@@ -54,7 +58,7 @@ const quitWithin = 2 * time.Second
 func (ss *session) end(why endReason) {
 	ss.reason.CompareAndSwap(int32(endNone), int32(why))
 	ss.mu.Lock()
-	p := ss.prog
+	p := ss.tea
 	if p != nil && ss.kill == nil {
 		ss.kill = time.AfterFunc(quitWithin, ss.cancel)
 	}
@@ -63,12 +67,42 @@ func (ss *session) end(why endReason) {
 		ss.cancel() // not built yet: it will be built on a cancelled context and end at once
 		return
 	}
-	p.Tea().Quit()
+	p.Quit()
+}
+
+// report keeps the lab's status for the teacher's table; it is the lab's Config.Report.
+func (ss *session) report(st ui.LabStatus) {
+	ss.mu.Lock()
+	ss.status = st
+	ss.mu.Unlock()
+}
+
+// offer sends the lab an offer without waiting for it to be taken.
+func (ss *session) offer(msg ui.OfferMsg) bool {
+	ss.mu.Lock()
+	p := ss.tea
+	ss.mu.Unlock()
+	if p == nil || ss.teacher {
+		return false
+	}
+	// Send waits for the program's loop; a busy lab must not hold the teacher's screen.
+	go p.Send(msg)
+	return true
 }
 
 func (ss *session) info() Info {
-	return Info{User: ss.user, Addr: ss.addr, Scenario: ss.scenario, DBPath: ss.root.DBPath(),
-		Started: ss.started, LastKey: time.Unix(0, ss.lastKey.Load())}
+	ss.mu.Lock()
+	st := ss.status
+	ss.mu.Unlock()
+	in := Info{User: ss.user, Addr: ss.addr, Scenario: ss.scenario, Started: ss.started,
+		LastKey: time.Unix(0, ss.lastKey.Load()), Status: st}
+	if st.Scenario != "" {
+		in.Scenario = st.Scenario
+	}
+	if ss.root != nil {
+		in.DBPath = ss.root.DBPath()
+	}
+	return in
 }
 
 // close stops the lab's program (workers, write gate), then closes its database and removes it.
@@ -83,7 +117,9 @@ func (ss *session) close() {
 	if p != nil {
 		p.Close()
 	}
-	_ = ss.root.Close()
+	if ss.root != nil {
+		_ = ss.root.Close()
+	}
 }
 
 // admit is the middleware that decides whether a connection gets a lab: it needs a pty, a known
@@ -98,6 +134,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		}
 		if _, _, ok := sess.Pty(); !ok {
 			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+" [scenario]  (the -t asks for one)")
+			return
+		}
+		if s.isTeacher(sess) {
+			s.serveTeacher(sess, next)
 			return
 		}
 		name := s.cfg.Start
@@ -150,9 +190,13 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if !ok {
 		return nil // not admitted: the middleware then does nothing
 	}
+	if ss.teacher {
+		return s.teacherProgram(sess, ss)
+	}
 	pty, _, _ := sess.Pty()
 	p, err := ui.NewLab(ss.ctx, ui.Config{
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
+		Report: ss.report,
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: bm.MakeRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
@@ -164,7 +208,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	ss.mu.Lock()
-	ss.prog = p
+	ss.prog, ss.tea = p, p.Tea()
 	ss.mu.Unlock()
 	return p.Tea()
 }
