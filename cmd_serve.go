@@ -39,7 +39,7 @@ SIGTERM closes every lab, stops its workers and removes its database.
 const (
 	serveMaxMessages = 1000
 	serveMaxWorkers  = 16
-	serveMinPace     = 10 * time.Millisecond
+	serveMinPace     = 100 * time.Millisecond // the default pace: faster is not offered to a room
 	serveStopWithin  = 15 * time.Second // how long a shutdown waits for the labs to close
 )
 

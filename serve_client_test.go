@@ -30,7 +30,7 @@ type testServer struct {
 }
 
 // startServer starts a lab server with options o (listen and host key are the test's own).
-func startServer(t *testing.T, o serveOptions) *testServer {
+func startServer(t testing.TB, o serveOptions) *testServer {
 	t.Helper()
 	ts := &testServer{tmp: t.TempDir(), served: make(chan error, 1), log: &syncBuf{}}
 	t.Setenv("TMPDIR", ts.tmp)
@@ -75,13 +75,14 @@ func (s *syncBuf) String() string {
 
 // attendee is one SSH connection with a session.
 type attendee struct {
-	t      *testing.T
+	t      testing.TB
 	client *gossh.Client
 	sess   *gossh.Session
 	stdin  io.WriteCloser
 	out    *syncBuf
 	ended  chan error    // the session's exit
 	read   chan struct{} // closed when the output has been read to its end
+	drawn  chan struct{} // signalled after each read of output (the benchmark's clock)
 }
 
 // dialOpts say how an attendee connects.
@@ -96,7 +97,7 @@ type dialOpts struct {
 
 // connect opens a connection and a session; it answers the terminal queries a real terminal
 // answers (the renderer asks for the background colour and the device attributes).
-func (ts *testServer) connect(t *testing.T, o dialOpts) *attendee {
+func (ts *testServer) connect(t testing.TB, o dialOpts) *attendee {
 	t.Helper()
 	if o.user == "" {
 		o.user = "attendee"
@@ -117,7 +118,7 @@ func (ts *testServer) connect(t *testing.T, o dialOpts) *attendee {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{})}
+	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{}), drawn: make(chan struct{}, 1)}
 	t.Cleanup(a.hangUp)
 	for k, v := range o.env {
 		if err := sess.Setenv(k, v); err != nil {
@@ -158,6 +159,10 @@ func (a *attendee) readAll(r io.Reader) {
 		n, err := r.Read(buf)
 		if n > 0 {
 			a.out.Write(buf[:n])
+			select {
+			case a.drawn <- struct{}{}:
+			default:
+			}
 			if bytes.Contains(buf[:n], []byte("\x1b[c")) {
 				io.WriteString(a.stdin, "\x1b[?62;22c")
 			}
@@ -222,7 +227,7 @@ func (a *attendee) exit() int {
 func (a *attendee) hangUp() { a.client.Close() }
 
 // waitSessions waits up to 10 s for the server to hold n labs.
-func (ts *testServer) waitSessions(t *testing.T, n int) []serve.Info {
+func (ts *testServer) waitSessions(t testing.TB, n int) []serve.Info {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -67,7 +67,7 @@ func (ss *session) end(why endReason) {
 		ss.cancel() // not built yet: it will be built on a cancelled context and end at once
 		return
 	}
-	p.Quit()
+	go p.Quit() // Quit waits for the program's loop: Shutdown must not wait on each lab in turn
 }
 
 // report keeps the lab's status for the teacher's table; it is the lab's Config.Report.
@@ -170,9 +170,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		case endShutdown:
 			wish.Println(sess, "leaselab: the server is shutting down; your lab and its database are gone. Thank you!")
 		}
-		if s.cfg.Log != nil {
-			s.log.Printf("%s %s: lab %s closed, database removed", ss.user, ss.addr, ss.scenario)
-		}
+		s.log.Printf("%s %s: lab %s closed, database removed", ss.user, ss.addr, ss.scenario)
 	}
 }
 
@@ -211,51 +209,4 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	ss.prog, ss.tea = p, p.Tea()
 	ss.mu.Unlock()
 	return p.Tea()
-}
-
-// keyCounter is the session's input as the lab reads it; every read is a key press for the
-// idle timeout.
-type keyCounter struct {
-	sess ssh.Session
-	ss   *session
-	now  func() time.Time
-}
-
-func (k keyCounter) Read(p []byte) (int, error) {
-	n, err := k.sess.Read(p)
-	if n > 0 {
-		k.ss.lastKey.Store(k.now().UnixNano())
-	}
-	return n, err
-}
-
-// watchIdle ends the lab once it has had no key press for Config.Idle; the returned func stops
-// watching.
-func (s *Server) watchIdle(ss *session) (stop func()) {
-	if s.cfg.Idle <= 0 {
-		return func() {}
-	}
-	every := min(s.cfg.Idle/4, 5*time.Second)
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-ss.ctx.Done():
-				return
-			case <-t.C:
-				if s.cfg.Now().Sub(time.Unix(0, ss.lastKey.Load())) >= s.cfg.Idle {
-					s.log.Printf("%s %s: idle for %s, closing", ss.user, ss.addr, s.cfg.Idle)
-					ss.end(endIdle)
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(quit); <-done }
 }

@@ -48,9 +48,7 @@ func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
 	defer s.unregister(ss)
 	s.log.Printf("%s %s: the teacher's table", ss.user, ss.addr)
 	sess.Context().SetValue(sessionKey{}, ss)
-	stopIdle := s.watchIdle(ss)
-	next(sess)
-	stopIdle()
+	next(sess) // no idle timeout: the table is watched, not typed at
 	ss.close()
 	if endReason(ss.reason.Load()) == endShutdown {
 		fmt.Fprintln(sess, "leaselab: the server is shutting down.")
