@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // messages, 2 workers) and on many-workers (500 messages, 8 workers): 15 free-run (g, the default 100 ms pace) and 15 are stepped by key presses. Each iteration is
 // one key press (s: the selected worker's next action, a real transaction) in each stepped lab
 // at once; the latency is from the key's write to the client's read of the screen showing the
-// new step count. It reports the median and p95 latency, the resident memory the 30 labs added
-// (server and in-process clients alike), and the process's CPU over the timed part.
+// new step count. It reports the median and p95 latency, the resident memory and the Go heap
+// the labs added (server and in-process clients alike; each client keeps its last 64 KiB of
+// screen), and the process's CPU over the timed part, in % of one core.
 //
 //	go test -run - -bench Serve30 -benchtime 20x .
 func BenchmarkServe30Sessions(b *testing.B) {
@@ -35,11 +37,14 @@ func BenchmarkServe1Session(b *testing.B) { benchServe(b, "playground", 0, 1) }
 func benchServe(b *testing.B, scenario string, free, stepped int) {
 	t0 := time.Now()
 	ts := startServer(b, serveOptions{maxSessions: free + stepped})
-	rss0 := residentKiB(b)
+	rss0, heap0 := residentKiB(b), heapInUse()
 	var all, steppers []*attendee
 	for i := range free + stepped {
 		a := ts.connect(b, dialOpts{user: fmt.Sprintf("bench%02d", i), command: scenario})
 		a.waitFor("PAY-")
+		a.out.mu.Lock()
+		a.out.limit = 64 << 10 // the client keeps the last screens only, not minutes of them
+		a.out.mu.Unlock()
 		all = append(all, a)
 		if i < free {
 			a.press("g")
@@ -73,14 +78,15 @@ func benchServe(b *testing.B, scenario string, free, stepped int) {
 	}
 	b.StopTimer()
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
-	rss := residentKiB(b)
+	rss, heap := residentKiB(b), heapInUse()
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(float64(rss-rss0)/1024/float64(len(all)), "MiB/session")
+	b.ReportMetric(float64(rss-rss0)/1024/float64(len(all)), "rss-MiB/session")
+	b.ReportMetric(float64(heap-heap0)/(1<<20)/float64(len(all)), "heap-MiB/session")
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
 	b.ReportMetric(0, "ns/op")
 	for _, a := range all {
@@ -92,7 +98,7 @@ func benchServe(b *testing.B, scenario string, free, stepped int) {
 // keyToScreen writes key and waits until the output written after it shows want (escapes
 // stripped); it returns how long that took.
 func keyToScreen(b *testing.B, a *attendee, key, want string) time.Duration {
-	from := len(a.out.String())
+	from := a.out.Len()
 	start := time.Now()
 	if _, err := a.stdin.Write([]byte(key)); err != nil {
 		b.Fatal(err)
@@ -100,7 +106,7 @@ func keyToScreen(b *testing.B, a *attendee, key, want string) time.Duration {
 	deadline := time.NewTimer(20 * time.Second)
 	defer deadline.Stop()
 	for {
-		if s := a.out.String(); strings.Contains(ansi.Strip(s[from:]), want) {
+		if strings.Contains(ansi.Strip(a.out.From(from)), want) {
 			return time.Since(start)
 		}
 		select {
@@ -125,6 +131,14 @@ func residentKiB(tb testing.TB) int {
 	}
 	tb.Skip("no VmRSS")
 	return 0
+}
+
+// heapInUse is the Go heap in use after a collection, in bytes.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapInuse)
 }
 
 // cpuTime is the process's user and system CPU time so far.

@@ -55,22 +55,45 @@ func startServer(t testing.TB, o serveOptions) *testServer {
 	return ts
 }
 
-// syncBuf is a bytes.Buffer safe for one writer and many readers.
+// syncBuf is a bytes.Buffer safe for one writer and many readers. With limit set it keeps the
+// last limit bytes only (a benchmark's screens run for minutes).
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	base  int // bytes dropped from the front
+	limit int
 }
 
 func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	if s.limit > 0 && s.b.Len() > 2*s.limit {
+		drop := s.b.Len() - s.limit
+		s.b.Next(drop)
+		s.base += drop
+	}
+	return n, err
 }
 
 func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Len is how many bytes were ever written.
+func (s *syncBuf) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base + s.b.Len()
+}
+
+// From returns what was written from offset off on (what is still kept of it).
+func (s *syncBuf) From(off int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b.Bytes()[max(0, off-s.base):])
 }
 
 // attendee is one SSH connection with a session.
