@@ -40,7 +40,7 @@ const (
 	serveMaxMessages = 1000
 	serveMaxWorkers  = 16
 	serveMinPace     = 100 * time.Millisecond // the default pace: faster is not offered to a room
-	serveStopWithin  = 15 * time.Second // how long a shutdown waits for the labs to close
+	serveStopWithin  = 15 * time.Second       // how long a shutdown waits for the labs to close
 )
 
 // serveOptions are serve's flags, checked.
