@@ -31,8 +31,8 @@ database, removed when it disconnects. Attendees need only an SSH client:
 No shell, no command, no forwarding and no SFTP: the command line is a scenario name. The host
 key is made once and reused; its fingerprint is printed at start, for the slide. A connection
 with a key of --teacher-key gets the teacher's table instead: every lab, and a scenario to
-offer them all. SIGINT or
-SIGTERM closes every lab, stops its workers and removes its database.
+offer them all. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
+database.
 `
 
 // Per-session limits of a served lab.
