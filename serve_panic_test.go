@@ -63,7 +63,10 @@ func TestServePanicEndsOneLab(t *testing.T) {
 	b.waitFor("Worker-A claimed PAY-001")
 	c := ts.connect(t, dialOpts{user: "cy"})
 	c.waitFor("PAY-006")
-	if !strings.Contains(ts.log.String(), "ana") {
-		t.Errorf("the log does not mention ana's lab:\n%s", ts.log.String())
+	if !strings.Contains(ts.log.String(), "ana 127.0.0.1") || !strings.Contains(ts.log.String(), "ended on an error") {
+		t.Errorf("the log does not say ana's lab ended on an error:\n%s", ts.log.String())
+	}
+	if !strings.Contains(a.out.String(), "this lab stopped on an internal error") {
+		t.Errorf("ana was not told: %q", tail(a.out.String(), 300))
 	}
 }

@@ -25,6 +25,7 @@ type LabStatus struct {
 	Verdict  string // "PASS", "FAIL", or the live checks: "5 hold, 2 open"
 	Free     bool   // the workers free-run
 	Offer    string // a scenario offered and not yet opened
+	Quit     bool   // the user pressed q: a lab that ends without it ended on an error
 }
 
 // OfferMsg offers the lab a scenario (send it with tea.Program.Send). From names who offers it.
@@ -71,7 +72,7 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // labStatus sums the lab up from its last frame.
 func (o offering) labStatus() LabStatus {
-	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Offer: o.offer}
+	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Offer: o.offer, Quit: o.quitting}
 	f := o.frame
 	if f == nil {
 		return st

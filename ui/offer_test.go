@@ -99,7 +99,11 @@ func TestOfferNeverForced(t *testing.T) {
 		t.Fatalf("after O the screen does not show the after scenario:\n%s", v)
 	}
 	ol.key("O") // no offer waiting: O does nothing
-	if st := ol.last(); st.Scenario != "after" {
+	if st := ol.last(); st.Scenario != "after" || st.Quit {
 		t.Fatalf("a second O: %+v", st)
+	}
+	ol.key("q")
+	if st := ol.last(); !st.Quit {
+		t.Fatalf("after q: %+v", st)
 	}
 }

@@ -164,7 +164,17 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		next(sess)
 		stopIdle()
 		ss.close()
+		ss.mu.Lock()
+		quit := ss.status.Quit
+		ss.mu.Unlock()
 		switch endReason(ss.reason.Load()) {
+		case endNone:
+			if !quit && sess.Context().Err() == nil {
+				// Neither q nor a dropped connection: Bubble Tea recovered a panic (its stack
+				// is on the server's output).
+				s.log.Printf("%s %s: lab %s ended on an error", ss.user, ss.addr, ss.scenario)
+				wish.Println(sess, "leaselab: this lab stopped on an internal error (the server logged it); its database is gone. Connect again for a new one.")
+			}
 		case endIdle:
 			wish.Printf(sess, "leaselab: closed after %s without a key press; its database is gone. %s to start again.\n", s.cfg.Idle, s.cfg.Connect)
 		case endShutdown:
