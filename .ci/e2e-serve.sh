@@ -2,7 +2,7 @@
 # End-to-end check of "leaselab serve" with the real OpenSSH client: the server on a free port of
 # 127.0.0.1, two attendees in tmux at 120×40 (ssh -tt), the first two steps of the README's
 # five-minute workshop in one lab checked against its database with sqlite3, the other lab
-# untouched, a connection without a pty, then SIGTERM with a lab open: every attendee told,
+# untouched, a connection without a pty, the teacher's table and an offer, then SIGTERM with a lab open: every attendee told,
 # every database removed, exit 0. Exits non-zero on the first failure.
 #
 #   .ci/e2e-serve.sh          (installs tmux, sqlite3 and openssh-client with apt-get when missing)
@@ -50,7 +50,9 @@ BIN="$WORK/leaselab"
 # The sessions' databases go to a folder of the script's own, so that what is left is seen.
 LABTMP="$WORK/tmp"
 mkdir -p "$LABTMP"
-TMPDIR="$LABTMP" "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" >"$WORK/server.out" 2>&1 &
+ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
+TMPDIR="$LABTMP" "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --teacher-key "$WORK/teacher.pub" \
+	>"$WORK/server.out" 2>&1 &
 SERVER_PID=$!
 for ((i = 0; i < 100; i++)); do
 	grep -q "attendees type" "$WORK/server.out" 2>/dev/null && break
@@ -77,9 +79,9 @@ set -e
 	fail "no pty: exit $code, printed: $out"
 pass "without a pty: \"${out%%$'\n'*}\", exit 1"
 
-attend() { # attend NAME [SCENARIO]: an attendee in a tmux session
+attend() { # attend NAME [SCENARIO]: an attendee in a tmux session (no key of the teacher's)
 	"${T[@]}" new-session -d -s "$1" -x 120 -y 40 \
-		"env TERM=xterm-256color ${SSH[*]} -tt $1@127.0.0.1 ${2:-}; echo \$? > $WORK/$1.exit; sleep 30"
+		"env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $1@127.0.0.1 ${2:-}; echo \$? > $WORK/$1.exit; sleep 30"
 }
 screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
 wait_for() {
@@ -134,6 +136,23 @@ screen ben | grep -qF "Worker-A claimed" && fail "ben's lab shows ana's step"
 row ben PAY-001 | grep -q Pending || fail "ben's PAY-001: $(row ben PAY-001)"
 screen ben | grep -qF "step 0" || fail "ben's lab is not at step 0"
 pass "ben's lab untouched: PAY-001 Pending, step 0"
+
+# The teacher's table, through the teacher's key: both labs, ana's steps; an offer reaches
+# ben's lab and waits for his key.
+"${T[@]}" new-session -d -s teacher -x 120 -y 30 \
+	"env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1; sleep 30"
+wait_for teacher "the teacher's table: 2 of 40 labs open"
+screen teacher | grep -E "^ana +127\.0\.0\.1:[0-9]+ +playground +[0-9]+ " >/dev/null || fail "no row for ana"
+screen teacher | grep -E "^ben +127\.0\.0\.1:[0-9]+ +playground +0 " >/dev/null || fail "no row for ben at 0 steps"
+screen teacher | grep -qF "PAY-006" && fail "the teacher got a lab"
+keys teacher Tab Tab s
+wait_for teacher "offered after to 2 labs"
+wait_for ben "the teacher offers the scenario after: press O"
+screen ben | grep -qF "LEASELAB  Playground:" || fail "the offer replaced ben's lab without a key"
+keys ben O
+wait_for ben "opened after"
+pass "teacher's table: both labs; an offer of after reaches ben and opens on his O only"
+keys teacher q
 
 # ana quits: her database goes; SIGTERM with ben's lab open: he is told, his goes too.
 keys ana q
