@@ -2,8 +2,9 @@
 # End-to-end check of "leaselab serve" with the real OpenSSH client: the server on a free port of
 # 127.0.0.1, two attendees in tmux at 120×40 (ssh -tt), the first two steps of the README's
 # five-minute workshop in one lab checked against its database with sqlite3, the other lab
-# untouched, a connection without a pty, the teacher's table and an offer, then SIGTERM with a lab open: every attendee told,
-# every database removed, exit 0. Exits non-zero on the first failure.
+# untouched, a connection without a pty, the teacher's table and an offer, then SIGTERM with a
+# lab open: every attendee told, every database removed, exit 0. Exits non-zero on the first
+# failure.
 #
 #   .ci/e2e-serve.sh          (installs tmux, sqlite3 and openssh-client with apt-get when missing)
 #   KEEP=1 .ci/e2e-serve.sh   keep the work folder (screens, server log) for a look
