@@ -10,8 +10,6 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"leaselab/assets"
-	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/ui"
 )
 
@@ -34,8 +32,9 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
 	}
-	dbs := sf.dbs(store.Options{})
-	if err := dbs.check(ctx); err != nil { // a bad --db fails before the screen opens, exit 3
+	root := newLabRoot(&sf, fs)
+	defer root.Close()
+	if err := root.Check(ctx); err != nil { // a bad --db fails before the screen opens, exit 3
 		return err
 	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
@@ -45,38 +44,10 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if _, err := loadScenario(*start, &sf, fs); err != nil {
 		return err
 	}
-	var closeDB func()
-	open := func(ctx context.Context, nameOrFile string) (*engine.Session, error) {
-		if closeDB != nil {
-			closeDB()
-			closeDB = nil
-		}
-		sc, err := loadScenario(nameOrFile, &sf, fs)
-		if err != nil {
-			return nil, err
-		}
-		db, _, cleanup, err := dbs.open(ctx)
-		if err != nil {
-			return nil, err
-		}
-		sess, err := engine.NewSession(ctx, sc, db)
-		if err != nil {
-			db.Close()
-			cleanup()
-			return nil, err
-		}
-		closeDB = func() { sess.Close(); db.Close(); cleanup() }
-		return sess, nil
-	}
-	defer func() {
-		if closeDB != nil {
-			closeDB()
-		}
-	}()
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,
 		Scenarios: assets.Names(),
-		Open:      open,
+		Open:      root.Open,
 		In:        stdin,
 		Out:       stdout,
 	})

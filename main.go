@@ -146,6 +146,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		err = cmdWorker(ctx, args, stdout, stderr)
 	case "watch":
 		err = cmdWatch(ctx, args, stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, args, stdout, stderr)
 	case "stress":
 		var code int
 		code, err = cmdStress(ctx, args, stdout, stderr)
@@ -168,7 +170,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // helpTopics are the commands "leaselab help COMMAND" explains.
-var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true}
+var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true}
 
 // report prints err as one line and maps it to an exit code.
 func report(err error, stderr io.Writer) int {
@@ -208,6 +210,7 @@ Usage:
   leaselab worker --db FILE --name W
                                run one worker process against a shared database
   leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
+  leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
   leaselab help [COMMAND]      this text, or a command's flags
 
 Run "leaselab COMMAND --help" for a command's flags.

@@ -5,13 +5,9 @@ package ui
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"sync"
-
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"time"
 
 	"leaselab/engine"
 )
@@ -25,44 +21,30 @@ type Config struct {
 	// Open builds a fresh session for a scenario on a fresh (or reset) database, closing the
 	// previous one. It is called from a tea.Cmd, never from Update or View.
 	Open func(ctx context.Context, nameOrFile string) (*engine.Session, error)
-	In   io.Reader
-	Out  io.Writer
+	// MinPace is the fastest free-run pace offered (0: every pace, full speed included). A
+	// shared server sets it, so that one attendee's workers cannot take a core.
+	MinPace time.Duration
+	// Report, when set, receives the lab's status each time it changes, and the lab takes
+	// OfferMsg (a served lab: the teacher's table and offers). It is called from Update: it
+	// must not block.
+	Report func(LabStatus)
+	// In and Out are Run's terminal (nil: the process's own).
+	In  io.Reader
+	Out io.Writer
 }
 
-// Run opens the lab and returns when the user quits. It waits for the engine command in flight
-// (if any) and stops free-running workers before it returns, so the caller may close the
-// session at once.
+// Run opens the lab on cfg.In and cfg.Out and returns when the user quits or ctx ends. It waits
+// for the engine command in flight (if any) and stops free-running workers before it returns,
+// so the caller may close the session at once.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Open == nil {
-		return errors.New("lab: no way to open a scenario (Config.Open is nil)")
-	}
-	outer := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
-	if cfg.In != nil {
-		opts = append(opts, tea.WithInput(cfg.In))
-	}
-	if cfg.Out != nil {
-		opts = append(opts, tea.WithOutput(cfg.Out))
-	}
-	_, err := tea.NewProgram(m, opts...).Run()
-	cancel()
-	m.gate.close()
-	// A free run started by a command that finished after the last key stops here, before the
-	// caller closes the session.
-	_ = m.runner.stop()
+	p, err := NewLab(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out})
 	if err != nil {
-		if errors.Is(err, tea.ErrProgramKilled) && outer.Err() != nil {
-			return nil // interrupted from outside (SIGINT): a normal way out
-		}
-		return fmt.Errorf("lab: %w", err)
+		return err
 	}
-	return nil
+	return p.Run()
 }
 
-// gate counts the engine commands running, so that Run can wait for them before the caller
+// gate counts the engine commands running, so that Close can wait for them before the caller
 // closes the session, and refuses new ones once closed.
 type gate struct {
 	mu     sync.Mutex

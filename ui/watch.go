@@ -2,14 +2,12 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"leaselab/engine"
 )
@@ -42,29 +40,13 @@ type WatchConfig struct {
 	Out io.Writer
 }
 
-// Watch shows the database until the user quits.
+// Watch shows the database on cfg.In and cfg.Out until the user quits or ctx ends.
 func Watch(ctx context.Context, cfg WatchConfig) error {
-	if cfg.DB == nil {
-		return errors.New("watch: no database (WatchConfig.DB is nil)")
+	p, err := NewWatch(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out})
+	if err != nil {
+		return err
 	}
-	outer := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	m := newWatch(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
-	if cfg.In != nil {
-		opts = append(opts, tea.WithInput(cfg.In))
-	}
-	if cfg.Out != nil {
-		opts = append(opts, tea.WithOutput(cfg.Out))
-	}
-	if _, err := tea.NewProgram(m, opts...).Run(); err != nil {
-		if errors.Is(err, tea.ErrProgramKilled) && outer.Err() != nil {
-			return nil // interrupted from outside (SIGINT): a normal way out
-		}
-		return fmt.Errorf("watch: %w", err)
-	}
-	return nil
+	return p.Run()
 }
 
 // watchTick asks for the next read of the database; watchedMsg carries what it read. id names

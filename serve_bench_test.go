@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// BenchmarkServe30Sessions opens 30 labs over SSH, on the playground (the workshop's: 6
+// messages, 2 workers) and on many-workers (500 messages, 8 workers): 15 free-run (g, the default 100 ms pace) and 15 are stepped by key presses. Each iteration is
+// one key press (s: the selected worker's next action, a real transaction) in each stepped lab
+// at once; the latency is from the key's write to the client's read of the screen showing the
+// new step count. It reports the median and p95 latency, the resident memory and the Go heap
+// the labs added (server and in-process clients alike; each client keeps its last 64 KiB of
+// screen), and the process's CPU over the timed part, in % of one core.
+//
+//	go test -run - -bench Serve30 -benchtime 20x .
+func BenchmarkServe30Sessions(b *testing.B) {
+	for _, sc := range []string{"playground", "many-workers"} {
+		b.Run(sc, func(b *testing.B) { benchServe(b, sc, 15, 15) })
+	}
+}
+
+// BenchmarkServe1Session is the same key press with one lab open: the floor the 30 labs are
+// measured against on a loaded machine.
+func BenchmarkServe1Session(b *testing.B) { benchServe(b, "playground", 0, 1) }
+
+func benchServe(b *testing.B, scenario string, free, stepped int) {
+	t0 := time.Now()
+	ts := startServer(b, serveOptions{maxSessions: free + stepped})
+	rss0, heap0 := residentKiB(b), heapInUse()
+	var all, steppers []*attendee
+	for i := range free + stepped {
+		a := ts.connect(b, dialOpts{user: fmt.Sprintf("bench%02d", i), command: scenario})
+		a.waitFor("PAY-")
+		a.out.mu.Lock()
+		a.out.limit = 64 << 10 // the client keeps the last screens only, not minutes of them
+		a.out.mu.Unlock()
+		all = append(all, a)
+		if i < free {
+			a.press("g")
+			a.waitFor("FREE-RUNNING")
+		} else {
+			steppers = append(steppers, a)
+		}
+	}
+	var (
+		mu  sync.Mutex
+		lat []time.Duration
+	)
+	steps := make([]int, len(steppers))
+	b.Logf("%d labs on %s open in %s", free+stepped, scenario, time.Since(t0).Round(time.Millisecond))
+	cpu0, wall0 := cpuTime(), time.Now()
+	b.ResetTimer()
+	for range b.N {
+		var wg sync.WaitGroup
+		for i, a := range steppers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				steps[i]++
+				d := keyToScreen(b, a, "s", fmt.Sprintf("step %d", steps[i]))
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	rss, heap := residentKiB(b), heapInUse()
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(float64(rss-rss0)/1024/float64(len(all)), "rss-MiB/session")
+	b.ReportMetric(float64(heap-heap0)/(1<<20)/float64(len(all)), "heap-MiB/session")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	b.ReportMetric(0, "ns/op")
+	for _, a := range all {
+		a.hangUp()
+	}
+	ts.waitSessions(b, 0)
+}
+
+// keyToScreen writes key and waits until the output written after it shows want (escapes
+// stripped); it returns how long that took.
+func keyToScreen(b *testing.B, a *attendee, key, want string) time.Duration {
+	from := a.out.Len()
+	start := time.Now()
+	if _, err := a.stdin.Write([]byte(key)); err != nil {
+		b.Fatal(err)
+	}
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	for {
+		if strings.Contains(ansi.Strip(a.out.From(from)), want) {
+			return time.Since(start)
+		}
+		select {
+		case <-a.drawn:
+		case <-deadline.C:
+			b.Fatalf("%q never showed after %q", want, key)
+		}
+	}
+}
+
+// residentKiB is the process's resident set (VmRSS), in KiB.
+func residentKiB(tb testing.TB) int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Skip("no /proc/self/status")
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	tb.Skip("no VmRSS")
+	return 0
+}
+
+// heapInUse is the Go heap in use after a collection, in bytes.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapInuse)
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

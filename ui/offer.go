@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+)
+
+// A lab served to a room reports what it shows, in a few words, for the teacher's table, and can
+// be offered another scenario by the teacher. An offer never throws a run away by itself: the
+// lab opens it only when the attendee presses O.
+
+// offerKey opens the scenario on offer.
+const offerKey = "O"
+
+// LabStatus is what a lab shows, in a few words.
+type LabStatus struct {
+	Scenario string
+	Steps    int    // steps that did something since the scenario opened
+	Toggles  string // "leasing on, atomic-claim on, …"
+	Verdict  string // "PASS", "FAIL", or the live checks: "5 hold, 2 open"
+	Free     bool   // the workers free-run
+	Offer    string // a scenario offered and not yet opened
+	Quit     bool   // the user pressed q: a lab that ends without it ended on an error
+}
+
+// OfferMsg offers the lab a scenario (send it with tea.Program.Send). From names who offers it.
+type OfferMsg struct{ Scenario, From string }
+
+// offering wraps the lab's model: it takes offers, opens one on O, and reports the lab's status
+// whenever it changes.
+type offering struct {
+	Model
+	report func(LabStatus) // must not block: it is called from Update
+	offer  string
+	last   LabStatus
+}
+
+// Update handles an offer and the key that takes it; everything else goes to the lab.
+func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case OfferMsg:
+		if !slices.Contains(o.cycle, msg.Scenario) || o.quitting {
+			return o, nil
+		}
+		o.offer = msg.Scenario
+		o.status = status{text: fmt.Sprintf("%s offers the scenario %s: press %s to open it on a fresh database (this run ends); keep working to stay",
+			msg.From, msg.Scenario, offerKey), level: levelWarn}
+		o.Model, cmd = o.update(msg) // lays the status line out again
+	case tea.KeyMsg:
+		if o.offer != "" && !o.quitting && msg.Type == tea.KeyRunes && string(msg.Runes) == offerKey {
+			name := o.offer
+			o.offer = ""
+			o.Model, cmd = o.reopen(name, "the offered scenario")
+			break
+		}
+		o.Model, cmd = o.update(msg)
+	default:
+		o.Model, cmd = o.update(msg)
+	}
+	if st := o.labStatus(); st != o.last {
+		o.last = st
+		o.report(st)
+	}
+	return o, cmd
+}
+
+// labStatus sums the lab up from its last frame.
+func (o offering) labStatus() LabStatus {
+	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Offer: o.offer, Quit: o.quitting}
+	f := o.frame
+	if f == nil {
+		return st
+	}
+	if f.Name != "" {
+		st.Scenario = f.Name
+	}
+	var ts []string
+	for _, t := range engine.ToggleNames() {
+		on, _ := f.Settings.Get(t)
+		ts = append(ts, map[bool]string{true: t + " on", false: t + " off"}[on])
+	}
+	st.Toggles = strings.Join(ts, ", ")
+	switch {
+	case f.Summary == nil:
+	case f.Done && f.Summary.Passed:
+		st.Verdict = "PASS"
+	case f.Done:
+		st.Verdict = "FAIL"
+	default:
+		fails, open, holds, _, _ := checkCounts(classify(f))
+		st.Verdict = fmt.Sprintf("%d hold", holds)
+		if fails > 0 {
+			st.Verdict += fmt.Sprintf(", %d FAIL", fails)
+		}
+		if open > 0 {
+			st.Verdict += fmt.Sprintf(", %d open", open)
+		}
+	}
+	return st
+}

@@ -1,0 +1,212 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/ssh"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The teacher's table: a connection authenticated with one of Config.TeacherKeys sees every
+// open lab — who, from where, which scenario, how many steps, the toggles, the verdict so far,
+// the time since the last key — and can offer a scenario to every lab.
+
+// teacherEvery is how often the table is read again.
+const teacherEvery = time.Second
+
+// isTeacher reports whether the session authenticated with a teacher's key.
+func (s *Server) isTeacher(sess ssh.Session) bool {
+	pk := sess.PublicKey()
+	if pk == nil {
+		return false
+	}
+	for _, k := range s.cfg.TeacherKeys {
+		if ssh.KeysEqual(pk, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// serveTeacher runs the teacher's table for the session's lifetime.
+func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), started: s.cfg.Now(),
+		teacher: true, ctx: ctx, cancel: cancel}
+	ss.lastKey.Store(ss.started.UnixNano())
+	if err := s.register(ss); err != nil {
+		cancel()
+		s.refuse(sess, err.Error())
+		return
+	}
+	defer s.unregister(ss)
+	s.log.Printf("%s %s: the teacher's table", ss.user, ss.addr)
+	sess.Context().SetValue(sessionKey{}, ss)
+	next(sess) // no idle timeout: the table is watched, not typed at
+	ss.close()
+	if endReason(ss.reason.Load()) == endShutdown {
+		fmt.Fprintln(sess, "leaselab: the server is shutting down.")
+	}
+}
+
+// teacherProgram builds the teacher's table for the session.
+func (s *Server) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
+	pty, _, _ := sess.Pty()
+	r := bm.MakeRenderer(sess)
+	m := teacherModel{
+		sessions: s.Sessions, offer: func(name string) int { return s.Offer(name, "the teacher") },
+		scenarios: s.cfg.Scenarios, max: s.cfg.MaxSessions, now: s.cfg.Now,
+		width: pty.Window.Width, height: pty.Window.Height,
+		bold: r.NewStyle().Bold(true), subtle: r.NewStyle().Faint(true),
+	}
+	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, s.cfg.Now}), tea.WithOutput(sess),
+		tea.WithAltScreen(), tea.WithContext(ss.ctx), tea.WithoutSignalHandler())
+	ss.mu.Lock()
+	ss.tea = p
+	ss.mu.Unlock()
+	return p
+}
+
+// teacherModel is the teacher's table.
+type teacherModel struct {
+	sessions  func() []Info
+	offer     func(name string) int
+	scenarios []string
+	max       int
+	now       func() time.Time
+
+	width, height int
+	bold, subtle  lipgloss.Style
+	rows          []Info
+	at            time.Time
+	pick          int    // the scenario s offers
+	note          string // what the last key did
+}
+
+type (
+	tableMsg struct {
+		rows []Info
+		at   time.Time
+	}
+	offeredMsg struct {
+		name string
+		n    int
+	}
+)
+
+func (m teacherModel) read() tea.Msg { return tableMsg{rows: m.sessions(), at: m.now()} }
+
+// Init reads the table.
+func (m teacherModel) Init() tea.Cmd { return m.read }
+
+// Update handles one message.
+func (m teacherModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tableMsg:
+		m.rows, m.at = msg.rows, msg.at
+		return m, tea.Tick(teacherEvery, func(time.Time) tea.Msg { return m.read() })
+	case offeredMsg:
+		m.note = fmt.Sprintf("offered %s to %d labs: each attendee opens it with O, or keeps working", msg.name, msg.n)
+	case tea.KeyMsg:
+		switch msg.String() {
+		case "q", "ctrl+c":
+			return m, tea.Quit
+		case "tab", "right":
+			m.pick = (m.pick + 1) % len(m.scenarios)
+		case "shift+tab", "left":
+			m.pick = (m.pick + len(m.scenarios) - 1) % len(m.scenarios)
+		case "s":
+			name, offer := m.scenarios[m.pick], m.offer
+			return m, func() tea.Msg { return offeredMsg{name: name, n: offer(name)} }
+		}
+	}
+	return m, nil
+}
+
+// View draws the table, never wider or taller than the window.
+func (m teacherModel) View() string {
+	w, h := m.width, m.height
+	if w <= 0 {
+		w = 120
+	}
+	if h <= 0 {
+		h = 30
+	}
+	lines := []string{
+		m.bold.Render(fmt.Sprintf("LEASELAB — the teacher's table: %d of %d labs open", len(m.rows), m.max)),
+		fmt.Sprintf("offer: %s   (tab/←→ choose, s offers it to every lab, q quits)", m.bold.Render(m.scenarios[m.pick])),
+		"",
+		m.bold.Render(row("WHO", "FROM", "SCENARIO", "STEPS", "IDLE", "TOGGLES", "VERDICT SO FAR")),
+	}
+	for i, in := range m.rows {
+		if len(lines) >= h-3 {
+			lines = append(lines, m.subtle.Render(fmt.Sprintf("… and %d more", len(m.rows)-i)))
+			break
+		}
+		st := in.Status
+		verdict := st.Verdict
+		if st.Free {
+			verdict += " (free-running)"
+		}
+		if st.Offer != "" {
+			verdict += " · offered " + st.Offer
+		}
+		idle := m.at.Sub(in.LastKey).Truncate(time.Second)
+		lines = append(lines, row(clean(in.User), in.Addr, in.Scenario, fmt.Sprint(st.Steps), idle.String(), toggleLetters(st.Toggles), verdict))
+	}
+	if len(m.rows) == 0 {
+		lines = append(lines, m.subtle.Render("no lab is open yet"))
+	}
+	lines = append(lines, "", m.subtle.Render("toggles: L leasing, A atomic claim, O ownership check, F fencing, H heartbeat (· off)"))
+	if m.note != "" {
+		lines = append(lines, m.note)
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// row lays out one line of the table; the verdict, last, is what a narrow window cuts.
+func row(who, from, scenario, steps, idle, toggles, verdict string) string {
+	return fmt.Sprintf("%-12.12s %-21.21s %-15.15s %5s %6s  %-7s  %s", who, from, scenario, steps, idle, toggles, verdict)
+}
+
+// toggleLetters abbreviates "leasing on, atomic-claim off, …" to "L·OFH".
+func toggleLetters(toggles string) string {
+	if toggles == "" {
+		return "-"
+	}
+	letters := map[string]string{"leasing": "L", "atomic-claim": "A", "ownership-check": "O", "fencing": "F", "heartbeat": "H"}
+	var b strings.Builder
+	for _, t := range strings.Split(toggles, ", ") {
+		name, state, _ := strings.Cut(t, " ")
+		if state == "on" {
+			b.WriteString(letters[name])
+		} else {
+			b.WriteString("·")
+		}
+	}
+	return b.String()
+}
+
+// clean keeps an SSH user name printable: it is the attendee's to choose, escapes included.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}

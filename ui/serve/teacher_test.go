@@ -1,0 +1,60 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/ui"
+)
+
+// TestTeacherView: the table fits the window, says how many rows it left out, and prints user
+// names without their escape sequences.
+func TestTeacherView(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	var rows []Info
+	for i := range 30 {
+		rows = append(rows, Info{User: fmt.Sprintf("user%02d", i), Addr: "10.0.0.1:5000", Scenario: "after",
+			LastKey: t0.Add(-90 * time.Second), Status: ui.LabStatus{Steps: i,
+				Toggles: "leasing on, atomic-claim on, ownership-check off, fencing off, heartbeat on", Verdict: "5 hold, 2 open"}})
+	}
+	rows[0].User = "evil\x1b]0;pwned\x07"
+	r := lipgloss.NewRenderer(&bytes.Buffer{})
+	m := teacherModel{scenarios: []string{"playground", "after"}, max: 40, bold: r.NewStyle(), subtle: r.NewStyle()}
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
+	next, _ = next.Update(tableMsg{rows: rows, at: t0})
+	v := next.View()
+	lines := strings.Split(v, "\n")
+	if len(lines) > 20 {
+		t.Errorf("%d lines for a 20-line window", len(lines))
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a line %d wide: %q", w, l)
+		}
+	}
+	for _, want := range []string{"30 of 40 labs open", "user01", "LA··H", "1m30s", "… and ", "evil?]0;pwne"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "\x1b]") {
+		t.Error("a user name's escape sequence reached the screen")
+	}
+}
+
+// TestPrintableLog replaces control characters in log lines, keeping the newline.
+func TestPrintableLog(t *testing.T) {
+	var b bytes.Buffer
+	p := printable{&b}
+	n, err := p.Write([]byte("user \x1b[2J\u009b here\n"))
+	if err != nil || n != len("user \x1b[2J\u009b here\n") || b.String() != "user ?[2J? here\n" {
+		t.Fatalf("wrote %q (%d, %v)", b.String(), n, err)
+	}
+}
