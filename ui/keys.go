@@ -49,6 +49,7 @@ const (
 	actExplain
 	actClose
 	actHelp
+	actOpenOffer
 	actQuit
 )
 
@@ -88,6 +89,7 @@ type KeyMap struct {
 	Explain        key.Binding
 	Close          key.Binding
 	Help           key.Binding
+	OpenOffer      key.Binding // a served lab: opens the scenario the teacher offers
 	Quit           key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
@@ -133,9 +135,11 @@ func DefaultKeyMap() KeyMap {
 		Explain:        b([]string{"i"}, "i", "explanation"),
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
+		OpenOffer:      b([]string{"O"}, "O", "open the scenario the teacher offers"),
 		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
 	}
-	k.Close.SetEnabled(false) // nothing to close yet
+	k.Close.SetEnabled(false)     // nothing to close yet
+	k.OpenOffer.SetEnabled(false) // nothing offered yet
 	return k
 }
 
@@ -175,6 +179,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
 		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.OpenOffer, actOpenOffer},
 	}
 }
 

@@ -14,9 +14,6 @@ import (
 // be offered another scenario by the teacher. An offer never throws a run away by itself: the
 // lab opens it only when the attendee presses O.
 
-// offerKey opens the scenario on offer.
-const offerKey = "O"
-
 // LabStatus is what a lab shows, in a few words.
 type LabStatus struct {
 	Scenario string
@@ -49,13 +46,15 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return o, nil
 		}
 		o.offer = msg.Scenario
+		o.keys.OpenOffer.SetEnabled(true)
 		o.status = status{text: fmt.Sprintf("%s offers the scenario %s: press %s to open it on a fresh database (this run ends); keep working to stay",
-			msg.From, msg.Scenario, offerKey), level: levelWarn}
+			msg.From, msg.Scenario, keyName(o.keys.OpenOffer)), level: levelWarn}
 		o.Model, cmd = o.update(msg) // lays the status line out again
 	case tea.KeyMsg:
-		if o.offer != "" && !o.quitting && msg.Type == tea.KeyRunes && string(msg.Runes) == offerKey {
+		if act, on := o.keys.match(msg); act == actOpenOffer && on && o.offer != "" && !o.quitting {
 			name := o.offer
 			o.offer = ""
+			o.keys.OpenOffer.SetEnabled(false)
 			o.Model, cmd = o.reopen(name, "the offered scenario")
 			break
 		}
