@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +88,10 @@ func firstLine(s string) string {
 
 var reliabilityMu sync.Mutex
 
+// tempPath is the test's temporary folder in a message, left out of the table: the file's
+// name says enough.
+var tempPath = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/[^/ ]+/[0-9]+/`)
+
 // recordReliability appends one row to the file LEASELAB_RELIABILITY names, if any: the group,
 // the input, the exit code, the message and what became of the file.
 func recordReliability(t *testing.T, group, input string, code int, msg, file string) {
@@ -95,6 +100,7 @@ func recordReliability(t *testing.T, group, input string, code int, msg, file st
 		return
 	}
 	cell := func(s string) string {
+		s = tempPath.ReplaceAllString(s, "")
 		s = strings.ReplaceAll(s, "|", `\|`)
 		if len(s) > 160 {
 			s = s[:157] + "…"
