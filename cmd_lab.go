@@ -51,7 +51,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return nil, err
 		}
-		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{})
+		db, _, cleanup, err := openRun(ctx, sf.db, store.Options{})
 		if err != nil {
 			return nil, err
 		}

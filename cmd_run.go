@@ -88,7 +88,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // runScenario runs sc headless on a fresh database (dbPath, or a temporary one) and returns its
 // report.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbPath string) (*engine.Report, error) {
-	db, note, cleanup, err := openDB(ctx, dbPath, store.Options{})
+	db, note, cleanup, err := openRun(ctx, dbPath, store.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
@@ -25,6 +24,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("seed", seedUsage, stderr)
 	path := fs.String("db", "", "the database file (required)")
 	n := fs.Int("messages", 6, "number of payments and outbox messages")
+	reset := fs.Bool("reset", false, "empty a PostgreSQL schema that holds rows (without it such a schema is refused)")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return usageFlag(err)
 	} else if len(pos) > 0 {
@@ -36,7 +36,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *n < 1 || *n > engine.MaxMessages {
 		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
 	}
-	db, err := store.Create(ctx, *path)
+	db, err := createShared(ctx, *path, *reset)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	for i := 0; i < *runs; i++ {
 		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
-		db, _, cleanup, err := openDB(ctx, sf.db, store.Options{FairWriteLock: *fair})
+		db, _, cleanup, err := openRun(ctx, sf.db, store.Options{FairWriteLock: *fair})
 		if err != nil {
 			return 0, err
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"leaselab/store"
 	"leaselab/ui"
 )
 
@@ -35,7 +34,7 @@ func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError{fmt.Errorf("--interval %s: want at least 10ms", *interval)}
 	}
 	// Open first: a file that is missing or not ours fails the same way with or without a terminal.
-	db, err := store.Open(ctx, *path)
+	db, err := openShared(ctx, *path)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
@@ -50,7 +49,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *pace < 0, *poll < 0, *hold < 0:
 		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
 	}
-	db, err := store.Open(ctx, *path)
+	db, err := openShared(ctx, *path)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,19 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
+// SchemaOf returns the schema a URL names (?schema=NAME), or an error when it names none.
+func SchemaOf(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: not a URL", Redact(raw))
+	}
+	s := u.Query().Get("schema")
+	if s == "" {
+		return "", fmt.Errorf("%s names no schema", Redact(raw))
+	}
+	return s, nil
+}
+
 // target is a parsed database URL: pgx's config and the schema.
 type target struct {
 	config *pgxpool.Config
