@@ -157,17 +157,23 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 	if err := ctx.Err(); err != nil {
 		return engine.ClaimResult{}, err
 	}
+	return claimOne(context.WithoutCancel(ctx), c.conn, req)
+}
+
+// claimOne is the unkeyed claim, ClaimSQL, on q (the worker's connection, or its transaction in
+// the fused step).
+func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.ClaimResult, error) {
 	now, until := reqTimes(req)
 	var (
 		m         engine.Message
 		prevOwner *string
 		prevUntil *time.Time
 	)
-	err := c.conn.QueryRow(context.WithoutCancel(ctx), ClaimSQL, now, req.Worker, until).
+	err := q.QueryRow(ctx, ClaimSQL, now, req.Worker, until).
 		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return c.whyNothing(ctx)
+		return whyNothing(ctx, q)
 	case err != nil:
 		return engine.ClaimResult{}, fmt.Errorf("claim: %w", describe(err))
 	}
@@ -177,13 +183,13 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 
 // whyNothing reads, after a claim that took nothing, whether work is left: Blocked by the row
 // whose lease ends first, or Empty.
-func (c *Conn) whyNothing(ctx context.Context) (engine.ClaimResult, error) {
+func whyNothing(ctx context.Context, q querier) (engine.ClaimResult, error) {
 	var (
 		res   engine.ClaimResult
 		owner *string
 		until *time.Time
 	)
-	err := c.conn.QueryRow(ctx, blockerSQL).Scan(&res.Blocker, &owner, &until)
+	err := q.QueryRow(ctx, blockerSQL).Scan(&res.Blocker, &owner, &until)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return engine.ClaimResult{Outcome: engine.ClaimEmpty}, nil

@@ -52,6 +52,20 @@ func Run(t *testing.T, b Backend) {
 		{"CountsAndDuplicateKeys", testCounts},
 		{"ChecksCanFail", testChecksCanFail},
 		{"CancelledContextChangesNothing", testCancelled},
+		{"ClaimBatchTakesOldestInOrder", testClaimBatchTakesOldestInOrder},
+		{"ClaimBatchSkipsLiveLeasesAndReclaimsExpired", testClaimBatchSkipsLiveLeasesAndReclaimsExpired},
+		{"ClaimBatchRefusesBadRequests", testClaimBatchRefusesBadRequests},
+		{"ClaimBatchRacingConnectionsNeverShare", testClaimBatchRacingConnectionsNeverShare},
+		{"FinalizeAndClaimCommitsBoth", testFinalizeAndClaimCommitsBoth},
+		{"FinalizeAndClaimByNonOwnerRollsBackFinalize", testFinalizeAndClaimByNonOwnerRollsBackFinalize},
+		{"FinalizeAndClaimFencingRejectsStaleVersion", testFinalizeAndClaimFencingRejectsStaleVersion},
+		{"FinalizeAndClaimSkipsTheRowItFinalizes", testFinalizeAndClaimSkipsTheRowItFinalizes},
+		{"FinalizeAndClaimKeyed", testFinalizeAndClaimKeyed},
+		{"FinalizeAndClaimErrorRollsBackBoth", testFinalizeAndClaimErrorRollsBackBoth},
+		{"FinalizeAndClaimRacingWorkersFinalizeEachOnce", testFinalizeAndClaimRacingWorkersFinalizeEachOnce},
+		{"FinalizeBatchCommitsEach", testFinalizeBatchCommitsEach},
+		{"FinalizeBatchRollsBackOnlyTheLostOne", testFinalizeBatchRollsBackOnlyTheLostOne},
+		{"FinalizeBatchErrorRollsBackAll", testFinalizeBatchErrorRollsBackAll},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
