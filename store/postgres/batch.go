@@ -85,6 +85,12 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 // its own; both results are returned (FinalizeResult.Committed false). Any error rolls back
 // both halves.
 func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest, next engine.ClaimRequest) (engine.FinalizeResult, engine.ClaimResult, error) {
+	if c.pipelined(fin) && next.Key == "" {
+		if err := ctx.Err(); err != nil {
+			return engine.FinalizeResult{}, engine.ClaimResult{}, err
+		}
+		return c.fusedPipelined(context.WithoutCancel(ctx), fin, next)
+	}
 	var (
 		fres engine.FinalizeResult
 		cres engine.ClaimResult
@@ -122,6 +128,12 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
 	if len(reqs) == 0 {
 		return nil, nil
+	}
+	if c.pipelined(reqs...) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return c.finalizeBatchPipelined(context.WithoutCancel(ctx), reqs)
 	}
 	out := make([]engine.FinalizeResult, len(reqs))
 	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {

@@ -48,6 +48,12 @@ var errRolledBack = errors.New("guarded update changed no row")
 // in flight) and then judges the row as that transaction left it: a finalize that loses that
 // race changes nothing and says so (Committed false), as engine.Conn requires.
 func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
+	if c.pipelined(req) {
+		if err := ctx.Err(); err != nil {
+			return engine.FinalizeResult{}, err
+		}
+		return c.finalizePipelined(context.WithoutCancel(ctx), req)
+	}
 	var res engine.FinalizeResult
 	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		var err error
@@ -109,7 +115,7 @@ func (c *Conn) finalizeTx(ctx context.Context, tx pgx.Tx, req engine.FinalizeReq
 }
 
 // readPrior reads m's row, as it is now inside tx, into res's Prior fields.
-func readPrior(ctx context.Context, tx pgx.Tx, m engine.Message, res *engine.FinalizeResult) error {
+func readPrior(ctx context.Context, tx querier, m engine.Message, res *engine.FinalizeResult) error {
 	var owner *string
 	err := tx.QueryRow(ctx, finalizeReadSQL, m.ID).Scan(&res.PriorStatus, &owner, &res.PriorVersion)
 	if err != nil {
