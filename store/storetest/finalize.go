@@ -73,10 +73,10 @@ func testRenewOnlyByOwner(t *testing.T, b Backend) {
 	a := connect(t, db)
 	ctx := context.Background()
 	won := mustClaim(t, a, claimAt("Worker-A", t0, time.Second))
-	if ok, err := a.Renew(ctx, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
+	if ok, err := renew(ctx, a, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
 		t.Fatalf("owner renew = %v %v", ok, err)
 	}
-	if ok, err := a.Renew(ctx, won.Message, "Worker-B", t0.Add(3*time.Second)); ok || err != nil {
+	if ok, err := renew(ctx, a, won.Message, "Worker-B", t0.Add(3*time.Second)); ok || err != nil {
 		t.Fatalf("renew by a non-owner = %v %v, want false", ok, err)
 	}
 	if r := rowByKey(t, db, "PAY-001"); !r.LockedUntil.Equal(t0.Add(2*time.Second)) || r.LeaseVersion != 1 {
@@ -93,7 +93,7 @@ func testRenewAfterReclaim(t *testing.T, b Backend) {
 	old := mustClaim(t, a, claimAt("Worker-A", t0, 100*time.Millisecond))
 	later := t0.Add(200 * time.Millisecond)
 	mustClaim(t, bc, claimAt("Worker-B", later, time.Second))
-	if ok, err := a.Renew(ctx, old.Message, "Worker-A", later.Add(5*time.Second)); ok || err != nil {
+	if ok, err := renew(ctx, a, old.Message, "Worker-A", later.Add(5*time.Second)); ok || err != nil {
 		t.Fatalf("renew after a reclaim = %v %v, want false", ok, err)
 	}
 	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || !r.LockedUntil.Equal(later.Add(time.Second)) || r.LeaseVersion != 2 {

@@ -95,11 +95,11 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 	if !okA || !okB || ma.ID != mb.ID || errA != nil || errB != nil {
 		t.Fatalf("both selects should see the same candidate: %+v %+v %v %v", ma, mb, errA, errB)
 	}
-	ta, err := a.TakeUnconditional(ctx, ma.ID, "Worker-A", t0.Add(time.Second))
+	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := bc.TakeUnconditional(ctx, mb.ID, "Worker-B", t0.Add(time.Second))
+	tb, err := take(ctx, bc, mb.ID, "Worker-B", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +116,14 @@ func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
 	ctx := context.Background()
 	ma, _, _ := a.SelectCandidate(ctx, t0)
 	mb, _, _ := bc.SelectCandidate(ctx, t0)
-	ta, err := a.TakeUnconditional(ctx, ma.ID, "Worker-A", t0.Add(time.Second))
+	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fin, err := a.Finalize(ctx, paid("Worker-A", ta)); err != nil || !fin.Committed {
 		t.Fatalf("A's finalize: %+v, %v", fin, err)
 	}
-	tb, err := bc.TakeUnconditional(ctx, mb.ID, "Worker-B", t0.Add(time.Second))
+	tb, err := take(ctx, bc, mb.ID, "Worker-B", t0.Add(time.Second))
 	if err != nil {
 		t.Fatalf("B's take of the row A finalized: %v", err)
 	}
