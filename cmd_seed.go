@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
@@ -38,7 +37,7 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *n < 1 || *n > engine.MaxMessages {
 		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
 	}
-	db, err := store.CreateWith(ctx, *path, store.Options{Reset: *reset})
+	db, err := createShared(ctx, *path, *reset)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
 	}
-	db, err := store.OpenReadOnly(ctx, *path)
+	db, err := openWatched(ctx, *path)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
@@ -62,7 +61,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := st.CheckHeartbeat(); err != nil {
 		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", *lease, err)}
 	}
-	db, err := store.Open(ctx, *path)
+	db, err := openShared(ctx, *path)
 	if err != nil {
 		return err
 	}

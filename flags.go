@@ -13,6 +13,7 @@ import (
 	"leaselab/assets"
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/postgres"
 )
 
 // scenarioFlags are the flags every command that runs a scenario takes.
@@ -123,6 +124,8 @@ type dbOpener struct {
 	reset bool
 	opts  store.Options
 	ours  os.FileInfo // the --db file as this process last made or emptied it; nil before
+	// pgOurs: the --db PostgreSQL schema is one this process made or emptied (backend.go).
+	pgOurs bool
 }
 
 // mayReset says whether the --db file may be emptied: --reset, or it is still the file this
@@ -138,15 +141,18 @@ func (o *dbOpener) mayReset() bool {
 // check runs every check open would run on the --db file, and writes nothing: the lab calls it
 // before its screen opens.
 func (o *dbOpener) check(ctx context.Context) error {
-	if o.path == "" {
-		return nil
+	if o.path == "" || postgres.IsURL(o.path) {
+		return nil // PostgreSQL: Create checks everything in its transaction, before any write
 	}
 	_, err := store.CheckCreate(ctx, o.path, o.mayReset())
 	return err
 }
 
 // open creates the run's database. cleanup removes the temporary folder.
-func (o *dbOpener) open(ctx context.Context) (db *store.DB, note string, cleanup func(), err error) {
+func (o *dbOpener) open(ctx context.Context) (db backend, note string, cleanup func(), err error) {
+	if postgres.IsURL(o.path) {
+		return o.openPostgres(ctx)
+	}
 	cleanup = func() {}
 	note, path, opts := "kept", o.path, o.opts
 	if path == "" {
@@ -159,7 +165,7 @@ func (o *dbOpener) open(ctx context.Context) (db *store.DB, note string, cleanup
 	} else {
 		opts.Reset = o.mayReset()
 	}
-	db, err = store.CreateWith(ctx, path, opts)
+	file, err := store.CreateWith(ctx, path, opts)
 	if err != nil {
 		cleanup()
 		return nil, "", func() {}, err
@@ -167,7 +173,7 @@ func (o *dbOpener) open(ctx context.Context) (db *store.DB, note string, cleanup
 	if o.path != "" {
 		o.ours, _ = os.Stat(o.path)
 	}
-	return db, note, cleanup, nil
+	return file, note, cleanup, nil
 }
 
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {

@@ -3,7 +3,8 @@
 // provider call, the ledgers, the safety checks and the verdict.
 //
 // The engine speaks no SQL and imports no UI. It declares the small storage interfaces it needs
-// (DB and Conn, below); package store implements them on SQLite, and main wires the two together.
+// (DB and Conn, below); package store implements them on SQLite, package store/postgres on
+// PostgreSQL, and main wires one of them in.
 //
 // # Time in a request: fixed, or read by the store inside the transaction
 //
@@ -271,11 +272,27 @@ type Counts struct {
 
 // Conn is one worker's own database connection, as a separate application instance would have.
 // Each method is exactly one transaction.
+//
+// Lost races. Another worker's transaction may commit between what a method reads and what it
+// writes: SQLite's BEGIN IMMEDIATE excludes that (one writer at a time), PostgreSQL under READ
+// COMMITTED does not (a compare-and-set then finds the row changed and updates nothing). Every
+// backend reports a lost race as an outcome, never as an error and never as a success:
+//   - Claim: ClaimBlocked (Blocker and PrevOwner name what it lost to when known), or
+//     ClaimEmpty when no unfinished row is left; never ClaimWon for a row another connection
+//     took. The caller may claim again.
+//   - Renew: false, nothing changed.
+//   - Finalize with OwnershipCheck: Committed false, RowsAffected 0, the payment update rolled
+//     back with the rest; the Prior fields are the row as the winner left it.
+//
+// An error wrapping ErrBusy means the database gave up on the transaction (a lock not had in
+// time, a deadlock, a serialization failure): nothing was changed and the action can be retried.
 type Conn interface {
 	// LoadPending is the naive worker's bulk read: SELECT … WHERE Status='Pending'.
 	LoadPending(ctx context.Context) ([]Message, error)
-	// Claim is the atomic claim: BEGIN IMMEDIATE, find a candidate, conditional UPDATE. Times
-	// as the package documentation says ("Time in a request"): req.Times once, after the lock.
+	// Claim is the atomic claim: one transaction that finds the oldest claimable candidate (or
+	// the one named by Key) and takes it with a conditional UPDATE (on SQLite: BEGIN IMMEDIATE;
+	// on PostgreSQL: FOR UPDATE SKIP LOCKED). Times as the package documentation says ("Time in
+	// a request"): req.Times once, after the lock.
 	Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
 	// SelectCandidate is the first half of a non-atomic claim: a plain read of the oldest
 	// claimable row, in its own transaction.
@@ -304,7 +321,8 @@ type DB interface {
 	Snapshot(ctx context.Context) ([]Row, error)
 	// Counts reads the figures the checks need.
 	Counts(ctx context.Context) (Counts, error)
-	// Path is the database file.
+	// Path names the database for the screen and the report: the file's absolute path, or a
+	// server URL without its password (and with the schema). Never a secret.
 	Path() string
 }
 
@@ -316,6 +334,7 @@ type NewPayment struct {
 	Payload   string
 }
 
-// ErrBusy is returned (wrapped) by a store when SQLite's write lock could not be had within
-// busy_timeout. The worker's state is unchanged and the action can be retried.
+// ErrBusy is returned (wrapped) by a store when the database gave up on a transaction: SQLite's
+// write lock could not be had within busy_timeout, or PostgreSQL hit its lock_timeout, a deadlock
+// or a serialization failure. Nothing was changed and the action can be retried.
 var ErrBusy = errors.New("database is busy")

@@ -319,7 +319,8 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 		return res, fmt.Errorf("claim update: %w", describe(err))
 	}
 	if n, err := r.RowsAffected(); err != nil || n != 1 {
-		// Cannot happen under BEGIN IMMEDIATE; reported as blocked rather than trusted.
+		// A lost race (engine.Conn): BEGIN IMMEDIATE excludes it here, but if it happened it
+		// would be reported as blocked, as the contract says, never trusted as won.
 		res.Outcome = engine.ClaimBlocked
 		return res, err
 	}

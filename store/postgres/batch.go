@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"leaselab/engine"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ClaimBatchSQL claims up to $4 of the oldest claimable rows in one statement, as ClaimSQL claims
+// one: the MATERIALIZED CTE picks and locks them (SKIP LOCKED), the UPDATE takes each under the
+// lesson's conditions. $1 is now, $2 the worker, $3 the lease end.
+const ClaimBatchSQL = `WITH c AS MATERIALIZED (
+  SELECT Id FROM OutboxMessages
+   WHERE ` + claimable + `
+   ORDER BY CreatedAtUtc, Id
+   LIMIT $4
+     FOR UPDATE SKIP LOCKED)
+UPDATE OutboxMessages o
+   SET Status = 'Processing', LockedBy = $2, LockedUntilUtc = $3,
+       Attempts = o.Attempts + 1, LeaseVersion = o.LeaseVersion + 1
+  FROM c
+ WHERE o.Id = c.Id AND o.ProcessedAtUtc IS NULL
+   AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+RETURNING o.Id, o.IdempotencyKey, o.Type, o.Payload, o.LeaseVersion, o.CreatedAtUtc`
+
+// ClaimBatch claims up to k of the oldest claimable messages for req.Worker in one statement,
+// with the same lease as Claim. The messages come back in claim order (oldest first); none when
+// nothing is claimable (or every candidate is held by another transaction). req.Key must be
+// empty.
+func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) ([]engine.Message, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("claim batch: k = %d, want at least 1", k)
+	}
+	if req.Key != "" {
+		return nil, fmt.Errorf("claim batch: a batch cannot claim a named message (%s)", req.Key)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now, until := reqTimes(req)
+	rows, err := c.conn.Query(context.WithoutCancel(ctx), ClaimBatchSQL, now, req.Worker, until, k)
+	if err != nil {
+		return nil, fmt.Errorf("claim batch: %w", describe(err))
+	}
+	defer rows.Close()
+	type claimed struct {
+		m       engine.Message
+		created time.Time
+	}
+	var got []claimed
+	for rows.Next() {
+		var cl claimed
+		if err := rows.Scan(&cl.m.ID, &cl.m.IdempotencyKey, &cl.m.Type, &cl.m.Payload, &cl.m.LeaseVersion, &cl.created); err != nil {
+			return nil, fmt.Errorf("claim batch: %w", err)
+		}
+		cl.m.LockedUntil = until
+		got = append(got, cl)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim batch: %w", describe(err))
+	}
+	// RETURNING has no defined order; give the caller claim order.
+	sort.Slice(got, func(i, j int) bool {
+		if !got[i].created.Equal(got[j].created) {
+			return got[i].created.Before(got[j].created)
+		}
+		return got[i].m.ID < got[j].m.ID
+	})
+	out := make([]engine.Message, len(got))
+	for i, cl := range got {
+		out[i] = cl.m
+	}
+	return out, nil
+}
+
+// FinalizeAndClaim is the fused step: it finalizes fin exactly as Finalize does and claims the
+// next message exactly as Claim does, in one transaction. When fin's guarded UPDATE changes no
+// row the whole transaction rolls back, the payment update with it, and the claim is made on
+// its own; both results are returned (FinalizeResult.Committed false). Any error rolls back
+// both halves.
+func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest, next engine.ClaimRequest) (engine.FinalizeResult, engine.ClaimResult, error) {
+	if c.pipelined(fin) && next.Key == "" {
+		if err := ctx.Err(); err != nil {
+			return engine.FinalizeResult{}, engine.ClaimResult{}, err
+		}
+		return c.fusedPipelined(context.WithoutCancel(ctx), fin, next)
+	}
+	var (
+		fres engine.FinalizeResult
+		cres engine.ClaimResult
+	)
+	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		if fres, err = c.finalizeTx(ctx, tx, fin); err != nil {
+			return err
+		}
+		if next.Key != "" {
+			cres, err = c.claimKeyed(context.WithoutCancel(ctx), tx, next)
+		} else {
+			cres, err = claimOne(context.WithoutCancel(ctx), tx, next)
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errRolledBack):
+		cres, err = c.Claim(ctx, next)
+		if err != nil {
+			return fres, engine.ClaimResult{}, err
+		}
+		return fres, cres, nil
+	case err != nil:
+		return engine.FinalizeResult{}, engine.ClaimResult{}, err
+	}
+	fres.Committed = true
+	return fres, cres, nil
+}
+
+// FinalizeBatch finalizes each of reqs exactly as Finalize does, all in one transaction, each
+// inside a savepoint of its own: one whose guarded UPDATE changes no row is rolled back to its
+// savepoint, its payment update with it, and comes back with Committed false, while the others
+// commit. results[i] is the outcome of reqs[i]. An error rolls back the whole batch.
+func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	if c.pipelined(reqs...) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return c.finalizeBatchPipelined(context.WithoutCancel(ctx), reqs)
+	}
+	out := make([]engine.FinalizeResult, len(reqs))
+	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		run := context.WithoutCancel(ctx)
+		for i, req := range reqs {
+			sp, err := tx.Begin(run) // a savepoint
+			if err != nil {
+				return fmt.Errorf("finalize batch: savepoint: %w", describe(err))
+			}
+			res, err := c.finalizeTx(ctx, sp, req)
+			switch {
+			case errors.Is(err, errRolledBack):
+				if err := sp.Rollback(run); err != nil {
+					return fmt.Errorf("finalize batch: roll back %s: %w", req.Message.IdempotencyKey, describe(err))
+				}
+			case err != nil:
+				return err
+			default:
+				if err := sp.Commit(run); err != nil {
+					return fmt.Errorf("finalize batch: release: %w", describe(err))
+				}
+				res.Committed = true
+			}
+			out[i] = res
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,319 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Conn is one worker's own server connection, as a separate application instance would have.
+// It implements engine.Conn; every method is one transaction (a single statement is one).
+//
+// PostgreSQL runs them under READ COMMITTED with row locks, not one write lock: two workers'
+// transactions run at the same time, and a compare-and-set that finds its row changed by a
+// transaction that committed meanwhile changes nothing. The claim does not wait for such rows:
+// FOR UPDATE SKIP LOCKED passes over a row another transaction holds and takes the next one.
+type Conn struct {
+	conn *pgx.Conn
+	hold *finalizeHold
+	name string // the database, for errors
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+// Connect opens a new connection for one worker.
+func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	c, err := pgx.ConnectConfig(ctx, db.t.config.ConnConfig.Copy())
+	if err != nil {
+		return nil, envError(db.t, err)
+	}
+	return &Conn{conn: c, hold: db.hold, name: db.t.shown}, nil
+}
+
+// Close closes the worker's connection; the server rolls back a transaction left open.
+func (c *Conn) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.conn.Close(ctx)
+}
+
+// inTx runs fn in one transaction on the worker's connection: BEGIN, fn, then COMMIT, or
+// ROLLBACK when fn fails. Once begun, the transaction runs to its end whatever ctx does (as on
+// SQLite): a cancelled statement would cost the connection, and the server would roll back
+// anyway. Only the finalize's hold (fault injection) listens to ctx.
+func (c *Conn) inTx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	run := context.WithoutCancel(ctx)
+	tx, err := c.conn.Begin(run)
+	if err != nil {
+		return fmt.Errorf("begin: %w", describe(err))
+	}
+	if err := fn(ctx, tx); err != nil {
+		tx.Rollback(run)
+		return err
+	}
+	if err := tx.Commit(run); err != nil {
+		return fmt.Errorf("commit: %w", describe(err))
+	}
+	return nil
+}
+
+// claimable is the lesson's condition, prefixed with the claim index's own (an unfinished row).
+// A lease is live up to and including LockedUntilUtc; it is expired once now is later.
+const claimable = `ProcessedAtUtc IS NULL AND (Status = 'Pending' OR (Status = 'Processing' AND LockedUntilUtc < $1))`
+
+// ClaimSQL is the claim, the PostgreSQL way, in one statement (one transaction): the CTE picks
+// the oldest claimable row and locks it, passing over rows other transactions hold (FOR UPDATE
+// SKIP LOCKED); the UPDATE takes it under the lesson's conditions and returns it with the lease
+// it replaced. $1 is now, $2 the worker, $3 the lease end. Exported for the plan test.
+//
+// MATERIALIZED is essential: as a subquery in FROM (or an inlined CTE) the pick is run again
+// for every row the UPDATE visits, and one claim takes every claimable row.
+const ClaimSQL = `WITH c AS MATERIALIZED (
+  SELECT Id, LockedBy, LockedUntilUtc FROM OutboxMessages
+   WHERE ` + claimable + `
+   ORDER BY CreatedAtUtc, Id
+   LIMIT 1
+     FOR UPDATE SKIP LOCKED)
+UPDATE OutboxMessages o
+   SET Status = 'Processing', LockedBy = $2, LockedUntilUtc = $3,
+       Attempts = o.Attempts + 1, LeaseVersion = o.LeaseVersion + 1
+  FROM c
+ WHERE o.Id = c.Id AND o.ProcessedAtUtc IS NULL
+   AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+RETURNING o.Id, o.IdempotencyKey, o.Type, o.Payload, o.LeaseVersion, c.LockedBy, c.LockedUntilUtc`
+
+// CandidateSQL is the plain read of the oldest claimable row: the naive claim's first half.
+const CandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload FROM OutboxMessages
+ WHERE ` + claimable + `
+ ORDER BY CreatedAtUtc, Id
+ LIMIT 1`
+
+// keyedSQL is a keyed claim's read: the named message, whatever its state, locked (a keyed
+// claim waits for a transaction that holds the row rather than skipping it).
+const keyedSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, LeaseVersion, Status
+  FROM OutboxMessages WHERE IdempotencyKey = $1 ORDER BY Id LIMIT 1 FOR UPDATE`
+
+// keyedUpdateSQL takes the keyed candidate: a compare-and-set on the version the read saw.
+const keyedUpdateSQL = `UPDATE OutboxMessages
+   SET Status = 'Processing', LockedBy = $2, LockedUntilUtc = $3,
+       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
+ WHERE Id = $4 AND LeaseVersion = $5 AND ` + claimable
+
+// blockerSQL finds why nothing was claimable: the unfinished row whose lease ends first (a row
+// with no lease, held by another transaction a moment ago, first of all).
+const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc FROM OutboxMessages
+ WHERE ProcessedAtUtc IS NULL
+ ORDER BY LockedUntilUtc NULLS FIRST, Id
+ LIMIT 1`
+
+// reqTimes is the one place a claim's times are read: now and the lease end, as parameters
+// (engine's "Time in a request": fixed, or one reading of req.Clock). A claim's pick does not
+// wait for locks (SKIP LOCKED), so it is read just before the statement.
+func reqTimes(req engine.ClaimRequest) (now, until time.Time) {
+	n, u := req.Times()
+	return at(n), at(u)
+}
+
+// LoadPending is the naive worker's read: every Pending row, with no claim at all.
+func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
+	rows, err := c.conn.Query(ctx, `SELECT Id, IdempotencyKey, Type, Payload
+  FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
+	if err != nil {
+		return nil, fmt.Errorf("load pending: %w", describe(err))
+	}
+	defer rows.Close()
+	var out []engine.Message
+	for rows.Next() {
+		var m engine.Message
+		if err := rows.Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload); err != nil {
+			return nil, fmt.Errorf("load pending: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load pending: %w", describe(err))
+	}
+	return out, nil
+}
+
+// Claim is the atomic claim. Unkeyed it is ClaimSQL, one statement; when it takes nothing, a
+// second read says whether work is left (ClaimBlocked) or not (ClaimEmpty). With req.Key set it
+// locks that message, then takes it by a compare-and-set or reports why it cannot.
+func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	if req.Key != "" {
+		var res engine.ClaimResult
+		err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+			var err error
+			res, err = c.claimKeyed(ctx, tx, req)
+			return err
+		})
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.ClaimResult{}, err
+	}
+	return claimOne(context.WithoutCancel(ctx), c.conn, req)
+}
+
+// claimOne is the unkeyed claim, ClaimSQL, on q (the worker's connection, or its transaction in
+// the fused step).
+func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	now, until := reqTimes(req)
+	var (
+		m         engine.Message
+		prevOwner *string
+		prevUntil *time.Time
+	)
+	err := q.QueryRow(ctx, ClaimSQL, now, req.Worker, until).
+		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		res, err := whyNothing(ctx, q)
+		res.At = now
+		return res, err
+	case err != nil:
+		return engine.ClaimResult{}, fmt.Errorf("claim: %w", describe(err))
+	}
+	m.LockedUntil = until
+	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: str(prevOwner), PrevUntil: fromDB(prevUntil)}, nil
+}
+
+// whyNothing reads, after a claim that took nothing, whether work is left: Blocked by the row
+// whose lease ends first, or Empty.
+func whyNothing(ctx context.Context, q querier) (engine.ClaimResult, error) {
+	var (
+		res   engine.ClaimResult
+		owner *string
+		until *time.Time
+	)
+	err := q.QueryRow(ctx, blockerSQL).Scan(&res.Blocker, &owner, &until)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return engine.ClaimResult{Outcome: engine.ClaimEmpty}, nil
+	case err != nil:
+		return engine.ClaimResult{}, fmt.Errorf("claim blocker: %w", describe(err))
+	}
+	res.Outcome, res.PrevOwner, res.PrevUntil = engine.ClaimBlocked, str(owner), fromDB(until)
+	return res, nil
+}
+
+// claimKeyed is a keyed claim, in tx: lock the row, decide, compare-and-set.
+func (c *Conn) claimKeyed(ctx context.Context, tx pgx.Tx, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	var (
+		m         engine.Message
+		owner     *string
+		prevUntil *time.Time
+		seen      int64
+		status    string
+	)
+	err := tx.QueryRow(ctx, keyedSQL, req.Key).Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &prevUntil, &seen, &status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engine.ClaimResult{}, fmt.Errorf("claim %s: no such message", req.Key)
+	}
+	if err != nil {
+		return engine.ClaimResult{}, fmt.Errorf("claim: %w", describe(err))
+	}
+	now, until := reqTimes(req) // after the row lock (FOR UPDATE waits): engine's "Time in a request"
+	blocked := engine.ClaimResult{Outcome: engine.ClaimBlocked, At: now, Blocker: req.Key, PrevOwner: str(owner), PrevUntil: fromDB(prevUntil)}
+	switch {
+	case status == engine.StatusProcessed:
+		return engine.ClaimResult{Outcome: engine.ClaimEmpty, At: now}, nil
+	case status == engine.StatusProcessing && (prevUntil == nil || !prevUntil.Before(now)):
+		return blocked, nil
+	}
+	tag, err := tx.Exec(ctx, keyedUpdateSQL, now, req.Worker, until, m.ID, seen)
+	if err != nil {
+		return engine.ClaimResult{}, fmt.Errorf("claim update: %w", describe(err))
+	}
+	if tag.RowsAffected() != 1 {
+		return blocked, nil // a lost race (engine.Conn): reported as blocked, never as won
+	}
+	m.LeaseVersion, m.LockedUntil = seen+1, until
+	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: str(owner), PrevUntil: fromDB(prevUntil)}, nil
+}
+
+// SelectCandidate is the first half of the non-atomic claim: a plain read, its own transaction.
+func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Message, bool, error) {
+	var m engine.Message
+	err := c.conn.QueryRow(ctx, CandidateSQL, at(now)).Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engine.Message{}, false, nil
+	}
+	if err != nil {
+		return engine.Message{}, false, fmt.Errorf("select candidate: %w", describe(err))
+	}
+	return m, true, nil
+}
+
+// lockRow takes the row's lock and waits for it, so that a time read afterwards is read after
+// every wait (engine's "Time in a request").
+const lockRowSQL = `SELECT 1 FROM OutboxMessages WHERE Id = $1 FOR UPDATE`
+
+// TakeUnconditional is the second half of the non-atomic claim: it sets the lease on the row it
+// read earlier without checking that the row is still claimable (the bug it teaches), making a
+// row another worker finalized meanwhile unfinished again. With a clock, the row is locked first
+// and the clock read once after.
+func (c *Conn) TakeUnconditional(ctx context.Context, req engine.TakeRequest) (engine.TakeResult, error) {
+	var res engine.TakeResult
+	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		run := context.WithoutCancel(ctx)
+		if req.Clock != nil {
+			if _, err := tx.Exec(run, lockRowSQL, req.ID); err != nil {
+				return fmt.Errorf("take message %d: %w", req.ID, describe(err))
+			}
+		}
+		now, until := req.Times()
+		now, until = at(now), at(until)
+		m := &res.Message
+		err := tx.QueryRow(run, `UPDATE OutboxMessages
+   SET Status = 'Processing', LockedBy = $1, LockedUntilUtc = $2, ProcessedAtUtc = NULL,
+       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
+ WHERE Id = $3
+RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`, req.Worker, until, req.ID).
+			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion)
+		if err != nil {
+			return fmt.Errorf("take message %d: %w", req.ID, describe(err))
+		}
+		m.LockedUntil, res.At = until, now
+		return nil
+	})
+	return res, err
+}
+
+// Renew extends a lease that the worker still holds, under the same version (a heartbeat). With
+// a clock, the row is locked first and the clock read once after.
+func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.RenewResult, error) {
+	var res engine.RenewResult
+	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		run := context.WithoutCancel(ctx)
+		if req.Clock != nil {
+			if _, err := tx.Exec(run, lockRowSQL, req.Message.ID); err != nil {
+				return fmt.Errorf("renew %s: %w", req.Message.IdempotencyKey, describe(err))
+			}
+		}
+		now, until := req.Times()
+		now, until = at(now), at(until)
+		tag, err := tx.Exec(run, `UPDATE OutboxMessages SET LockedUntilUtc = $1
+ WHERE Id = $2 AND Status = 'Processing' AND LockedBy = $3 AND LeaseVersion = $4`,
+			until, req.Message.ID, req.Worker, req.Message.LeaseVersion)
+		if err != nil {
+			return fmt.Errorf("renew %s: %w", req.Message.IdempotencyKey, describe(err))
+		}
+		res.At, res.Renewed = now, tag.RowsAffected() == 1
+		if res.Renewed {
+			res.Until = until
+		}
+		return nil
+	})
+	return res, err
+}

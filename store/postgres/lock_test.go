@@ -1,0 +1,102 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+	"leaselab/store/postgres"
+	"leaselab/store/storetest"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// rawConn is a connection of the test's own in db's schema, outside leaselab.
+func rawConn(t *testing.T, db *postgres.DB) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	if _, err := conn.Exec(ctx, "SET search_path = "+db.SchemaName()); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// A row another transaction holds locked is passed over, not waited for: the claim takes the
+// next one at once. Were it to wait, it would fail with ErrBusy after LockTimeout.
+func TestSkipLockedNeverBlocks(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	if err := engine.Seed(ctx, engine.NewGateway(db), 2, t0); err != nil {
+		t.Fatal(err)
+	}
+	holder := rawConn(t, db)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM OutboxMessages WHERE IdempotencyKey = 'PAY-001' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second)})
+	if err != nil || res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-002" {
+		t.Fatalf("claim beside a locked PAY-001 = %+v, %v; want PAY-002 won at once", res, err)
+	}
+	// With both rows taken (one locked, one leased) the claim is blocked, still without waiting.
+	res, err = c.Claim(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
+	if err != nil || res.Outcome != engine.ClaimBlocked {
+		t.Fatalf("claim with PAY-001 locked and PAY-002 leased = %+v, %v; want blocked", res, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.Claim(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)}); err != nil || res.Message.IdempotencyKey != "PAY-001" {
+		t.Fatalf("claim after the lock was released = %+v, %v; want PAY-001", res, err)
+	}
+}
+
+// With a real backlog (and fresh statistics) the claim's pick is an ordered scan of the partial
+// index that stops at the first row it can lock: no sequential scan, no sort.
+func TestClaimPlanUsesPartialIndex(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	if err := db.SeedBulk(ctx, 5000, t0); err != nil {
+		t.Fatal(err)
+	}
+	conn := rawConn(t, db)
+	if _, err := conn.Exec(ctx, "ANALYZE OutboxMessages"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) "+postgres.ClaimSQL, t0, "Worker-A", t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "Index Scan using outboxmessages_claimable on outboxmessages") ||
+		strings.Contains(text, "Seq Scan") || strings.Contains(text, "Sort") || !strings.Contains(text, "LockRows") {
+		t.Fatalf("claim plan:\n%s\nwant LockRows over an Index Scan using outboxmessages_claimable, no Seq Scan, no Sort", text)
+	}
+}

@@ -1,0 +1,5 @@
+package postgres_test
+
+import "os"
+
+var pid = os.Getpid()

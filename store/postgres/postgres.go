@@ -1,0 +1,288 @@
+// Package postgres is leaselab's PostgreSQL storage: the same tables, the same protocol and the
+// same answers as package store's SQLite file, on a server that workers on many hosts can
+// share. It implements engine.DB and engine.Conn with github.com/jackc/pgx/v5; every worker
+// gets a connection of its own.
+//
+// A database is a URL, as libpq and pgx take it, plus the schema that holds the run's tables:
+//
+//	postgres://user:password@host:5432/dbname?sslmode=disable&schema=leaselab_demo
+//
+// The schema parameter is leaselab's own (it is taken out before the URL reaches the server).
+// Without it, Create and Open use DefaultSchema, and CreateTemp makes a schema of its own that
+// Close drops. A schema that leaselab did not make is never changed (ErrNotOurs); one that holds
+// rows is emptied only with Options.Reset (ErrHoldsRows).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"leaselab/engine"
+	"leaselab/store"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultSchema is the schema of a URL that names none, for Create and Open.
+const DefaultSchema = "leaselab"
+
+// schemaMark is the comment on a schema leaselab made, with the version of schema.sql.
+const schemaMark = "leaselab schema 1"
+
+// LockTimeout bounds every wait for a row lock, as busy_timeout bounds SQLite's write lock: a
+// statement that waits longer fails with engine.ErrBusy, and the action can be retried.
+const LockTimeout = 10 * time.Second
+
+// callTimeout bounds every call that arrives without a deadline of its own.
+const callTimeout = 60 * time.Second
+
+// ErrNotOurs means the schema exists and holds tables leaselab did not make; nothing was changed.
+var ErrNotOurs = errors.New("not a leaselab schema")
+
+// ErrHoldsRows means the schema is leaselab's and holds rows: Create empties it only with
+// Options.Reset (leaselab's --reset).
+var ErrHoldsRows = errors.New("the schema holds rows (use --reset to empty it)")
+
+// schemaRE is what a schema name may be: lower case, so that it never needs quoting.
+var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// IsURL reports whether s names a PostgreSQL server rather than a file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// SchemaOf returns the schema a URL names (?schema=NAME), or an error when it names none.
+func SchemaOf(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: not a URL", Redact(raw))
+	}
+	s := u.Query().Get("schema")
+	if s == "" {
+		return "", fmt.Errorf("%s names no schema", Redact(raw))
+	}
+	return s, nil
+}
+
+// target is a parsed database URL: pgx's config and the schema.
+type target struct {
+	config *pgxpool.Config
+	schema string
+	shown  string // the URL without its password, with the schema, for screens and errors
+}
+
+// parse reads raw, takes out the schema parameter (def when there is none) and checks it.
+func parse(raw, def string) (target, error) {
+	u, err := url.Parse(raw)
+	if err != nil || !IsURL(raw) {
+		return target{}, fmt.Errorf("--db %q: want a URL like postgres://user@host:5432/db?schema=NAME", Redact(raw))
+	}
+	q := u.Query()
+	schema := q.Get("schema")
+	if schema == "" {
+		schema = def
+	}
+	if !schemaRE.MatchString(schema) {
+		return target{}, fmt.Errorf("--db %s: schema %q: want lower-case letters, digits and _, up to 63, not starting with a digit",
+			Redact(raw), schema)
+	}
+	q.Del("schema")
+	u.RawQuery = q.Encode()
+	cfg, err := pgxpool.ParseConfig(u.String())
+	if err != nil {
+		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
+	cfg.ConnConfig.RuntimeParams["application_name"] = "leaselab"
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	q.Set("schema", schema)
+	u.RawQuery = q.Encode()
+	return target{config: cfg, schema: schema, shown: Redact(u.String())}, nil
+}
+
+// Redact returns the URL without its password (in the user part or a password parameter).
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "postgres://…" // not a URL: show nothing of it that might be a secret
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Del("password")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Options tune Create.
+type Options struct {
+	// Reset empties a leaselab schema that holds rows; without it Create refuses one.
+	Reset bool
+}
+
+// DB is one leaselab schema on a PostgreSQL server. It implements engine.DB. Its own pool
+// serves snapshots and counts; every worker gets a separate connection from Connect.
+type DB struct {
+	t     target
+	admin *pgxpool.Pool
+	hold  *finalizeHold // fault injection for crash tests; nil when off
+	drop  bool          // the schema is this DB's own (CreateTemp): Close drops it
+}
+
+var _ engine.DB = (*DB)(nil)
+
+// Create opens the schema of rawURL for a new run: it makes the schema and its tables when they
+// do not exist, and leaves a leaselab schema with no rows as it is. A leaselab schema that holds
+// rows is emptied with opts.Reset and refused without (ErrHoldsRows); a schema holding anything
+// else is refused (ErrNotOurs). Every check runs before the first write, in one transaction.
+func Create(ctx context.Context, rawURL string, opts Options) (*DB, error) {
+	t, err := parse(rawURL, DefaultSchema)
+	if err != nil {
+		return nil, err
+	}
+	return create(ctx, t, opts, false)
+}
+
+// CreateTemp makes a new schema of its own on the server of rawURL (which must name no schema)
+// for one run, and Close drops it: the PostgreSQL form of a temporary folder.
+func CreateTemp(ctx context.Context, rawURL string, now time.Time, suffix string) (*DB, error) {
+	name := fmt.Sprintf("leaselab_run_%s_%s", now.UTC().Format("20060102_150405"), suffix)
+	t, err := parse(rawURL, name)
+	if err != nil {
+		return nil, err
+	}
+	if t.schema != name {
+		return nil, fmt.Errorf("--db %s: a temporary run names no schema", t.shown)
+	}
+	return create(ctx, t, Options{}, true)
+}
+
+func create(ctx context.Context, t target, opts Options, temp bool) (*DB, error) {
+	db, err := connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	err = pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error { return prepareSchema(ctx, tx, t.schema, opts) })
+	if err != nil {
+		db.admin.Close()
+		return nil, envError(t, err)
+	}
+	db.drop = temp
+	return db, nil
+}
+
+// Open opens an existing leaselab schema without changing its rows (for worker processes and
+// watchers that share one).
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	t, err := parse(rawURL, DefaultSchema)
+	if err != nil {
+		return nil, err
+	}
+	db, err := connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	mark, exists, err := schemaState(ctx, db.admin, t.schema)
+	switch {
+	case err != nil:
+	case !exists:
+		err = fmt.Errorf("no schema %s: make it with leaselab seed --db URL", t.schema)
+	case mark != schemaMark:
+		err = ErrNotOurs
+	}
+	if err != nil {
+		db.admin.Close()
+		return nil, envError(t, err)
+	}
+	return db, nil
+}
+
+// connect opens the admin pool and checks that the server answers.
+func connect(ctx context.Context, t target) (*DB, error) {
+	cfg := t.config.Copy()
+	cfg.MaxConns = 4
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+		if err != nil {
+			pool.Close()
+		}
+	}
+	if err != nil {
+		return nil, envError(t, err)
+	}
+	return &DB{t: t, admin: pool}, nil
+}
+
+// Path names the database for screens and reports: the URL without its password, with the
+// schema.
+func (db *DB) Path() string { return db.t.shown }
+
+// SchemaName is the schema that holds the run's tables.
+func (db *DB) SchemaName() string { return db.t.schema }
+
+// Close closes the shared pool, after dropping the schema when it is CreateTemp's. Worker
+// connections are closed by their owners.
+func (db *DB) Close() error {
+	var err error
+	if db.drop {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		if _, err = db.admin.Exec(ctx, "DROP SCHEMA "+db.t.schema+" CASCADE"); err != nil {
+			err = envError(db.t, fmt.Errorf("drop the run's schema: %w", err))
+		}
+	}
+	db.admin.Close()
+	return err
+}
+
+// HoldFinalize makes every finalize transaction of connections opened afterwards wait d inside
+// the transaction, after the payment update, calling notify first. It is for crash tests
+// (leaselab worker --hold-finalize), never for normal runs.
+func (db *DB) HoldFinalize(d time.Duration, notify func(key string)) {
+	db.hold = &finalizeHold{d: d, notify: notify}
+}
+
+// envError wraps err as an error of the environment that names the database (without password).
+func envError(t target, err error) error {
+	return &store.EnvError{Path: t.shown, Err: describe(err)}
+}
+
+func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, callTimeout)
+}
+
+// describe maps PostgreSQL's errors to those the engine and the CLI understand: a deadlock, a
+// serialization failure or a lock wait beyond LockTimeout wraps engine.ErrBusy (nothing was
+// changed; the action can be retried).
+func describe(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case "40001", "40P01", "55P03": // serialization_failure, deadlock_detected, lock_not_available
+		return fmt.Errorf("%w (%v)", engine.ErrBusy, err)
+	}
+	return err
+}

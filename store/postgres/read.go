@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// at is how every time goes to the database, as a parameter (never now()): UTC, cut to the
+// millisecond, exactly as the SQLite store keeps it, so that both compare leases alike.
+func at(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// fromDB reads a nullable timestamptz; NULL gives the zero time.
+func fromDB(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// str reads a nullable text; NULL gives "".
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// CreatePayment writes a Pending payment and its Pending outbox message in one transaction:
+// the transactional outbox. Either both rows exist afterwards or neither does.
+func (db *DB) CreatePayment(ctx context.Context, p engine.NewPayment) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	return pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO Payments (IdempotencyKey, Amount, PaymentStatus, CreatedAtUtc)
+VALUES ($1, $2, 'Pending', $3)`, p.Key, p.Amount, at(p.CreatedAt)); err != nil {
+			return fmt.Errorf("create payment %s: %w", p.Key, describe(err))
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, Status, CreatedAtUtc)
+VALUES ($1, $2, $3, 'Pending', $4)`, p.Key, engine.MessageType, p.Payload, at(p.CreatedAt)); err != nil {
+			return fmt.Errorf("create outbox message %s: %w", p.Key, describe(err))
+		}
+		return nil
+	})
+}
+
+const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.ProcessedAtUtc, o.LockedBy,
+       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount
+  FROM OutboxMessages o LEFT JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey
+ ORDER BY o.Id`
+
+// Snapshot reads every outbox row with its payment, in one statement (one snapshot).
+func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	rows, err := db.admin.Query(ctx, snapshotSQL)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", describe(err))
+	}
+	defer rows.Close()
+	var out []engine.Row
+	for rows.Next() {
+		var (
+			r                      engine.Row
+			created                time.Time
+			processed, until       *time.Time
+			owner, payStatus, txID *string
+			amount                 *int64
+		)
+		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
+			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+		r.CreatedAt, r.ProcessedAt, r.LockedUntil = created.UTC(), fromDB(processed), fromDB(until)
+		r.LockedBy, r.PaymentStatus, r.TransactionID = str(owner), str(payStatus), str(txID)
+		if amount != nil {
+			r.Amount = *amount
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", describe(err))
+	}
+	return out, nil
+}
+
+// Counts reads the figures the safety checks need, in one read-only REPEATABLE READ
+// transaction, so that all of them describe the same moment.
+func (db *DB) Counts(ctx context.Context) (engine.Counts, error) {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	var c engine.Counts
+	err := pgx.BeginTxFunc(ctx, db.admin, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT count(*),
+  count(*) FILTER (WHERE Status = 'Pending'),
+  count(*) FILTER (WHERE Status = 'Processing'),
+  count(*) FILTER (WHERE Status = 'Processed')
+FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed)
+		if err != nil {
+			return fmt.Errorf("counts: outbox: %w", describe(err))
+		}
+		err = tx.QueryRow(ctx, `SELECT
+  count(*) FILTER (WHERE PaymentStatus = 'Pending'),
+  count(*) FILTER (WHERE PaymentStatus = 'Paid'),
+  count(*) FILTER (WHERE PaymentStatus = 'Failed'),
+  count(*) FILTER (WHERE PaymentStatus = 'Paid' AND TransactionId IS NOT NULL),
+  count(*) FILTER (WHERE PaymentStatus = 'Failed' AND TransactionId IS NOT NULL)
+FROM Payments`).Scan(&c.PaymentsPending, &c.PaymentsPaid, &c.PaymentsFailed, &c.PaidWithTxID, &c.FailedWithTxID)
+		if err != nil {
+			return fmt.Errorf("counts: payments: %w", describe(err))
+		}
+		err = tx.QueryRow(ctx, `SELECT
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM Payments GROUP BY IdempotencyKey) p), 0),
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM OutboxMessages GROUP BY IdempotencyKey) o), 0),
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM Payments) +
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM OutboxMessages)`).
+			Scan(&c.MaxPaymentsPerKey, &c.MaxOutboxPerKey, &c.DuplicateRows)
+		if err != nil {
+			return fmt.Errorf("counts: duplicates: %w", describe(err))
+		}
+		rows, err := tx.Query(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments`)
+		if err != nil {
+			return fmt.Errorf("counts: transaction ids: %w", describe(err))
+		}
+		defer rows.Close()
+		c.TransactionIDs = map[string]string{}
+		for rows.Next() {
+			var key string
+			var id *string
+			if err := rows.Scan(&key, &id); err != nil {
+				return fmt.Errorf("counts: transaction ids: %w", err)
+			}
+			c.TransactionIDs[key] = str(id)
+		}
+		return rows.Err()
+	})
+	return c, err
+}
+
+// seedChunk is how many payments SeedBulk writes per transaction.
+const seedChunk = 10_000
+
+// SeedBulk writes n Pending payments PAY-001… and their Pending outbox messages, exactly as
+// engine.Seed writes them through CreatePayment (same keys, amounts, payloads, creation times
+// and ids), with COPY, seedChunk payments per transaction.
+func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
+	if n < 0 {
+		return fmt.Errorf("seed: negative count %d", n)
+	}
+	for from := 1; from <= n; from += seedChunk {
+		to := min(from+seedChunk-1, n)
+		var pays, msgs [][]any
+		for i := from; i <= to; i++ {
+			p := engine.SeedPayment(i, n, start)
+			pays = append(pays, []any{p.Key, p.Amount, engine.PaymentPending, at(p.CreatedAt)})
+			msgs = append(msgs, []any{p.Key, engine.MessageType, p.Payload, engine.StatusPending, at(p.CreatedAt)})
+		}
+		err := pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"payments"},
+				[]string{"idempotencykey", "amount", "paymentstatus", "createdatutc"}, pgx.CopyFromRows(pays)); err != nil {
+				return err
+			}
+			_, err := tx.CopyFrom(ctx, pgx.Identifier{"outboxmessages"},
+				[]string{"idempotencykey", "type", "payload", "status", "createdatutc"}, pgx.CopyFromRows(msgs))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("seed %s…%s: %w", engine.MessageKey(from), engine.MessageKey(to), describe(err))
+		}
+	}
+	return nil
+}

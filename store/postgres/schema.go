@@ -1,0 +1,122 @@
+package postgres
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// querier is what both a pool and a transaction answer.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// schemaState reads whether schema exists and the comment leaselab left on it ("" when none).
+func schemaState(ctx context.Context, q querier, schema string) (mark string, exists bool, err error) {
+	var comment *string
+	err = q.QueryRow(ctx, `SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`, schema).Scan(&comment)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read schema %s: %w", schema, err)
+	}
+	if comment != nil {
+		mark = *comment
+	}
+	return mark, true, nil
+}
+
+// prepareSchema makes schema ready for a new run, in tx, checking everything before the first
+// write. An advisory lock on the schema's name makes two leaselabs starting at once take turns.
+func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('leaselab:' || $1))`, schema); err != nil {
+		return fmt.Errorf("lock schema %s: %w", schema, err)
+	}
+	mark, exists, err := schemaState(ctx, tx, schema)
+	if err != nil {
+		return err
+	}
+	var relations int
+	if exists {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = $1`, schema).Scan(&relations); err != nil {
+			return fmt.Errorf("read schema %s: %w", schema, err)
+		}
+	}
+	switch {
+	case !exists:
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+			return fmt.Errorf("create schema %s: %w", schema, err)
+		}
+		return createTables(ctx, tx, schema)
+	case mark != schemaMark && relations > 0:
+		return fmt.Errorf("schema %s: %w; nothing was changed", schema, ErrNotOurs)
+	case mark != schemaMark:
+		return createTables(ctx, tx, schema) // an empty schema someone made for leaselab
+	}
+	var rows int64
+	if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM OutboxMessages) + (SELECT count(*) FROM Payments)`).Scan(&rows); err != nil {
+		return fmt.Errorf("count rows of schema %s: %w", schema, err)
+	}
+	switch {
+	case rows == 0:
+		// Empty already; restart the ids so that a run reads as it does on a new file.
+	case !opts.Reset:
+		return fmt.Errorf("schema %s: %w; nothing was changed", schema, ErrHoldsRows)
+	}
+	if _, err := tx.Exec(ctx, `TRUNCATE OutboxMessages, Payments RESTART IDENTITY`); err != nil {
+		return fmt.Errorf("reset schema %s: %w", schema, describe(err))
+	}
+	return nil
+}
+
+// createTables runs schema.sql in schema (the connection's search_path) and marks it ours.
+func createTables(ctx context.Context, tx pgx.Tx, schema string) error {
+	if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create tables in %s: %w", schema, err)
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", schema, schemaMark)); err != nil {
+		return fmt.Errorf("mark schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// Schema returns the statements that made the run's tables, for the report.
+func (db *DB) Schema(ctx context.Context) (string, error) {
+	return fmt.Sprintf("-- PostgreSQL, schema %s\n%s", db.t.schema, schemaSQL), nil
+}
+
+// finalizeHold is fault injection for crash tests: it keeps every finalize transaction open,
+// after the payment update and before the outbox update, so that a test can kill the process
+// in the middle of a write transaction.
+type finalizeHold struct {
+	d      time.Duration
+	notify func(key string)
+}
+
+// wait holds the transaction; a nil hold does nothing. It returns ctx's error if ctx ends first:
+// the finalize then rolls back.
+func (h *finalizeHold) wait(ctx context.Context, key string) error {
+	if h == nil {
+		return nil
+	}
+	if h.notify != nil {
+		h.notify(key)
+	}
+	t := time.NewTimer(h.d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

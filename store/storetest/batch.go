@@ -1,0 +1,443 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// Batcher is a connection with the batch and fused methods: a claim of up to k messages in one
+// transaction, the finalize of several in one (each in a savepoint of its own), and a finalize
+// fused with the next claim. Both backends have them; the suite tests them on every Conn that
+// has them.
+type Batcher interface {
+	engine.Conn
+	ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) ([]engine.Message, error)
+	FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest, next engine.ClaimRequest) (engine.FinalizeResult, engine.ClaimResult, error)
+	FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error)
+}
+
+// batcher opens a worker connection with the batch methods; the test is skipped, saying so,
+// when the backend has none.
+func batcher(t *testing.T, db engine.DB) Batcher {
+	t.Helper()
+	c, ok := connect(t, db).(Batcher)
+	if !ok {
+		t.Skip("skipped: this backend's connections have no batch or fused methods")
+	}
+	return c
+}
+
+// claimFor is worker's claim of the oldest claimable message at t0, with a one-second lease.
+func claimFor(worker string) engine.ClaimRequest { return claimAt(worker, t0, time.Second) }
+
+func keysOf(msgs []engine.Message) string {
+	keys := make([]string, len(msgs))
+	for i, m := range msgs {
+		keys[i] = m.IdempotencyKey
+	}
+	return strings.Join(keys, ",")
+}
+
+func testClaimBatchTakesOldestInOrder(t *testing.T, be Backend) {
+	db := seeded(t, be, 5)
+	c := batcher(t, db)
+	ctx := context.Background()
+	until := t0.Add(time.Second)
+	req := engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: until}
+	got, err := c.ClaimBatch(ctx, req, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keysOf(got) != "PAY-001,PAY-002,PAY-003" {
+		t.Fatalf("batch = %s, want PAY-001..003 in claim order", keysOf(got))
+	}
+	for _, m := range got {
+		if m.LeaseVersion != 1 || !m.LockedUntil.Equal(until) || m.Type != engine.MessageType || m.Payload == "" {
+			t.Fatalf("claimed message = %+v", m)
+		}
+		r := rowByKey(t, db, m.IdempotencyKey)
+		if r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" || !r.LockedUntil.Equal(until) || r.Attempts != 1 || r.LeaseVersion != 1 {
+			t.Fatalf("row after batch claim = %+v", r)
+		}
+	}
+	if got, _ = c.ClaimBatch(ctx, req, 3); keysOf(got) != "PAY-004,PAY-005" {
+		t.Fatalf("second batch = %s, want the 2 left", keysOf(got))
+	}
+	if got, err = c.ClaimBatch(ctx, req, 3); err != nil || len(got) != 0 {
+		t.Fatalf("third batch = %s %v, want none", keysOf(got), err)
+	}
+}
+
+// A batch skips live leases and takes expired ones back, as Claim does (a lease is live up to
+// and including LockedUntilUtc).
+func testClaimBatchSkipsLiveLeasesAndReclaimsExpired(t *testing.T, be Backend) {
+	db := seeded(t, be, 3)
+	a, b := batcher(t, db), batcher(t, db)
+	ctx := context.Background()
+	until := t0.Add(500 * time.Millisecond)
+	if res, err := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: until}); err != nil || res.Outcome != engine.ClaimWon {
+		t.Fatalf("A claim: %+v %v", res, err)
+	}
+	got, err := b.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: until, Until: until.Add(time.Second)}, 10)
+	if err != nil || keysOf(got) != "PAY-002,PAY-003" {
+		t.Fatalf("batch at exactly LockedUntilUtc = %s %v, want PAY-002,PAY-003", keysOf(got), err)
+	}
+	later := until.Add(time.Millisecond)
+	got, err = b.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: later, Until: later.Add(time.Second)}, 10)
+	if err != nil || keysOf(got) != "PAY-001" || got[0].LeaseVersion != 2 {
+		t.Fatalf("batch 1 ms after the lease = %+v %v, want a reclaim of PAY-001 at v2", got, err)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
+		t.Fatalf("row after reclaim = %+v", r)
+	}
+}
+
+func testClaimBatchRefusesBadRequests(t *testing.T, be Backend) {
+	db := seeded(t, be, 1)
+	c := batcher(t, db)
+	ctx := context.Background()
+	if _, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0}, 0); err == nil {
+		t.Fatal("k = 0: want an error")
+	}
+	if _, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0, Key: "PAY-001"}, 1); err == nil {
+		t.Fatal("a keyed batch: want an error")
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending {
+		t.Fatalf("a refused batch changed the row: %+v", r)
+	}
+}
+
+// Connections racing batch claims never get the same row: every message is claimed exactly once.
+func testClaimBatchRacingConnectionsNeverShare(t *testing.T, be Backend) {
+	const messages, workers, k = 60, 6, 4
+	for round := 0; round < 5; round++ {
+		db := seeded(t, be, messages)
+		conns := make([]Batcher, workers)
+		for i := range conns {
+			conns[i] = batcher(t, db)
+		}
+		claimedBy := make([][]engine.Message, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				req := engine.ClaimRequest{Worker: fmt.Sprintf("Worker-%d", w), Now: t0, Until: t0.Add(time.Minute)}
+				for {
+					got, err := conns[w].ClaimBatch(context.Background(), req, k)
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					if len(got) == 0 {
+						return
+					}
+					claimedBy[w] = append(claimedBy[w], got...)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		owner := map[string]string{}
+		for w, msgs := range claimedBy {
+			if errs[w] != nil {
+				t.Fatal(errs[w])
+			}
+			name := fmt.Sprintf("Worker-%d", w)
+			for _, m := range msgs {
+				if prev, dup := owner[m.IdempotencyKey]; dup {
+					t.Fatalf("round %d: %s claimed by %s and %s", round, m.IdempotencyKey, prev, name)
+				}
+				owner[m.IdempotencyKey] = name
+			}
+		}
+		if len(owner) != messages {
+			t.Fatalf("round %d: %d messages claimed, want %d", round, len(owner), messages)
+		}
+		rows, err := db.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Attempts != 1 || r.LeaseVersion != 1 || r.LockedBy != owner[r.IdempotencyKey] {
+				t.Fatalf("round %d: row %+v, want one claim by %s", round, r, owner[r.IdempotencyKey])
+			}
+		}
+	}
+}
+
+func testFinalizeAndClaimCommitsBoth(t *testing.T, be Backend) {
+	db := seeded(t, be, 2)
+	c := batcher(t, db)
+	ctx := context.Background()
+	next := claimFor("Worker-A")
+	first, err := c.Claim(ctx, next)
+	if err != nil || first.Outcome != engine.ClaimWon {
+		t.Fatal(first, err)
+	}
+	fin, cl, err := c.FinalizeAndClaim(ctx, paid("Worker-A", first.Message), next)
+	if err != nil || !fin.Committed || fin.RowsAffected != 1 || fin.PriorOwner != "Worker-A" || fin.PriorStatus != engine.StatusProcessing {
+		t.Fatalf("finalize half = %+v %v", fin, err)
+	}
+	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" || cl.Message.LeaseVersion != 1 {
+		t.Fatalf("claim half = %+v, want PAY-002 won at v1", cl)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
+		t.Fatalf("PAY-001 after the fused step = %+v", r)
+	}
+	if r := rowByKey(t, db, "PAY-002"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
+		t.Fatalf("PAY-002 after the fused step = %+v", r)
+	}
+	fin, cl, err = c.FinalizeAndClaim(ctx, paid("Worker-A", cl.Message), next)
+	if err != nil || !fin.Committed || cl.Outcome != engine.ClaimEmpty {
+		t.Fatalf("last fused step = %+v %+v %v, want committed and empty", fin, cl, err)
+	}
+}
+
+// A fused step by a worker that does not own the row rolls its finalize back, the payment update
+// with it, and still claims the next message in a transaction of its own.
+func testFinalizeAndClaimByNonOwnerRollsBackFinalize(t *testing.T, be Backend) {
+	db := seeded(t, be, 2)
+	a, b := batcher(t, db), batcher(t, db)
+	ctx := context.Background()
+	won, err := a.Claim(ctx, claimFor("Worker-A"))
+	if err != nil || won.Outcome != engine.ClaimWon {
+		t.Fatal(won, err)
+	}
+	before := rowByKey(t, db, "PAY-001")
+	fin, cl, err := b.FinalizeAndClaim(ctx, paid("Worker-B", won.Message),
+		claimFor("Worker-B"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fin.Committed || fin.RowsAffected != 0 || fin.PriorOwner != "Worker-A" {
+		t.Fatalf("non-owner fused finalize = %+v, want rolled back with 0 rows", fin)
+	}
+	if after := rowByKey(t, db, "PAY-001"); after != before {
+		t.Fatalf("PAY-001 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" {
+		t.Fatalf("claim after a lost finalize = %+v, want PAY-002", cl)
+	}
+	if r := rowByKey(t, db, "PAY-002"); r.LockedBy != "Worker-B" {
+		t.Fatalf("PAY-002 LockedBy = %q, want Worker-B", r.LockedBy)
+	}
+}
+
+func testFinalizeAndClaimFencingRejectsStaleVersion(t *testing.T, be Backend) {
+	db := seeded(t, be, 1)
+	a := batcher(t, db)
+	ctx := context.Background()
+	first, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Millisecond)})
+	later := t0.Add(10 * time.Millisecond)
+	second, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if second.Outcome != engine.ClaimWon || second.Message.LeaseVersion != 2 {
+		t.Fatalf("second claim = %+v", second)
+	}
+	fin, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", first.Message), engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if err != nil || fin.Committed || fin.PriorVersion != 2 {
+		t.Fatalf("stale fused finalize = %+v %v, want rejected over v2", fin, err)
+	}
+	if cl.Outcome != engine.ClaimBlocked || cl.PrevOwner != "Worker-A" {
+		t.Fatalf("claim half = %+v, want blocked by the live lease", cl)
+	}
+	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+		t.Fatalf("row after a fenced-off finalize = %+v", r)
+	}
+}
+
+// A worker finalizing its own expired (but not reclaimed) lease claims the next message, not the
+// one it has just finalized.
+func testFinalizeAndClaimSkipsTheRowItFinalizes(t *testing.T, be Backend) {
+	db := seeded(t, be, 2)
+	a := batcher(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Millisecond)})
+	later := t0.Add(time.Second) // the lease has expired; nobody took the row
+	fin := paid("Worker-A", won.Message)
+	fin.Now = later
+	res, cl, err := a.FinalizeAndClaim(ctx, fin, engine.ClaimRequest{Worker: "Worker-A", Now: later, Until: later.Add(time.Second)})
+	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" {
+		t.Fatalf("fused step after expiry = %+v %+v %v, want PAY-001 finalized and PAY-002 claimed", res, cl, err)
+	}
+}
+
+func testFinalizeAndClaimKeyed(t *testing.T, be Backend) {
+	db := seeded(t, be, 3)
+	a := batcher(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, claimFor("Worker-A"))
+	res, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
+		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-003"})
+	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-003" {
+		t.Fatalf("keyed fused step = %+v %+v %v, want PAY-003 claimed", res, cl, err)
+	}
+}
+
+// An error in the claim half rolls back the finalize half too: nothing is half done.
+func testFinalizeAndClaimErrorRollsBackBoth(t *testing.T, be Backend) {
+	db := seeded(t, be, 2)
+	a := batcher(t, db)
+	ctx := context.Background()
+	won, _ := a.Claim(ctx, claimFor("Worker-A"))
+	before := rowByKey(t, db, "PAY-001")
+	_, _, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
+		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-999"})
+	if err == nil {
+		t.Fatal("claim of an unknown key: want an error")
+	}
+	if after := rowByKey(t, db, "PAY-001"); after != before {
+		t.Fatalf("finalize half committed despite the error:\nbefore %+v\nafter  %+v", before, after)
+	}
+	// The failed transaction is over: the same connection finalizes in a transaction of its own.
+	fin, err := a.Finalize(ctx, paid("Worker-A", won.Message))
+	if err != nil || !fin.Committed {
+		t.Fatalf("finalize after the failed transaction: %+v, %v", fin, err)
+	}
+	if got := rowByKey(t, db, "PAY-001").Status; got != engine.StatusProcessed {
+		t.Fatalf("PAY-001 is %s after its finalize, want Processed", got)
+	}
+}
+
+// Workers looping on the fused step over one queue finalize every message exactly once.
+func testFinalizeAndClaimRacingWorkersFinalizeEachOnce(t *testing.T, be Backend) {
+	const messages, workers = 40, 4
+	db := seeded(t, be, messages)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	done := make([]map[string]bool, workers)
+	start := make(chan struct{})
+	for w := range workers {
+		c := batcher(t, db)
+		done[w] = map[string]bool{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			ctx := context.Background()
+			name := fmt.Sprintf("Worker-%d", w)
+			req := engine.ClaimRequest{Worker: name, Now: t0, Until: t0.Add(time.Minute)}
+			cur, err := c.Claim(ctx, req)
+			for err == nil && cur.Outcome == engine.ClaimWon {
+				var fin engine.FinalizeResult
+				m := cur.Message
+				fin, cur, err = c.FinalizeAndClaim(ctx, paid(name, m), req)
+				if err == nil && !fin.Committed {
+					err = fmt.Errorf("%s lost %s", name, m.IdempotencyKey)
+				}
+				done[w][m.IdempotencyKey] = true
+			}
+			errs[w] = err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]int{}
+	for w := range workers {
+		if errs[w] != nil {
+			t.Fatal(errs[w])
+		}
+		for k := range done[w] {
+			seen[k]++
+		}
+	}
+	c, err := db.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != messages || c.OutboxProcessed != messages || c.PaymentsPaid != messages {
+		t.Fatalf("finalized %d distinct, counts %+v; want all %d once", len(seen), c, messages)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s finalized by %d workers", k, n)
+		}
+	}
+}
+
+func testFinalizeBatchCommitsEach(t *testing.T, be Backend) {
+	db := seeded(t, be, 4)
+	c := batcher(t, db)
+	ctx := context.Background()
+	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
+	if err != nil || len(msgs) != 3 {
+		t.Fatal(msgs, err)
+	}
+	reqs := make([]engine.FinalizeRequest, len(msgs))
+	for i, m := range msgs {
+		reqs[i] = paid("Worker-A", m)
+	}
+	res, err := c.FinalizeBatch(ctx, reqs)
+	if err != nil || len(res) != 3 {
+		t.Fatal(res, err)
+	}
+	for i, r := range res {
+		if !r.Committed || r.RowsAffected != 1 || r.PriorOwner != "Worker-A" || r.PriorStatus != engine.StatusProcessing || r.PriorVersion != 1 {
+			t.Fatalf("result %d = %+v", i, r)
+		}
+		row := rowByKey(t, db, msgs[i].IdempotencyKey)
+		if row.Status != engine.StatusProcessed || row.PaymentStatus != engine.PaymentPaid || row.TransactionID != "txn_"+msgs[i].IdempotencyKey {
+			t.Fatalf("row after batch finalize = %+v", row)
+		}
+	}
+	if r := rowByKey(t, db, "PAY-004"); r.Status != engine.StatusPending {
+		t.Fatalf("PAY-004 = %+v, want untouched", r)
+	}
+	if res, err := c.FinalizeBatch(ctx, nil); err != nil || res != nil {
+		t.Fatalf("empty batch = %v %v", res, err)
+	}
+}
+
+// A finalize in a batch whose lease is someone else's is rolled back alone, its payment update
+// with it; the others commit.
+func testFinalizeBatchRollsBackOnlyTheLostOne(t *testing.T, be Backend) {
+	db := seeded(t, be, 3)
+	a, b := batcher(t, db), batcher(t, db)
+	ctx := context.Background()
+	msgs, _ := a.ClaimBatch(ctx, claimFor("Worker-A"), 2)
+	theirs, _ := b.Claim(ctx, claimFor("Worker-B"))
+	if len(msgs) != 2 || theirs.Outcome != engine.ClaimWon {
+		t.Fatal(msgs, theirs)
+	}
+	before := rowByKey(t, db, "PAY-003")
+	res, err := a.FinalizeBatch(ctx, []engine.FinalizeRequest{
+		paid("Worker-A", msgs[0]), paid("Worker-A", theirs.Message), paid("Worker-A", msgs[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Committed || res[1].Committed || !res[2].Committed || res[1].RowsAffected != 0 || res[1].PriorOwner != "Worker-B" {
+		t.Fatalf("results = %+v, want the middle one rolled back", res)
+	}
+	if after := rowByKey(t, db, "PAY-003"); after != before {
+		t.Fatalf("PAY-003 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
+	}
+	for _, m := range msgs {
+		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
+		}
+	}
+}
+
+// An error in a batch rolls back every finalize of it.
+func testFinalizeBatchErrorRollsBackAll(t *testing.T, be Backend) {
+	db := seeded(t, be, 2)
+	c := batcher(t, db)
+	ctx := context.Background()
+	msgs, _ := c.ClaimBatch(ctx, claimFor("Worker-A"), 2)
+	ghost := engine.Message{ID: 999, IdempotencyKey: "PAY-999", LeaseVersion: 1}
+	if _, err := c.FinalizeBatch(ctx, []engine.FinalizeRequest{paid("Worker-A", msgs[0]), paid("Worker-A", ghost)}); err == nil {
+		t.Fatal("finalize of a message that does not exist: want an error")
+	}
+	if r := rowByKey(t, db, msgs[0].IdempotencyKey); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+		t.Fatalf("%s = %+v, want the batch rolled back", msgs[0].IdempotencyKey, r)
+	}
+}

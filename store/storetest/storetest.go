@@ -1,0 +1,148 @@
+// Package storetest is the conformance suite every leaselab storage backend passes: the lease
+// protocol as engine.DB and engine.Conn promise it, on a real database, whatever the database
+// is. Each backend's tests call Run with a Backend that makes fresh databases; tests of what only
+// one backend has (SQLite's query plan, WAL pages and write lock; PostgreSQL's index plan and
+// SKIP LOCKED) stay beside that backend. The model is River's riverdriver/riverdrivertest, which
+// runs one suite against each of its drivers.
+package storetest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// Backend is one storage backend under test.
+type Backend struct {
+	// New returns a new, empty leaselab database of its own; the backend closes it (and
+	// removes it) in t.Cleanup.
+	New func(t *testing.T) engine.DB
+	// Exec runs one SQL statement on db outside any worker connection: the suite damages a
+	// finished run with it to prove that each safety check can fail. The statements are plain
+	// SQL that SQLite and PostgreSQL both take.
+	Exec func(t *testing.T, db engine.DB, query string)
+}
+
+// t0 is the suite's start of time.
+var t0 = engine.Epoch
+
+// Run runs the whole suite against b, one subtest per property.
+func Run(t *testing.T, b Backend) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Backend)
+	}{
+		{"ClaimTakesOldestAndSetsLease", testClaimTakesOldest},
+		{"ClaimBoundaryAtExactlyLockedUntil", testClaimBoundary},
+		{"KeyedClaimBlockedThenEmpty", testKeyedClaim},
+		{"EmptyAndBlockedSayWhy", testEmptyAndBlocked},
+		{"FinalizeByStrangerChangesNothing", testFinalizeByStranger},
+		{"Fencing", testFencing},
+		{"RenewOnlyByOwner", testRenewOnlyByOwner},
+		{"RenewAfterReclaim", testRenewAfterReclaim},
+		{"CrashAndReclaim", testCrashAndReclaim},
+		{"TwoConnectionsRaceOneClaim", testRaceOneClaim},
+		{"RacingWorkersFinalizeEachOnce", testRacingWorkers},
+		{"NonAtomicClaimLetsBothTake", testNonAtomicBothTake},
+		{"NonAtomicTakeAfterAnotherFinalized", testNonAtomicAfterFinalize},
+		{"NaiveLoadDoublesTheWork", testNaiveLoadDoubles},
+		{"CountsAndDuplicateKeys", testCounts},
+		{"ChecksCanFail", testChecksCanFail},
+		{"CancelledContextChangesNothing", testCancelled},
+		{"ClaimBatchTakesOldestInOrder", testClaimBatchTakesOldestInOrder},
+		{"ClaimBatchSkipsLiveLeasesAndReclaimsExpired", testClaimBatchSkipsLiveLeasesAndReclaimsExpired},
+		{"ClaimBatchRefusesBadRequests", testClaimBatchRefusesBadRequests},
+		{"ClaimBatchRacingConnectionsNeverShare", testClaimBatchRacingConnectionsNeverShare},
+		{"FinalizeAndClaimCommitsBoth", testFinalizeAndClaimCommitsBoth},
+		{"FinalizeAndClaimByNonOwnerRollsBackFinalize", testFinalizeAndClaimByNonOwnerRollsBackFinalize},
+		{"FinalizeAndClaimFencingRejectsStaleVersion", testFinalizeAndClaimFencingRejectsStaleVersion},
+		{"FinalizeAndClaimSkipsTheRowItFinalizes", testFinalizeAndClaimSkipsTheRowItFinalizes},
+		{"FinalizeAndClaimKeyed", testFinalizeAndClaimKeyed},
+		{"FinalizeAndClaimErrorRollsBackBoth", testFinalizeAndClaimErrorRollsBackBoth},
+		{"FinalizeAndClaimRacingWorkersFinalizeEachOnce", testFinalizeAndClaimRacingWorkersFinalizeEachOnce},
+		{"FinalizeBatchCommitsEach", testFinalizeBatchCommitsEach},
+		{"FinalizeBatchRollsBackOnlyTheLostOne", testFinalizeBatchRollsBackOnlyTheLostOne},
+		{"FinalizeBatchErrorRollsBackAll", testFinalizeBatchErrorRollsBackAll},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
+	}
+}
+
+// seeded returns a new database of b with n seeded payments (PAY-001…), as engine.Seed writes
+// them through the gateway.
+func seeded(t *testing.T, b Backend, n int) engine.DB {
+	t.Helper()
+	db := b.New(t)
+	if err := engine.Seed(context.Background(), engine.NewGateway(db), n, t0); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// connect opens a worker connection, closed at the end of the test.
+func connect(t *testing.T, db engine.DB) engine.Conn {
+	t.Helper()
+	c, err := db.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// claimAt is worker's claim of the oldest claimable message at now, with a lease of d.
+func claimAt(worker string, now time.Time, d time.Duration) engine.ClaimRequest {
+	return engine.ClaimRequest{Worker: worker, Now: now, Until: now.Add(d)}
+}
+
+// paid is worker's guarded, fenced finalize of m as Paid at t0.
+func paid(worker string, m engine.Message) engine.FinalizeRequest {
+	return engine.FinalizeRequest{Worker: worker, Message: m, Now: t0, PaymentStatus: engine.PaymentPaid,
+		TransactionID: "txn_" + m.IdempotencyKey, OwnershipCheck: true, Fencing: true}
+}
+
+// rowByKey reads key's row as the database holds it now.
+func rowByKey(t *testing.T, db engine.DB, key string) engine.Row {
+	t.Helper()
+	rows, err := db.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.IdempotencyKey == key {
+			return r
+		}
+	}
+	t.Fatalf("no row %s", key)
+	return engine.Row{}
+}
+
+// mustClaim claims and fails the test unless the claim is won.
+func mustClaim(t *testing.T, c engine.Conn, req engine.ClaimRequest) engine.ClaimResult {
+	t.Helper()
+	res, err := c.Claim(context.Background(), req)
+	if err != nil || res.Outcome != engine.ClaimWon {
+		t.Fatalf("claim by %s at %s: %+v, %v; want won", req.Worker, req.Now.Format("15:04:05.000"), res, err)
+	}
+	return res
+}
+
+// PostgresURL returns the server the PostgreSQL tests use, from LEASELAB_PG. Without it they are
+// skipped, saying so, except in CI (CI set), where a missing server fails the test.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("LEASELAB_PG")
+	switch {
+	case u != "":
+		return u
+	case os.Getenv("CI") != "":
+		t.Fatal("LEASELAB_PG is not set, and CI is: the PostgreSQL tests must run in CI (.ci/run starts a server)")
+	default:
+		t.Skip("skipped: LEASELAB_PG is not set (a URL such as postgres://postgres@127.0.0.1:5432/postgres; .ci/run starts a server)")
+	}
+	return ""
+}
