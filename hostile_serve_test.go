@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,7 +96,8 @@ func TestServeCommand(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	keyPath := filepath.Join(t.TempDir(), "key")
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	cancel := func() { cancelCause(interrupted{syscall.SIGTERM}) } // as runWithSignals does
 	defer cancel()
 	outR, outW := io.Pipe()
 	var errb syncBuf

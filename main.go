@@ -107,7 +107,7 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code, err := dispatch(ctx, args, stdin, stdout, stderr)
 	var intr interrupted
-	if errors.As(context.Cause(ctx), &intr) {
+	if errors.As(context.Cause(ctx), &intr) && !(len(args) > 0 && stopsBySignal[args[0]]) {
 		fmt.Fprintf(stderr, "leaselab: %v\n", intr)
 		return intr.code()
 	}
@@ -116,6 +116,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return code
 }
+
+// stopsBySignal are the commands a signal ends in the normal way: a server runs until it is
+// told to stop, closes every session cleanly, and exits as its work says (0 when all went well).
+var stopsBySignal = map[string]bool{"serve": true}
 
 // dispatch runs the command args name: its exit code when it ran to its end, or the error that
 // stopped it.
@@ -215,5 +219,6 @@ Usage:
 
 Run "leaselab COMMAND --help" for a command's flags.
 Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error,
-130 interrupted (Ctrl-C; 128 + the signal's number for SIGHUP, SIGQUIT and SIGTERM).
+130 interrupted (Ctrl-C; 128 + the signal's number for SIGHUP, SIGQUIT and SIGTERM; serve stops on
+them with 0).
 `
