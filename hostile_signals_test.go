@@ -332,7 +332,8 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 		return strings.TrimSpace(string(out)), err
 	}
 	t.Cleanup(func() { tmux("kill-server") })
-	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 TMPDIR=%s %s", tmp, os.Args[0])
+	statusFile := filepath.Join(t.TempDir(), "status")
+	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s", statusFile, tmp, os.Args[0])
 	if _, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux: %v", err)
 	}
@@ -353,13 +354,16 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 	if err := exec.Command("kill", "-HUP", pid).Run(); err != nil {
 		t.Fatalf("kill -HUP %s: %v", pid, err)
 	}
+	// The child writes its exit code as it exits: tmux may take many seconds to reap it.
 	status := ""
-	for status == "" {
+	for deadline := time.Now().Add(20 * time.Second); status == ""; {
 		if time.Now().After(deadline) {
 			t.Fatal("the lab did not end after SIGHUP")
 		}
 		time.Sleep(10 * time.Millisecond)
-		status, _ = tmux("display-message", "-p", "-t", "lab", "#{?pane_dead,#{pane_dead_status},}")
+		if b, err := os.ReadFile(statusFile); err == nil {
+			status = string(b)
+		}
 	}
 	if left := p.runFolders(); len(left) > 0 || status != "129" {
 		t.Fatalf("after SIGHUP: exit status %s (want 129), left behind %v", status, left)

@@ -214,7 +214,13 @@ func TestListAndHelp(t *testing.T) {
 // processes without building anything.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASELAB_TEST_CHILD") == "1" {
-		os.Exit(runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		code := runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if f := os.Getenv("LEASELAB_TEST_STATUS"); f != "" {
+			// The exit code, for a parent that cannot wait for this process (tmux's pane, which
+			// may take seconds to notice its process has ended).
+			_ = os.WriteFile(f, []byte(fmt.Sprint(code)), 0o600)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
