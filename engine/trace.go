@@ -33,6 +33,8 @@ type Statement struct {
 	Rows int64
 	// Write says the statement changes rows (an UPDATE, INSERT or DELETE).
 	Write bool
+	// Lock says the statement takes the write lock (on SQLite: BEGIN IMMEDIATE).
+	Lock bool
 	// Waited says the statement had to wait for the write lock before it could run, and Wait
 	// is how long it took in all (wall time, measured by the store).
 	Waited bool

@@ -68,6 +68,7 @@ func (c *Conn) recordResult(i int, r sql.Result, err error) {
 func (c *Conn) beginTraced(ctx context.Context, gateWait time.Duration) error {
 	i := c.record(beginSQL, nil)
 	st := &c.trace.Statements[i]
+	st.Lock = true
 	start := time.Now()
 	_, err := c.conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`)
 	if err == nil {
