@@ -43,6 +43,9 @@ type Ledger struct {
 	attempts map[string][]Attempt // key -> attempts, in order
 	commits  map[string]int       // key -> committed finalizes (writes of an outcome)
 	events   []Event
+	// onRecord, when set, is called with each event once it is recorded, outside the lock
+	// (Session.RecordMoments).
+	onRecord func(Event)
 }
 
 func newLedger() *Ledger {
@@ -82,9 +85,13 @@ func (l *Ledger) Commits() map[string]int {
 
 func (l *Ledger) record(e Event) Event {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	e.Seq = len(l.events) + 1
 	l.events = append(l.events, e)
+	hook := l.onRecord
+	l.mu.Unlock()
+	if hook != nil {
+		hook(e)
+	}
 	return e
 }
 

@@ -61,6 +61,8 @@ type env struct {
 	world atomic.Uint64
 	// trace: record each action's SQL on its event (Session.TraceSQL).
 	trace atomic.Bool
+	// moments: the outbox tables a transcript shows (Session.RecordMoments), or nil.
+	moments *moments
 }
 
 // Worker is one outbox worker: a state machine over its own connection. Every call to Do performs
