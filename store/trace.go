@@ -64,7 +64,8 @@ func (c *Conn) recordResult(i int, r sql.Result, err error) {
 
 // beginTraced is BEGIN IMMEDIATE when the connection traces: it first tries the lock with
 // busy_timeout 0, so that whether the transaction waited for the write lock is known rather
-// than guessed from a duration, then, if the lock was taken, waits for it as usual.
+// than guessed from a duration, then, if the lock was taken, waits for it as usual. (The two
+// PRAGMAs cannot be prepared once: SQLite applies busy_timeout when the PRAGMA is prepared.)
 func (c *Conn) beginTraced(ctx context.Context, gateWait time.Duration) error {
 	i := c.record(beginSQL, nil)
 	st := &c.trace.Statements[i]
@@ -92,21 +93,21 @@ func (c *Conn) beginTraced(ctx context.Context, gateWait time.Duration) error {
 
 // stmtLabels names the statements the lesson talks about.
 var stmtLabels = map[string]string{
-	ClaimCandidateSQL:                "claim read: the oldest claimable row",
-	keyedCandidateSQL:                "claim read: the named message",
-	claimUpdateSQL:                   "claim: conditional UPDATE on the version read",
-	blockerSQL:                       "why nothing is claimable: the lease that ends first",
-	finalizeReadSQL:                  "read the row as it is now",
-	finalizePaymentSQL:               "payment update",
-	finalizeOutboxSQL(false, false):  "outbox update, no ownership check",
-	finalizeOutboxSQL(true, false):   "guarded outbox update (owner)",
-	finalizeOutboxSQL(false, true):   "outbox update (lease version)",
-	finalizeOutboxSQL(true, true):    "guarded outbox update (owner and lease version)",
-	takeSQL:                          "unconditional take: no check on status or lease",
-	renewSQL:                         "heartbeat: guarded lease extension",
-	loadPendingSQL:                   "naive load: every Pending row, no claim",
-	beginSQL:                         "take the write lock",
-	ClaimBatchSQL:                    "batch claim",
+	ClaimCandidateSQL:               "claim read: the oldest claimable row",
+	keyedCandidateSQL:               "claim read: the named message",
+	claimUpdateSQL:                  "claim: conditional UPDATE on the version read",
+	blockerSQL:                      "why nothing is claimable: the lease that ends first",
+	finalizeReadSQL:                 "read the row as it is now",
+	finalizePaymentSQL:              "payment update",
+	finalizeOutboxSQL(false, false): "outbox update, no ownership check",
+	finalizeOutboxSQL(true, false):  "guarded outbox update (owner)",
+	finalizeOutboxSQL(false, true):  "outbox update (lease version)",
+	finalizeOutboxSQL(true, true):   "guarded outbox update (owner and lease version)",
+	takeSQL:                         "unconditional take: no check on status or lease",
+	renewSQL:                        "heartbeat: guarded lease extension",
+	loadPendingSQL:                  "naive load: every Pending row, no claim",
+	beginSQL:                        "take the write lock",
+	ClaimBatchSQL:                   "batch claim",
 }
 
 func stmtLabel(query string) string {
