@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/mattn/go-isatty"
 
@@ -78,7 +79,9 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Scenarios: assets.Names(),
 		Open:      open,
 		In:        stdin,
-		Out:       stdout,
+		// w writes transcripts beside the --db database, or in the working folder.
+		TranscriptDir: transcriptDir(dbs.path),
+		Out:           stdout,
 	})
 }
 
@@ -86,4 +89,12 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
+}
+
+// transcriptDir is the folder of the --db database, or "" (the working folder) without one.
+func transcriptDir(db string) string {
+	if db == "" {
+		return ""
+	}
+	return filepath.Dir(db)
 }

@@ -64,6 +64,17 @@ func Sentence(e Event) string {
 	return e.Text
 }
 
+// Subject is the worker Sentence(e) begins with, so that a screen can mark the name (in the
+// worker's colour) without reading the words: e.Worker for what a worker did, "" for the
+// clock, the settings, phases and notes.
+func (e Event) Subject() string {
+	switch e.Kind {
+	case EvPhase, EvNote, EvClock, EvSetting, "":
+		return ""
+	}
+	return e.Worker
+}
+
 // OutcomeUnfinished marks a crash that lost loaded rows it had not processed.
 const OutcomeUnfinished = "unfinished"
 

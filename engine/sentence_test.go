@@ -34,6 +34,9 @@ func TestEveryEventIsPutInWordsBySentence(t *testing.T) {
 		for _, e := range s.Ledger().Events() {
 			words := engine.Sentence(e)
 			kinds[e.Kind] = true
+			if sub := e.Subject(); !strings.HasPrefix(words, sub) || (sub == "") != (e.Worker == "") {
+				t.Errorf("%s event %d: subject %q, words %q", name, e.Seq, sub, words)
+			}
 			if e.Text != words || e.String() != engine.FormatClock(e.At)+" "+words {
 				t.Errorf("%s event %d: Text %q, Sentence %q", name, e.Seq, e.Text, words)
 			}

@@ -27,6 +27,9 @@ type Config struct {
 	Open func(ctx context.Context, nameOrFile string) (*engine.Session, error)
 	In   io.Reader
 	Out  io.Writer
+	// TranscriptDir is where w writes transcripts: beside the --db database; "" for the
+	// working folder.
+	TranscriptDir string
 }
 
 // Run opens the lab and returns when the user quits. It waits for the engine command in flight
