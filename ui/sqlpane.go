@@ -50,7 +50,7 @@ func (m Model) sqlLines(w int) []string {
 			case strings.HasPrefix(l, "→ "+engine.EndCommit):
 				style = st.Playing
 			}
-			for i, part := range wrap(l, max(1, w-sqlIndent-2)) {
+			for i, part := range wrapSpaces(l, max(1, w-sqlIndent-2)) {
 				lead := spaces(sqlIndent)
 				if i > 0 {
 					lead = spaces(sqlIndent + 2)
@@ -60,6 +60,35 @@ func (m Model) sqlLines(w int) []string {
 		}
 	}
 	return out
+}
+
+// wrapSpaces wraps s to w cells at spaces only, so that a bound value ('2026-01-15T09:00:00.500Z')
+// is never split at its hyphens; a word wider than w is cut into pieces of w. (Statements are
+// plain text: one rune is one cell.)
+func wrapSpaces(s string, w int) []string {
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Split(s, " ") {
+		rw := []rune(word)
+		switch {
+		case len(cur) == 0 && len(rw) == 0:
+			continue // a line never starts with a space
+		case len(cur) == 0:
+			cur = rw
+		case len(cur)+1+len(rw) <= w:
+			cur = append(append(cur, ' '), rw...)
+		default:
+			lines = append(lines, strings.TrimRight(string(cur), " "))
+			cur = rw
+		}
+		for len(cur) > w {
+			lines, cur = append(lines, string(cur[:w])), cur[w:]
+		}
+	}
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
 }
 
 // sqlIndent is where a statement starts under its event.
