@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
 )
@@ -41,7 +42,13 @@ func (m Model) sqlLines(w int) []string {
 		if len(out) > 0 {
 			out = append(out, "")
 		}
-		out = append(out, cut(m.eventLine(e, false, idx), w))
+		// The event in words, on two lines when it is wider than the pane, as the event log does.
+		head := m.eventLine(e, false, idx)
+		if parts := strings.SplitN(ansi.Wrap(head, w, ""), "\n", 2); len(parts) == 2 {
+			out = append(out, parts[0], cut(spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w))
+		} else {
+			out = append(out, cut(head, w))
+		}
 		for _, l := range lines {
 			style := st.Subtle
 			switch {
