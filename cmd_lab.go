@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/mattn/go-isatty"
 
 	"leaselab/assets"
+	"leaselab/store/postgres"
 	"leaselab/ui"
 )
 
@@ -49,7 +51,9 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Scenarios: assets.Names(),
 		Open:      root.Open,
 		In:        stdin,
-		Out:       stdout,
+		// w writes transcripts beside the --db database, or in the working folder.
+		TranscriptDir: transcriptDir(sf.db),
+		Out:           stdout,
 	})
 }
 
@@ -57,4 +61,13 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
+}
+
+// transcriptDir is the folder of the --db database file, or "" (the working folder) without
+// one or for a PostgreSQL URL.
+func transcriptDir(db string) string {
+	if db == "" || postgres.IsURL(db) {
+		return ""
+	}
+	return filepath.Dir(db)
 }

@@ -31,6 +31,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
 	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
 	compare := fs.Bool("compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
+	showSQL := fs.Bool("sql", false, "print under each timeline line the statements its action ran, as the database ran them")
+	transcript := fs.String("transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 0, usageFlag(err)
@@ -49,17 +51,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if conflict != "" {
 			return 0, usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
 		}
+		if *transcript != "" || *showSQL {
+			return 0, usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
+		}
 		return runCompare(ctx, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
+	}
+	if err := transcriptFree(*transcript); err != nil {
+		return 0, err
 	}
 	sc, err := loadScenario(pos[0], &sf, fs)
 	if err != nil {
 		return 0, err
 	}
-	rep, err := runScenario(ctx, sc, sf.dbs(store.Options{}))
-	if err != nil && rep == nil {
+	run, err := runScenarioWith(ctx, sc, sf.dbs(store.Options{}), *showSQL || *transcript != "", *transcript != "")
+	if err != nil && run.report == nil {
 		return 0, err
 	}
 	stalled := err // the run ended without finishing: the report still shows what it did
+	rep := run.report
+	rep.SQL = *showSQL
 	var text strings.Builder
 	if err := rep.WriteText(&text); err != nil {
 		return 0, err
@@ -83,6 +93,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
 	}
+	if *transcript != "" {
+		if err := engine.WriteTranscriptFile(*transcript, rep, run.moments); err != nil {
+			return 0, errors.Join(saveErr, err)
+		}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "Transcript saved: %s\n", *transcript)
+		}
+	}
 	if stalled != nil {
 		fmt.Fprintf(stderr, "leaselab: %v\n", stalled)
 	}
@@ -102,32 +120,67 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // returns its report. A run the engine ended for lack of progress (engine.ErrNoProgress) returns
 // its report and that error.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
+	run, err := runScenarioWith(ctx, sc, dbs, false, false)
+	return run.report, err
+}
+
+// headlessRun is a finished headless run: its report, and the outbox tables of its moments
+// (with moments on).
+type headlessRun struct {
+	report  *engine.Report
+	moments map[int]engine.Moment
+}
+
+// runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
+// the moments a transcript shows (moments).
+func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
+	var run headlessRun
 	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
-		return nil, err
+		return run, err
 	}
 	defer cleanup()
 	defer db.Close()
 	runAt := time.Now()
 	sess, err := engine.NewSession(ctx, sc, db)
 	if err != nil {
-		return nil, err
+		return run, err
+	}
+	sess.TraceSQL(trace)
+	if moments {
+		sess.RecordMoments()
 	}
 	runErr := sess.RunToEnd(ctx)
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
 	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
-		return nil, err
+		return run, err
 	}
 	schema, err := db.Schema(ctx)
 	if err != nil {
-		return nil, err
+		return run, err
 	}
-	rep, err := sess.BuildReport(ctx, schema, runAt, note)
-	if err != nil {
-		return nil, err
+	run.moments = sess.Moments()
+	if run.report, err = sess.BuildReport(ctx, schema, runAt, note); err != nil {
+		return headlessRun{}, err
 	}
-	return rep, runErr
+	return run, runErr
+}
+
+// transcriptFree checks, before the run, that --transcript names a new file in a folder that
+// exists: a file already there is never overwritten.
+func transcriptFree(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return usageError{fmt.Errorf("--transcript %s: the file exists; it is never overwritten (remove it or pick a new name)", path)}
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--transcript %s: the folder %s does not exist or is not a folder", path, dir)
+	}
+	return nil
 }
 
 // compareModes are the three ways --compare runs a scenario.

@@ -31,6 +31,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			toggles[t] = fs.Bool(t, t != engine.ToggleHeartbeat, t+" on (=true) or off (=false)")
 		}
 	}
+	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
 	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return usageFlag(err)
@@ -79,6 +80,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer sess.Close()
+	sess.TraceSQL(*showSQL)
 	w := sess.Workers()[0]
 	var last engine.Event
 	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty,
@@ -89,6 +91,9 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			last = e
 			fmt.Fprintln(stdout, engine.Escape(e.String())) // it may quote a LockedBy another process wrote
+			for _, l := range engine.SQLLines(e.Trace) {
+				fmt.Fprintln(stdout, "    sql: "+engine.Escape(l))
+			}
 		}})
 	l := sess.Ledger().Worker(w.Name)
 	fmt.Fprintf(stdout, "%s done: %d claims won (%d reclaims), %d blocked, %d processed, %d finalized, %d rejected, %d busy retries\n",

@@ -56,12 +56,36 @@ type Event struct {
 	Outcome string    // won, empty, blocked, committed, rejected, violation, Paid, Failed, …
 	Rows    int64     // rows affected, where a statement reports it
 	Until   time.Time // the lease end a claim, take or renewal set, or that blocked a claim
-	Version int64     // the lease version a claim or take set
-	Text    string    // the event in words, without the time
+	Version int64     // the lease version a claim or take set; a finalize, crash or wake-up: the one held
+	Text    string    // the event in words, without the time: Sentence(e), set when recorded
+	// What the words are made of, where the kind has it.
+	ID           string    // the worker's LockedBy value (its worker id)
+	Last         string    // a load: the last key of the range loaded (Key is the first)
+	Holding      string    // a pause or a wake-up: the key the worker holds, "" when none
+	PriorOwner   string    // a reclaim: the owner replaced; a block: the owner of the lease
+	PriorUntil   time.Time // a reclaim: the end of the lease it replaced
+	PriorStatus  string    // a finalize: the row's Status just before the write
+	PriorVersion int64     // a finalize: the row's LeaseVersion just before the write
+	OwnerCheck   bool      // a finalize: guarded by Status='Processing' AND LockedBy
+	Fenced       bool      // a finalize: guarded by LeaseVersion (Version: the one held)
+	Payment      string    // a finalize: the payment status written
+	TxID         string    // a provider answer's TransactionId, "" when none
+	Due          time.Time // a provider call: when its answer is due
+	// Trace is the SQL the action ran, as the database ran it, when the session traces
+	// (Session.TraceSQL); nil otherwise, and for what is not a transaction.
+	Trace *Trace
 }
 
 // String is the event as the log shows it: "09:00:00.000Z Worker-A claimed PAY-001, …".
-func (e Event) String() string { return fmt.Sprintf("%s %s", FormatClock(e.At), e.Text) }
+func (e Event) String() string { return fmt.Sprintf("%s %s", FormatClock(e.At), e.Words()) }
+
+// Words is the event in words, without the time: Text once recorded, else Sentence(e).
+func (e Event) Words() string {
+	if e.Text != "" {
+		return e.Text
+	}
+	return Sentence(e)
+}
 
 // SetsLease reports whether the event granted or extended a lease (its Until).
 func (e Event) SetsLease() bool {

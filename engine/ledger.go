@@ -46,6 +46,9 @@ type Ledger struct {
 	log       eventLog             // the kept events (bounded) and the count of all
 	recov     *recoveryTracker     // crashes of owners and their reclaims, from every event
 	lease     *leaseEvents         // who held which lease, from every event
+	// onRecord, when set, is called with each event once it is recorded, outside the lock
+	// (Session.RecordMoments).
+	onRecord func(Event)
 }
 
 func newLedger() *Ledger {
@@ -94,10 +97,14 @@ func (l *Ledger) Commits() map[string]int {
 
 func (l *Ledger) record(e Event) Event {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	e = l.log.add(e)
 	l.recov.observe(e)
 	l.lease.observe(e)
+	hook := l.onRecord
+	l.mu.Unlock()
+	if hook != nil {
+		hook(e)
+	}
 	return e
 }
 

@@ -21,6 +21,9 @@ type Report struct {
 	RunAt    time.Time // wall-clock time of the run, for the header only
 	DBNote   string    // how the database file is kept ("temporary, removed at exit")
 	Attempts map[string][]Attempt
+	// SQL prints, under each timeline line, the statements its action ran (run --sql; the
+	// session must trace: Session.TraceSQL).
+	SQL bool
 }
 
 // BuildReport collects a finished session's report. schema is the database's CREATE statements.
@@ -172,7 +175,12 @@ func (r *Report) timeline(b *strings.Builder) {
 		case EvNote:
 			fmt.Fprintf(b, "   %s  note: %s\n", FormatClock(e.At), text)
 		default:
-			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), text)
+			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), Escape(e.Words()))
+		}
+		if r.SQL {
+			for _, l := range SQLLines(e.Trace) {
+				fmt.Fprintf(b, "%s  sql: %s\n", strings.Repeat(" ", 3+len("09:00:00.000Z")), Escape(l))
+			}
 		}
 	}
 	if len(r.Events) == 0 {

@@ -59,6 +59,10 @@ type env struct {
 	// world counts changes that can make an empty or blocked poll worth repeating: commits,
 	// clock moves, restarts, setting changes.
 	world atomic.Uint64
+	// trace: record each action's SQL on its event (Session.TraceSQL).
+	trace atomic.Bool
+	// moments: the outbox tables a transcript shows (Session.RecordMoments), or nil.
+	moments *moments
 }
 
 // Worker is one outbox worker: a state machine over its own connection. Every call to Do performs
@@ -266,7 +270,9 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	case act != next:
 		return Event{}, false, fmt.Errorf("%s cannot %s now (its next action is %s): %w", w.Name, act, next, ErrNotNow)
 	}
+	tr := w.traceStart()
 	ev, err := w.doLocked(ctx, act, key, s, now)
+	ev.Trace = w.traceStop(tr)
 	if errors.Is(err, ErrBusy) {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.BusyRetries++ })
 		return Event{Outcome: OutcomeBusy}, false, nil
@@ -277,7 +283,8 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	if ev.At.IsZero() { // a transaction sets the time it took effect (engine: "Time in a request")
 		ev.At = now
 	}
-	ev.Worker = w.Name
+	ev.Worker, ev.ID = w.Name, w.ID
+	ev.Text = Sentence(ev)
 	w.lastText = ev.Text
 	return w.env.ledger.record(ev), true, nil
 }
@@ -323,12 +330,11 @@ func (w *Worker) load(ctx context.Context) (Event, error) {
 	w.poll(len(msgs) > 0, time.Time{})
 	ev := Event{Kind: EvLoad, Rows: int64(len(msgs))}
 	if len(msgs) == 0 {
-		ev.Outcome, ev.Text = OutcomeEmpty, w.Name+" loaded 0 pending rows"
+		ev.Outcome = OutcomeEmpty
 		return ev, nil
 	}
 	w.queue, w.phase = msgs, phaseLoaded
-	ev.Outcome = OutcomeLoaded
-	ev.Text = fmt.Sprintf("%s loaded %d pending %s (%s), no claim", w.Name, len(msgs), plural(len(msgs), "row"), keyRange(msgs))
+	ev.Outcome, ev.Key, ev.Last = OutcomeLoaded, msgs[0].IdempotencyKey, msgs[len(msgs)-1].IdempotencyKey
 	return ev, nil
 }
 
@@ -353,39 +359,16 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 		})
 		ev.Key, ev.Rows, ev.Until, ev.Version = res.Message.IdempotencyKey, 1, res.Message.LockedUntil, res.Message.LeaseVersion
 		if reclaim {
-			ev.Outcome = OutcomeReclaimed
-			ev.Text = fmt.Sprintf("%s reclaimed %s from %s (lease ended %s), lease v%d until %s",
-				w.Name, ev.Key, res.PrevOwner, FormatClock(res.PrevUntil), res.Message.LeaseVersion, FormatClock(res.Message.LockedUntil))
-		} else {
-			ev.Text = fmt.Sprintf("%s claimed %s, lease until %s", w.Name, ev.Key, FormatClock(res.Message.LockedUntil))
-			if res.Message.LeaseVersion > 1 {
-				ev.Text += fmt.Sprintf(" (v%d)", res.Message.LeaseVersion)
-			}
+			ev.Outcome, ev.PriorOwner, ev.PriorUntil = OutcomeReclaimed, res.PrevOwner, res.PrevUntil
 		}
 	case ClaimEmpty:
 		w.poll(false, time.Time{})
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsEmpty++ })
 		ev.Key = key
-		if key != "" {
-			ev.Text = fmt.Sprintf("%s claim of %s empty: it is already Processed", w.Name, key)
-		} else {
-			ev.Text = w.Name + " claim empty: nothing left to claim"
-		}
 	case ClaimBlocked:
 		w.poll(false, res.PrevUntil)
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })
-		ev.Key, ev.Until = res.Blocker, res.PrevUntil
-		ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s until %s (not expired)",
-			w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
-		switch {
-		case res.PrevOwner == w.ID && w.Name == w.ID:
-			// Its memory of that attempt is gone (a crash, a restart): the lease binds it too.
-			ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s's own attempt from before its restart, until %s: it waits like any other worker",
-				w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
-		case res.PrevOwner == w.ID:
-			ev.Text = fmt.Sprintf("%s claim BLOCKED: %s is leased by %s, its own worker id, for another attempt, until %s: it waits like any other worker",
-				w.Name, res.Blocker, res.PrevOwner, FormatClock(res.PrevUntil))
-		}
+		ev.Key, ev.Until, ev.PriorOwner = res.Blocker, res.PrevUntil, res.PrevOwner
 	}
 	return ev, nil
 }
@@ -398,11 +381,10 @@ func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, err
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Selects++ })
 	w.poll(ok, time.Time{})
 	if !ok {
-		return Event{Kind: EvSelect, Outcome: OutcomeEmpty, Text: w.Name + " selected nothing: no claimable row"}, nil
+		return Event{Kind: EvSelect, Outcome: OutcomeEmpty}, nil
 	}
 	w.held, w.leased, w.phase = m, false, phaseSelected
-	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: OutcomeSelected,
-		Text: fmt.Sprintf("%s selected %s to claim (a plain read: nothing is locked yet)", w.Name, m.IdempotencyKey)}, nil
+	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: OutcomeSelected}, nil
 }
 
 func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, error) {
@@ -415,9 +397,7 @@ func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, er
 	w.env.world.Add(1)
 	w.held, w.leased, w.phase = m, true, phaseClaimed
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Takes++; l.ClaimsWon++ })
-	return Event{Kind: EvTake, At: res.At, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion,
-		Text: fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s",
-			w.Name, m.IdempotencyKey, m.LeaseVersion, FormatClock(m.LockedUntil))}, nil
+	return Event{Kind: EvTake, At: res.At, Key: m.IdempotencyKey, Outcome: OutcomeTaken, Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion}, nil
 }
 
 // check is the processing attempt: one call to the provider. Its answer is due after the
@@ -438,17 +418,7 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 	w.dueAt, w.renewAt, w.phase = now.Add(latency), now.Add(s.HeartbeatEvery), phaseAwaiting
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ProcessingAttempts++ })
 	w.env.ledger.attempt(key, Attempt{Worker: w.Name, At: now, Version: w.held.LeaseVersion})
-	ev := Event{Kind: EvCheck, Key: key, Outcome: w.result.Status}
-	answer := w.result.Status
-	if w.result.TransactionID != "" {
-		answer += " (" + w.result.TransactionID + ")"
-	}
-	if latency > 0 {
-		ev.Text = fmt.Sprintf("%s is processing %s: called the provider, answer %s due at %s", w.Name, key, answer, FormatClock(w.dueAt))
-	} else {
-		ev.Text = fmt.Sprintf("%s processed %s: provider says %s", w.Name, key, answer)
-	}
-	return ev
+	return Event{Kind: EvCheck, At: now, Key: key, Outcome: w.result.Status, TxID: w.result.TransactionID, Due: w.dueAt}
 }
 
 // expiredBeforeCall is a wall-clock worker's check when its lease ended before the provider
@@ -460,9 +430,7 @@ func (w *Worker) expiredBeforeCall(now time.Time) Event {
 	key, until := w.held.IdempotencyKey, w.held.LockedUntil
 	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
 	w.env.world.Add(1)
-	return Event{Kind: EvCheck, Key: key, Outcome: OutcomeExpired, Until: until,
-		Text: fmt.Sprintf("%s did not call the provider for %s: its lease ended at %s, %s before the call; it gives the message up and claims again",
-			w.Name, key, FormatClock(until), now.Sub(until).Round(time.Millisecond))}
+	return Event{Kind: EvCheck, At: now, Key: key, Outcome: OutcomeExpired, Until: until}
 }
 
 func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, error) {
@@ -476,14 +444,12 @@ func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, e
 		// The lease is gone: someone reclaimed the message. Give it up rather than finish.
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LostRenewals++ })
 		w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
-		return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeLost,
-			Text: fmt.Sprintf("%s heartbeat on %s: 0 rows affected, the lease is gone; it gives the message up", w.Name, key)}, nil
+		return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeLost}, nil
 	}
 	w.env.world.Add(1)
 	w.held.LockedUntil, w.renewAt = until, res.At.Add(s.HeartbeatEvery)
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Renewals++ })
-	return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeRenewed, Rows: 1, Until: until,
-		Text: fmt.Sprintf("%s heartbeat: renewed its lease on %s until %s", w.Name, key, FormatClock(until))}, nil
+	return Event{Kind: EvRenew, At: res.At, Key: key, Outcome: OutcomeRenewed, Rows: 1, Until: until}, nil
 }
 
 func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event, error) {
@@ -499,23 +465,12 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 	}
 	key, held := w.held.IdempotencyKey, w.held
 	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
-	ev := Event{Kind: EvFinalize, At: res.At, Key: key, Rows: res.RowsAffected}
-	var guards []string
-	if req.OwnershipCheck {
-		guards = append(guards, "LockedBy="+w.ID)
-	}
-	if req.Fencing {
-		guards = append(guards, fmt.Sprintf("LeaseVersion=%d", held.LeaseVersion))
-	}
-	guard := "no ownership check"
-	if len(guards) > 0 {
-		guard = "WHERE " + strings.Join(guards, " AND ")
-	}
+	ev := Event{Kind: EvFinalize, At: res.At, Key: key, Rows: res.RowsAffected, Version: held.LeaseVersion,
+		OwnerCheck: req.OwnershipCheck, Fenced: req.Fencing, Payment: w.result.Status,
+		PriorStatus: res.PriorStatus, PriorOwner: res.PriorOwner, PriorVersion: res.PriorVersion}
 	if !res.Committed {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
 		ev.Outcome = OutcomeRejected
-		ev.Text = fmt.Sprintf("%s finalize of %s REJECTED: %s, 0 rows affected (row is %s, LockedBy=%s, v%d); rolled back, payment untouched",
-			w.Name, key, guard, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
 		return ev, nil
 	}
 	w.env.world.Add(1)
@@ -528,12 +483,8 @@ func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event
 		}
 	})
 	ev.Outcome = OutcomeCommitted
-	ev.Text = fmt.Sprintf("%s finalized %s: payment %s, outbox Processed (%s, %d row), committed",
-		w.Name, key, w.result.Status, guard, res.RowsAffected)
 	if violation {
 		ev.Outcome = OutcomeViolation
-		ev.Text = fmt.Sprintf("%s finalized %s without owning it: OWNERSHIP VIOLATION (its lease v%d; the row was %s, LockedBy=%s, v%d)",
-			w.Name, key, held.LeaseVersion, res.PriorStatus, orNone(res.PriorOwner), res.PriorVersion)
 	}
 	return ev, nil
 }
@@ -556,23 +507,19 @@ func (w *Worker) crash() (Event, error) {
 	if w.conn == nil {
 		return Event{}, fmt.Errorf("%s: its session is closed: %w", w.Name, ErrNotNow)
 	}
-	text, key := w.Name+" CRASHED", ""
+	ev := Event{Kind: EvCrash, Worker: w.Name, ID: w.ID}
 	switch {
 	case w.leased:
-		key = w.held.IdempotencyKey
-		text += fmt.Sprintf(" holding %s: the row stays Processing, LockedBy=%s until %s", w.held.IdempotencyKey, w.ID, FormatClock(w.held.LockedUntil))
+		ev.Key, ev.Outcome, ev.Until, ev.Version = w.held.IdempotencyKey, OutcomeHolding, w.held.LockedUntil, w.held.LeaseVersion
 	case len(w.queue) > 0 || w.phase == phaseAwaiting:
-		text += " with unfinished loaded rows in memory (now lost)"
+		ev.Outcome = OutcomeUnfinished
 	}
 	err := w.conn.Close()
 	w.conn, w.crashed, w.paused = nil, true, false
 	w.phase, w.queue, w.held, w.leased, w.quiet = phaseIdle, nil, Message{}, false, false
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Crashes++ })
-	w.lastText = text
-	ev := Event{Kind: EvCrash, Key: key, Text: text}
-	if key != "" {
-		ev.Outcome = OutcomeHolding
-	}
+	ev.Text = Sentence(ev)
+	w.lastText = ev.Text
 	return ev, err
 }
 
@@ -589,9 +536,10 @@ func (w *Worker) restart(ctx context.Context) (Event, error) {
 	w.crashed = false
 	w.env.world.Add(1)
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Restarts++ })
-	text := w.Name + " restarted: a new connection, empty memory"
-	w.lastText = text
-	return Event{Kind: EvRestart, Text: text}, nil
+	ev := Event{Kind: EvRestart, Worker: w.Name, ID: w.ID}
+	ev.Text = Sentence(ev)
+	w.lastText = ev.Text
+	return ev, nil
 }
 
 // setPaused pauses or wakes the worker. A paused worker keeps its memory and still believes it
@@ -606,21 +554,17 @@ func (w *Worker) setPaused(p bool) (Event, error) {
 		return Event{}, fmt.Errorf("%s is already %s: %w", w.Name, map[bool]string{true: "paused", false: "running"}[p], ErrNotNow)
 	}
 	w.paused = p
+	ev := Event{Kind: EvPause, Worker: w.Name, ID: w.ID}
 	if !p {
 		w.env.world.Add(1)
-		text := w.Name + " woke up"
-		if w.leased {
-			text += fmt.Sprintf(", still believing it owns %s (lease v%d until %s)", w.held.IdempotencyKey, w.held.LeaseVersion, FormatClock(w.held.LockedUntil))
-		}
-		w.lastText = text
-		return Event{Kind: EvResume, Text: text}, nil
+		ev.Kind = EvResume
 	}
-	text := w.Name + " PAUSED (a long GC pause, a stalled VM)"
 	if w.leased {
-		text += fmt.Sprintf(" holding %s", w.held.IdempotencyKey)
+		ev.Holding, ev.Version, ev.Until = w.held.IdempotencyKey, w.held.LeaseVersion, w.held.LockedUntil
 	}
-	w.lastText = text
-	return Event{Kind: EvPause, Text: text}, nil
+	ev.Text = Sentence(ev)
+	w.lastText = ev.Text
+	return ev, nil
 }
 
 // close closes the connection of a live worker at the end of a session.
@@ -647,13 +591,6 @@ func orNone(s string) string {
 		return "NULL"
 	}
 	return s
-}
-
-func keyRange(msgs []Message) string {
-	if len(msgs) == 1 {
-		return msgs[0].IdempotencyKey
-	}
-	return msgs[0].IdempotencyKey + "…" + msgs[len(msgs)-1].IdempotencyKey
 }
 
 // WorkerName turns a short name into a display name: "A" → "Worker-A".

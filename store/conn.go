@@ -32,6 +32,8 @@ type Conn struct {
 	// broken is set when a failed transaction could not be rolled back: the SQLite connection
 	// was then closed, and every later call returns broken.
 	broken error
+	// trace, when set (SetTrace), receives every statement run and each transaction's end.
+	trace *engine.Trace
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -107,25 +109,41 @@ type txn struct {
 // ROLLBACK. A statement inside a write transaction in WAL mode waits for no one (the lock is
 // already ours), and a ctx that can be cancelled costs the driver a watcher goroutine per
 // statement (a small prepared statement takes about a third longer).
-func (t txn) queryRow(query string, args ...any) *sql.Row {
+//
+// With a trace set (SetTrace) each is recorded as it ran; without, the cost is one nil check.
+func (t txn) queryRow(query string, args ...any) row {
+	var r *sql.Row
 	if st, ok := t.c.stmts[query]; ok {
-		return st.QueryRowContext(context.WithoutCancel(t.ctx), args...)
+		r = st.QueryRowContext(context.WithoutCancel(t.ctx), args...)
+	} else {
+		r = t.c.conn.QueryRowContext(context.WithoutCancel(t.ctx), query, args...)
 	}
-	return t.c.conn.QueryRowContext(context.WithoutCancel(t.ctx), query, args...)
+	if t.c.trace == nil {
+		return row{r: r}
+	}
+	return row{r: r, tr: t.c.trace, i: t.c.record(query, args)}
 }
 
 func (t txn) query(query string, args ...any) (*sql.Rows, error) {
+	if t.c.trace != nil {
+		t.c.record(query, args) // rows returned: not counted (RowsUnknown)
+	}
 	if st, ok := t.c.stmts[query]; ok {
 		return st.QueryContext(context.WithoutCancel(t.ctx), args...)
 	}
 	return t.c.conn.QueryContext(context.WithoutCancel(t.ctx), query, args...)
 }
 
-func (t txn) exec(query string, args ...any) (sql.Result, error) {
+func (t txn) exec(query string, args ...any) (r sql.Result, err error) {
 	if st, ok := t.c.stmts[query]; ok {
-		return st.ExecContext(context.WithoutCancel(t.ctx), args...)
+		r, err = st.ExecContext(context.WithoutCancel(t.ctx), args...)
+	} else {
+		r, err = t.c.conn.ExecContext(context.WithoutCancel(t.ctx), query, args...)
 	}
-	return t.c.conn.ExecContext(context.WithoutCancel(t.ctx), query, args...)
+	if t.c.trace != nil {
+		t.c.recordResult(t.c.record(query, args), r, err)
+	}
+	return r, err
 }
 
 // inTx runs fn in one transaction on the worker's connection, after its turn in the write-lock
@@ -140,13 +158,27 @@ func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 	if c.broken != nil {
 		return c.broken
 	}
+	var gateWait time.Duration
 	if c.gate != nil {
+		var start time.Time
+		if c.trace != nil {
+			start = time.Now()
+		}
 		if err := c.gate.enter(ctx, c); err != nil {
 			return err
 		}
 		defer c.gate.leave(c)
+		if c.trace != nil {
+			gateWait = time.Since(start)
+		}
 	}
-	if _, err := c.begin.ExecContext(ctx); err != nil {
+	var err error
+	if c.trace != nil {
+		err = c.beginTraced(ctx, gateWait)
+	} else {
+		_, err = c.begin.ExecContext(ctx)
+	}
+	if err != nil {
 		c.rollbackAfter(txn{ctx: ctx, c: c}) // in case SQLite began it after all
 		return fmt.Errorf("begin immediate: %w", describe(err))
 	}
@@ -159,6 +191,9 @@ func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 		c.rollbackAfter(t)
 		return fmt.Errorf("commit: %w", describe(err))
 	}
+	if c.trace != nil {
+		c.trace.End = engine.EndCommit
+	}
 	return nil
 }
 
@@ -168,6 +203,9 @@ func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 // the Conn is marked broken: a worker that has lost its connection must be restarted with a new
 // one (in the engine: a crash and a restart).
 func (c *Conn) rollbackAfter(t txn) {
+	if c.trace != nil && len(c.trace.Statements) > 0 {
+		c.trace.End = engine.EndRollback
+	}
 	_, err := c.rollback.ExecContext(context.WithoutCancel(t.ctx))
 	if err == nil || strings.Contains(err.Error(), "no transaction is active") {
 		return
@@ -240,8 +278,7 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
-	rows, err := c.conn.QueryContext(ctx, `SELECT Id, IdempotencyKey, Type, Payload
-  FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`)
+	rows, err := c.conn.QueryContext(ctx, loadPendingSQL)
 	if err != nil {
 		return nil, fmt.Errorf("load pending: %w", describe(err))
 	}
@@ -257,8 +294,15 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load pending: %w", describe(err))
 	}
+	if c.trace != nil {
+		c.trace.Statements[c.record(loadPendingSQL, nil)].Rows = int64(len(out))
+	}
 	return out, nil
 }
+
+// loadPendingSQL is the naive worker's read, in autocommit (no transaction).
+const loadPendingSQL = `SELECT Id, IdempotencyKey, Type, Payload
+  FROM OutboxMessages WHERE Status = 'Pending' ORDER BY CreatedAtUtc, Id`
 
 // Claim is the atomic claim, as the lesson writes it: BEGIN IMMEDIATE takes the write lock up
 // front, a read finds the candidate, and a conditional UPDATE takes it only if it is still
@@ -369,8 +413,12 @@ func (c *Conn) SelectCandidate(ctx context.Context, now time.Time) (engine.Messa
 		owner, until sql.NullString
 	)
 	var seen int64
-	err := c.conn.QueryRowContext(ctx, ClaimCandidateSQL, sql.Named("now", FormatTime(now))).
-		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
+	args := []any{sql.Named("now", FormatTime(now))}
+	r := row{r: c.conn.QueryRowContext(ctx, ClaimCandidateSQL, args...)}
+	if c.trace != nil {
+		r.tr, r.i = c.trace, c.record(ClaimCandidateSQL, args)
+	}
+	err := r.Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &seen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engine.Message{}, false, nil
 	}
@@ -391,11 +439,7 @@ func (c *Conn) TakeUnconditional(ctx context.Context, req engine.TakeRequest) (e
 		var until time.Time
 		res.At, until = req.Times() // with the write lock held
 		m.LockedUntil = until.UTC()
-		err := t.queryRow(`UPDATE OutboxMessages
-   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until, ProcessedAtUtc = NULL,
-       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
- WHERE Id = :id
-RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
+		err := t.queryRow(takeSQL,
 			sql.Named("worker", req.Worker), sql.Named("until", FormatTime(until)), sql.Named("id", id)).
 			Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion)
 		if err != nil {
@@ -405,6 +449,17 @@ RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`,
 	})
 	return res, err
 }
+
+// takeSQL is the non-atomic claim's second half: no condition but the Id.
+const takeSQL = `UPDATE OutboxMessages
+   SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until, ProcessedAtUtc = NULL,
+       Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
+ WHERE Id = :id
+RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`
+
+// renewSQL is the heartbeat: a compare-and-set on owner and lease version.
+const renewSQL = `UPDATE OutboxMessages SET LockedUntilUtc = :until
+ WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`
 
 // Renew extends a lease that the worker still holds, under the same version (a heartbeat).
 func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.RenewResult, error) {
@@ -417,8 +472,7 @@ func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.Renew
 		var until time.Time
 		res.At, until = req.Times() // with the write lock held
 		res.Until = until.UTC()
-		r, err := t.exec(`UPDATE OutboxMessages SET LockedUntilUtc = :until
- WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version`,
+		r, err := t.exec(renewSQL,
 			sql.Named("until", FormatTime(until)), sql.Named("id", msg.ID),
 			sql.Named("worker", worker), sql.Named("version", msg.LeaseVersion))
 		if err != nil {

@@ -9,10 +9,6 @@ import (
 	"leaselab/engine"
 )
 
-// renewLost is the outcome of a heartbeat that found its lease gone (the engine has no
-// constant for it yet).
-const renewLost = "lost"
-
 // eventsView is the event log: the latest events in words, newest last, the ones the last
 // command wrote marked •. Exactly h lines.
 func (m Model) eventsView(w, h int) []string {
@@ -57,7 +53,10 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 		mark = "• "
 	}
 	at := st.Subtle.Render(engine.FormatClock(e.At))
-	text := engine.Escape(e.Text) // it may quote a key or a LockedBy read from the database
+	// The words come from the engine's one renderer (engine.Sentence); what they are made of
+	// (kind, outcome, subject) decides their style, never the words themselves. They may quote
+	// a key or a LockedBy read from the database: escaped.
+	text := engine.Escape(e.Words())
 	switch {
 	case e.Kind == engine.EvPhase:
 		return mark + at + " " + st.Section.Render("== "+text+" ==")
@@ -67,15 +66,17 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 		return mark + at + " " + st.Fail.Render(text)
 	}
 	switch e.Outcome {
-	case engine.OutcomeBlocked, engine.OutcomeRejected, renewLost:
+	case engine.OutcomeBlocked, engine.OutcomeRejected, engine.OutcomeLost:
 		text = st.Warn.Render(text)
 	case engine.OutcomeViolation:
 		text = st.Duplicate.Render(text)
 	case engine.OutcomeReclaimed:
 		text = st.Playing.Render(text)
 	default:
-		if wi, ok := idx[e.Worker]; ok && e.Worker != "" && strings.HasPrefix(text, e.Worker) {
-			text = st.worker(wi).Render(e.Worker) + text[len(e.Worker):]
+		if sub := e.Subject(); sub != "" {
+			if wi, ok := idx[sub]; ok {
+				text = st.worker(wi).Render(sub) + text[len(sub):]
+			}
 		}
 	}
 	return mark + at + " " + text

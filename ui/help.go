@@ -140,7 +140,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
 		{"screen", []helpEntry{
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
-			one(k.Explain), one(k.Close), one(k.Help), one(k.Quit)}},
+			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	}
 }
 

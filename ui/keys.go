@@ -47,6 +47,8 @@ const (
 	actTop
 	actBottom
 	actExplain
+	actSQL
+	actTranscript
 	actClose
 	actHelp
 	actOpenOffer
@@ -87,6 +89,8 @@ type KeyMap struct {
 	Top            key.Binding
 	Bottom         key.Binding
 	Explain        key.Binding
+	SQL            key.Binding
+	Transcript     key.Binding
 	Close          key.Binding
 	Help           key.Binding
 	OpenOffer      key.Binding // a served lab: opens the scenario the teacher offers
@@ -133,6 +137,8 @@ func DefaultKeyMap() KeyMap {
 		Top:            b([]string{"home"}, "home", "first row"),
 		Bottom:         b([]string{"end"}, "end", "last row"),
 		Explain:        b([]string{"i"}, "i", "explanation"),
+		SQL:            b([]string{"v"}, "v", "SQL of each action"),
+		Transcript:     b([]string{"w"}, "w", "write transcript (.md)"),
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
 		OpenOffer:      b([]string{"O"}, "O", "open the scenario the teacher offers"),
@@ -178,7 +184,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
-		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 	}
 }

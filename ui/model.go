@@ -57,6 +57,7 @@ type Model struct {
 
 	outbox  outboxPane
 	workers workersPane
+	sql     sqlPane // the SQL pane (v)
 }
 
 // New returns the lab's model. Its Init opens cfg.Start.
@@ -96,7 +97,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
 	// own when there are lines to spare).
-	m.keys.setOverlay(m.showHelp || m.layout.caption > 0)
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0 || m.sql.open)
 	return m, cmd
 }
 
@@ -115,6 +116,8 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.tick(msg)
 	case pollMsg:
 		return m.pollTick(msg)
+	case transcriptMsg:
+		return m.transcriptWritten(msg), nil
 	}
 	return m, nil
 }
@@ -142,6 +145,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	}
 	act, on := m.keys.match(k)
+	if mm, cmd, ok := m.sqlKey(act); ok {
+		return mm, cmd
+	}
 	if !on {
 		if why := m.whyOff(act); why != "" {
 			m.status = status{text: why, level: levelWarn}

@@ -114,6 +114,8 @@ func (m Model) openCmd(name string, gen int) tea.Cmd {
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}
 		}
+		s.TraceSQL(true)  // the SQL pane (v)
+		s.RecordMoments() // the transcript (w)
 		f, err := capture(ctx, s)
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}

@@ -31,6 +31,9 @@ type Config struct {
 	// In and Out are Run's terminal (nil: the process's own).
 	In  io.Reader
 	Out io.Writer
+	// TranscriptDir is where w writes transcripts: beside the --db database; "" for the
+	// working folder.
+	TranscriptDir string
 }
 
 // Run opens the lab on cfg.In and cfg.Out and returns when the user quits or ctx ends. It waits

@@ -14,6 +14,9 @@ func (m Model) View() string {
 	if l.tooSmall {
 		return m.tooSmallView()
 	}
+	if m.sql.open {
+		return m.sqlView()
+	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
 	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)

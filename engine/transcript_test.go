@@ -1,0 +1,120 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// transcript runs a built-in scenario with SQL and moments recorded and returns its Markdown.
+func transcript(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	s := session(t, scenario(t, name, ""))
+	s.TraceSQL(true)
+	s.RecordMoments()
+	if err := s.RunToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.BuildReport(ctx, "", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteMarkdown(&b, s.Moments()); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// after returns the text of md after the first line that contains marker, up to the next step.
+func stepAfter(t *testing.T, md, marker string) string {
+	t.Helper()
+	i := strings.Index(md, marker)
+	if i < 0 {
+		t.Fatalf("transcript lacks %q", marker)
+	}
+	rest := md[i:]
+	if j := strings.Index(rest[1:], "\n**"); j >= 0 {
+		rest = rest[:j+1]
+	}
+	return rest
+}
+
+// TestTranscriptOfAfterHasTheFourMoments: the transcript of after shows the recovery demo's
+// four moments (claim, crash, blocked before expiry, reclaim after), each in the timeline with
+// the outbox table as it was right then, and lists them in the lease-expiry demo.
+func TestTranscriptOfAfterHasTheFourMoments(t *testing.T) {
+	md := transcript(t, "after")
+	for _, m := range []struct{ marker, row string }{
+		{"Worker-A claimed PAY-001, lease until 09:00:00.500Z", "| 1 | PAY-001 | Processing | Worker-A | 09:00:00.500Z | 1 | 1 | Pending | NULL |"},
+		{"Worker-A CRASHED holding PAY-001", "| 1 | PAY-001 | Processing | Worker-A | 09:00:00.500Z | 1 | 1 | Pending | NULL |"},
+		{"Worker-B claim BLOCKED: PAY-001 is leased by Worker-A until 09:00:00.500Z", "| 1 | PAY-001 | Processing | Worker-A | 09:00:00.500Z | 1 | 1 |"},
+		{"Worker-B reclaimed PAY-001 from Worker-A", "| 1 | PAY-001 | Processing | Worker-B | 09:00:01.100Z | 2 | 2 |"},
+	} {
+		step := stepAfter(t, md, m.marker)
+		if !strings.Contains(step, "*The outbox table after this:*") || !strings.Contains(step, m.row) {
+			t.Errorf("step %q lacks the table row %q:\n%s", m.marker, m.row, step)
+		}
+	}
+	demo := md[strings.Index(md, "## Lease-expiry demo"):]
+	for _, want := range []string{"1. **Claim** (step", "2. **Crash** (step", "3. **Blocked before expiry** (step",
+		"4. **Reclaimed after expiry** (step", "the lease recovered it"} {
+		if !strings.Contains(demo, want) {
+			t.Errorf("lease-expiry demo lacks %q:\n%s", want, demo)
+		}
+	}
+	if strings.Contains(demo, "did not happen") {
+		t.Errorf("a moment is missing:\n%s", demo)
+	}
+	for _, want := range []string{"# leaselab transcript: after", "## Settings", "| lease | 500ms |", "```sql",
+		"→ COMMIT", "## Outbox at the verdict", "## Ledgers", "## Safety checks", "## Verdict", "ONE OWNER PER MESSAGE"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+}
+
+// TestTranscriptOfStaleOwnerShowsTheRollback: the rejected finalize's SQL is in its step, and the
+// table after it still holds Worker-B's payment (txn_PAY-001_2): the ROLLBACK undid Worker-A's.
+func TestTranscriptOfStaleOwnerShowsTheRollback(t *testing.T) {
+	step := stepAfter(t, transcript(t, "stale-owner"), "Worker-A finalize of PAY-001 REJECTED")
+	for _, want := range []string{"LockedBy = 'Worker-A' RETURNING LeaseVersion  → 0 rows", "→ ROLLBACK (the payment update is undone too)",
+		"| 1 | PAY-001 | Processed | Worker-B | NULL | 2 | 2 | Paid | txn_PAY-001_2 |"} {
+		if !strings.Contains(step, want) {
+			t.Errorf("rejected finalize's step lacks %q:\n%s", want, step)
+		}
+	}
+}
+
+// TestSaveTranscriptNeverOverwrites: two saves in the same millisecond get two files, 0600.
+func TestSaveTranscriptNeverOverwrites(t *testing.T) {
+	ctx := context.Background()
+	s := session(t, scenario(t, "stale-owner", ""))
+	if err := s.RunToEnd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.BuildReport(ctx, "", time.Now(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, at := t.TempDir(), time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	p1, err1 := engine.SaveTranscript(dir, "stale-owner", at, rep, nil)
+	p2, err2 := engine.SaveTranscript(dir, "stale-owner", at, rep, nil)
+	if err1 != nil || err2 != nil || p1 == p2 {
+		t.Fatalf("saves: %q %v, %q %v", p1, err1, p2, err2)
+	}
+	if filepath.Base(p1) != "leaselab-stale-owner-20261201T100000000Z.md" {
+		t.Errorf("name %s", filepath.Base(p1))
+	}
+	for _, p := range []string{p1, p2} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", p, st.Mode(), err)
+		}
+	}
+}
