@@ -17,6 +17,8 @@ func (p *parser) step(n int, line string) error {
 	st := Step{Line: n}
 	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 	switch f[0] {
+	case "ask:", "because:":
+		return p.askLine(n, f[0], rest)
 	case "phase", "note":
 		if rest == "" {
 			return p.errf(n, "%s: needs some text", f[0])
@@ -46,6 +48,7 @@ func (p *parser) step(n int, line string) error {
 			return err
 		}
 	}
+	p.askStep(&st)
 	p.sc.Steps = append(p.sc.Steps, st)
 	return nil
 }
