@@ -183,11 +183,11 @@ func (h *History) Reachable(t int) error {
 	for i := 0; i < t; i++ {
 		if !h.entries[i].Exact {
 			if i >= h.pos && t > h.pos {
-				return fmt.Errorf("step %d ran the workers free on goroutines: its interleaving cannot be done again exactly, "+
-					"so the recorded future stops before it (step again to run it anew): %w", i+1, ErrNotReplayable)
+				return fmt.Errorf("step %d ran the workers free on goroutines: that cannot be done again exactly, "+
+					"so the recorded future ends before it (step on to run it anew): %w", i+1, ErrNotReplayable)
 			}
-			return fmt.Errorf("step %d ran the workers free on goroutines (%s): its interleaving was the scheduler's and SQLite's "+
-				"and cannot be replayed exactly, so the lab goes back no further than step %d: %w", i+1, h.entries[i].Summary, i, ErrNotReplayable)
+			return fmt.Errorf("step %d ran the workers free on goroutines, in an order that cannot be replayed exactly: "+
+				"the lab goes back no further than step %d: %w", i+1, i, ErrNotReplayable)
 		}
 	}
 	return nil

@@ -123,6 +123,11 @@ func (m Model) statusPlain() string {
 // statusLines is how many lines the status note takes at width w. A note that repeats the
 // newest event, which the log shows in full, keeps to one line.
 func (m Model) statusLines(w int) int {
+	return m.timelineLines() + m.noteLines(w)
+}
+
+// noteLines is how many lines the status note itself takes at width w.
+func (m Model) noteLines(w int) int {
 	if f := m.frame; f != nil && len(f.Events) > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
 		return 1
 	}
@@ -140,6 +145,11 @@ func (m Model) statusView(w, h int) []string {
 	case levelError:
 		style = st.Error
 	}
+	tl := m.timelineLines() // the history's timeline comes first (history_view.go)
+	if h-tl < 1 {
+		tl = 0
+	}
+	h -= tl
 	lines := wrap(m.statusPlain(), w)
 	if len(lines) > h {
 		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
@@ -156,6 +166,9 @@ func (m Model) statusView(w, h int) []string {
 	}
 	if last := len(lines) - 1; right != "" && width(lines[last])+1+len(right) <= w {
 		lines[last] = pad(lines[last], w-len(right)-1) + " " + st.Subtle.Render(right)
+	}
+	if tl > 0 {
+		return append([]string{pad(st.Subtle.Render(m.timelineView(w)), w)}, box(lines, w, h)...)
 	}
 	return box(lines, w, h)
 }

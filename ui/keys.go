@@ -50,6 +50,10 @@ const (
 	actClose
 	actHelp
 	actQuit
+	actBack     // history: one action back (history.go)
+	actPrevMark // history: back to the previous marked moment
+	actNextMark // history: forward to the next marked moment
+	actAnswer   // answer the open question (ask.go)
 )
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
@@ -89,6 +93,10 @@ type KeyMap struct {
 	Close          key.Binding
 	Help           key.Binding
 	Quit           key.Binding
+	Back           key.Binding
+	PrevMark       key.Binding
+	NextMark       key.Binding
+	Answer         key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
 	finishing bool // e runs the scenario to its end
@@ -134,8 +142,13 @@ func DefaultKeyMap() KeyMap {
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
 		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
+		Back:           b([]string{"b"}, "b", "step back: the database as it was"),
+		PrevMark:       b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
+		NextMark:       b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
+		Answer:         b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 	}
-	k.Close.SetEnabled(false) // nothing to close yet
+	k.Close.SetEnabled(false)  // nothing to close yet
+	k.Answer.SetEnabled(false) // no question open yet
 	return k
 }
 
@@ -175,6 +188,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
 		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 	}
 }
 

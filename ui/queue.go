@@ -62,24 +62,32 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g, r, k, now := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now
+	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.hist
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
-		var fin finishResult
+		var (
+			fin finishResult
+			hx  histResult
+		)
 		note, lvl, handled := applyFree(ctx, sess, r, o, k)
 		acted := false
 		switch {
 		case o.kind == opFinish:
-			fin, note, lvl = applyFinish(ctx, sess, now)
+			fin, note, lvl = finishRecorded(ctx, sess, h, now)
+		case handled && o.kind == opFreeStart:
+			recordFree(h, sess, &note)
 		case !handled:
-			note, lvl, acted = apply(ctx, sess, o, k)
+			note, lvl, acted, hx = applyHistory(ctx, sess, h, o, k, now)
+			if hx.sess != nil {
+				sess = hx.sess // rebuilt: the old session is closed
+			}
 		}
 		f, err := capture(ctx, sess)
 		if err != nil {
-			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError}
+			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError, hist: hx}
 		}
 		if o.isStep() && !acted && note == "" {
 			note, lvl = whyNothing(f, k), levelWarn
@@ -87,7 +95,7 @@ func (m Model) opCmd(o op) tea.Cmd {
 				lvl = levelInfo // the end of the scenario is no warning
 			}
 		}
-		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin}
+		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin, hist: hx}
 		if o.kind == opPoll {
 			msg.freeFailed, _ = r.failures()
 		}
@@ -133,6 +141,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
+	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), level: levelError}
@@ -154,6 +163,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil // a command of a session that has since been replaced
 	}
 	m.busy = false
+	m = m.historyResult(msg)
 	if msg.frame != nil {
 		if msg.op.kind == opToggle && m.frame != nil {
 			was, _ := m.frame.Settings.Get(msg.op.toggle)
