@@ -92,12 +92,17 @@ func (p *parser) question(n int, rest string) (*Question, error) {
 		return nil, p.errf(n, "ask: %d answers, at most %d (they go on the keys A to D)", len(parts)-1, maxAnswers)
 	}
 	lastPart := parts[len(parts)-1]
-	i := strings.LastIndex(lastPart, "=")
+	// The right answer follows the first " = " of the last answer: answers may hold an '='
+	// ("LockedBy=Worker-A"), the last one not with spaces around it.
+	i := strings.Index(lastPart, " = ")
+	if i < 0 {
+		i = strings.Index(lastPart, "=")
+	}
 	if i < 0 {
 		return nil, p.errf(n, "ask: which answer is right? End the line with \"= ANSWER\": %s", askForm)
 	}
 	parts[len(parts)-1] = lastPart[:i]
-	right := strings.TrimSpace(lastPart[i+1:])
+	right := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lastPart[i:]), "="))
 	q := &Question{Line: n, Text: text, Right: -1}
 	for _, a := range parts[1:] {
 		a = strings.TrimSpace(a)

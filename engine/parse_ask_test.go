@@ -15,7 +15,7 @@ func TestParseAsk(t *testing.T) {
 		"  ask: Who owns PAY-001 after this step? | Worker-A | Worker-B | nobody = Worker-B   # a comment\n"+
 		"  because: Worker-A's lease ran out, so Worker-B's claim took it over.\n"+
 		"  B claim PAY-001\n"+
-		"  ask: Does the finalize commit? | yes | no = no\n"+
+		"  ask: Does the finalize commit? | LockedBy=A | no = no\n"+
 		"  A finalize\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestParseAsk(t *testing.T) {
 	if sc.Steps[1].Key != "PAY-001" || sc.Steps[1].Worker != "B" || sc.Steps[0].Ask != nil {
 		t.Fatalf("the question went to the wrong step: %+v", sc.Steps)
 	}
-	if q := sc.Steps[2].Ask; q.Right != 1 || q.Because != "" {
+	if q := sc.Steps[2].Ask; q.Right != 1 || q.Because != "" || q.Answers[0] != "LockedBy=A" {
 		t.Fatalf("second question: %+v", q)
 	}
 }

@@ -20,7 +20,11 @@ type askState struct {
 	asked  int              // questions answered on this session
 	right  int              // of them, answered right
 	picked int              // the answer being run
+	long   bool             // the status holds a question or its answer: it may take more lines
 }
+
+// maxAskLines is how many lines a question, or the answer and its why, may take.
+const maxAskLines = 4
 
 // answerKeys are the names of the answer keys, in the order of the answers: "A", "B", …
 func answerKeys(k KeyMap) []string { return k.Answer.Keys() }
@@ -30,9 +34,9 @@ func askNote(q *engine.Question, k KeyMap) string {
 	keys := answerKeys(k)
 	parts := make([]string, len(q.Answers))
 	for i, a := range q.Answers {
-		parts[i] = keys[i] + " " + a
+		parts[i] = keys[i] + "\u00a0" + strings.ReplaceAll(a, " ", "\u00a0") // an answer never breaks from its key
 	}
-	return fmt.Sprintf("PREDICT: %s   %s", q.Text, strings.Join(parts, " · "))
+	return fmt.Sprintf("PREDICT: %s\n%s", q.Text, strings.Join(parts, " · "))
 }
 
 // answerNote says whether answer i was right, and why.
@@ -49,6 +53,7 @@ func answerNote(q *engine.Question, i int) string {
 
 // askResult takes what the history part of a command said about questions.
 func (m Model) askResult(hx histResult) Model {
+	m.ask.long = hx.ask != nil || hx.asked
 	switch {
 	case hx.ask != nil:
 		m.ask.open = hx.ask

@@ -131,7 +131,11 @@ func (m Model) noteLines(w int) int {
 	if f := m.frame; f != nil && len(f.Events) > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
 		return 1
 	}
-	return max(1, min(maxStatusLines, len(wrap(m.statusPlain(), w))))
+	limit := maxStatusLines
+	if m.ask.long {
+		limit = maxAskLines // a question and its answers, or the answer and its why (ask.go)
+	}
+	return max(1, min(limit, len(wrap(m.statusPlain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and

@@ -69,7 +69,11 @@ func TestStepBackThenForward(t *testing.T) {
 	}
 	keep()
 	for _, k := range []string{" ", " ", " ", "+", " ", " ", " ", " ", " ", "2", "x", " ", " "} {
-		l.press(k)
+		if k == " " {
+			stepOrAnswer(l)
+		} else {
+			l.press(k)
+		}
 		if k != "2" {
 			keep()
 		}
@@ -116,7 +120,7 @@ func TestNewFutureIsSaid(t *testing.T) {
 func TestBackPastTheConcurrentPhase(t *testing.T) {
 	l := newLab(t, "after", 120, 40, engine.Overrides{})
 	for i := 0; i < 7; i++ {
-		l.press(" ")
+		stepOrAnswer(l)
 	}
 	l.must("history step 7 of 7", "~ ran free")
 	l.press("b")
@@ -125,4 +129,24 @@ func TestBackPastTheConcurrentPhase(t *testing.T) {
 	l.must("history step 3 of 7 (in the past)", "the database as it was")
 	l.press("]") // the next mark is the concurrent phase itself
 	l.must("history step 3 of 7", "cannot be done again exactly")
+}
+
+// stepOrAnswer takes one step: space, and when that stops at a question, a wrong answer (the
+// step runs the same).
+func stepOrAnswer(l *lab) { stepAnswering(l, false) }
+
+// stepAnswering takes one step: space, and when that stops at a question, an answer, right or
+// wrong.
+func stepAnswering(l *lab, right bool) {
+	l.tb.Helper()
+	if l.m.ask.open == nil {
+		l.press(" ")
+	}
+	if q := l.m.ask.open; q != nil {
+		i := q.Right
+		if !right {
+			i = (q.Right + 1) % len(q.Answers)
+		}
+		l.press(answerKeys(l.m.keys)[i])
+	}
 }

@@ -29,6 +29,9 @@ func (m Model) timelineView(w int) string {
 	if t.pos < len(t.entries) {
 		head = fmt.Sprintf("history step %d of %d (in the past) ", t.pos, len(t.entries))
 	}
+	if sc := m.ask.score(); sc != "" {
+		head += "· " + sc + " "
+	}
 	glyphs := make([]rune, 0, len(t.entries)+1)
 	seen := map[rune]bool{}
 	for i, e := range t.entries {
