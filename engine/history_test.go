@@ -249,3 +249,36 @@ func BenchmarkHistoryReplay100(b *testing.B) {
 		}
 	}
 }
+
+// TestHistoryFreeRun: a free run is recorded as not replayable: back to before it works, forward
+// through it is refused.
+func TestHistoryFreeRun(t *testing.T) {
+	ctx := context.Background()
+	r := newRebuilder(t, "playground")
+	s, _ := r.open(ctx)
+	h := engine.NewHistory(s, r.open)
+	do(t, h, engine.Move{Kind: engine.MoveNext})
+	p := h.Begin()
+	f := s.StartFree(ctx, 0)
+	if err := f.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	h.Commit(engine.Move{Kind: engine.MoveFree}, p, true)
+	do(t, h, engine.Move{Kind: engine.MoveClock, Delta: 100e6})
+	if e := h.Entries()[1]; e.Exact || e.Mark != '~' {
+		t.Fatalf("the free run: %+v", e)
+	}
+	if _, err := h.Goto(ctx, 2); !errors.Is(err, engine.ErrNotReplayable) {
+		t.Fatalf("back to just after the free run: %v", err)
+	}
+	s, err := h.Goto(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Ledger().EventCount(); n != 1 {
+		t.Fatalf("before the free run: %d events, want the one claim", n)
+	}
+	if _, err := h.Goto(ctx, 2); !errors.Is(err, engine.ErrNotReplayable) || !strings.Contains(err.Error(), "recorded future ends before it") {
+		t.Fatalf("forward through the free run: %v", err)
+	}
+}

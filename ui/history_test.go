@@ -150,3 +150,25 @@ func stepAnswering(l *lab, right bool) {
 		l.press(answerKeys(l.m.keys)[i])
 	}
 }
+
+// TestBackAfterRunToTheEnd: a chunk of e is one recorded move, replayed exactly.
+func TestBackAfterRunToTheEnd(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	path := labFile(t, l)
+	stepOrAnswer(l)
+	stepOrAnswer(l)
+	body, rows := screenBody(l.m), fileRows(t, path)
+	l.press("e")
+	if !l.m.frame.Done {
+		t.Fatalf("e did not end: %q", l.m.status.text)
+	}
+	end, endRows := screenBody(l.m), fileRows(t, path)
+	l.press("b")
+	if got := screenBody(l.m); got != body || fileRows(t, path) != rows {
+		t.Fatalf("back from the end of e: not as after two steps:\n%s", got)
+	}
+	l.press("]")
+	if got := screenBody(l.m); got != end || fileRows(t, path) != endRows {
+		t.Fatalf("forward over e: not as at the end:\n%s", got)
+	}
+}

@@ -85,6 +85,9 @@ func (m Model) opCmd(o op) tea.Cmd {
 				sess = hx.sess // rebuilt: the old session is closed
 			}
 		}
+		if !hx.timeline.valid {
+			hx.timeline = timelineOf(h) // e and g record moves too
+		}
 		f, err := capture(ctx, sess)
 		if err != nil {
 			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError, hist: hx}
