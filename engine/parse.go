@@ -122,6 +122,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if !content {
 		return nil, p.errf(0, "empty scenario file")
 	}
+	if err := p.askDone(); err != nil {
+		return nil, err
+	}
 	if sc.Name == "" {
 		return nil, p.errf(1, "missing \"name:\"")
 	}

@@ -26,6 +26,8 @@ func (p *parser) step(n int, line string) error {
 	st := Step{Line: n}
 	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 	switch f[0] {
+	case "ask:", "because:":
+		return p.askLine(n, f[0], rest)
 	case "phase", "note":
 		if rest == "" {
 			return p.errf(n, "%s: needs some text", f[0])
@@ -58,6 +60,7 @@ func (p *parser) step(n int, line string) error {
 			return p.errf(n, "the script's steps ask for %d worker actions so far, more than the %d a script may ask for (A step N counts N)", p.actions, MaxScriptActions)
 		}
 	}
+	p.askStep(&st)
 	p.sc.Steps = append(p.sc.Steps, st)
 	return nil
 }

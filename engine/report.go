@@ -50,6 +50,7 @@ type Summary struct {
 	Passed                    bool           `json:"passed"`
 	Verdict                   string         `json:"verdict"`
 	ReportFile                string         `json:"report_file,omitempty"`
+	Questions                 int            `json:"questions"` // the script's questions, which run ignores
 }
 
 // PaymentCounts are the payments by status.
@@ -144,6 +145,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		DuplicateRows: c.DuplicateRows,
 		Lost:          c.Messages - c.OutboxProcessed,
 		Recovery:      s.recoveries(attempts),
+		Questions:     s.Scenario.Questions(),
 	}
 	commits := s.ledger.Commits()
 	for _, n := range commits {

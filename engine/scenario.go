@@ -81,6 +81,7 @@ type Step struct {
 	CrashAt   Action  // with CrashRate: crash only after this action (ActNone: after any)
 	PauseRate float64 // chance, per action, that it pauses (woken a few actions later)
 	Text      string
+	Ask       *Question // a prediction the lab asks before the step (parse_ask.go)
 }
 
 // ExpectBlock is a list of expectations that apply when every condition holds.

@@ -119,6 +119,10 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()
+	case actBack, actPrevMark, actNextMark:
+		return m.historyKey(act)
+	case actAnswer:
+		return m.answer(k)
 	case actClose:
 		// esc closes the ? screen first, then the explanation.
 		if m.showHelp {

@@ -124,10 +124,19 @@ func (m Model) statusPlain() string {
 // statusLines is how many lines the status note takes at width w. A note that repeats the
 // newest event, which the log on screen shows in full, keeps to one line.
 func (m Model) statusLines(w int) int {
+	return m.timelineLines() + m.noteLines(w)
+}
+
+// noteLines is how many lines the status note itself takes at width w.
+func (m Model) noteLines(w int) int {
 	if f := m.frame; f != nil && len(f.Events) > 0 && m.layout.events > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
 		return 1
 	}
-	return max(1, min(maxStatusLines, len(wrap(m.statusPlain(), w))))
+	limit := maxStatusLines
+	if m.ask.long {
+		limit = maxAskLines // a question and its answers, or the answer and its why (ask.go)
+	}
+	return max(1, min(limit, len(wrap(m.statusPlain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and
@@ -141,6 +150,11 @@ func (m Model) statusView(w, h int) []string {
 	case levelError:
 		style = st.Error
 	}
+	tl := m.timelineLines() // the history's timeline comes first (history_view.go)
+	if h-tl < m.noteLines(w) {
+		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
+	}
+	h -= tl
 	lines := wrap(m.statusPlain(), w)
 	if len(lines) > h {
 		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
@@ -157,6 +171,9 @@ func (m Model) statusView(w, h int) []string {
 	}
 	if last := len(lines) - 1; right != "" && width(lines[last])+1+len(right) <= w {
 		lines[last] = pad(lines[last], w-len(right)-1) + " " + st.Subtle.Render(right)
+	}
+	if tl > 0 {
+		return append([]string{pad(st.Subtle.Render(m.timelineView(w)), w)}, box(lines, w, h)...)
 	}
 	return box(lines, w, h)
 }

@@ -49,10 +49,10 @@ func (k KeyMap) footItems(teaches string) []footItem {
 		teach, teachWord = b, toggles[teaches].short
 	}
 	return []footItem{
-		foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
+		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
 		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
 		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
-		foot(k.Free, "free-run", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
+		foot(k.Free, "free-run", 3), foot(k.Back, "back", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
 		foot(k.Reset, "reset", 4), foot(k.Explain, "about", 4), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 	}
 }
@@ -138,6 +138,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
+		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
 		{"screen", []helpEntry{
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
 			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},

@@ -53,6 +53,10 @@ const (
 	actHelp
 	actOpenOffer
 	actQuit
+	actBack     // history: one action back (history.go)
+	actPrevMark // history: back to the previous marked moment
+	actNextMark // history: forward to the next marked moment
+	actAnswer   // answer the open question (ask.go)
 )
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
@@ -95,6 +99,10 @@ type KeyMap struct {
 	Help           key.Binding
 	OpenOffer      key.Binding // a served lab: opens the scenario the teacher offers
 	Quit           key.Binding
+	Back           key.Binding
+	PrevMark       key.Binding
+	NextMark       key.Binding
+	Answer         key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
 	finishing bool // e runs the scenario to its end
@@ -143,9 +151,14 @@ func DefaultKeyMap() KeyMap {
 		Help:           b([]string{"?"}, "?", "all keys"),
 		OpenOffer:      b([]string{"O"}, "O", "open the scenario the teacher offers"),
 		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
+		Back:           b([]string{"b"}, "b", "step back: the database as it was"),
+		PrevMark:       b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
+		NextMark:       b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
+		Answer:         b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 	}
 	k.Close.SetEnabled(false)     // nothing to close yet
 	k.OpenOffer.SetEnabled(false) // nothing offered yet
+	k.Answer.SetEnabled(false)    // no question open yet
 	return k
 }
 
@@ -186,6 +199,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Top, actTop}, {k.Bottom, actBottom},
 		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
+		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 	}
 }
 

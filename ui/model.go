@@ -58,6 +58,10 @@ type Model struct {
 	outbox  outboxPane
 	workers workersPane
 	sql     sqlPane // the SQL pane (v)
+
+	hist *engine.History // the moves made on the session, to go back to any (history.go)
+	line timeline        // a copy of the history for the screen
+	ask  askState        // the question the script asks before its next step (ask.go)
 }
 
 // New returns the lab's model. Its Init opens cfg.Start.

@@ -31,6 +31,7 @@ const (
 	opFreePace                 // restart the free-running workers at another pace (< >)
 	opPoll                     // read the database while the workers free-run
 	opFinish                   // one chunk of running the script to its end at full speed (e)
+	opGoto                     // bring the database to another position of the history (b [ ])
 )
 
 // op is one piece of engine work, with what it needs captured when the key was pressed.
@@ -42,6 +43,10 @@ type op struct {
 	auto   bool          // issued by auto-play
 	pace   time.Duration // opFreeStart, opFreePace: each worker's pause after an action
 	poll   int           // opPoll, opFinish: the poll loop or the run to the end that asked
+	target int           // opGoto: the position in the history
+	// answered marks an opNext that the open question was answered for: it runs the step.
+	answered bool
+	answer   int // with answered: the index of the answer chosen
 }
 
 // isStep reports whether o performs a worker action.
@@ -69,6 +74,7 @@ type resultMsg struct {
 	// freeFailed is how many free-running workers have stopped on an error (polls only).
 	freeFailed int
 	finish     finishResult // opFinish: what the chunk did
+	hist       histResult   // what the history did (history.go)
 }
 
 // openedMsg carries a freshly opened session and its first frame.

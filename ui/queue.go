@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+
+	"leaselab/engine"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -62,24 +65,35 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g, r, k, now := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now
+	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.hist
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
-		var fin finishResult
+		var (
+			fin finishResult
+			hx  histResult
+		)
 		note, lvl, handled := applyFree(ctx, sess, r, o, k)
 		acted := false
 		switch {
 		case o.kind == opFinish:
-			fin, note, lvl = applyFinish(ctx, sess, now)
+			fin, note, lvl = finishRecorded(ctx, sess, h, now)
+		case handled && o.kind == opFreeStart:
+			recordFree(h, sess, &note)
 		case !handled:
-			note, lvl, acted = apply(ctx, sess, o, k)
+			note, lvl, acted, hx = applyHistory(ctx, sess, h, o, k, now)
+			if hx.sess != nil {
+				sess = hx.sess // rebuilt: the old session is closed
+			}
+		}
+		if !hx.timeline.valid {
+			hx.timeline = timelineOf(h) // e and g record moves too
 		}
 		f, err := capture(ctx, sess)
 		if err != nil {
-			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError}
+			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError, hist: hx}
 		}
 		if o.isStep() && !acted && note == "" {
 			note, lvl = whyNothing(f, k), levelWarn
@@ -87,7 +101,7 @@ func (m Model) opCmd(o op) tea.Cmd {
 				lvl = levelInfo // the end of the scenario is no warning
 			}
 		}
-		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin}
+		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin, hist: hx}
 		if o.kind == opPoll {
 			msg.freeFailed, _ = r.failures()
 		}
@@ -110,18 +124,29 @@ func (m Model) openCmd(name string, gen int) tea.Cmd {
 		if open == nil {
 			return openedMsg{gen: gen, name: name, err: fmt.Errorf("no way to open a scenario")}
 		}
-		s, err := open(ctx, name)
+		s, err := openSession(ctx, open, name)
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}
 		}
-		s.TraceSQL(true)  // the SQL pane (v)
-		s.RecordMoments() // the transcript (w)
 		f, err := capture(ctx, s)
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}
 		}
 		return openedMsg{gen: gen, name: name, sess: s, frame: f}
 	}
+}
+
+// openSession opens name through Config.Open as the lab wants every session it shows, the first
+// and each one a step back rebuilds: recording each action's SQL (the SQL pane, v) and the
+// outbox at the moments a transcript shows (w).
+func openSession(ctx context.Context, open func(context.Context, string) (*engine.Session, error), name string) (*engine.Session, error) {
+	s, err := open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.TraceSQL(true)
+	s.RecordMoments()
+	return s, nil
 }
 
 // opened takes a freshly opened session.
@@ -135,6 +160,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
+	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), level: levelError}
@@ -156,6 +182,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil // a command of a session that has since been replaced
 	}
 	m.busy = false
+	m = m.historyResult(msg)
 	if msg.frame != nil {
 		if msg.op.kind == opToggle && m.frame != nil {
 			was, _ := m.frame.Settings.Get(msg.op.toggle)

@@ -22,7 +22,7 @@ func toRejectedFinalize(t *testing.T, l *lab) {
 				return
 			}
 		}
-		l.press("n")
+		stepAnswering(l, true) // stale-owner asks questions before its steps: answered right
 	}
 	t.Fatal("stale-owner never rejected a finalize")
 }

@@ -29,7 +29,7 @@ func TestViewGolden(t *testing.T) {
 		{"80x24_before_done", 80, 24, func(l *lab) {
 			l.press("tab")
 			for i := 0; i < 100 && !l.m.frame.Done; i++ {
-				l.press("n")
+				stepAnswering(l, true) // before asks two questions
 			}
 		}},
 		{"120x40_help", 120, 40, func(l *lab) { l.press("?") }},

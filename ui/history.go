@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"leaselab/engine"
+)
+
+// The lab records every move a key makes (engine.History) and can bring the database back to
+// the state after any of them: b, [ and ] rebuild it on a fresh database (the --db file,
+// re-created) by replaying the recorded moves, so the screen after a step back shows the rows as
+// the database holds them again, not a picture kept aside. The history lives in the engine;
+// this file binds it to the lab's operations.
+
+// histResult is what the history part of an engine command did, for Update.
+type histResult struct {
+	sess     *engine.Session  // the session after a rebuild; nil when it is the same
+	ask      *engine.Question // the step Next would run has a question: nothing ran
+	asked    bool             // an answered question's step ran
+	right    bool             // and the answer was right
+	timeline timeline         // the history as it stands after the command
+}
+
+// timeline is a copy of the history for the screen (the engine's may change under a command).
+type timeline struct {
+	entries []engine.Entry
+	pos     int
+	valid   bool
+}
+
+func timelineOf(h *engine.History) timeline {
+	if h == nil {
+		return timeline{}
+	}
+	return timeline{entries: h.Entries(), pos: h.Pos(), valid: true}
+}
+
+// moveKinds maps the lab's operations to the moves the history records.
+var moveKinds = map[opKind]engine.MoveKind{
+	opNext: engine.MoveNext, opStepWorker: engine.MoveStepWorker, opCrash: engine.MoveCrash,
+	opRestart: engine.MoveRestart, opPause: engine.MovePause, opToggle: engine.MoveToggle,
+	opClock: engine.MoveClock, opPastLease: engine.MovePastLease,
+}
+
+// applyHistory performs o on s as apply does, and records it in h; it also performs the history
+// operation (opGoto) and stops at a question. It does I/O.
+func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o op, k KeyMap, now func() time.Time) (note string, lvl level, acted bool, hx histResult) {
+	defer func() { hx.timeline = timelineOf(h) }()
+	if h == nil || h.Session() != s {
+		note, lvl, acted = apply(ctx, s, o, k)
+		return note, lvl, acted, hx
+	}
+	if o.kind == opGoto {
+		return gotoNote(ctx, h, s, o, k, now)
+	}
+	q := s.NextQuestion()
+	if o.kind == opNext && !o.answered && q != nil {
+		hx.ask = q
+		return askNote(q, k), levelInfo, false, hx
+	}
+	if o.kind == opNext && o.answered && q != nil {
+		// The answer is given: the step runs, and the note starts with right or wrong, and why.
+		defer func() {
+			hx.asked, hx.right = true, o.answer == q.Right
+			note = answerNote(q, o.answer) + " · " + note
+			hx.timeline = timelineOf(h)
+		}()
+	}
+	kind, ok := moveKinds[o.kind]
+	if !ok {
+		note, lvl, acted = apply(ctx, s, o, k)
+		return note, lvl, acted, hx
+	}
+	p := h.Begin()
+	note, lvl, acted = apply(ctx, s, o, k)
+	m := engine.Move{Kind: kind, Worker: o.worker, Name: o.toggle}
+	switch o.kind {
+	case opPause:
+		if ws := s.Workers(); o.worker >= 0 && o.worker < len(ws) {
+			m.On = ws[o.worker].View().Paused
+		}
+	case opToggle:
+		m.On, _ = s.Settings().Get(o.toggle)
+	case opClock:
+		m.Delta = clockStep
+	}
+	commitNote(h, m, p, acted, &note)
+	return note, lvl, acted, hx
+}
+
+// commitNote records m and, when it started a new future, says so in the note.
+func commitNote(h *engine.History, m engine.Move, p engine.Pending, acted bool, note *string) {
+	if h.Commit(m, p, acted) && h.Dropped() > 0 {
+		*note = fmt.Sprintf("a new future from step %d (the old one, %d %s, was dropped): %s",
+			h.Pos()-1, h.Dropped(), plural(h.Dropped(), "step"), *note)
+	}
+}
+
+// recordFree records the start of a free run: no position after it can be rebuilt.
+func recordFree(h *engine.History, s *engine.Session, note *string) {
+	if h != nil && h.Session() == s {
+		commitNote(h, engine.Move{Kind: engine.MoveFree}, h.Begin(), true, note)
+	}
+}
+
+// finishRecorded runs one chunk of e and records it.
+func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, now func() time.Time) (finishResult, string, level) {
+	if h == nil || h.Session() != s {
+		return applyFinish(ctx, s, now)
+	}
+	p := h.Begin()
+	fin, note, lvl := applyFinish(ctx, s, now)
+	commitNote(h, engine.Move{Kind: engine.MoveFinish}, p, fin.actions > 0, &note)
+	return fin, note, lvl
+}
+
+// gotoNote brings the history to o.target and says what it did.
+func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k KeyMap, now func() time.Time) (string, level, bool, histResult) {
+	var hx histResult
+	from := h.Pos()
+	start := now() // how long the rebuild took, for the note; the engine has no wall clock
+	ns, err := h.Goto(ctx, o.target)
+	took := now().Sub(start)
+	if ns != s {
+		hx.sess = ns
+	}
+	switch {
+	case errors.Is(err, engine.ErrNotReplayable):
+		return err.Error(), levelWarn, false, hx
+	case err != nil:
+		return "error: " + err.Error(), levelError, false, hx
+	}
+	to := h.Pos()
+	how := fmt.Sprintf("rebuilt on a fresh database by replaying %d %s in %s", to, plural(to, "action"), took.Round(time.Millisecond))
+	if to > from {
+		how = fmt.Sprintf("the recorded %s done again", plural(to-from, "action"))
+	}
+	return fmt.Sprintf("at step %d of %d: the database as it was (%s); %s steps on along the recorded future, any other action starts a new one",
+		to, h.Len(), how, keyName(k.Step)), levelInfo, false, hx
+}
+
+// historySteps is how many of the recorded moves up to the position were steps that acted: the
+// header's step count after a rebuild.
+func historySteps(t timeline) int {
+	n := 0
+	for _, e := range t.entries[:t.pos] {
+		if e.Acted && (e.Move.Kind == engine.MoveNext || e.Move.Kind == engine.MoveStepWorker) {
+			n++
+		}
+	}
+	return n
+}
