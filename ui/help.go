@@ -137,7 +137,8 @@ func (k KeyMap) helpGroups() []helpGroup {
 			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
-			one(k.Reset), one(k.NextScenario), one(k.PrevScenario)}},
+			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.Diagram),
+			{[]key.Binding{k.Earlier, k.Later}, "earlier/later in the diagram"}}},
 		{"screen", []helpEntry{
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
 			one(k.Explain), one(k.Close), one(k.Help), one(k.Quit)}},

@@ -47,6 +47,9 @@ const (
 	actTop
 	actBottom
 	actExplain
+	actDiagram
+	actEarlier
+	actLater
 	actClose
 	actHelp
 	actQuit
@@ -86,6 +89,9 @@ type KeyMap struct {
 	Top            key.Binding
 	Bottom         key.Binding
 	Explain        key.Binding
+	Diagram        key.Binding
+	Earlier        key.Binding
+	Later          key.Binding
 	Close          key.Binding
 	Help           key.Binding
 	Quit           key.Binding
@@ -131,11 +137,15 @@ func DefaultKeyMap() KeyMap {
 		Top:            b([]string{"home"}, "home", "first row"),
 		Bottom:         b([]string{"end"}, "end", "last row"),
 		Explain:        b([]string{"i"}, "i", "explanation"),
+		Diagram:        b([]string{"t"}, "t", "diagram on/off"),
+		Earlier:        b([]string{"{"}, "{", "earlier in the diagram"),
+		Later:          b([]string{"}"}, "}", "later in the diagram"),
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
 		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
 	}
 	k.Close.SetEnabled(false) // nothing to close yet
+	k.setDiagram(false)       // no diagram to scroll yet
 	return k
 }
 
@@ -174,7 +184,8 @@ func (k KeyMap) actions() []keyAction {
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
-		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
+		{k.Close, actClose}, {k.Help, actHelp},
 	}
 }
 

@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// diagramStep is how many columns one press of the diagram's scroll keys moves it.
+const diagramStep = 8
+
+// diagramMode is the space-time diagram's state: shown or not, and how far it is scrolled back
+// from the latest column (0 keeps the latest on screen as the run goes on).
+type diagramMode struct {
+	on     bool
+	scroll int
+}
+
+// diagramKey toggles the diagram (t) or scrolls it in time.
+func (m Model) diagramKey(act action) Model {
+	switch act {
+	case actDiagram:
+		m.diagram = diagramMode{on: !m.diagram.on}
+		m.keys.setDiagram(m.diagram.on)
+		if !m.diagram.on {
+			m.status = status{text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(m.keys.Diagram))}
+			return m
+		}
+		m.status = status{text: fmt.Sprintf("space-time diagram: a lane per worker, a bar per lease from its claim to its LockedUntilUtc; %s closes it",
+			keyName(m.keys.Diagram))}
+	case actEarlier, actLater:
+		most := diagramScrollMax(m.diagramInput(m.diagramHeight()))
+		d := diagramStep
+		if act == actLater {
+			d = -d
+		}
+		m.diagram.scroll = min(max(m.diagram.scroll+d, 0), most)
+		if most == 0 {
+			m.status = status{text: "the whole run fits on screen: nothing to scroll"}
+		}
+	}
+	return m
+}
+
+// diagramInput is what the diagram draws now, in h lines.
+func (m Model) diagramInput(h int) diagramInput {
+	in := diagramInput{Width: m.layout.width, Height: h, Scroll: m.diagram.scroll,
+		Hint: keyNames(m.keys.Earlier, m.keys.Later) + " earlier/later"}
+	if f := m.frame; f != nil {
+		in.Name, in.Events, in.Dropped = f.Name, f.Events, max(0, f.EventCount-len(f.Events))
+		for _, w := range f.Workers {
+			in.Workers = append(in.Workers, w.Name)
+		}
+	}
+	return in
+}
+
+// diagramHeight is the lines the diagram has: the screen less the header, status and footer.
+func (m Model) diagramHeight() int {
+	l := m.layout
+	return max(0, l.height-l.header-l.status-l.help)
+}
+
+// withDiagram is the screen with the diagram in the place of the panes, under the header lines.
+func (m Model) withDiagram(header []string) []string {
+	l := m.layout
+	lines := header
+	if h := m.diagramHeight(); h > 0 {
+		lines = append(lines, strings.Split(renderDiagram(m.diagramInput(h)), "\n")...)
+	}
+	lines = append(lines, m.statusView(l.width, l.status)...)
+	return append(lines, m.helpView(l.help)...)
+}
