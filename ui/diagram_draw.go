@@ -61,10 +61,13 @@ func renderDiagram(in diagramInput) string {
 	head := []string{st.titleLine(in, g)}
 	head = append(head, st.ruler(g, w)...)
 	lanes := st.laneLines(g)
-	legend := flow("key  ", st.legend(), " · ", w)
-
-	// Lanes first; then the legend; blank lines between lanes only when there is room.
+	// Lanes first; then the legend, in a word a mark when short of lines; blank lines between
+	// lanes only when there is room.
 	room := in.Height - len(head)
+	legend := flow("key  ", st.legend(false), " · ", w)
+	if room-countLines(lanes) < len(legend) {
+		legend = flow("key  ", st.legend(true), "  ", w)
+	}
 	var body []string
 	spare := room - len(legend) - countLines(lanes)
 	for i, l := range lanes {
@@ -248,23 +251,26 @@ func drawBar(row []rune, l *stLease, cw int) {
 	}
 }
 
-// legendOf says each mark in words.
+// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
+// those.
 var legendOf = []struct {
-	r    rune
-	text string
+	r           rune
+	text, short string
 }{
-	{markClaim, "claim"}, {markReclaim, "reclaim (lease had ended)"}, {markTake, "take (UPDATE by Id)"},
-	{markSelect, "select"}, {markLoad, "load"}, {markEmpty, "nothing to claim"},
-	{markBlocked, "blocked by a lease"}, {markCheck, "provider call"}, {markExpired, "lease over before call"},
-	{markRenew, "renewed"}, {markLost, "renewal lost"}, {markFinal, "finalized"},
-	{markRejected, "REJECTED: 0 rows, rolled back"}, {markViolate, "wrote WITHOUT OWNING"},
-	{markCrash, "crash"}, {markRestart, "restart"}, {markPause, "pause"}, {markResume, "wake"},
-	{fillHeld, "lease held"}, {fillStuck, "owner crashed/paused"}, {fillDone, "row Processed"},
-	{fillEnd, "LockedUntilUtc"},
+	{markClaim, "claim", "claim"}, {markReclaim, "reclaim (lease had ended)", "reclaim"},
+	{fillHeld, "lease held", "held"}, {fillStuck, "owner crashed/paused", "owner down"},
+	{fillDone, "row Processed", "Processed"}, {fillEnd, "LockedUntilUtc", "LockedUntilUtc"},
+	{markFinal, "finalized", "finalized"}, {markRejected, "REJECTED: 0 rows, rolled back", "REJECTED"},
+	{markViolate, "wrote WITHOUT OWNING", "NOT OWNER"}, {markCrash, "crash", "crash"},
+	{markPause, "pause", "pause"}, {markResume, "wake", "wake"},
+	{markTake, "take (UPDATE by Id)", "take"}, {markSelect, "select", "select"}, {markLoad, "load", "load"},
+	{markCheck, "provider call", "call"}, {markExpired, "lease over before call", "expired"},
+	{markRenew, "renewed", "renew"}, {markLost, "renewal lost", "lost"}, {markRestart, "restart", "restart"},
+	{markBlocked, "blocked by a lease", "blocked"}, {markEmpty, "nothing to claim", "empty"},
 }
 
-// legend lists the marks the diagram uses, in words.
-func (st *spaceTime) legend() []string {
+// legend lists the marks the diagram uses, in words (in a word each when short).
+func (st *spaceTime) legend(short bool) []string {
 	used := map[rune]bool{}
 	for _, lane := range st.lanes {
 		for _, r := range lane.marks {
@@ -282,7 +288,10 @@ func (st *spaceTime) legend() []string {
 	}
 	var items []string
 	for _, e := range legendOf {
-		if used[e.r] {
+		switch {
+		case used[e.r] && short:
+			items = append(items, string(e.r)+" "+e.short)
+		case used[e.r]:
 			items = append(items, string(e.r)+" "+e.text)
 		}
 	}

@@ -25,7 +25,7 @@ func (m Model) diagramKey(act action) Model {
 			m.status = status{text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(m.keys.Diagram))}
 			return m
 		}
-		m.status = status{text: fmt.Sprintf("space-time diagram: a lane per worker, a bar per lease from its claim to its LockedUntilUtc; %s closes it",
+		m.status = status{text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
 			keyName(m.keys.Diagram))}
 	case actEarlier, actLater:
 		most := diagramScrollMax(m.diagramInput(m.diagramHeight()))
