@@ -18,6 +18,9 @@ type diagramInput struct {
 	Width, Height int
 	Scroll        int    // columns scrolled back from the latest; 0 shows the latest
 	Hint          string // the scroll and close keys in words, named by the key map
+	// Paint colours lane i's name and bars, an extra: the marks and fills say it all without
+	// colour. nil draws plain text.
+	Paint func(lane int, s string) string
 }
 
 // Column widths in cells: wider when few columns fill the screen.
@@ -60,7 +63,7 @@ func renderDiagram(in diagramInput) string {
 	w := in.Width
 	head := []string{st.titleLine(in, g)}
 	head = append(head, st.ruler(g, w)...)
-	lanes := st.laneLines(g)
+	lanes := st.laneLines(g, in.Paint)
 	// Lanes first; then the legend, in a word a mark when short of lines; blank lines between
 	// lanes only when there is room.
 	room := in.Height - len(head)
@@ -84,7 +87,24 @@ func renderDiagram(in diagramInput) string {
 	}
 	lines := append(head, body...)
 	lines = append(lines, legend...)
+	lines = append(lines, momentLines(st.moments(), w, in.Height-len(lines))...)
 	return strings.Join(box(lines, w, in.Height), "\n")
+}
+
+// momentLines are the run's moments under a heading, in room lines at most: the latest when
+// not all fit.
+func momentLines(ms []string, w, room int) []string {
+	if len(ms) == 0 || room < 3 {
+		return nil
+	}
+	out := []string{"", rule("What the bars show", w)}
+	if n := room - len(out); len(ms) > n {
+		ms = append([]string{fmt.Sprintf("… %d earlier", len(ms)-n+1)}, ms[len(ms)-n+1:]...)
+	}
+	for _, m := range ms {
+		out = append(out, cut("  "+m, w))
+	}
+	return out
 }
 
 func countLines(ls [][]string) (n int) {
@@ -164,7 +184,10 @@ func leaseLabel(l *stLease) string {
 
 // laneLines draws each lane: for each track a line of labels and a line of bars, the worker's
 // name beside its first bar line.
-func (st *spaceTime) laneLines(g stGeometry) [][]string {
+func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string) [][]string {
+	if paint == nil {
+		paint = func(_ int, s string) string { return s }
+	}
 	lo, hi := g.first*g.cw, (g.first+g.visible)*g.cw
 	cells := max(len(st.cols)*g.cw+1, hi)
 	for _, l := range st.leases {
@@ -230,7 +253,8 @@ func (st *spaceTime) laneLines(g stGeometry) [][]string {
 			if label := string(labels[t][lo:hi]); strings.TrimSpace(label) != "" {
 				out[li] = append(out[li], strings.TrimRight(spaces(g.gutter)+label, " "))
 			}
-			out[li] = append(out[li], strings.TrimRight(padPlain(plainText(name), g.gutter)+string(bars[t][lo:hi]), " "))
+			bar := strings.TrimRight(padPlain(plainText(name), g.gutter)+string(bars[t][lo:hi]), " ")
+			out[li] = append(out[li], paint(li, bar))
 		}
 	}
 	return out

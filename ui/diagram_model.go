@@ -44,7 +44,8 @@ func (m Model) diagramKey(act action) Model {
 // diagramInput is what the diagram draws now, in h lines.
 func (m Model) diagramInput(h int) diagramInput {
 	in := diagramInput{Width: m.layout.width, Height: h, Scroll: m.diagram.scroll,
-		Hint: keyNames(m.keys.Earlier, m.keys.Later) + " earlier/later"}
+		Hint:  keyNames(m.keys.Earlier, m.keys.Later) + " earlier/later",
+		Paint: func(i int, s string) string { return m.styles.worker(i).Render(s) }}
 	if f := m.frame; f != nil {
 		in.Name, in.Events, in.Dropped = f.Name, f.Events, max(0, f.EventCount-len(f.Events))
 		for _, w := range f.Workers {

@@ -175,6 +175,13 @@ func TestDiagramShowsTheStaleOwner(t *testing.T) {
 	if !strings.Contains(barA, "C") || !strings.Contains(barA, "Z~") {
 		t.Errorf("Worker-A's lane lacks its claim or its pause: %q", barA)
 	}
+	l.must("Worker-A's finalize of PAY-001 at 0.501s changed 0 rows and rolled back: its lease v1 had ended at 0.5s",
+		"Worker-B reclaimed PAY-001 at 0.501s as v2: Worker-A's v1 had ended at 0.5s")
+	// Without the ownership check the same late write goes through: V, and the moment says so.
+	off := newLab(t, "stale-owner", 120, 40, engine.Overrides{Toggles: map[string]bool{engine.ToggleOwnershipCheck: false}})
+	off.press("e", "t")
+	off.must("V wrote WITHOUT OWNING", "Worker-A's finalize of PAY-001 at 0.501s wrote WITHOUT OWNING the row")
+	off.mustNot("REJECTED")
 	// t again: the outbox is back.
 	l.press("t")
 	l.must("Outbox")
