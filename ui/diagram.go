@@ -76,9 +76,9 @@ type stFill struct {
 // stLane is one worker's lane: as many tracks as its leases need at once, and the marks of
 // what it did holding no lease.
 type stLane struct {
-	name   string
-	tracks int
-	marks  map[int]rune
+	name  string
+	marks map[int]rune
+	keys  map[int]string // the message of a provider call made holding no lease
 }
 
 // spaceTime is the diagram's model: columns, lanes and leases, built from events alone.
@@ -98,7 +98,7 @@ func buildSpaceTime(events []engine.Event, workers []string) *spaceTime {
 			return i
 		}
 		laneOf[name] = len(st.lanes)
-		st.lanes = append(st.lanes, stLane{name: name, marks: map[int]rune{}})
+		st.lanes = append(st.lanes, stLane{name: name, marks: map[int]rune{}, keys: map[int]string{}})
 		return len(st.lanes) - 1
 	}
 	for _, w := range workers {
@@ -185,7 +185,11 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 		case engine.EvLoad:
 			on(nil, map[bool]rune{true: markLoad, false: markEmpty}[e.Outcome == engine.OutcomeLoaded])
 		case engine.EvCheck:
-			on(find(lane, e.Key), map[bool]rune{true: markExpired, false: markCheck}[e.Outcome == engine.OutcomeExpired])
+			l := find(lane, e.Key)
+			on(l, map[bool]rune{true: markExpired, false: markCheck}[e.Outcome == engine.OutcomeExpired])
+			if l == nil {
+				st.lanes[lane].keys[c] = plainText(e.Key)
+			}
 		case engine.EvRenew:
 			l := find(lane, e.Key)
 			if e.Outcome == engine.OutcomeRenewed && l != nil {

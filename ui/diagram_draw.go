@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -63,48 +62,43 @@ func renderDiagram(in diagramInput) string {
 	w := in.Width
 	head := []string{st.titleLine(in, g)}
 	head = append(head, st.ruler(g, w)...)
-	lanes := st.laneLines(g, in.Paint)
-	// Lanes first; then the legend, in a word a mark when short of lines; blank lines between
-	// lanes only when there is room.
-	room := in.Height - len(head)
+	// Lanes first, then the legend (a word a mark when short of lines); when even that does not
+	// fit, compact lanes (keys inside the bars); then as many lanes as fit, and the legend's
+	// first lines. Blank lines between lanes only when there is room.
+	room := max(0, in.Height-len(head))
+	lanes := st.laneLines(g, in.Paint, false)
 	legend := flow("key  ", st.legend(false), " · ", w)
-	if room-countLines(lanes) < len(legend) {
+	if countLines(lanes)+len(legend) > room {
 		legend = flow("key  ", st.legend(true), "  ", w)
 	}
+	if countLines(lanes)+len(legend) > room {
+		lanes = st.laneLines(g, in.Paint, true)
+	}
+	keep := min(len(legend), max(0, room-countLines(lanes)))
+	if countLines(lanes)+keep > room || keep < min(len(legend), 2) {
+		keep = min(len(legend), 2, room)
+	}
+	legend = legend[:keep]
+	laneRoom := room - keep
+	spare := laneRoom - countLines(lanes) - (len(lanes) - 1)
 	var body []string
-	spare := room - len(legend) - countLines(lanes)
 	for i, l := range lanes {
-		if i > 0 && spare >= len(lanes)-1 {
+		if i > 0 && spare >= 0 {
 			body = append(body, "")
 		}
+		last := i == len(lanes)-1
+		if len(body)+len(l) > laneRoom-1 && !(last && len(body)+len(l) <= laneRoom) {
+			hidden := len(lanes) - i
+			body = append(body[:min(len(body), max(0, laneRoom-1))], fmt.Sprintf("… %d more %s below: a taller window shows them",
+				hidden, plural(hidden, "worker")))
+			break
+		}
 		body = append(body, l...)
-	}
-	if len(legend) > max(0, room-len(body)) {
-		legend = legend[:max(0, min(len(legend), room-len(body)))]
-	}
-	if over := len(body) + len(legend) - room; over > 0 && room > 0 {
-		body = append(body[:max(0, len(body)-over-1)], fmt.Sprintf("… more lanes below: make the window %d lines taller", over+1))
 	}
 	lines := append(head, body...)
 	lines = append(lines, legend...)
 	lines = append(lines, momentLines(st.moments(), w, in.Height-len(lines))...)
 	return strings.Join(box(lines, w, in.Height), "\n")
-}
-
-// momentLines are the run's moments under a heading, in room lines at most: the latest when
-// not all fit.
-func momentLines(ms []string, w, room int) []string {
-	if len(ms) == 0 || room < 3 {
-		return nil
-	}
-	out := []string{"", rule("What the bars show", w)}
-	if n := room - len(out); len(ms) > n {
-		ms = append([]string{fmt.Sprintf("… %d earlier", len(ms)-n+1)}, ms[len(ms)-n+1:]...)
-	}
-	for _, m := range ms {
-		out = append(out, cut("  "+m, w))
-	}
-	return out
 }
 
 func countLines(ls [][]string) (n int) {
@@ -172,152 +166,4 @@ func offsetLabel(d time.Duration) string {
 		return fmt.Sprintf("%gs", d.Seconds())
 	}
 	return d.Round(time.Millisecond).String()
-}
-
-// leaseLabel is what a bar carries above its claim: the message key and the lease version.
-func leaseLabel(l *stLease) string {
-	if l.version > 0 {
-		return fmt.Sprintf("%s v%d", l.key, l.version)
-	}
-	return l.key
-}
-
-// laneLines draws each lane: for each track a line of labels and a line of bars, the worker's
-// name beside its first bar line.
-func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string) [][]string {
-	if paint == nil {
-		paint = func(_ int, s string) string { return s }
-	}
-	lo, hi := g.first*g.cw, (g.first+g.visible)*g.cw
-	cells := max(len(st.cols)*g.cw+1, hi)
-	for _, l := range st.leases {
-		cells = max(cells, l.start*g.cw+width(leaseLabel(l)))
-	}
-	out := make([][]string, len(st.lanes))
-	for li, lane := range st.lanes {
-		var labels, bars [][]rune
-		track := func(t int) {
-			for len(bars) <= t {
-				labels, bars = append(labels, []rune(spaces(cells))), append(bars, []rune(spaces(cells)))
-			}
-		}
-		track(0)
-		var ends []int // the last cell each track has taken
-		for _, l := range st.leases {
-			if l.lane != li {
-				continue
-			}
-			from := l.start * g.cw
-			to := max(l.end*g.cw, l.last*g.cw, from+width(leaseLabel(l))-1)
-			l.track = slices.IndexFunc(ends, func(e int) bool { return e+1 < from })
-			if l.track < 0 {
-				l.track, ends = len(ends), append(ends, 0)
-			}
-			ends[l.track] = to
-			track(l.track)
-			drawBar(bars[l.track], l, g.cw)
-		}
-		// Labels go above their claim, or at the window's left edge for a bar that began before.
-		for _, l := range st.leases {
-			if l.lane != li {
-				continue
-			}
-			label, x := []rune(leaseLabel(l)), l.start*g.cw
-			if x < lo && l.end*g.cw >= lo {
-				label, x = append([]rune{'<'}, label...), lo
-			}
-			if x+len(label) <= len(labels[l.track]) && blank(labels[l.track][x:x+len(label)]) {
-				copy(labels[l.track][x:], label)
-			}
-		}
-		// What the worker did holding no lease goes on the first track with room at its column.
-		cols := make([]int, 0, len(lane.marks))
-		for c := range lane.marks {
-			cols = append(cols, c)
-		}
-		slices.Sort(cols)
-		for _, c := range cols {
-			x := c * g.cw
-			t := slices.IndexFunc(bars, func(row []rune) bool { return row[x] == ' ' })
-			if t < 0 {
-				t = len(bars)
-				track(t)
-			}
-			bars[t][x] = lane.marks[c]
-		}
-		for t := range bars {
-			name := ""
-			if t == 0 {
-				name = lane.name
-			}
-			if label := string(labels[t][lo:hi]); strings.TrimSpace(label) != "" {
-				out[li] = append(out[li], strings.TrimRight(spaces(g.gutter)+label, " "))
-			}
-			bar := strings.TrimRight(padPlain(plainText(name), g.gutter)+string(bars[t][lo:hi]), " ")
-			out[li] = append(out[li], paint(li, bar))
-		}
-	}
-	return out
-}
-
-// blank reports whether every cell of row is a space.
-func blank(row []rune) bool { return !slices.ContainsFunc(row, func(r rune) bool { return r != ' ' }) }
-
-// drawBar draws lease l on a track: its fill from the claim to LockedUntilUtc, the cap there,
-// and its marks (some, such as a late finalize, after the cap).
-func drawBar(row []rune, l *stLease, cw int) {
-	for x := l.start * cw; x < l.end*cw; x++ {
-		row[x] = l.fillAt(x / cw)
-	}
-	row[l.end*cw] = fillEnd
-	for c, r := range l.marks {
-		row[c*cw] = r
-	}
-}
-
-// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
-// those.
-var legendOf = []struct {
-	r           rune
-	text, short string
-}{
-	{markClaim, "claim", "claim"}, {markReclaim, "reclaim (lease had ended)", "reclaim"},
-	{fillHeld, "lease held", "held"}, {fillStuck, "owner crashed/paused", "owner down"},
-	{fillDone, "row Processed", "Processed"}, {fillEnd, "LockedUntilUtc", "LockedUntilUtc"},
-	{markFinal, "finalized", "finalized"}, {markRejected, "REJECTED: 0 rows, rolled back", "REJECTED"},
-	{markViolate, "wrote WITHOUT OWNING", "NOT OWNER"}, {markCrash, "crash", "crash"},
-	{markPause, "pause", "pause"}, {markResume, "wake", "wake"},
-	{markTake, "take (UPDATE by Id)", "take"}, {markSelect, "select", "select"}, {markLoad, "load", "load"},
-	{markCheck, "provider call", "call"}, {markExpired, "lease over before call", "expired"},
-	{markRenew, "renewed", "renew"}, {markLost, "renewal lost", "lost"}, {markRestart, "restart", "restart"},
-	{markBlocked, "blocked by a lease", "blocked"}, {markEmpty, "nothing to claim", "empty"},
-}
-
-// legend lists the marks the diagram uses, in words (in a word each when short).
-func (st *spaceTime) legend(short bool) []string {
-	used := map[rune]bool{}
-	for _, lane := range st.lanes {
-		for _, r := range lane.marks {
-			used[r] = true
-		}
-	}
-	for _, l := range st.leases {
-		used[fillEnd] = true
-		for _, r := range l.marks {
-			used[r] = true
-		}
-		for _, f := range l.fills {
-			used[f.fill] = true
-		}
-	}
-	var items []string
-	for _, e := range legendOf {
-		switch {
-		case used[e.r] && short:
-			items = append(items, string(e.r)+" "+e.short)
-		case used[e.r]:
-			items = append(items, string(e.r)+" "+e.text)
-		}
-	}
-	return items
 }

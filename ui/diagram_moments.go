@@ -28,17 +28,17 @@ func (st *spaceTime) moments() []string {
 			continue
 		}
 		l := st.leaseAt(e.Worker, e.Key, c)
-		key := plainText(e.Key)
+		key, who := plainText(e.Key), plainText(e.Worker)
 		switch {
 		case e.Kind == engine.EvCrash && e.Key != "" && l != nil:
 			out = append(out, fmt.Sprintf("%s crashed at %s holding %s: its lease keeps everyone out until %s",
-				e.Worker, at(e.At), leaseLabel(l), at(l.until)))
+				who, at(e.At), leaseLabel(l), at(l.until)))
 		case e.Kind == engine.EvPause && st.leaseOf(e.Worker, c) != nil:
 			p := st.leaseOf(e.Worker, c)
 			out = append(out, fmt.Sprintf("%s paused at %s holding %s: the lease ends at %s whether it wakes or not",
-				e.Worker, at(e.At), leaseLabel(p), at(p.until)))
+				who, at(e.At), leaseLabel(p), at(p.until)))
 		case e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed && l != nil:
-			s := fmt.Sprintf("%s reclaimed %s at %s as v%d", e.Worker, key, at(e.At), e.Version)
+			s := fmt.Sprintf("%s reclaimed %s at %s as v%d", who, key, at(e.At), e.Version)
 			if prev := st.before(l); prev != nil {
 				s += fmt.Sprintf(": %s's v%d had ended at %s", st.lanes[prev.lane].name, prev.version, at(prev.until))
 			}
@@ -48,15 +48,15 @@ func (st *spaceTime) moments() []string {
 			if e.Outcome == engine.OutcomeViolation {
 				verb = "wrote WITHOUT OWNING the row"
 			}
-			s := fmt.Sprintf("%s's finalize of %s at %s %s", e.Worker, key, at(e.At), verb)
+			s := fmt.Sprintf("%s's finalize of %s at %s %s", who, key, at(e.At), verb)
 			if l != nil && e.At.After(l.until) {
 				s += fmt.Sprintf(": its lease v%d had ended at %s", l.version, at(l.until))
 			}
 			out = append(out, s)
 		case e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeLost:
-			out = append(out, fmt.Sprintf("%s's heartbeat on %s at %s found the lease gone", e.Worker, key, at(e.At)))
+			out = append(out, fmt.Sprintf("%s's heartbeat on %s at %s found the lease gone", who, key, at(e.At)))
 		case e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeBlocked:
-			k := blockKey{e.Worker, key}
+			k := blockKey{who, key}
 			if blocked[k] == 0 {
 				blockOrder = append(blockOrder, k)
 			}

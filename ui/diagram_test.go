@@ -275,3 +275,47 @@ func TestDiagramScreenshotIsTheProgram(t *testing.T) {
 			path, trim(got), path, trim(string(want)))
 	}
 }
+
+// Eight workers fit at 80×24 with their keys inside the bars; more lanes than lines say how
+// many are hidden.
+func TestDiagramManyWorkers(t *testing.T) {
+	l := runToEnd(t, "many-workers", 80, 24)
+	l.press("t")
+	l.must("Worker-A", "Worker-H", "key  C claim")
+	l.mustNot("more workers below")
+	var names []string
+	for i := 0; i < 12; i++ {
+		names = append(names, "W"+itoa(i))
+	}
+	v := renderDiagram(diagramInput{Name: "x", Events: l.m.frame.Events, Workers: names, Width: 80, Height: 12})
+	checkSize(t, v, 80, 12)
+	if !strings.Contains(v, "more workers below") || len(strings.Split(v, "\n")) != 12 {
+		t.Errorf("twelve lanes in 12 lines do not say what is hidden:\n%s", v)
+	}
+}
+
+// Without leasing there are no bars: the provider calls carry their message's key.
+func TestDiagramWithoutLeasesNamesTheMessages(t *testing.T) {
+	l := runToEnd(t, "before", 120, 40)
+	l.press("t")
+	l.must("L load", "* provider call")
+	v := l.view()
+	for _, w := range []string{"Worker-A", "Worker-B"} {
+		lines := strings.Split(v, "\n")
+		i := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, w+" ") })
+		if i < 1 || !strings.Contains(lines[i-1], "PAY-001") || !strings.Contains(lines[i], "*") {
+			t.Errorf("%s's provider call on PAY-001 is not named above its lane:\n%s", w, v)
+		}
+	}
+}
+
+// The diagram is drawn on every frame: from the 200 events a frame keeps, of eight workers.
+func BenchmarkRenderDiagram(b *testing.B) {
+	l := newLab(b, "many-workers", 120, 40, engine.Overrides{})
+	l.press("e", "t")
+	in := l.m.diagramInput(l.m.diagramHeight())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = renderDiagram(in)
+	}
+}
