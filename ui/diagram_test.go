@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -122,10 +121,18 @@ func TestDiagramBarsRunFromClaimToLockedUntil(t *testing.T) {
 				if claim == nil || !claim.SetsLease() || plainText(claim.Key) != ls.key || claim.Version != ls.version {
 					t.Fatalf("bar %s v%d starts at column %d, which is not its claim: %+v", ls.key, ls.version, ls.start, claim)
 				}
+				// Its LockedUntilUtc: the claim's, or that of the worker's last renewal of it
+				// before its next claim of the message.
 				until := claim.Until
-				for _, col := range st.cols[ls.start:] {
-					if e := col.ev; e != nil && e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeRenewed &&
-						e.Worker == claim.Worker && e.Key == claim.Key && col.at.Before(ls.until.Add(time.Nanosecond)) {
+				for _, col := range st.cols[ls.start+1:] {
+					e := col.ev
+					if e == nil || e.Worker != claim.Worker || e.Key != claim.Key {
+						continue
+					}
+					if e.Kind == engine.EvClaim || e.Kind == engine.EvTake {
+						break
+					}
+					if e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeRenewed {
 						until = e.Until
 					}
 				}
