@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
 )
 
 // diagramStep is how many columns one press of the diagram's scroll keys moves it.
@@ -61,13 +63,32 @@ func (m Model) diagramHeight() int {
 	return max(0, l.height-l.header-l.status-l.help)
 }
 
-// withDiagram is the screen with the diagram in the place of the panes, under the header lines.
-func (m Model) withDiagram(header []string) []string {
+// diagramView is the screen with the diagram in the place of the panes, between the header
+// and the status line.
+func (m Model) diagramView() string {
 	l := m.layout
-	lines := header
+	lines := m.headerView()
 	if h := m.diagramHeight(); h > 0 {
 		lines = append(lines, strings.Split(renderDiagram(m.diagramInput(h)), "\n")...)
 	}
 	lines = append(lines, m.statusView(l.width, l.status)...)
-	return append(lines, m.helpView(l.help)...)
+	lines = append(lines, m.helpView(l.help)...)
+	return strings.Join(box(lines, l.width, l.height), "\n")
+}
+
+// disabled is b switched off: the diagram's scroll keys until t shows it (setDiagram).
+func disabled(b key.Binding) key.Binding {
+	b.SetEnabled(false)
+	return b
+}
+
+// withDiagramKeys adds t and the diagram's scroll keys to the run group of the ? screen.
+func withDiagramKeys(k KeyMap, groups []helpGroup) []helpGroup {
+	for i := range groups {
+		if groups[i].title == "run" {
+			groups[i].entries = append(groups[i].entries, one(k.Diagram),
+				helpEntry{[]key.Binding{k.Earlier, k.Later}, "earlier/later in the diagram"})
+		}
+	}
+	return groups
 }

@@ -129,7 +129,7 @@ type helpGroup struct {
 // helpGroups are the ? screen's groups. FullHelp is built from them, so every key the ? screen
 // shows is a binding of the map.
 func (k KeyMap) helpGroups() []helpGroup {
-	return []helpGroup{
+	return withDiagramKeys(k, []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
@@ -137,12 +137,11 @@ func (k KeyMap) helpGroups() []helpGroup {
 			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
-			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.Diagram),
-			{[]key.Binding{k.Earlier, k.Later}, "earlier/later in the diagram"}}},
+			one(k.Reset), one(k.NextScenario), one(k.PrevScenario)}},
 		{"screen", []helpEntry{
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
 			one(k.Explain), one(k.Close), one(k.Help), one(k.Quit)}},
-	}
+	})
 }
 
 // fullHelpLines is the ? screen at width w: each group of keys on its own line(s) under a title,

@@ -138,14 +138,13 @@ func DefaultKeyMap() KeyMap {
 		Bottom:         b([]string{"end"}, "end", "last row"),
 		Explain:        b([]string{"i"}, "i", "explanation"),
 		Diagram:        b([]string{"t"}, "t", "diagram on/off"),
-		Earlier:        b([]string{"{"}, "{", "earlier in the diagram"),
-		Later:          b([]string{"}"}, "}", "later in the diagram"),
+		Earlier:        disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
+		Later:          disabled(b([]string{"}"}, "}", "later in the diagram")),
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
 		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
 	}
 	k.Close.SetEnabled(false) // nothing to close yet
-	k.setDiagram(false)       // no diagram to scroll yet
 	return k
 }
 
@@ -182,10 +181,10 @@ func (k KeyMap) actions() []keyAction {
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
+		{k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
-		{k.Explain, actExplain}, {k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
-		{k.Close, actClose}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.Close, actClose}, {k.Help, actHelp},
 	}
 }
 

@@ -14,11 +14,11 @@ func (m Model) View() string {
 	if l.tooSmall {
 		return m.tooSmallView()
 	}
+	if m.diagram.on {
+		return m.diagramView()
+	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	if m.diagram.on {
-		return strings.Join(box(m.withDiagram(lines), l.width, l.height), "\n")
-	}
 	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles, l.table)...)
 	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workers)...)
 	if l.wide {

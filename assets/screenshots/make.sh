@@ -16,12 +16,12 @@ FREEZE=${FREEZE:-$(command -v freeze || echo "$(go env GOPATH)/bin/freeze")}
 
 (cd "$ROOT" && go build -o "$WORK/leaselab" .)
 
-# shot NAME KEYS…: press KEYS in a fresh lab (started with $LAB_FLAGS), then save NAME.png (and NAME.txt, the plain text).
+# shot NAME KEYS…: press KEYS in a fresh lab, then save NAME.png (and NAME.txt, the plain text).
 shot() {
 	local name=$1
 	shift
 	rm -f /tmp/workshop.db*
-	"${T[@]}" new-session -d -s lab -x 120 -y 40 "env TERM=xterm-256color $WORK/leaselab --db /tmp/workshop.db ${LAB_FLAGS:-}; sleep 30"
+	"${T[@]}" new-session -d -s lab -x 120 -y 40 "env TERM=xterm-256color $WORK/leaselab --db /tmp/workshop.db; sleep 30"
 	sleep 1.5
 	for k in "$@"; do
 		"${T[@]}" send-keys -t lab "$k"
@@ -48,6 +48,3 @@ shot() {
 shot lab n n n n n n n x + + + n f
 # Three more steps: B finishes PAY-004, then reclaims PAY-003 (lease v2).
 shot lab-reclaim n n n n n n n x + + + n f n n n
-# The space-time diagram (t) of stale-owner run to its end (e): A's lease ends, B reclaims, A's
-# late finalize is rejected.
-LAB_FLAGS="--scenario stale-owner" shot lab-diagram e t
