@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -16,8 +17,8 @@ import (
 )
 
 // afterEvents is a recorded run of "after" to its end. Its concurrent phase differs from run to
-// run (who wins each claim), so the goldens draw one recorded run; -update records a new one
-// from the lab: go test ./ui -run TestDiagramGolden -update
+// run (who wins each claim), so the goldens draw one recorded run; -update on the after goldens
+// records a new one from the lab: go test ./ui -run 'TestDiagramGolden/after' -update
 const afterEvents = "testdata/diagram-after.events.json"
 
 // runToEnd opens name in the lab at w×h and presses e, which runs it to its end.
@@ -39,28 +40,33 @@ func workerNames(f *frame) []string {
 	return ws
 }
 
-// recordedAfter returns the recorded run of after, recording it first under -update.
+// afterRecord is the recorded run: the lanes and the events.
+type afterRecord struct {
+	Workers []string
+	Events  []engine.Event
+}
+
+// recordAfter runs after to its end in the lab and writes its events to afterEvents.
+func recordAfter(t *testing.T) {
+	t.Helper()
+	l := runToEnd(t, "after", 120, 40)
+	data, err := json.MarshalIndent(afterRecord{workerNames(l.m.frame), l.m.frame.Events}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(afterEvents, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordedAfter returns the recorded run of after.
 func recordedAfter(t *testing.T) ([]engine.Event, []string) {
 	t.Helper()
-	var rec struct {
-		Workers []string
-		Events  []engine.Event
-	}
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		l := runToEnd(t, "after", 120, 40)
-		rec.Workers, rec.Events = workerNames(l.m.frame), l.m.frame.Events
-		data, err := json.MarshalIndent(rec, "", " ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(afterEvents, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	data, err := os.ReadFile(afterEvents)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var rec afterRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatalf("%s: %v", afterEvents, err)
 	}
@@ -71,11 +77,15 @@ func recordedAfter(t *testing.T) ([]engine.Event, []string) {
 // 120×40 and 80×24 (the screen less the header, the status line and the footer); stale-owner
 // also as the whole lab screen after e and t.
 func TestDiagramGolden(t *testing.T) {
-	events, workers := recordedAfter(t)
+	var record sync.Once // -update records a new run of after, once, for both sizes
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		name := func(s string) string { return s + "_" + itoa(w) + "x" + itoa(h) }
 		t.Run(name("after"), func(t *testing.T) {
+			if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+				record.Do(func() { recordAfter(t) })
+			}
+			events, workers := recordedAfter(t)
 			l := newLab(t, "playground", w, h, engine.Overrides{})
 			in := diagramInput{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagramHeight(),
 				Hint: keyNames(l.m.keys.Earlier, l.m.keys.Later) + " earlier/later"}
