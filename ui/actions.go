@@ -116,6 +116,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actExplain:
 		m.explain = m.explain.toggle(m.layout.caption > 0)
 		m.relayout()
+	case actDiagram, actEarlier, actLater:
+		return m.diagramKey(act), nil
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()

@@ -129,7 +129,7 @@ type helpGroup struct {
 // helpGroups are the ? screen's groups. FullHelp is built from them, so every key the ? screen
 // shows is a binding of the map.
 func (k KeyMap) helpGroups() []helpGroup {
-	return []helpGroup{
+	return withDiagramKeys(k, []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
@@ -142,7 +142,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 		{"screen", []helpEntry{
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
 			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
-	}
+	})
 }
 
 // fullHelpLines is the ? screen at width w: each group of keys on its own line(s) under a title,

@@ -49,6 +49,9 @@ const (
 	actExplain
 	actSQL
 	actTranscript
+	actDiagram
+	actEarlier
+	actLater
 	actClose
 	actHelp
 	actOpenOffer
@@ -95,6 +98,9 @@ type KeyMap struct {
 	Explain        key.Binding
 	SQL            key.Binding
 	Transcript     key.Binding
+	Diagram        key.Binding
+	Earlier        key.Binding
+	Later          key.Binding
 	Close          key.Binding
 	Help           key.Binding
 	OpenOffer      key.Binding // a served lab: opens the scenario the teacher offers
@@ -147,6 +153,9 @@ func DefaultKeyMap() KeyMap {
 		Explain:        b([]string{"i"}, "i", "explanation"),
 		SQL:            b([]string{"v"}, "v", "SQL of each action"),
 		Transcript:     b([]string{"w"}, "w", "write transcript (.md)"),
+		Diagram:        b([]string{"t"}, "t", "diagram on/off"),
+		Earlier:        disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
+		Later:          disabled(b([]string{"}"}, "}", "later in the diagram")),
 		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:           b([]string{"?"}, "?", "all keys"),
 		OpenOffer:      b([]string{"O"}, "O", "open the scenario the teacher offers"),
@@ -195,6 +204,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
+		{k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
 		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
 		{k.Top, actTop}, {k.Bottom, actBottom},
 		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},

@@ -53,6 +53,7 @@ type Model struct {
 	finish   finishMode
 	showHelp bool
 	explain  explainMode
+	diagram  diagramMode // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
 	outbox  outboxPane

@@ -17,6 +17,9 @@ func (m Model) View() string {
 	if m.sql.open {
 		return m.sqlView()
 	}
+	if m.diagram.on {
+		return m.diagramView()
+	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
 	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
