@@ -236,7 +236,13 @@ type child struct {
 
 func start(t *testing.T, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return startCmd(t, exec.Command(os.Args[0], args...))
+}
+
+// startCmd starts cmd, a command line that runs this test binary as leaselab (directly, or
+// through a wrapper such as "ip netns exec", which execs it), and collects its output.
+func startCmd(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
 	cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

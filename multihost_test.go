@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -102,31 +101,7 @@ func startOn(t *testing.T, h host, args ...string) *child {
 	if h.ns != "" {
 		cmd = exec.Command("ip", append([]string{"netns", "exec", h.ns, os.Args[0]}, args...)...) // ip execs it: same pid
 	}
-	cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	c := &child{cmd: cmd, seen: make(chan string, 10000), done: make(chan error, 1)}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			c.mu.Lock()
-			c.lines = append(c.lines, sc.Text())
-			c.mu.Unlock()
-			select {
-			case c.seen <- sc.Text():
-			default:
-			}
-		}
-		c.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() { cmd.Process.Kill() })
-	return c
+	return startCmd(t, cmd)
 }
 
 // Workers on three hosts share one PostgreSQL schema; two are killed with SIGKILL while they
