@@ -181,7 +181,7 @@ func report(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "leaselab: %v\n", err)
+	fmt.Fprintf(stderr, "leaselab: %s\n", engine.Escape(err.Error())) // it may quote a file's or a database's text
 	var ue usageError
 	var pe *engine.ParseError
 	var se *engine.ScriptError

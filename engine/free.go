@@ -96,7 +96,7 @@ func (s *Session) StartFree(ctx context.Context, pace time.Duration) *FreeRun {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if err := w.Serve(ctx, f.stop, ServeOptions{Pace: pace}); err != nil {
+			if err := recovered(w.Name, func() error { return w.Serve(ctx, f.stop, ServeOptions{Pace: pace}) }); err != nil {
 				f.mu.Lock()
 				f.errs = append(f.errs, err)
 				f.mu.Unlock()
@@ -176,7 +176,7 @@ func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
 		go func() {
 			defer wg.Done()
 			<-start
-			if err := runFree(ctx, w, s.free); err != nil {
+			if err := recovered(w.Name, func() error { return runFree(ctx, w, s.free) }); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -222,4 +222,16 @@ func runFree(ctx context.Context, w *Worker, free freeOptions) error {
 			free.wait(ctx)
 		}
 	}
+}
+
+// recovered runs a worker's goroutine body and turns a panic into that worker's error, so that
+// a bug in one worker ends its run with an error its session reports, never the process (a
+// server with many sessions keeps the others).
+func recovered(worker string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s stopped on an internal error (panic: %v)", worker, r)
+		}
+	}()
+	return fn()
 }
