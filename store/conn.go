@@ -24,7 +24,7 @@ type Conn struct {
 	pool *sql.DB       // a pool of exactly one connection: conn
 	conn *sql.Conn     // that connection, taken from the pool for good by prepare
 	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
-	hold *finalizeHold // the DB's fault injection (HoldFinalize), or nil
+	hold *FinalizeHold // the DB's fault injection (HoldFinalize), or nil
 	// begin, commit and rollback are the transaction's own statements, and stmts the claim's
 	// and the finalize's; all prepared once on conn by prepare and read-only afterwards.
 	begin, commit, rollback *sql.Stmt
@@ -559,7 +559,7 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 		sql.Named("key", key)); err != nil {
 		return res, fmt.Errorf("finalize %s: update payment: %w", key, describe(err))
 	}
-	if err := c.hold.wait(t.ctx, key); err != nil {
+	if err := c.hold.Wait(t.ctx, key); err != nil {
 		return res, fmt.Errorf("finalize %s: held: %w", key, err) // rolled back
 	}
 	args := []any{sql.Named("now", FormatTime(res.At)), sql.Named("id", req.Message.ID),

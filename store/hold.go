@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// finalizeHold is fault injection for crash tests: it keeps every finalize transaction open,
+// FinalizeHold is fault injection for crash tests: it keeps every finalize transaction open,
 // after the payment update and before the outbox update, so that a test can kill the process
 // in the middle of a write transaction.
-type finalizeHold struct {
+type FinalizeHold struct {
 	d      time.Duration
 	notify func(key string)
 }
@@ -17,12 +17,18 @@ type finalizeHold struct {
 // the transaction (holding SQLite's write lock), calling notify first. It is for crash tests
 // (leaselab worker --hold-finalize), never for normal runs.
 func (db *DB) HoldFinalize(d time.Duration, notify func(key string)) {
-	db.hold = &finalizeHold{d: d, notify: notify}
+	db.hold = NewFinalizeHold(d, notify)
 }
 
-// wait holds the transaction; a nil hold does nothing. It returns ctx's error if ctx ends first:
+// NewFinalizeHold holds every finalize for d, calling notify (if set) with the message's key
+// first. Every backend's HoldFinalize uses it.
+func NewFinalizeHold(d time.Duration, notify func(key string)) *FinalizeHold {
+	return &FinalizeHold{d: d, notify: notify}
+}
+
+// Wait holds the transaction; a nil hold does nothing. It returns ctx's error if ctx ends first:
 // the finalize then rolls back.
-func (h *finalizeHold) wait(ctx context.Context, key string) error {
+func (h *FinalizeHold) Wait(ctx context.Context, key string) error {
 	if h == nil {
 		return nil
 	}

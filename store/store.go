@@ -66,7 +66,7 @@ type DB struct {
 	path  string
 	admin *sql.DB
 	gate  *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
-	hold  *finalizeHold // fault injection for crash tests; nil when off
+	hold  *FinalizeHold // fault injection for crash tests; nil when off
 }
 
 var _ engine.DB = (*DB)(nil)

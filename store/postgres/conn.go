@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -20,7 +21,7 @@ import (
 // FOR UPDATE SKIP LOCKED passes over a row another transaction holds and takes the next one.
 type Conn struct {
 	conn *pgx.Conn
-	hold *finalizeHold
+	hold *store.FinalizeHold
 	name string // the database, for errors
 }
 

@@ -85,7 +85,7 @@ func (c *Conn) finalizeTx(ctx context.Context, tx pgx.Tx, req engine.FinalizeReq
 	if _, err := tx.Exec(run, finalizePaymentSQL, req.PaymentStatus, txID, key); err != nil {
 		return res, fmt.Errorf("finalize %s: update payment: %w", key, describe(err))
 	}
-	if err := c.hold.wait(ctx, key); err != nil {
+	if err := c.hold.Wait(ctx, key); err != nil {
 		return res, fmt.Errorf("finalize %s: held: %w", key, err) // rolled back
 	}
 	if !req.OwnershipCheck {

@@ -136,8 +136,8 @@ type Options struct {
 type DB struct {
 	t     target
 	admin *pgxpool.Pool
-	hold  *finalizeHold // fault injection for crash tests; nil when off
-	drop  bool          // the schema is this DB's own (CreateTemp): Close drops it
+	hold  *store.FinalizeHold // fault injection for crash tests; nil when off
+	drop  bool                // the schema is this DB's own (CreateTemp): Close drops it
 }
 
 var _ engine.DB = (*DB)(nil)
@@ -257,7 +257,7 @@ func (db *DB) Close() error {
 // the transaction, after the payment update, calling notify first. It is for crash tests
 // (leaselab worker --hold-finalize), never for normal runs.
 func (db *DB) HoldFinalize(d time.Duration, notify func(key string)) {
-	db.hold = &finalizeHold{d: d, notify: notify}
+	db.hold = store.NewFinalizeHold(d, notify)
 }
 
 // envError wraps err as an error of the environment that names the database (without password).

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -92,31 +91,4 @@ func createTables(ctx context.Context, tx pgx.Tx, schema string) error {
 // Schema returns the statements that made the run's tables, for the report.
 func (db *DB) Schema(ctx context.Context) (string, error) {
 	return fmt.Sprintf("-- PostgreSQL, schema %s\n%s", db.t.schema, schemaSQL), nil
-}
-
-// finalizeHold is fault injection for crash tests: it keeps every finalize transaction open,
-// after the payment update and before the outbox update, so that a test can kill the process
-// in the middle of a write transaction.
-type finalizeHold struct {
-	d      time.Duration
-	notify func(key string)
-}
-
-// wait holds the transaction; a nil hold does nothing. It returns ctx's error if ctx ends first:
-// the finalize then rolls back.
-func (h *finalizeHold) wait(ctx context.Context, key string) error {
-	if h == nil {
-		return nil
-	}
-	if h.notify != nil {
-		h.notify(key)
-	}
-	t := time.NewTimer(h.d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
