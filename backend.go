@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"leaselab/assets"
 	"leaselab/engine"
 	"leaselab/store"
 	"leaselab/store/postgres"
@@ -113,4 +114,27 @@ func pgError(err error) error {
 		return err
 	}
 	return usageError{err}
+}
+
+// backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
+// file, before anything is opened.
+func backendFits(sc *engine.Scenario, db string) error {
+	if sc.Backend == engine.BackendPostgres && !postgres.IsURL(db) {
+		return usageError{fmt.Errorf("scenario %s needs PostgreSQL: it teaches row locks, and SQLite has none (one write lock for the whole file); pass --db postgres://USER@HOST:PORT/DB", sc.Name)}
+	}
+	return nil
+}
+
+// lessonsFor is the built-in scenarios a database can run, in teaching order: every one on
+// PostgreSQL; on a SQLite file, all but those that need PostgreSQL. It is the lab's tab order.
+func lessonsFor(db string) []string {
+	var out []string
+	for _, n := range assets.Names() {
+		data, src, _ := assets.Scenario(n)
+		if sc, err := engine.Parse(src, data); err == nil && backendFits(sc, db) != nil {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -48,7 +48,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,
-		Scenarios: assets.Names(),
+		Scenarios: lessonsFor(sf.db),
 		Open:      root.Open,
 		In:        stdin,
 		// w writes transcripts beside the --db database, or in the working folder.

@@ -21,6 +21,9 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		title := ""
 		if sc, err := engine.Parse(src, data); err == nil {
 			title = sc.Title
+			if sc.Backend == engine.BackendPostgres {
+				title += " (PostgreSQL only: --db postgres://…)"
+			}
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, title)
 	}

@@ -153,7 +153,7 @@ func newLabServer(key gossh.Signer, o serveOptions, connect string, log io.Write
 func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
 		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
-		Start: assets.Default, Scenarios: assets.Names(), MinPace: serveMinPace,
+		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
 		Connect: connect, Log: log,
 		NewRoot: func() serve.Root {
 			r := newLabRoot(nil, nil)

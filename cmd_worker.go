@@ -26,7 +26,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	poll := fs.Duration("poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
 	untilEmpty := fs.Bool("until-empty", true, "stop once no work is left (false: keep polling until stopped)")
 	toggles := map[string]*bool{}
-	for _, t := range engine.ToggleNames() {
+	for _, t := range engine.AllToggleNames() {
 		if t != engine.ToggleLeasing {
 			toggles[t] = fs.Bool(t, t != engine.ToggleHeartbeat, t+" on (=true) or off (=false)")
 		}

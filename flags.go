@@ -43,7 +43,7 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
 	f.toggles = map[string]*bool{}
-	for _, t := range engine.ToggleNames() {
+	for _, t := range engine.AllToggleNames() {
 		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
 	}
 }
@@ -93,6 +93,9 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	}
 	sc, err := engine.Parse(source, data)
 	if err != nil {
+		return nil, err
+	}
+	if err := backendFits(sc, f.db); err != nil {
 		return nil, err
 	}
 	o, err := f.overrides(fs)

@@ -14,6 +14,7 @@ const (
 	EvClaim    EventKind = "claim"
 	EvSelect   EventKind = "select"
 	EvTake     EventKind = "take"
+	EvLock     EventKind = "lock"
 	EvCheck    EventKind = "check"
 	EvRenew    EventKind = "renew"
 	EvFinalize EventKind = "finalize"
@@ -39,6 +40,7 @@ const (
 	OutcomeLoaded    = "loaded"    // a naive load found rows
 	OutcomeSelected  = "selected"  // a non-atomic claim read a candidate
 	OutcomeTaken     = "taken"     // a non-atomic claim's unconditional UPDATE
+	OutcomeLocked    = "locked"    // a two-step claim locked its row, transaction open
 	OutcomeRenewed   = "renewed"   // a heartbeat extended the lease
 	OutcomeLost      = "lost"      // a heartbeat found the lease gone
 	OutcomeHolding   = "holding"   // a worker crashed holding a lease
@@ -59,18 +61,21 @@ type Event struct {
 	Version int64     // the lease version a claim or take set; a finalize, crash or wake-up: the one held
 	Text    string    // the event in words, without the time: Sentence(e), set when recorded
 	// What the words are made of, where the kind has it.
-	ID           string    // the worker's LockedBy value (its worker id)
-	Last         string    // a load: the last key of the range loaded (Key is the first)
-	Holding      string    // a pause or a wake-up: the key the worker holds, "" when none
-	PriorOwner   string    // a reclaim: the owner replaced; a block: the owner of the lease
-	PriorUntil   time.Time // a reclaim: the end of the lease it replaced
-	PriorStatus  string    // a finalize: the row's Status just before the write
-	PriorVersion int64     // a finalize: the row's LeaseVersion just before the write
-	OwnerCheck   bool      // a finalize: guarded by Status='Processing' AND LockedBy
-	Fenced       bool      // a finalize: guarded by LeaseVersion (Version: the one held)
-	Payment      string    // a finalize: the payment status written
-	TxID         string    // a provider answer's TransactionId, "" when none
-	Due          time.Time // a provider call: when its answer is due
+	ID           string        // the worker's LockedBy value (its worker id)
+	Last         string        // a load: the last key of the range loaded (Key is the first)
+	Holding      string        // a pause or a wake-up: the key the worker holds, "" when none
+	PriorOwner   string        // a reclaim: the owner replaced; a block: the owner of the lease
+	PriorUntil   time.Time     // a reclaim: the end of the lease it replaced
+	PriorStatus  string        // a finalize: the row's Status just before the write
+	PriorVersion int64         // a finalize: the row's LeaseVersion just before the write
+	OwnerCheck   bool          // a finalize: guarded by Status='Processing' AND LockedBy
+	Fenced       bool          // a finalize: guarded by LeaseVersion (Version: the one held)
+	Payment      string        // a finalize: the payment status written
+	TxID         string        // a provider answer's TransactionId, "" when none
+	Due          time.Time     // a provider call: when its answer is due
+	Wait         time.Duration // a claim: how long it waited for a row lock (skip-locked off)
+	Holder       string        // a claim that waited: whose transaction held the lock
+	SkipLocked   bool          // a lock: it passed over locked rows (SKIP LOCKED)
 	// Trace is the SQL the action ran, as the database ran it, when the session traces
 	// (Session.TraceSQL); nil otherwise, and for what is not a transaction.
 	Trace *Trace

@@ -14,9 +14,11 @@ type WorkerLedger struct {
 	ClaimsWon           int
 	ClaimsEmpty         int
 	ClaimsBlocked       int
-	Reclaims            int // claims won over an expired lease of another owner
-	Selects             int // non-atomic claim, first half
-	Takes               int // non-atomic claim, second half (unconditional UPDATE)
+	LockWaits           int           // claims that waited for another transaction's row lock (skip-locked off)
+	LockWaited          time.Duration // how long those waits took, measured
+	Reclaims            int           // claims won over an expired lease of another owner
+	Selects             int           // non-atomic claim, first half
+	Takes               int           // non-atomic claim, second half (unconditional UPDATE)
 	ProcessingAttempts  int
 	Finalized           int // finalize transactions committed
 	RejectedFinalizes   int // guarded finalize changed no row and rolled back
@@ -129,6 +131,8 @@ func (l *Ledger) Total() WorkerLedger {
 		t.ClaimsWon += w.ClaimsWon
 		t.ClaimsEmpty += w.ClaimsEmpty
 		t.ClaimsBlocked += w.ClaimsBlocked
+		t.LockWaits += w.LockWaits
+		t.LockWaited += w.LockWaited
 		t.Reclaims += w.Reclaims
 		t.Selects += w.Selects
 		t.Takes += w.Takes

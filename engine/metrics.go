@@ -68,7 +68,7 @@ func compare(e Expectation, actual string) bool {
 var metricNames = []string{
 	"processing_attempts", "unique_processed", "processed_more_than_once", "finalized_more_than_once", "status_checks",
 	"reprocessed_after_lost_lease", "processed_by_two_owners",
-	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "reclaims",
+	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "lock_waits", "reclaims",
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
 	"payments.paid", "payments.failed", "payments.pending",
@@ -115,7 +115,7 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		"finalized_more_than_once":     sum.FinalizedMoreThanOnce,
 		"reprocessed_after_lost_lease": sum.ReprocessedAfterLostLease, "processed_by_two_owners": sum.ProcessedByTwoOwners,
 		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
-		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims,
+		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims, "lock_waits": sum.LockWaits,
 		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
 		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,
 		"creation_calls_in_workers": sum.CreationCallsInWorker, "lost": sum.Lost, "recovered": recovered,

@@ -139,6 +139,11 @@ type ClaimRequest struct {
 	// after the lock, and writes the reading + Lease as the lease end.
 	Clock func() time.Time
 	Lease time.Duration
+	// WaitForLocks (skip-locked off) makes the claim wait for a row another transaction has
+	// locked instead of passing over it, for up to LockTimeout; only a backend with row locks
+	// (PostgreSQL) has the choice. SQLite's claim waits for its one write lock either way.
+	WaitForLocks bool
+	LockTimeout  time.Duration
 }
 
 // Times is the claim's now and lease end: Now and Until, or with Clock one reading of it (see
@@ -161,6 +166,27 @@ type ClaimResult struct {
 	PrevUntil time.Time
 	// Blocker names the row a blocked claim was stopped by.
 	Blocker string
+	// LockWait is how long a claim that waited for another transaction's row lock waited
+	// (ClaimRequest.WaitForLocks), measured; zero when it did not wait for one. LockHolder is
+	// the transaction that held the lock, as the database names its connection ("" if unknown).
+	LockWait   time.Duration
+	LockHolder string
+}
+
+// RowLocker is a Conn whose database locks rows (PostgreSQL). It can run the atomic claim in
+// two steps with its transaction open between them, so that a lesson can show what another
+// worker's claim does when it meets the row lock. SQLite's connections do not implement it:
+// SQLite has one write lock and no row locks.
+type RowLocker interface {
+	// LockClaim begins the claim's transaction and locks the oldest claimable row (SELECT …
+	// FOR UPDATE, SKIP LOCKED unless req.WaitForLocks); nothing is written. ClaimWon: the row
+	// is locked, Message is the row as read (LeaseVersion the version seen), and the
+	// transaction stays open until FinishClaim, or Close, which rolls it back. ClaimEmpty or
+	// ClaimBlocked: nothing was locked and the transaction has ended.
+	LockClaim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
+	// FinishClaim takes the row LockClaim locked with the claim's conditional UPDATE, and
+	// commits. Times: req.Times once (the lock is held already).
+	FinishClaim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
 }
 
 // TakeRequest is the second half of the non-atomic claim: set a lease on row ID with no

@@ -33,7 +33,9 @@ func (e *ParseError) Error() string {
 //	workers: A B                # or a number: "workers: 2"
 //	worker: A2 id=Worker-A      # a worker writing another's LockedBy (a second thread of A)
 //	lease: 500ms
-//	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat
+//	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat, skip-locked
+//	lock-timeout: 300ms         # a claim's wait for a row lock with skip-locked off
+//	backend: postgres           # a lesson only PostgreSQL can run (row locks)
 //	heartbeat-every: 200ms
 //	provider-latency: 0ms
 //	slow: A 800ms               # this worker's provider calls take longer
@@ -46,7 +48,7 @@ func (e *ParseError) Error() string {
 //
 //	steps:
 //	  phase A heading
-//	  A claim PAY-001           # also: step [N], run, load, select, take, check, renew, finalize
+//	  A claim PAY-001           # also: step [N], run, load, select, take, lock, check, renew, finalize
 //	  A crash                   # also: restart, pause, resume
 //	  clock +600ms              # or: clock 09:00:00.600Z, clock past-lease
 //	  set leasing off           # or a duration: set lease 300ms
@@ -215,7 +217,7 @@ func (p *parser) header(n int, line string) error {
 		return p.workers(n, val)
 	case "worker":
 		return p.worker(n, val)
-	case "lease", "heartbeat-every", "provider-latency":
+	case "lease", "heartbeat-every", "provider-latency", "lock-timeout":
 		d, err := p.duration(n, key, val)
 		if err != nil {
 			return err
@@ -225,10 +227,15 @@ func (p *parser) header(n int, line string) error {
 			sc.Settings.Lease = d
 		case "heartbeat-every":
 			sc.Settings.HeartbeatEvery = d
+		case "lock-timeout":
+			if d < time.Millisecond {
+				return p.errf(n, "bad duration for lock-timeout: want at least 1ms (a claim must be able to give up)")
+			}
+			sc.Settings.LockTimeout = d
 		default:
 			sc.Settings.ProviderLatency = d
 		}
-	case ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat:
+	case ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat, ToggleSkipLocked:
 		on, err := ParseOnOff(val)
 		if err != nil {
 			return p.errf(n, "bad %s: %v", key, err)
@@ -258,13 +265,18 @@ func (p *parser) header(n int, line string) error {
 		if len(sc.VerdictChecks) == 0 {
 			return p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(CheckIDs(), ", "))
 		}
+	case "backend":
+		if val != BackendPostgres {
+			return p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, BackendPostgres)
+		}
+		sc.Backend = val
 	case "teaches":
 		if _, err := sc.Settings.Get(val); err != nil {
 			return p.errf(n, "bad teaches: %v", err)
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, %s, fail, seed, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(ToggleNames(), ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(AllToggleNames(), ", "))
 	}
 	return nil
 }

@@ -31,26 +31,30 @@ type Summary struct {
 	ClaimsWon                 int            `json:"claims_won"`
 	ClaimsEmpty               int            `json:"claims_empty"`
 	ClaimsBlocked             int            `json:"claims_blocked"`
-	Reclaims                  int            `json:"reclaims"`
-	OwnershipViolations       int            `json:"ownership_violations"`
-	RejectedFinalizes         int            `json:"rejected_finalizes"`
-	BusyRetries               int            `json:"busy_retries"`
-	ProcessedByWorker         map[string]int `json:"processed_by_worker"`
-	LoadedByWorker            map[string]int `json:"loaded_by_worker"`
-	Payments                  PaymentCounts  `json:"payments"`
-	Outbox                    OutboxCounts   `json:"outbox"`
-	DuplicateRows             int            `json:"duplicate_rows"`
-	CreationCalls             int            `json:"creation_calls"`
-	CreationCallsInWorker     int            `json:"creation_calls_in_workers"`
-	Lost                      int            `json:"lost"`
-	Recovery                  []Recovery     `json:"recovery"`
-	Checks                    []Check        `json:"checks"`
-	Expectations              []ExpectResult `json:"expectations"`
-	ExpectationsMet           bool           `json:"expectations_met"`
-	Passed                    bool           `json:"passed"`
-	Verdict                   string         `json:"verdict"`
-	ReportFile                string         `json:"report_file,omitempty"`
-	Questions                 int            `json:"questions"` // the script's questions, which run ignores
+	LockWaits                 int            `json:"lock_waits"`     // claims that waited for a row lock (skip-locked off)
+	LockWaitedMS              int64          `json:"lock_waited_ms"` // how long they waited, in all
+	// Backend is the kind of database the lesson needs ("" for any; "postgres").
+	Backend               string         `json:"backend,omitempty"`
+	Reclaims              int            `json:"reclaims"`
+	OwnershipViolations   int            `json:"ownership_violations"`
+	RejectedFinalizes     int            `json:"rejected_finalizes"`
+	BusyRetries           int            `json:"busy_retries"`
+	ProcessedByWorker     map[string]int `json:"processed_by_worker"`
+	LoadedByWorker        map[string]int `json:"loaded_by_worker"`
+	Payments              PaymentCounts  `json:"payments"`
+	Outbox                OutboxCounts   `json:"outbox"`
+	DuplicateRows         int            `json:"duplicate_rows"`
+	CreationCalls         int            `json:"creation_calls"`
+	CreationCallsInWorker int            `json:"creation_calls_in_workers"`
+	Lost                  int            `json:"lost"`
+	Recovery              []Recovery     `json:"recovery"`
+	Checks                []Check        `json:"checks"`
+	Expectations          []ExpectResult `json:"expectations"`
+	ExpectationsMet       bool           `json:"expectations_met"`
+	Passed                bool           `json:"passed"`
+	Verdict               string         `json:"verdict"`
+	ReportFile            string         `json:"report_file,omitempty"`
+	Questions             int            `json:"questions"` // the script's questions, which run ignores
 }
 
 // PaymentCounts are the payments by status.
@@ -89,12 +93,13 @@ const (
 	CheckProviderTxIDs = "provider-tx-ids"
 	CheckNoneLost      = "none-lost"
 	CheckRecovered     = "recovered"
+	CheckNoLockWaits   = "no-lock-waits"
 )
 
 // CheckIDs lists every check ID.
 func CheckIDs() []string {
 	return []string{CheckOneOwner, CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
-		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered}
+		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits}
 }
 
 // ExpectResult is one expectation and what the run gave.
@@ -136,6 +141,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		StatusChecksByKey:  s.provider.Calls(),
 		RowsLoaded:         total.RowsLoaded,
 		ClaimsWon:          total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
+		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
 		Reclaims:            total.Reclaims,
 		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
 		BusyRetries:       total.BusyRetries,
@@ -234,6 +240,11 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 			OK:     c.OutboxProcessed == c.Messages && c.PaymentsPending == 0,
 			Detail: fmt.Sprintf("outbox Processed/Pending/Processing %d/%d/%d", c.OutboxProcessed, c.OutboxPending, c.OutboxProcessing)},
 	}...)
+	if slices.Contains(s.Scenario.VerdictChecks, CheckNoLockWaits) || sum.LockWaits > 0 {
+		checks = append(checks, Check{ID: CheckNoLockWaits, Name: "no claim waited for another's row lock",
+			OK:     sum.LockWaits == 0,
+			Detail: fmt.Sprintf("%d %s waited, %d ms in all", sum.LockWaits, plural(sum.LockWaits, "claim"), sum.LockWaitedMS)})
+	}
 	if len(sum.Recovery) > 0 {
 		ok, parts := true, []string{}
 		for _, r := range sum.Recovery {

@@ -19,6 +19,9 @@ type Scenario struct {
 	Fail     []string // keys the provider fails; empty: the default rule
 	Seed     int64
 	Teaches  string // the toggle this lesson is about, if any
+	// Backend is the kind of database the lesson needs ("" for any; BackendPostgres for a
+	// lesson about row locks, which SQLite does not have).
+	Backend string
 	// VerdictChecks are the check IDs that decide the verdict; empty: every check but
 	// processed-once (at-least-once re-processing is shown, not failed).
 	VerdictChecks []string
@@ -27,6 +30,9 @@ type Scenario struct {
 	Steps         []Step
 	Expect        []ExpectBlock
 }
+
+// BackendPostgres is Scenario.Backend for a lesson only PostgreSQL can run.
+const BackendPostgres = "postgres"
 
 // WorkerSpec declares one worker.
 type WorkerSpec struct {
@@ -122,7 +128,7 @@ func (b ExpectBlock) Applies(s Settings) bool {
 // WhenString renders the block's conditions: "fencing=off".
 func (b ExpectBlock) WhenString() string {
 	var parts []string
-	for _, t := range ToggleNames() {
+	for _, t := range AllToggleNames() {
 		if v, ok := b.When[t]; ok {
 			parts = append(parts, t+"="+OnOff(v))
 		}
@@ -135,7 +141,7 @@ func (b ExpectBlock) WhenString() string {
 // delivery, not a safety failure; a lesson about it (lease-too-short) names the check.
 func (sc *Scenario) decides(id string) bool {
 	if len(sc.VerdictChecks) == 0 {
-		return id != CheckProcessedOnce
+		return id != CheckProcessedOnce && id != CheckNoLockWaits // a wait is slow, not unsafe
 	}
 	for _, c := range sc.VerdictChecks {
 		if c == id {

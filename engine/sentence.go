@@ -31,6 +31,8 @@ func Sentence(e Event) string {
 		return fmt.Sprintf("%s selected %s to claim (a plain read: nothing is locked yet)", n, e.Key)
 	case EvTake:
 		return fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s", n, e.Key, e.Version, FormatClock(e.Until))
+	case EvLock:
+		return lockSentence(e)
 	case EvCheck:
 		return checkSentence(e)
 	case EvRenew:
@@ -46,6 +48,8 @@ func Sentence(e Event) string {
 			return fmt.Sprintf("%s CRASHED holding %s: the row stays Processing, LockedBy=%s until %s", n, e.Key, e.ID, FormatClock(e.Until))
 		case OutcomeUnfinished:
 			return n + " CRASHED with unfinished loaded rows in memory (now lost)"
+		case OutcomeLockReleased:
+			return fmt.Sprintf("%s CRASHED inside its claim transaction: the server rolled it back, so the row lock on %s is released and the row is as it was", n, e.Key)
 		}
 		return n + " CRASHED"
 	case EvRestart:
@@ -97,6 +101,8 @@ func claimSentence(e Event) string {
 		return n + " claim empty: nothing left to claim"
 	case OutcomeBlocked:
 		switch {
+		case e.Wait > 0:
+			return lockWaitSentence(e)
 		case e.PriorOwner == e.ID && n == e.ID:
 			// Its memory of that attempt is gone (a crash, a restart): the lease binds it too.
 			return fmt.Sprintf("%s claim BLOCKED: %s is leased by %s's own attempt from before its restart, until %s: it waits like any other worker",

@@ -9,11 +9,17 @@ import (
 // Settings are the protocol's switches and durations. The lab flips them while a scenario runs;
 // a worker reads them at the start of each action, so a change applies from the next action on.
 type Settings struct {
-	Leasing        bool          // claim before processing; off: the naive bulk load
-	AtomicClaim    bool          // BEGIN IMMEDIATE + conditional UPDATE; off: select, then update
-	OwnershipCheck bool          // finalize requires Status='Processing' AND LockedBy=me
-	Fencing        bool          // finalize also requires the lease version of the claim
-	Heartbeat      bool          // a working worker renews its lease every HeartbeatEvery
+	Leasing        bool // claim before processing; off: the naive bulk load
+	AtomicClaim    bool // BEGIN IMMEDIATE + conditional UPDATE; off: select, then update
+	OwnershipCheck bool // finalize requires Status='Processing' AND LockedBy=me
+	Fencing        bool // finalize also requires the lease version of the claim
+	Heartbeat      bool // a working worker renews its lease every HeartbeatEvery
+	// SkipLocked: on a database with row locks (PostgreSQL), a claim passes over a row another
+	// transaction has locked and takes the next one (FOR UPDATE SKIP LOCKED); off, it waits
+	// for that lock, up to LockTimeout. SQLite has no row locks: there it changes nothing.
+	SkipLocked bool
+	// LockTimeout bounds a claim's wait for a row lock while SkipLocked is off (lock_timeout).
+	LockTimeout    time.Duration
 	Lease          time.Duration // lease length
 	HeartbeatEvery time.Duration
 	// ProviderLatency is how long, in scenario time, a status check takes to answer.
@@ -29,8 +35,14 @@ func DefaultSettings() Settings {
 		OwnershipCheck: true,
 		Lease:          500 * time.Millisecond,
 		HeartbeatEvery: 200 * time.Millisecond,
+		SkipLocked:     true,
+		LockTimeout:    DefaultLockTimeout,
 	}
 }
+
+// DefaultLockTimeout is how long a claim waits for a row lock with skip-locked off before it
+// gives up (PostgreSQL's lock_timeout): long enough to see, short enough not to stall a lesson.
+const DefaultLockTimeout = 300 * time.Millisecond
 
 // DefaultHeartbeat is the heartbeat interval for a lease when none is given: two fifths of it
 // (200 ms for a 500 ms lease), so that two heartbeats fit in one lease.
@@ -45,12 +57,18 @@ const (
 	ToggleOwnershipCheck = "ownership-check"
 	ToggleFencing        = "fencing"
 	ToggleHeartbeat      = "heartbeat"
+	// ToggleSkipLocked is a toggle of databases with row locks (PostgreSQL) only.
+	ToggleSkipLocked = "skip-locked"
 )
 
-// ToggleNames lists every toggle name in a fixed order.
+// ToggleNames lists every toggle of the protocol, which every backend has, in a fixed order.
 func ToggleNames() []string {
 	return []string{ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat}
 }
+
+// AllToggleNames is ToggleNames and the toggles only some backends have (skip-locked): what a
+// scenario file, a flag or the lab may set.
+func AllToggleNames() []string { return append(ToggleNames(), ToggleSkipLocked) }
 
 // toggle returns a pointer to the named switch.
 func (s *Settings) toggle(name string) (*bool, error) {
@@ -65,8 +83,10 @@ func (s *Settings) toggle(name string) (*bool, error) {
 		return &s.Fencing, nil
 	case ToggleHeartbeat:
 		return &s.Heartbeat, nil
+	case ToggleSkipLocked:
+		return &s.SkipLocked, nil
 	}
-	return nil, fmt.Errorf("unknown toggle %q (known: %s)", name, strings.Join(ToggleNames(), ", "))
+	return nil, fmt.Errorf("unknown toggle %q (known: %s)", name, strings.Join(AllToggleNames(), ", "))
 }
 
 // Get reads the named toggle.
@@ -113,6 +133,9 @@ func (s Settings) Describe() string {
 	for _, t := range ToggleNames() {
 		v, _ := s.Get(t)
 		parts = append(parts, t+"="+OnOff(v))
+	}
+	if !s.SkipLocked {
+		parts = append(parts, ToggleSkipLocked+"=off", "lock-timeout="+s.LockTimeout.String())
 	}
 	parts = append(parts, "lease="+s.Lease.String())
 	if s.Heartbeat {

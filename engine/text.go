@@ -236,6 +236,9 @@ func (r *Report) ledgers(b *strings.Builder) {
 	line("  of which reclaims", func(l WorkerLedger) int { return l.Reclaims })
 	line("Claims empty", func(l WorkerLedger) int { return l.ClaimsEmpty })
 	line("Claims blocked (live lease)", func(l WorkerLedger) int { return l.ClaimsBlocked })
+	if r.Summary.LockWaits > 0 || r.Summary.Backend != "" {
+		line("  of which waited for a row lock", func(l WorkerLedger) int { return l.LockWaits })
+	}
 	line("Processing attempts", func(l WorkerLedger) int { return l.ProcessingAttempts })
 	line("Finalizes committed", func(l WorkerLedger) int { return l.Finalized })
 	line("Finalizes rejected (0 rows)", func(l WorkerLedger) int { return l.RejectedFinalizes })
@@ -255,6 +258,9 @@ func (r *Report) ledgers(b *strings.Builder) {
 	fmt.Fprintf(tw, "Payments Paid / Failed / Pending\t%d / %d / %d\n", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending)
 	fmt.Fprintf(tw, "Outbox Processed / Pending / Processing\t%d / %d / %d\n", sum.Outbox.Processed, sum.Outbox.Pending, sum.Outbox.Processing)
 	fmt.Fprintf(tw, "Duplicate payment / outbox rows\t%d\n", sum.DuplicateRows)
+	if sum.LockWaits > 0 || sum.Backend != "" {
+		fmt.Fprintf(tw, "Claims that waited for a row lock\t%d (%d ms in all)\n", sum.LockWaits, sum.LockWaitedMS)
+	}
 	tw.Flush()
 	if sum.ReprocessedAfterLostLease > 0 {
 		b.WriteString("\nAt-least-once: a worker crashed or stalled after calling the provider and lost its lease; another\n" +

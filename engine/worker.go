@@ -23,9 +23,10 @@ const (
 	ActCheck                  // provider call: CheckPaymentStatus
 	ActRenew                  // heartbeat: extend the lease
 	ActFinalize               // payment + outbox in one transaction
+	ActLock                   // two-step atomic claim, part 1: lock the row, transaction left open (PostgreSQL)
 )
 
-var actionNames = [...]string{"none", "load", "claim", "select", "take", "check", "renew", "finalize"}
+var actionNames = [...]string{"none", "load", "claim", "select", "take", "check", "renew", "finalize", "lock"}
 
 func (a Action) String() string { return actionNames[a] }
 
@@ -48,6 +49,7 @@ const (
 	phaseSelected              // holds a candidate it read but has not taken
 	phaseClaimed               // holds a leased message, not yet checked
 	phaseAwaiting              // called the provider; the answer is due at dueAt
+	phaseLocked                // holds a row lock in its open claim transaction (ActLock); the claim's UPDATE is next
 )
 
 // env is what the workers of one session share.
@@ -124,7 +126,7 @@ func (w *Worker) View() WorkerView {
 	now := w.env.clock.Now()
 	v := WorkerView{Name: w.Name, ID: w.ID, Short: w.Short, Crashed: w.crashed, Paused: w.paused,
 		Queue: len(w.queue), Next: w.nextLocked(s, now), Quiet: w.isQuietLocked(), Last: w.lastText}
-	if w.phase == phaseSelected || w.phase == phaseClaimed || w.phase == phaseAwaiting {
+	if w.phase == phaseSelected || w.phase == phaseClaimed || w.phase == phaseAwaiting || w.phase == phaseLocked {
 		v.Holding, v.HoldingVersion = w.held.IdempotencyKey, w.held.LeaseVersion
 	}
 	switch {
@@ -140,6 +142,8 @@ func (w *Worker) View() WorkerView {
 		v.State = fmt.Sprintf("loaded %d", len(w.queue))
 	case w.phase == phaseSelected:
 		v.State = "selected " + w.held.IdempotencyKey
+	case w.phase == phaseLocked:
+		v.State = "locked " + w.held.IdempotencyKey + ", tx open"
 	case w.phase == phaseClaimed:
 		v.State = "claimed " + w.held.IdempotencyKey
 	case w.phase == phaseAwaiting && now.Before(w.dueAt):
@@ -180,6 +184,8 @@ func (w *Worker) nextLocked(s Settings, now time.Time) Action {
 		return ActCheck
 	case phaseSelected:
 		return ActTake
+	case phaseLocked:
+		return ActClaim // the claim's UPDATE and COMMIT
 	case phaseAwaiting:
 		if !now.Before(w.dueAt) {
 			return ActFinalize
@@ -263,6 +269,11 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 		}
 	case w.paused:
 		return Event{}, false, fmt.Errorf("%s is paused: %w", w.Name, ErrNotNow)
+	case act == ActLock:
+		if err := w.canLockLocked(next); err != nil {
+			return Event{}, false, err
+		}
+		key = ""
 	case w.phase == phaseIdle && (act == ActClaim || act == ActLoad || act == ActSelect):
 		if act = next; act != ActClaim {
 			key = ""
@@ -294,7 +305,12 @@ func (w *Worker) doLocked(ctx context.Context, act Action, key string, s Setting
 	case ActLoad:
 		return w.load(ctx)
 	case ActClaim:
+		if w.phase == phaseLocked {
+			return w.finishClaim(ctx, s, now)
+		}
 		return w.claim(ctx, key, s, now)
+	case ActLock:
+		return w.lockClaim(ctx, s, now)
 	case ActSelect:
 		return w.selectCandidate(ctx, now)
 	case ActTake:
@@ -338,13 +354,26 @@ func (w *Worker) load(ctx context.Context) (Event, error) {
 	return ev, nil
 }
 
+// claimRequest is the claim the settings make, now.
+func (w *Worker) claimRequest(key string, s Settings, now time.Time) ClaimRequest {
+	return ClaimRequest{Worker: w.ID, Now: now, Until: now.Add(s.Lease), Key: key,
+		Clock: w.wall(), Lease: s.Lease, WaitForLocks: !s.SkipLocked, LockTimeout: s.LockTimeout}
+}
+
 func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.Claim(ctx, ClaimRequest{Worker: w.ID, Now: now, Until: now.Add(s.Lease), Key: key,
-		Clock: w.wall(), Lease: s.Lease})
+	res, err := w.conn.Claim(ctx, w.claimRequest(key, s, now))
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
-	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String(), At: res.At}
+	return w.claimed(res, key), nil
+}
+
+// claimed records a claim's result (a one-step claim, or the end of a two-step one).
+func (w *Worker) claimed(res ClaimResult, key string) Event {
+	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String(), At: res.At, Wait: res.LockWait, Holder: res.LockHolder}
+	if res.LockWait > 0 {
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LockWaits++; l.LockWaited += res.LockWait })
+	}
 	switch res.Outcome {
 	case ClaimWon:
 		w.env.world.Add(1)
@@ -370,7 +399,7 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })
 		ev.Key, ev.Until, ev.PriorOwner = res.Blocker, res.PrevUntil, res.PrevOwner
 	}
-	return ev, nil
+	return ev
 }
 
 func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, error) {
@@ -513,6 +542,9 @@ func (w *Worker) crash() (Event, error) {
 		ev.Key, ev.Outcome, ev.Until, ev.Version = w.held.IdempotencyKey, OutcomeHolding, w.held.LockedUntil, w.held.LeaseVersion
 	case len(w.queue) > 0 || w.phase == phaseAwaiting:
 		ev.Outcome = OutcomeUnfinished
+	}
+	if w.phase == phaseLocked {
+		ev.Key, ev.Outcome = w.held.IdempotencyKey, OutcomeLockReleased
 	}
 	err := w.conn.Close()
 	w.conn, w.crashed, w.paused = nil, true, false

@@ -22,6 +22,8 @@ func (m Model) whyOff(act action) string {
 		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
+	case act == actSkipLocked:
+		return "skip-locked is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
 	}
 	return ""
 }
@@ -88,6 +90,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleFencing})
 	case actHeartbeat:
 		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleHeartbeat})
+	case actSkipLocked:
+		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleSkipLocked})
 	case actClock:
 		return m.enqueue(op{kind: opClock})
 	case actPastLease:

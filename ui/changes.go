@@ -85,7 +85,7 @@ func diff(prev, next *frame) changes {
 			}
 		}
 	}
-	for _, t := range engine.ToggleNames() {
+	for _, t := range engine.AllToggleNames() {
 		a, _ := prev.Settings.Get(t)
 		b, _ := next.Settings.Get(t)
 		if a != b {

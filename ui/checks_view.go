@@ -43,6 +43,19 @@ func (m Model) checksTitle(w int, wide bool) string {
 		if aside > 0 {
 			title += fmt.Sprintf(" ○ %d aside", aside)
 		}
+		if width(title)+4 > w {
+			// Every state at once in a narrow column: the glyphs and counts only.
+			title = fmt.Sprintf("Checks: ✓%d", holds)
+			if fails > 0 {
+				title += fmt.Sprintf(" ✗%d FAIL", fails)
+			}
+			if open > 0 {
+				title += fmt.Sprintf(" … %d open", open)
+			}
+			if aside > 0 {
+				title += fmt.Sprintf(" ○%d aside", aside)
+			}
+		}
 	}
 	return st.Section.Render(rule(title, w))
 }

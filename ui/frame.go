@@ -21,6 +21,8 @@ type frame struct {
 	DBPath   string
 	Settings engine.Settings
 	Teaches  string // the toggle the lesson is about, if any
+	// RowLocks: the database locks rows (PostgreSQL), so skip-locked is a toggle of this lab.
+	RowLocks bool
 	Now      time.Time
 
 	Rows     []engine.Row
@@ -60,7 +62,7 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 	f := &frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
 		DBPath: s.DB().Path(), Settings: s.Settings(),
-		Teaches: s.Scenario.Teaches, Now: s.Clock().Now(),
+		Teaches: s.Scenario.Teaches, RowLocks: engine.HasRowLocks(s.DB()), Now: s.Clock().Now(),
 		Rows: safeRows(rows), Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}

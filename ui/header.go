@@ -146,10 +146,17 @@ func (m Model) togglesLine(w int) string {
 	s := f.Settings
 	narrow := w < 100
 	var parts []part
-	for _, name := range engine.ToggleNames()[1:] {
+	names := engine.ToggleNames()[1:]
+	if f.RowLocks {
+		names = append(names, engine.ToggleSkipLocked)
+	}
+	for _, name := range names {
 		on, _ := s.Get(name)
 		label := name
-		if narrow {
+		switch {
+		case narrow && f.RowLocks:
+			label = toggles[name].tiny // six toggles in 80 columns
+		case narrow:
 			label = toggles[name].short
 		}
 		word := st.ToggleOff.Render(label + " off")
@@ -157,11 +164,11 @@ func (m Model) togglesLine(w int) string {
 			word = st.ToggleOn.Render(label + " on")
 		}
 		word += " (" + m.toggleKey(name) + ")"
-		switch {
-		case m.changes.toggles[name]:
-			word = st.Changed.Render("•") + word
-		case name == f.Teaches:
+		if name == f.Teaches {
 			word = st.Lesson.Render("◆") + word
+		}
+		if m.changes.toggles[name] {
+			word = st.Changed.Render("•") + word
 		}
 		parts = append(parts, part{text: word, rank: 0})
 	}

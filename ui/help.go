@@ -70,6 +70,8 @@ func (k KeyMap) toggle(name string) (key.Binding, bool) {
 		return k.Fencing, true
 	case engine.ToggleHeartbeat:
 		return k.Heartbeat, true
+	case engine.ToggleSkipLocked:
+		return k.SkipLocked, true
 	}
 	return key.Binding{}, false
 }
@@ -134,6 +136,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", []helpEntry{one(k.Leasing), one(k.AtomicClaim), one(k.OwnershipCheck), one(k.Fencing),
+			one(k.SkipLocked),
 			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},

@@ -30,6 +30,7 @@ const (
 	actOwnership
 	actFencing
 	actHeartbeat
+	actSkipLocked
 	actClock
 	actPastLease
 	actPlay
@@ -79,6 +80,7 @@ type KeyMap struct {
 	OwnershipCheck key.Binding
 	Fencing        key.Binding
 	Heartbeat      key.Binding
+	SkipLocked     key.Binding // PostgreSQL only
 	Clock          key.Binding
 	PastLease      key.Binding
 	Play           key.Binding
@@ -134,6 +136,7 @@ func DefaultKeyMap() KeyMap {
 		OwnershipCheck: b([]string{"o"}, "o", "ownership check on/off"),
 		Fencing:        b([]string{"k"}, "k", "fencing on/off"),
 		Heartbeat:      b([]string{"h"}, "h", "heartbeat on/off"),
+		SkipLocked:     b([]string{"u"}, "u", "skip-locked on/off (PostgreSQL)"),
 		Clock:          b([]string{"+", "="}, "+", "clock +100ms"),
 		PastLease:      b([]string{"f"}, "f", "clock past lease"),
 		Play:           b([]string{"p"}, "p", "play/pause"),
@@ -165,9 +168,10 @@ func DefaultKeyMap() KeyMap {
 		NextMark:       b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:         b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 	}
-	k.Close.SetEnabled(false)     // nothing to close yet
-	k.OpenOffer.SetEnabled(false) // nothing offered yet
-	k.Answer.SetEnabled(false)    // no question open yet
+	k.Close.SetEnabled(false)      // nothing to close yet
+	k.OpenOffer.SetEnabled(false)  // nothing offered yet
+	k.Answer.SetEnabled(false)     // no question open yet
+	k.SkipLocked.SetEnabled(false) // until a frame says the database locks rows
 	return k
 }
 
@@ -200,7 +204,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.PrevWorker, actPrevWorker}, {k.NextWorker, actNextWorker},
 		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
 		{k.Leasing, actLeasing}, {k.AtomicClaim, actAtomicClaim}, {k.OwnershipCheck, actOwnership},
-		{k.Fencing, actFencing}, {k.Heartbeat, actHeartbeat},
+		{k.Fencing, actFencing}, {k.Heartbeat, actHeartbeat}, {k.SkipLocked, actSkipLocked},
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},

@@ -87,7 +87,13 @@ type lab struct {
 // newLab opens start at w×h (0×0: no WindowSizeMsg) with the given overrides.
 func newLab(tb testing.TB, start string, w, h int, o engine.Overrides) *lab {
 	tb.Helper()
-	cfg := Config{Start: start, Scenarios: assets.Names(), Open: opener(tb, o)}
+	return newLabOn(tb, start, w, h, Config{Scenarios: sqliteLessons(), Open: opener(tb, o)})
+}
+
+// newLabOn is newLab with cfg's lessons and opener (another database).
+func newLabOn(tb testing.TB, start string, w, h int, cfg Config) *lab {
+	tb.Helper()
+	cfg.Start = start
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
@@ -215,3 +221,16 @@ func (l *lab) mustNot(bad ...string) {
 }
 
 func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// sqliteLessons are the built-in scenarios a SQLite file can run, in tab order (main's
+// lessonsFor): every one but those that need PostgreSQL.
+func sqliteLessons() []string {
+	var out []string
+	for _, n := range assets.Names() {
+		data, src, _ := assets.Scenario(n)
+		if sc, err := engine.Parse(src, data); err == nil && sc.Backend == "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"leaselab/assets"
 	"leaselab/engine"
 )
 
@@ -21,7 +20,7 @@ type offerLab struct {
 
 func newOfferLab(t *testing.T) *offerLab {
 	ol := &offerLab{t: t}
-	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{}),
+	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}),
 		Report: func(s LabStatus) { ol.reports = append(ol.reports, s) }}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"leaselab/assets"
 	"leaselab/engine"
 	"leaselab/store"
 )
@@ -76,7 +75,7 @@ func tail(s string, n int) string {
 func startLab(t *testing.T, r *lipgloss.Renderer, w, h int) (*Program, *screen, <-chan error) {
 	t.Helper()
 	sc := newScreen(t)
-	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{}), MinPace: 10 * time.Millisecond}
+	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}), MinPace: 10 * time.Millisecond}
 	p, err := NewLab(context.Background(), cfg, Terminal{In: sc.inR, Out: sc, Renderer: r, Width: w, Height: h})
 	if err != nil {
 		t.Fatal(err)

@@ -4,14 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/assets"
 	"leaselab/engine"
 )
 
 // TestEveryScenarioRunsToItsVerdict opens each built-in scenario in the lab and drives it to the
 // end as a learner would: space, and the clock keys when the lab says so. No error may show.
 func TestEveryScenarioRunsToItsVerdict(t *testing.T) {
-	for _, name := range assets.Names() {
+	for _, name := range sqliteLessons() {
 		t.Run(name, func(t *testing.T) {
 			var o engine.Overrides
 			if name == "many-workers" {

@@ -142,7 +142,7 @@ func newLabShowing(tb testing.TB, shown string, w, h int) *lab {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: open}
+	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: open}
 	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })

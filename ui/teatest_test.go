@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"leaselab/assets"
 	"leaselab/engine"
 )
 
@@ -19,7 +18,7 @@ func startProgram(t *testing.T, wait time.Duration) (*teatest.TestModel, []teate
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cfg := Config{Start: "playground", Scenarios: assets.Names(), Open: opener(t, engine.Overrides{})}
+	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{})}
 	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	return tm, []teatest.WaitForOption{teatest.WithDuration(wait), teatest.WithCheckInterval(20 * time.Millisecond)}

@@ -10,24 +10,28 @@ import (
 // what each setting makes the workers do. Its key is the KeyMap's (KeyMap.toggle).
 type toggleInfo struct {
 	short   string
+	tiny    string // narrower still, for six toggles in 80 columns (PostgreSQL's lab)
 	off, on string
 }
 
 // toggles describes every toggle, by engine name.
 var toggles = map[string]toggleInfo{
-	engine.ToggleLeasing: {short: "leasing",
+	engine.ToggleLeasing: {short: "leasing", tiny: "leasing",
 		off: "a poll loads every Pending row: no claim, no lease, no ownership check",
 		on:  "a poll claims one row: Processing, LockedBy = me, LockedUntilUtc = now + lease"},
-	engine.ToggleAtomicClaim: {short: "atomic",
+	engine.ToggleAtomicClaim: {short: "atomic", tiny: "atomic",
 		off: "a claim is a plain SELECT, then an UPDATE by Id alone: two can take one row",
 		on:  "a claim is one conditional UPDATE in BEGIN IMMEDIATE: one winner"},
-	engine.ToggleOwnershipCheck: {short: "own-check",
+	engine.ToggleOwnershipCheck: {short: "own-check", tiny: "owner",
 		off: "finalize matches the Id alone: a stale owner's write goes through",
 		on:  "finalize needs LockedBy = me: a stale owner's write changes 0 rows, rolls back"},
-	engine.ToggleFencing: {short: "fencing",
+	engine.ToggleFencing: {short: "fencing", tiny: "fence",
 		off: "finalize checks LockedBy only: a stale attempt of the same worker id can write",
 		on:  "finalize also needs the LeaseVersion it claimed: a stale attempt changes 0 rows"},
-	engine.ToggleHeartbeat: {short: "heartbeat",
+	engine.ToggleSkipLocked: {short: "skip-lock", tiny: "skip",
+		off: "a claim waits for a row another transaction has locked, up to lock_timeout",
+		on:  "a claim passes over a locked row and takes the next one (FOR UPDATE SKIP LOCKED)"},
+	engine.ToggleHeartbeat: {short: "heartbeat", tiny: "beat",
 		off: "no renewal: a job longer than the lease loses it to another worker",
 		on:  "a working worker renews its lease every heartbeat-every (not a crashed or paused one)"},
 }

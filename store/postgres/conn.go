@@ -23,6 +23,10 @@ type Conn struct {
 	conn *pgx.Conn
 	hold *store.FinalizeHold
 	name string // the database, for errors
+	// named is the application_name this connection has set (nameSelf), "" before.
+	named string
+	// open is a two-step claim between its steps (LockClaim, FinishClaim), nil otherwise.
+	open *openClaim
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -162,6 +166,9 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 	}
 	if err := ctx.Err(); err != nil {
 		return engine.ClaimResult{}, err
+	}
+	if req.WaitForLocks {
+		return c.claimWaiting(context.WithoutCancel(ctx), req)
 	}
 	return claimOne(context.WithoutCancel(ctx), c.conn, req)
 }
