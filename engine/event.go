@@ -75,6 +75,7 @@ type Event struct {
 	Due          time.Time     // a provider call: when its answer is due
 	Wait         time.Duration // a claim: how long it waited for a row lock (skip-locked off)
 	Holder       string        // a claim that waited: whose transaction held the lock
+	WaitedFor    string        // a claim that waited: the row whose lock it waited for
 	SkipLocked   bool          // a lock: it passed over locked rows (SKIP LOCKED)
 	// Trace is the SQL the action ran, as the database ran it, when the session traces
 	// (Session.TraceSQL); nil otherwise, and for what is not a transaction.

@@ -171,6 +171,8 @@ type ClaimResult struct {
 	// the transaction that held the lock, as the database names its connection ("" if unknown).
 	LockWait   time.Duration
 	LockHolder string
+	// WaitedFor is the row the claim waited for (a claim that then won took the next one).
+	WaitedFor string
 }
 
 // RowLocker is a Conn whose database locks rows (PostgreSQL). It can run the atomic claim in

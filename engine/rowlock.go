@@ -40,7 +40,8 @@ func (w *Worker) lockClaim(ctx context.Context, s Settings, now time.Time) (Even
 	w.held, w.leased, w.phase = res.Message, false, phaseLocked
 	w.poll(true, time.Time{})
 	return Event{Kind: EvLock, At: res.At, Key: res.Message.IdempotencyKey, Outcome: OutcomeLocked,
-		Version: res.Message.LeaseVersion, SkipLocked: s.SkipLocked}, nil
+		Version: res.Message.LeaseVersion, SkipLocked: s.SkipLocked,
+		Wait: res.LockWait, Holder: res.LockHolder, WaitedFor: res.WaitedFor}, nil
 }
 
 // finishClaim is the second half: the claim's conditional UPDATE and COMMIT on the locked row.

@@ -84,6 +84,9 @@ const OutcomeUnfinished = "unfinished"
 
 func claimSentence(e Event) string {
 	n := e.Worker
+	if e.Wait > 0 {
+		return lockWaitSentence(e)
+	}
 	switch e.Outcome {
 	case OutcomeReclaimed:
 		return fmt.Sprintf("%s reclaimed %s from %s (lease ended %s), lease v%d until %s",
@@ -101,8 +104,6 @@ func claimSentence(e Event) string {
 		return n + " claim empty: nothing left to claim"
 	case OutcomeBlocked:
 		switch {
-		case e.Wait > 0:
-			return lockWaitSentence(e)
 		case e.PriorOwner == e.ID && n == e.ID:
 			// Its memory of that attempt is gone (a crash, a restart): the lease binds it too.
 			return fmt.Sprintf("%s claim BLOCKED: %s is leased by %s's own attempt from before its restart, until %s: it waits like any other worker",

@@ -370,7 +370,7 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 
 // claimed records a claim's result (a one-step claim, or the end of a two-step one).
 func (w *Worker) claimed(res ClaimResult, key string) Event {
-	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String(), At: res.At, Wait: res.LockWait, Holder: res.LockHolder}
+	ev := Event{Kind: EvClaim, Outcome: res.Outcome.String(), At: res.At, Wait: res.LockWait, Holder: res.LockHolder, WaitedFor: res.WaitedFor}
 	if res.LockWait > 0 {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.LockWaits++; l.LockWaited += res.LockWait })
 	}

@@ -45,6 +45,10 @@ type openClaim struct {
 	msg       engine.Message // as read; LeaseVersion is the version seen
 	prevOwner string
 	prevUntil time.Time
+	// The wait for another transaction's row lock, when the read waited: how long, for which
+	// row, and whose transaction held it.
+	wait              time.Duration
+	waitedFor, holder string
 }
 
 // nameSelf sets the connection's application_name to the worker's id, once, so that another
@@ -92,6 +96,12 @@ func (c *Conn) claimWaiting(ctx context.Context, req engine.ClaimRequest) (engin
 }
 
 // lockStep is BEGIN and the locking read. On ClaimWon the transaction stays open in c.open.
+//
+// Skipping locked rows, the read never waits. Waiting for them (skip-locked off), it first
+// tries the read with NOWAIT: when that meets a lock, the claim knows it is about to wait, and
+// for which row and whose transaction; then it waits, under lock_timeout, and the wait is
+// measured. After a wait that ends with the holder's commit, the read takes the next claimable
+// row (its LockRows node judges the row it waited for again and moves on).
 func (c *Conn) lockStep(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
 	if err := c.nameSelf(ctx, req.Worker); err != nil {
 		return engine.ClaimResult{}, err
@@ -101,65 +111,88 @@ func (c *Conn) lockStep(ctx context.Context, req engine.ClaimRequest) (engine.Cl
 	if err != nil {
 		return engine.ClaimResult{}, fmt.Errorf("begin: %w", describe(err))
 	}
+	oc := &openClaim{tx: tx}
 	if req.WaitForLocks {
-		ms := max(req.LockTimeout, time.Millisecond).Milliseconds()
-		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", ms)); err != nil {
-			tx.Rollback(ctx)
-			return engine.ClaimResult{}, fmt.Errorf("claim: lock_timeout: %w", describe(err))
-		}
+		err = c.pickWaiting(ctx, oc, req, now)
+	} else {
+		err = pick(ctx, oc, lockPickSQL(true), now)
 	}
+	if err != nil {
+		oc.tx.Rollback(ctx) // the transaction of the last read (pickWaiting may have begun a second)
+		return c.lockFailed(ctx, err, oc, now)
+	}
+	c.open = oc
+	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: oc.msg, At: now, PrevOwner: oc.prevOwner, PrevUntil: oc.prevUntil,
+		LockWait: oc.wait, LockHolder: oc.holder, WaitedFor: oc.waitedFor}, nil
+}
+
+// pick runs a locking read into oc.
+func pick(ctx context.Context, oc *openClaim, sql string, now time.Time) error {
 	var (
-		oc    = openClaim{tx: tx}
 		owner *string
 		until *time.Time
 		m     = &oc.msg
 	)
-	start := time.Now()
-	err = tx.QueryRow(ctx, lockPickSQL(!req.WaitForLocks), now).
-		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &m.LeaseVersion)
-	waited := time.Since(start)
-	if err != nil {
-		tx.Rollback(ctx)
-		return c.lockFailed(ctx, err, req, now, waited)
-	}
+	err := oc.tx.QueryRow(ctx, sql, now).Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &owner, &until, &m.LeaseVersion)
 	oc.prevOwner, oc.prevUntil = str(owner), fromDB(until)
-	c.open = &oc
-	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: oc.msg, At: now, PrevOwner: oc.prevOwner, PrevUntil: oc.prevUntil}, nil
+	return err
+}
+
+// pickWaiting is the locking read that waits for a locked row: NOWAIT first, to learn whether
+// it will wait and for what; then, in a new transaction, the waiting read under lock_timeout,
+// timed. (Not a savepoint around the NOWAIT: a row locked inside one carries the
+// subtransaction's id, which pg_stat_activity does not show, and its holder could not be named.)
+func (c *Conn) pickWaiting(ctx context.Context, oc *openClaim, req engine.ClaimRequest, now time.Time) error {
+	err := pick(ctx, oc, lockPickSQL(false)+` NOWAIT`, now)
+	if !isLockNotAvailable(err) {
+		return err
+	}
+	oc.tx.Rollback(ctx)
+	// The oldest claimable row is locked: which one, and whose transaction holds it.
+	var (
+		id     int64
+		holder *string
+	)
+	if err := c.conn.QueryRow(ctx, `SELECT Id, IdempotencyKey FROM (`+CandidateSQL+`) c`, now).Scan(&id, &oc.waitedFor); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if err := c.conn.QueryRow(ctx, holderSQL, id).Scan(&holder); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	oc.holder = str(holder)
+	if oc.tx, err = c.conn.Begin(ctx); err != nil {
+		return err
+	}
+	ms := max(req.LockTimeout, time.Millisecond).Milliseconds()
+	if _, err := oc.tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", ms)); err != nil {
+		return err
+	}
+	start := time.Now()
+	err = pick(ctx, oc, lockPickSQL(false), now)
+	oc.wait = max(time.Since(start), time.Microsecond)
+	return err
+}
+
+// isLockNotAvailable reports PostgreSQL's lock_not_available: NOWAIT met a lock, or lock_timeout
+// ran out.
+func isLockNotAvailable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55P03"
 }
 
 // lockFailed is the result of a locking read that took no row (its transaction rolled back):
-// the lock_timeout ran out, the row it waited for was taken meanwhile, or nothing is claimable.
-func (c *Conn) lockFailed(ctx context.Context, err error, req engine.ClaimRequest, now time.Time, waited time.Duration) (engine.ClaimResult, error) {
-	var pe *pgconn.PgError
-	timedOut := errors.As(err, &pe) && pe.Code == "55P03" && req.WaitForLocks
-	if err != nil && !timedOut && !errors.Is(err, pgx.ErrNoRows) {
+// the lock_timeout ran out while it waited, or nothing is claimable (perhaps after a wait).
+func (c *Conn) lockFailed(ctx context.Context, err error, oc *openClaim, now time.Time) (engine.ClaimResult, error) {
+	waited := engine.ClaimResult{At: now, LockWait: oc.wait, LockHolder: oc.holder, WaitedFor: oc.waitedFor}
+	switch {
+	case isLockNotAvailable(err) && oc.wait > 0:
+		waited.Outcome, waited.Blocker = engine.ClaimBlocked, oc.waitedFor
+		return waited, nil
+	case !errors.Is(err, pgx.ErrNoRows):
 		return engine.ClaimResult{}, fmt.Errorf("claim: %w", describe(err))
 	}
-	cand, ok, cerr := c.SelectCandidate(ctx, now)
-	if cerr != nil {
-		return engine.ClaimResult{}, cerr
-	}
-	switch {
-	case timedOut && ok:
-		res := engine.ClaimResult{Outcome: engine.ClaimBlocked, At: now, Blocker: cand.IdempotencyKey, LockWait: waited}
-		var holder *string
-		switch herr := c.conn.QueryRow(ctx, holderSQL, cand.ID).Scan(&holder); {
-		case herr == nil:
-			res.LockHolder = str(holder)
-		case !errors.Is(herr, pgx.ErrNoRows):
-			return engine.ClaimResult{}, fmt.Errorf("claim: lock holder: %w", describe(herr))
-		}
-		return res, nil
-	case timedOut:
-		// The holder committed just as the wait ran out and took the last claimable row.
-		return engine.ClaimResult{Outcome: engine.ClaimBlocked, At: now, LockWait: waited}, nil
-	case ok && req.WaitForLocks:
-		// It waited for a row that was no longer claimable once the lock was released (LIMIT 1
-		// judged it again and returned nothing), though other rows are.
-		return engine.ClaimResult{Outcome: engine.ClaimBlocked, At: now, LockWait: waited}, nil
-	}
 	res, werr := whyNothing(ctx, c.conn)
-	res.At = now
+	res.At, res.LockWait, res.LockHolder, res.WaitedFor = now, oc.wait, oc.holder, oc.waitedFor
 	return res, werr
 }
 
@@ -183,7 +216,8 @@ func (c *Conn) finishStep(ctx context.Context, req engine.ClaimRequest) (engine.
 	}
 	m := oc.msg
 	m.LeaseVersion, m.LockedUntil = m.LeaseVersion+1, until
-	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: oc.prevOwner, PrevUntil: oc.prevUntil}, nil
+	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: oc.prevOwner, PrevUntil: oc.prevUntil,
+		LockWait: oc.wait, LockHolder: oc.holder, WaitedFor: oc.waitedFor}, nil
 }
 
 // RowLocks reports that PostgreSQL locks rows: a claim can pass over a locked row (SKIP LOCKED)

@@ -1,0 +1,147 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"leaselab/engine"
+)
+
+// claimReq is a claim at t0 with a one-second lease; wait makes it wait for row locks.
+func claimReq(worker string, wait bool) engine.ClaimRequest {
+	return engine.ClaimRequest{Worker: worker, Now: t0, Until: t0.Add(time.Second), WaitForLocks: wait, LockTimeout: 150 * time.Millisecond}
+}
+
+// rowLocker connects a worker whose connection can claim in two steps.
+func rowLocker(t *testing.T, db engine.DB) engine.RowLocker {
+	t.Helper()
+	c, err := db.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rl, ok := c.(engine.RowLocker)
+	if !ok {
+		t.Fatal("a PostgreSQL connection is not an engine.RowLocker")
+	}
+	return rl
+}
+
+// The two-step claim: the lock step writes nothing (the row reads Pending to everyone), a
+// claim that skips locked rows takes the next one at once, one that waits gives up after its
+// lock_timeout as blocked, with the wait measured and the holder named; the finish step's
+// UPDATE and COMMIT make the lease visible.
+func TestTwoStepClaimAndTheClaimsThatMeetIt(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	if err := engine.Seed(ctx, engine.NewGateway(db), 3, t0); err != nil {
+		t.Fatal(err)
+	}
+	a := rowLocker(t, db)
+	res, err := a.LockClaim(ctx, claimReq("Worker-A", false))
+	if err != nil || res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-001" || res.Message.LeaseVersion != 0 {
+		t.Fatalf("lock = %+v, %v; want PAY-001 locked at version 0", res, err)
+	}
+	if rows, _ := db.Snapshot(ctx); rows[0].Status != engine.StatusPending || rows[0].LockedBy != "" {
+		t.Fatalf("after the lock step PAY-001 reads %s, LockedBy %q; want Pending, none", rows[0].Status, rows[0].LockedBy)
+	}
+
+	b := rowLocker(t, db).(engine.Conn)
+	start := time.Now()
+	waited, err := b.Claim(ctx, claimReq("Worker-B", true))
+	took := time.Since(start)
+	if err != nil || waited.Outcome != engine.ClaimBlocked || waited.Blocker != "PAY-001" || waited.LockHolder != "Worker-A" {
+		t.Fatalf("waiting claim = %+v, %v; want blocked on PAY-001, held by Worker-A", waited, err)
+	}
+	if waited.LockWait < 140*time.Millisecond || waited.LockWait > took {
+		t.Fatalf("lock wait %v (call took %v); want about the 150ms lock_timeout", waited.LockWait, took)
+	}
+	skipped, err := b.Claim(ctx, claimReq("Worker-B", false))
+	if err != nil || skipped.Outcome != engine.ClaimWon || skipped.Message.IdempotencyKey != "PAY-002" || skipped.LockWait != 0 {
+		t.Fatalf("skipping claim = %+v, %v; want PAY-002 at once", skipped, err)
+	}
+
+	fin, err := a.FinishClaim(ctx, claimReq("Worker-A", false))
+	if err != nil || fin.Outcome != engine.ClaimWon || fin.Message.LeaseVersion != 1 || !fin.Message.LockedUntil.Equal(t0.Add(time.Second)) {
+		t.Fatalf("finish = %+v, %v; want PAY-001 won, v1 until t0+1s", fin, err)
+	}
+	if rows, _ := db.Snapshot(ctx); rows[0].Status != engine.StatusProcessing || rows[0].LockedBy != "Worker-A" {
+		t.Fatalf("after the finish PAY-001 reads %s, %q; want Processing, Worker-A", rows[0].Status, rows[0].LockedBy)
+	}
+	if _, err := a.FinishClaim(ctx, claimReq("Worker-A", false)); err == nil {
+		t.Fatal("a second finish with no claim open succeeded")
+	}
+}
+
+// A worker that crashes inside its open claim transaction loses nothing and holds nothing: the
+// server rolls the transaction back, and a waiting claim gets the row.
+func TestCrashInsideTheClaimReleasesTheLock(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	if err := engine.Seed(ctx, engine.NewGateway(db), 1, t0); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.(engine.RowLocker).LockClaim(ctx, claimReq("Worker-A", false)); err != nil || res.Outcome != engine.ClaimWon {
+		t.Fatalf("lock = %+v, %v", res, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := rowLocker(t, db).(engine.Conn)
+	res, err := b.Claim(ctx, claimReq("Worker-B", true))
+	if err != nil || res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-001" || res.Message.LeaseVersion != 1 {
+		t.Fatalf("claim after the crash = %+v, %v; want PAY-001, v1", res, err)
+	}
+}
+
+// A waiting claim whose row is taken while it waits (the holder commits its claim) takes the
+// next claimable row once the lock is released, and reports the wait, the row it waited for and
+// whose transaction held it.
+func TestWaitingClaimTakesTheNextRowAfterTheWait(t *testing.T) {
+	db := newDB(t)
+	ctx := context.Background()
+	if err := engine.Seed(ctx, engine.NewGateway(db), 2, t0); err != nil {
+		t.Fatal(err)
+	}
+	a := rowLocker(t, db)
+	if _, err := a.LockClaim(ctx, claimReq("Worker-A", false)); err != nil {
+		t.Fatal(err)
+	}
+	b := rowLocker(t, db).(engine.Conn)
+	done := make(chan engine.ClaimResult, 1)
+	errs := make(chan error, 1)
+	go func() {
+		req := claimReq("Worker-B", true)
+		req.LockTimeout = 10 * time.Second
+		res, err := b.Claim(ctx, req)
+		done <- res
+		errs <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // B is now waiting for PAY-001 (if not, it would have taken it)
+	if _, err := a.FinishClaim(ctx, claimReq("Worker-A", false)); err != nil {
+		t.Fatal(err)
+	}
+	var res engine.ClaimResult
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting claim did not return after the holder committed")
+	}
+	if err := <-errs; err != nil || errors.Is(err, engine.ErrBusy) {
+		t.Fatal(err)
+	}
+	if res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-002" || res.LockWait < 50*time.Millisecond ||
+		res.WaitedFor != "PAY-001" || res.LockHolder != "Worker-A" {
+		t.Fatalf("waiting claim = %+v; want PAY-002 won after waiting for PAY-001, held by Worker-A", res)
+	}
+	// Nothing locked: the waiting claim does not wait, and says so.
+	if next, err := b.Claim(ctx, claimReq("Worker-B", true)); err != nil || next.Outcome != engine.ClaimBlocked || next.LockWait != 0 {
+		t.Fatalf("claim with every row leased = %+v, %v; want blocked at once", next, err)
+	}
+}
