@@ -118,6 +118,11 @@ func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, to
 	// (its owner crashed or paused), move the clock just past it, as time would.
 	for !done.Load() {
 		c, err := db.Counts(ctx)
+		if err != nil && ctx.Err() != nil && parent.Err() == nil {
+			// The run's timeout (or a worker's error) ended the read: the run is cut, not
+			// broken, and what it did is counted below.
+			break
+		}
 		if err != nil {
 			cancel()
 			wg.Wait()
