@@ -84,3 +84,17 @@ func TestPostgresOnlyLessonOnSQLite(t *testing.T) {
 		t.Fatalf("lessons on SQLite %v, on PostgreSQL %v", sqlite, pg)
 	}
 }
+
+// Stress on PostgreSQL with skip-locked off: real goroutine workers queue behind each other's
+// claim locks, and the table says how often and how long; with it on, no claim waits.
+func TestStressCountsLockWaitsOnPostgres(t *testing.T) {
+	pg := storetest.PostgresURL(t)
+	code, out, stderr := cli(t, "stress", "--db", pg, "--workers", "4", "--messages", "200", "--skip-locked=false")
+	if code != 0 || !strings.Contains(out, "skip-locked=off") || !strings.Contains(out, "claims waited for another transaction's row lock") {
+		t.Fatalf("stress --skip-locked=false: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = cli(t, "stress", "--db", pg, "--workers", "4", "--messages", "200")
+	if code != 0 || strings.Contains(out, "lock waits:") {
+		t.Fatalf("stress with SKIP LOCKED: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -360,6 +360,14 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	waits, waited := 0, int64(0)
+	for _, r := range results {
+		waits, waited = waits+r.Summary.LockWaits, waited+r.Summary.LockWaitedMS
+	}
+	if waits > 0 {
+		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",
+			waits, plural(waits, "claim"), waited)
+	}
 	_, err := fmt.Fprintln(out, "\nre-processed: messages processed again after their owner lost the lease (a crash or pause after the provider\n"+
 		"call: at-least-once, which no lease prevents); two owners: messages processed by two owners at once (no lease,\n"+
 		"or a lease taken over a live one), which leasing prevents;\n"+
