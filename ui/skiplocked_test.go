@@ -141,7 +141,7 @@ func TestSkipLockedStepBack(t *testing.T) {
 	l.press("b")
 	l.press("b")
 	t.Log(l.m.status.text)
-	for i := 0; i < 20 && !l.m.frame.Done; i++ {
+	for i := 0; i < 100 && !l.m.frame.Done; i++ {
 		stepAnswering(l, true)
 	}
 	if sum := l.m.frame.Summary; !l.m.frame.Done || sum.LockWaits != 1 || !sum.ExpectationsMet {
