@@ -33,29 +33,11 @@ func (m Model) checksTitle(w int, wide bool) string {
 		title += fmt.Sprintf(" · ○ %d not in the verdict", aside)
 	}
 	if !wide || width(title)+4 > w {
-		title = fmt.Sprintf("Checks (%s): ✓ %d", live, holds)
-		if fails > 0 {
-			title += fmt.Sprintf(" ✗ %d FAIL", fails)
-		}
-		if open > 0 {
-			title += fmt.Sprintf(" … %d open", open)
-		}
-		if aside > 0 {
-			title += fmt.Sprintf(" ○ %d aside", aside)
-		}
-		if width(title)+4 > w {
-			// Every state at once in a narrow column: the glyphs and counts only.
-			title = fmt.Sprintf("Checks: ✓%d", holds)
-			if fails > 0 {
-				title += fmt.Sprintf(" ✗%d FAIL", fails)
-			}
-			if open > 0 {
-				title += fmt.Sprintf(" … %d open", open)
-			}
-			if aside > 0 {
-				title += fmt.Sprintf(" ○%d aside", aside)
-			}
-		}
+		title = compactTitle("Checks ("+live+"): ", " ", holds, fails, open, aside)
+	}
+	if width(title)+4 > w {
+		// Every state at once in a narrow column: the glyphs and counts only.
+		title = compactTitle("Checks: ", "", holds, fails, open, aside)
 	}
 	return st.Section.Render(rule(title, w))
 }
@@ -208,4 +190,20 @@ func (m Model) checkLine(c shownCheck, wide bool, w int) string {
 		detail = " — not finished: " + c.Detail
 	}
 	return line + st.Detail.Render(detail)
+}
+
+// compactTitle is the checks' title in glyphs: "Checks (live): ✓ 3 ✗ 1 FAIL … 1 open ○ 3
+// aside", gap between each glyph and its count.
+func compactTitle(head, gap string, holds, fails, open, aside int) string {
+	title := fmt.Sprintf("%s✓%s%d", head, gap, holds)
+	if fails > 0 {
+		title += fmt.Sprintf(" ✗%s%d FAIL", gap, fails)
+	}
+	if open > 0 {
+		title += fmt.Sprintf(" … %d open", open)
+	}
+	if aside > 0 {
+		title += fmt.Sprintf(" ○%s%d aside", gap, aside)
+	}
+	return title
 }

@@ -36,6 +36,18 @@ func (fixedPathDB) Path() string { return shownPath }
 func opener(tb testing.TB, o engine.Overrides) func(ctx context.Context, name string) (*engine.Session, error) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "lab.db")
+	return openerOn(tb, o, func(ctx context.Context) (engine.DB, func() error, error) {
+		db, err := store.Create(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return fixedPathDB{db}, db.Close, nil
+	})
+}
+
+// openerOn is opener on the databases newDB makes (and closes with the func it returns).
+func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (engine.DB, func() error, error)) func(ctx context.Context, name string) (*engine.Session, error) {
+	tb.Helper()
 	var closeAll func()
 	tb.Cleanup(func() {
 		if closeAll != nil {
@@ -58,16 +70,16 @@ func opener(tb testing.TB, o engine.Overrides) func(ctx context.Context, name st
 		if err := sc.Apply(o); err != nil {
 			return nil, err
 		}
-		db, err := store.Create(ctx, path)
+		db, closeDB, err := newDB(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, err := engine.NewSession(ctx, sc, fixedPathDB{db})
+		s, err := engine.NewSession(ctx, sc, db)
 		if err != nil {
-			db.Close()
+			closeDB()
 			return nil, err
 		}
-		closeAll = func() { s.Close(); db.Close() }
+		closeAll = func() { s.Close(); closeDB() }
 		return s, nil
 	}
 }

@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"leaselab/assets"
 	"leaselab/engine"
 	"leaselab/store"
 )
@@ -109,37 +108,13 @@ func (p pathDB) Path() string { return p.shown }
 func newLabShowing(tb testing.TB, shown string, w, h int) *lab {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "lab.db")
-	var closeAll func()
-	tb.Cleanup(func() {
-		if closeAll != nil {
-			closeAll()
-		}
-	})
-	open := func(ctx context.Context, name string) (*engine.Session, error) {
-		if closeAll != nil {
-			closeAll()
-			closeAll = nil
-		}
-		data, source, err := assets.Load(name, engine.MaxScenarioSize)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := engine.Parse(source, data)
-		if err != nil {
-			return nil, err
-		}
+	open := openerOn(tb, engine.Overrides{}, func(ctx context.Context) (engine.DB, func() error, error) {
 		db, err := store.Create(ctx, path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		s, err := engine.NewSession(ctx, sc, pathDB{db, shown})
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		closeAll = func() { s.Close(); db.Close() }
-		return s, nil
-	}
+		return pathDB{db, shown}, db.Close, nil
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: open}

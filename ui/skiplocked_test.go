@@ -19,39 +19,15 @@ import (
 func pgOpener(tb testing.TB) func(ctx context.Context, name string) (*engine.Session, error) {
 	tb.Helper()
 	url := storetest.PostgresURL(tb)
-	var closeAll func()
-	tb.Cleanup(func() {
-		if closeAll != nil {
-			closeAll()
-		}
-	})
 	n := 0
-	return func(ctx context.Context, name string) (*engine.Session, error) {
-		if closeAll != nil {
-			closeAll()
-			closeAll = nil
-		}
-		data, source, err := assets.Load(name, engine.MaxScenarioSize)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := engine.Parse(source, data)
-		if err != nil {
-			return nil, err
-		}
+	return openerOn(tb, engine.Overrides{}, func(ctx context.Context) (engine.DB, func() error, error) {
 		n++
 		db, err := postgres.CreateTemp(ctx, url, time.Now(), fmt.Sprintf("ui%d_%d", os.Getpid(), n))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		s, err := engine.NewSession(ctx, sc, db)
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		closeAll = func() { s.Close(); db.Close() }
-		return s, nil
-	}
+		return db, db.Close, nil
+	})
 }
 
 // The skip-locked lesson in the lab on PostgreSQL: the toggle is shown with its key, the lock
