@@ -3,7 +3,8 @@
 # --db read back with sqlite3. It checks what issue 3 says the lab must show, a lesson both ways
 # against "leaselab run", then the resident memory with 1,000 messages and 8 workers, the 80×24
 # screen, NO_COLOR, the free run (g), and leaselab watch on a database that a worker process
-# works on. Exits non-zero on the first failure.
+# works on, and (with LEASELAB_PG) the skip-locked lesson on PostgreSQL. Exits non-zero on the first
+# failure.
 #
 #   .ci/e2e-lab.sh            (installs tmux and sqlite3 with apt-get when missing)
 #   KEEP=1 .ci/e2e-lab.sh     keep the work folder (screen captures, database) for a look
@@ -349,5 +350,39 @@ keys watch q
 for ((i = 0; i < 100; i++)); do [[ -s $WORK/watch.exit ]] && break; sleep 0.05; done
 [[ $(cat "$WORK/watch.exit" 2>/dev/null) == 0 ]] || fail "watch did not exit 0 after q"
 pass "watch: q quits, exit 0"
+
+# 12. skip-locked on PostgreSQL (when LEASELAB_PG names a server, as .ci/run's does): the lab on
+# a postgres:// --db, u turns SKIP LOCKED off, Worker-A's lock step leaves a transaction open
+# that the server shows (idle in transaction, named Worker-A), and Worker-B's claim waits for it.
+if [[ -n "${LEASELAB_PG:-}" ]]; then
+	PSQL="${PSQL:-$(command -v psql || echo /usr/lib/postgresql/15/bin/psql)}"
+	start pg --scenario skip-locked --db "'$LEASELAB_PG'"
+	wait_for pg "skip-locked on (u)"
+	keys pg u
+	wait_for pg "skip-locked off (u)"
+	for ((i = 0; i < 10; i++)); do
+		screen pg | grep -qF "locked PAY-001, tx open" && break
+		if screen pg | grep -qF "PREDICT:"; then keys pg A; fi
+		keys pg n
+		sleep 0.3
+	done
+	wait_for pg "locked PAY-001, tx open"
+	row pg PAY-001 | grep -q "Pending" || fail "skip-locked: the locked PAY-001 does not read Pending"
+	open_tx=$("$PSQL" "$LEASELAB_PG" -XAtc "select count(*) from pg_stat_activity where application_name = 'Worker-A' and state = 'idle in transaction'")
+	[[ $open_tx == 1 ]] || fail "skip-locked: the server shows $open_tx open transactions of Worker-A, want 1"
+	pass "skip-locked: Worker-A's lock step holds a transaction open on the server; the row still reads Pending"
+	for ((i = 0; i < 10; i++)); do
+		screen pg | grep -qF "WAITED" && break
+		if screen pg | grep -qF "PREDICT:"; then keys pg A; fi
+		keys pg n
+		sleep 0.5
+	done
+	wait_for pg "held by Worker-A's open transaction"
+	pass "skip-locked off: Worker-B's claim waits for Worker-A's row lock, and the lab names the holder"
+	step_to_end pg
+	screen pg | grep -qF "A CLAIM WAITED BEHIND ANOTHER WORKER'S ROW LOCK" || fail "skip-locked off: not the lesson's failing verdict"
+	pass "skip-locked off: the lesson's verdict (a claim waited)"
+	keys pg q
+fi
 
 echo "e2e: all checks passed"
