@@ -157,6 +157,7 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	for i := range conns {
 		wg.Add(1)
@@ -168,6 +169,7 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
+	cpu.report(b, b.N)
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
@@ -240,6 +242,7 @@ func benchRiver(b *testing.B, workers int) {
 	completed, cancel := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: b.N + 16, Kinds: []river.EventKind{river.EventKindJobCompleted}})
 	defer cancel()
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	if err := client.Start(ctx); err != nil {
 		b.Fatal(err)
@@ -253,6 +256,7 @@ func benchRiver(b *testing.B, workers int) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	cpu.report(b, b.N)
 	stop, done := context.WithTimeout(ctx, 10*time.Second)
 	defer done()
 	if err := client.Stop(stop); err != nil {
