@@ -64,11 +64,19 @@ func benchFin(name string, m engine.Message) engine.FinalizeRequest {
 		TransactionID: "txn_" + m.IdempotencyKey, OwnershipCheck: true, Fencing: true}
 }
 
-// claimOrWait claims; a blocked claim (another worker's row in flight) is tried again.
+// blockedPause is how long a worker whose claim was blocked (every row left is another
+// worker's, in flight) waits before it claims again: River's FetchCooldown, the least time its
+// producer waits between two fetches. Claiming again at once made the workers that had run out
+// of work spin at the queue's end, taking the CPU from those still finalizing.
+const blockedPause = time.Millisecond
+
+// claimOrWait claims; a blocked claim (another worker's row in flight) is tried again after
+// blockedPause.
 func claimOrWait(ctx context.Context, c storetest.Batcher, name string) (engine.ClaimResult, error) {
 	for {
 		res, err := c.Claim(ctx, benchClaim(name))
 		if errors.Is(err, engine.ErrBusy) || (err == nil && res.Outcome == engine.ClaimBlocked) {
+			time.Sleep(blockedPause)
 			continue
 		}
 		return res, err
