@@ -128,10 +128,12 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 	return fres, cres, nil
 }
 
-// FinalizeBatch finalizes each of reqs exactly as Finalize does, all in one transaction, each
-// inside a savepoint of its own: one whose guarded UPDATE changes no row is rolled back to its
-// savepoint, its payment update with it, and comes back with Committed false, while the others
-// commit. results[i] is the outcome of reqs[i]. An error rolls back the whole batch.
+// FinalizeBatch finalizes each of reqs exactly as Finalize does, all in one transaction: one
+// whose guarded UPDATE changes no row changes nothing (its payment neither) and comes back with
+// Committed false and why, while the others commit. results[i] is the outcome of reqs[i]. An
+// error rolls back the whole batch. Guarded requests go as one statement (finalizeManySQL),
+// which locks the batch's payments in key order before any outbox row; the others each in a
+// savepoint of their own, rolled back to when the guard fails.
 func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
 	if len(reqs) == 0 {
 		return nil, nil
@@ -145,7 +147,8 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 	out := make([]engine.FinalizeResult, len(reqs))
 	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		run := context.WithoutCancel(ctx)
-		for i, req := range reqs {
+		for _, i := range keyOrder(reqs) {
+			req := reqs[i]
 			sp, err := tx.Begin(run) // a savepoint
 			if err != nil {
 				return fmt.Errorf("finalize batch: savepoint: %w", describe(err))

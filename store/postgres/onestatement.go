@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"leaselab/engine"
@@ -59,18 +60,23 @@ var (
 	finalizeOneUnfenced = finalizeOneSQL(false)
 )
 
-// queueFinalizeOne adds req's one-statement finalize to b.
-func queueFinalizeOne(b *pgx.Batch, req engine.FinalizeRequest) {
+// finalizeOneArgs is req's one-statement finalize and its arguments.
+func finalizeOneArgs(req engine.FinalizeRequest) (string, []any) {
 	var txID *string
 	if req.TransactionID != "" {
 		txID = &req.TransactionID
 	}
 	m := req.Message
 	if req.Fencing {
-		b.Queue(finalizeOneFenced, at(req.Time()), m.ID, m.IdempotencyKey, req.Worker, req.PaymentStatus, txID, m.LeaseVersion)
-		return
+		return finalizeOneFenced, []any{at(req.Time()), m.ID, m.IdempotencyKey, req.Worker, req.PaymentStatus, txID, m.LeaseVersion}
 	}
-	b.Queue(finalizeOneUnfenced, at(req.Time()), m.ID, m.IdempotencyKey, req.Worker, req.PaymentStatus, txID)
+	return finalizeOneUnfenced, []any{at(req.Time()), m.ID, m.IdempotencyKey, req.Worker, req.PaymentStatus, txID}
+}
+
+// queueFinalizeOne adds req's one-statement finalize to b.
+func queueFinalizeOne(b *pgx.Batch, req engine.FinalizeRequest) {
+	q, args := finalizeOneArgs(req)
+	b.Queue(q, args...)
 }
 
 // scanFinalizeOne reads the answer of a finalizeOneSQL: ok when the guard held. A message with
@@ -97,11 +103,9 @@ func scanFinalizeOne(row pgx.Row, req engine.FinalizeRequest) (res engine.Finali
 
 // finalizeOne is Finalize for a guarded request: one statement, one round trip.
 func (c *Conn) finalizeOne(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
-	b := &pgx.Batch{}
-	queueFinalizeOne(b, req)
-	br := c.conn.SendBatch(ctx, b)
-	res, ok, err := scanFinalizeOne(br.QueryRow(), req)
-	if err = closeBatch(br, err); err != nil {
+	q, args := finalizeOneArgs(req)
+	res, ok, err := scanFinalizeOne(c.conn.QueryRow(ctx, q, args...), req)
+	if err != nil {
 		return engine.FinalizeResult{}, err
 	}
 	res.Committed = ok
@@ -111,14 +115,15 @@ func (c *Conn) finalizeOne(ctx context.Context, req engine.FinalizeRequest) (eng
 // finalizeManySQL is the batch's finalize as one statement: the same CTEs as finalizeOneSQL
 // over every request at once, the requests given as arrays ($1 ids, $2 keys, $3 workers, $4
 // versions, $5 fencing, $6 times, $7 payment statuses, $8 transaction ids). p locks every
-// payment of the batch, in key order, before o changes any outbox row: two batches (or a batch
-// and a single finalize) wait for each other's payments in one order and never deadlock. Each
-// message's payment changes only when o changed its row. It returns a row per request whose
-// message exists: its Id, passed, and the row's status, owner and version.
+// payment of the batch, in key order (bytewise, COLLATE "C", as keyOrder sorts the savepoint
+// paths, whatever the database's collation), before o changes any outbox row: two batches wait
+// for each other's payments in one order and never deadlock. Each message's payment changes
+// only when o changed its row. It returns a row per request whose message exists: its Id,
+// passed, and the row's status, owner and version.
 const finalizeManySQL = `WITH p AS MATERIALIZED (
   SELECT IdempotencyKey FROM Payments
    WHERE IdempotencyKey = ANY ($2::text[])
-   ORDER BY IdempotencyKey FOR NO KEY UPDATE),
+   ORDER BY IdempotencyKey COLLATE "C" FOR NO KEY UPDATE),
 o AS (
   UPDATE OutboxMessages m SET Status = 'Processed', ProcessedAtUtc = r.at, LockedUntilUtc = NULL
     FROM unnest($1::bigint[], $3::text[], $4::bigint[], $5::bool[], $6::timestamptz[])
@@ -140,6 +145,21 @@ w AS (
 SELECT Id, true, ''::text, NULL::text, LeaseVersion FROM o
 UNION ALL
 SELECT Id, false, Status, LockedBy, LeaseVersion FROM w`
+
+// keyOrder is the order in which a batch finalizes reqs: by key, bytewise (COLLATE "C"), as
+// finalizeManySQL locks their payments, stable for a key named twice. Every finalize
+// transaction of this package so takes its payment locks in one order, and two batches over
+// the same messages wait for each other instead of deadlocking.
+func keyOrder(reqs []engine.FinalizeRequest) []int {
+	order := make([]int, len(reqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return reqs[order[a]].Message.IdempotencyKey < reqs[order[b]].Message.IdempotencyKey
+	})
+	return order
+}
 
 // oneStatementBatch reports whether reqs can go in one finalizeManySQL: no message twice (the
 // savepoint path finalizes a repeated message twice, in turn; one UPDATE cannot).

@@ -11,12 +11,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The finalize's statements, pipelined. A guarded finalize is BEGIN, the payment UPDATE, the
-// outbox UPDATE and then COMMIT or ROLLBACK: the same statements in the same transaction as
-// finalizeTx runs, but the first three go to the server in one round trip (a pgx batch) and the
-// last in a second, where one statement at a time costs five. The guard's answer (the outbox
-// UPDATE's RETURNING) decides the last; on a lost guard the row is read, to say why, before the
-// ROLLBACK. Fault injection (HoldFinalize) and unguarded finalizes take the plain path.
+// The guarded finalizes in few round trips. A guarded Finalize is one statement
+// (finalizeOneSQL, onestatement.go): one round trip where finalizeTx's four statements cost
+// five. The fused step sends BEGIN and that statement in one round trip and the claim and the
+// COMMIT in a second; a guarded FinalizeBatch sends BEGIN and finalizeManySQL (every message
+// of the batch in one statement) in one and the COMMIT in a second. A batch that names a
+// message twice takes the savepoint pipeline below (one round trip per message), whose
+// statements are finalizeTx's. Fault injection (HoldFinalize), a clock (read after the locks)
+// and unguarded finalizes take the plain path, finalizeTx.
 
 // pipelined reports whether every req can take the pipelined path on this connection.
 func (c *Conn) pipelined(reqs ...engine.FinalizeRequest) bool {
@@ -159,16 +161,18 @@ func readClaim(br pgx.BatchResults, until time.Time) (res engine.ClaimResult, wo
 	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: str(prevOwner), PrevUntil: fromDB(prevUntil)}, true, nil
 }
 
-// finalizeBatchPipelined is FinalizeBatch for guarded requests: one round trip per finalize,
-// each carrying the previous one's RELEASE or ROLLBACK TO its savepoint, then SAVEPOINT and its
-// two UPDATEs; a last one carries the last decision and the COMMIT.
+// finalizeBatchPipelined is FinalizeBatch for guarded requests: finalizeMany when no message
+// is named twice; otherwise one round trip per finalize, each carrying the previous one's
+// RELEASE or ROLLBACK TO its savepoint, then SAVEPOINT and its two UPDATEs, and a last one
+// carrying the last decision and the COMMIT.
 func (c *Conn) finalizeBatchPipelined(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
 	if oneStatementBatch(reqs) {
 		return c.finalizeMany(ctx, reqs)
 	}
 	out := make([]engine.FinalizeResult, len(reqs))
 	decision := "BEGIN"
-	for i, req := range reqs {
+	for _, i := range keyOrder(reqs) {
+		req := reqs[i]
 		b := &pgx.Batch{}
 		b.Queue(decision)
 		b.Queue(savepointSQL)

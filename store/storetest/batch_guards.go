@@ -109,3 +109,28 @@ func testFinalizeBatchRepeatedMessageOnce(t *testing.T, be Backend) {
 		t.Fatalf("PAY-001 = %+v, want the first finalize's payment", r)
 	}
 }
+
+// The results of a batch are in the order of its requests, whatever order the store finalizes
+// them in (PostgreSQL's by key): here the keys come in reverse and one twice.
+func testFinalizeBatchResultsInRequestOrder(t *testing.T, be Backend) {
+	db := seeded(t, be, 3)
+	c := batcher(t, db)
+	ctx := context.Background()
+	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
+	if err != nil || len(msgs) != 3 {
+		t.Fatal(msgs, err)
+	}
+	reqs := []engine.FinalizeRequest{paid("Worker-A", msgs[2]), paid("Worker-A", msgs[0]), paid("Worker-A", msgs[2]), paid("Worker-A", msgs[1])}
+	res, err := c.FinalizeBatch(ctx, reqs)
+	if err != nil || len(res) != 4 {
+		t.Fatal(res, err)
+	}
+	if !res[0].Committed || !res[1].Committed || res[2].Committed || !res[3].Committed || res[2].PriorStatus != engine.StatusProcessed {
+		t.Fatalf("results = %+v, want PAY-003, PAY-001 and PAY-002 committed and PAY-003's second finalize rolled back", res)
+	}
+	for _, m := range msgs {
+		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
+		}
+	}
+}

@@ -68,6 +68,7 @@ func Run(t *testing.T, b Backend) {
 		{"FinalizeBatchErrorRollsBackAll", testFinalizeBatchErrorRollsBackAll},
 		{"FinalizeBatchMixedGuardsSayWhyEach", testFinalizeBatchMixedGuardsSayWhyEach},
 		{"FinalizeBatchRepeatedMessageOnce", testFinalizeBatchRepeatedMessageOnce},
+		{"FinalizeBatchResultsInRequestOrder", testFinalizeBatchResultsInRequestOrder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
