@@ -118,8 +118,10 @@ func (c *Conn) finalizeOne(ctx context.Context, req engine.FinalizeRequest) (eng
 // payment of the batch, in key order (bytewise, COLLATE "C", as keyOrder sorts the savepoint
 // paths, whatever the database's collation), before o changes any outbox row: two batches wait
 // for each other's payments in one order and never deadlock. Each message's payment changes
-// only when o changed its row. It returns a row per request whose message exists: its Id,
-// passed, and the row's status, owner and version.
+// only when o changed its row, and o changes none unless every message of the batch exists: a
+// batch that names a missing message writes nothing (and finalizeMany reports the error). It
+// returns a row per request whose message exists: its Id, passed, and the row's status, owner
+// and version.
 const finalizeManySQL = `WITH p AS MATERIALIZED (
   SELECT IdempotencyKey FROM Payments
    WHERE IdempotencyKey = ANY ($2::text[])
@@ -132,6 +134,7 @@ o AS (
      AND m.Status = 'Processing' AND m.LockedBy = r.worker
      AND (NOT r.fenced OR m.LeaseVersion = r.version)
      AND (SELECT count(*) FROM p) >= 0
+     AND (SELECT count(*) FROM OutboxMessages WHERE Id = ANY ($1::bigint[])) = cardinality($1::bigint[])
   RETURNING m.Id, m.LeaseVersion),
 u AS (
   UPDATE Payments pay SET PaymentStatus = r.status, TransactionId = r.txid
@@ -175,8 +178,9 @@ func oneStatementBatch(reqs []engine.FinalizeRequest) bool {
 	return true
 }
 
-// finalizeMany is FinalizeBatch for guarded requests: BEGIN and finalizeManySQL in one round
-// trip, then COMMIT (or, when a message does not exist, ROLLBACK and an error) in a second.
+// finalizeMany is FinalizeBatch for guarded requests: finalizeManySQL, one statement (one
+// transaction) and one round trip for the whole batch. A message with no row is an error, and
+// then the statement has written nothing.
 func (c *Conn) finalizeMany(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
 	n := len(reqs)
 	var (
@@ -195,42 +199,25 @@ func (c *Conn) finalizeMany(ctx context.Context, reqs []engine.FinalizeRequest) 
 		}
 		index[r.Message.ID] = i
 	}
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue(finalizeManySQL, ids, keys, workers, versions, fenced, times, statuses, txIDs)
-	br := c.conn.SendBatch(ctx, b)
 	out := make([]engine.FinalizeResult, n)
 	seen := make([]bool, n)
-	_, err := br.Exec()
+	rows, err := c.conn.Query(ctx, finalizeManySQL, ids, keys, workers, versions, fenced, times, statuses, txIDs)
 	if err != nil {
-		err = fmt.Errorf("begin: %w", describe(err))
-	} else {
-		err = readMany(br, reqs, index, out, seen)
+		return nil, fmt.Errorf("finalize batch: %w", describe(err))
 	}
-	if err == nil {
-		for i, ok := range seen {
-			if !ok {
-				err = fmt.Errorf("finalize %s: read row: %w", reqs[i].Message.IdempotencyKey, describe(pgx.ErrNoRows))
-				break
-			}
-		}
-	}
-	if err = closeBatch(br, err); err != nil {
-		c.rollbackNow(ctx)
+	if err := readMany(rows, reqs, index, out, seen); err != nil {
 		return nil, fmt.Errorf("finalize batch: %w", err)
 	}
-	if _, err := c.conn.Exec(ctx, "COMMIT"); err != nil {
-		return nil, fmt.Errorf("finalize batch: commit: %w", describe(err))
+	for i, ok := range seen {
+		if !ok {
+			return nil, fmt.Errorf("finalize batch: finalize %s: read row: %w", reqs[i].Message.IdempotencyKey, pgx.ErrNoRows)
+		}
 	}
 	return out, nil
 }
 
 // readMany reads finalizeManySQL's rows into out (by index of the message's Id).
-func readMany(br pgx.BatchResults, reqs []engine.FinalizeRequest, index map[int64]int, out []engine.FinalizeResult, seen []bool) error {
-	rows, err := br.Query()
-	if err != nil {
-		return describe(err)
-	}
+func readMany(rows pgx.Rows, reqs []engine.FinalizeRequest, index map[int64]int, out []engine.FinalizeResult, seen []bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var (

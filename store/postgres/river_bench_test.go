@@ -11,6 +11,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/postgres"
 	"leaselab/store/storetest"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -174,7 +175,8 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	cpu.report(b, b.N)
+	_, onServer := db.(*postgres.DB)
+	cpu.report(b, b.N, onServer)
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func benchRiver(b *testing.B, workers int) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
-	cpu.report(b, b.N)
+	cpu.report(b, b.N, true)
 	stop, done := context.WithTimeout(ctx, 10*time.Second)
 	defer done()
 	if err := client.Stop(stop); err != nil {
