@@ -14,10 +14,9 @@ import (
 // The guarded finalizes in few round trips. A guarded Finalize is one statement
 // (finalizeOneSQL, onestatement.go): one round trip where finalizeTx's four statements cost
 // five. The fused step sends BEGIN and that statement in one round trip and the claim and the
-// COMMIT in a second; a guarded FinalizeBatch sends BEGIN and finalizeManySQL (every message
-// of the batch in one statement) in one and the COMMIT in a second. A batch that names a
-// message twice takes the savepoint pipeline below (one round trip per message), whose
-// statements are finalizeTx's. Fault injection (HoldFinalize), a clock (read after the locks)
+// COMMIT in a second; a guarded FinalizeBatch is finalizeManySQL, every message of the batch in
+// one statement and one round trip. A batch that names a message twice takes the savepoint
+// pipeline below (one round trip per message), whose statements are finalizeTx's. Fault injection (HoldFinalize), a clock (read after the locks)
 // and unguarded finalizes take the plain path, finalizeTx.
 
 // pipelined reports whether every req can take the pipelined path on this connection.
