@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,7 +74,7 @@ func TestOneStatementFinalizeLocksPaymentsFirst(t *testing.T) {
 				}
 				for _, r := range res {
 					if err == nil && !r.Committed {
-						err = errNotCommitted(r)
+						err = fmt.Errorf("finalize not committed: %+v", r)
 					}
 				}
 				done <- err
@@ -101,10 +102,6 @@ func TestOneStatementFinalizeLocksPaymentsFirst(t *testing.T) {
 		})
 	}
 }
-
-type errNotCommitted engine.FinalizeResult
-
-func (e errNotCommitted) Error() string { return "finalize not committed" }
 
 // waitForLockWait waits until a connection waits for a lock that holder's transaction holds.
 func waitForLockWait(t *testing.T, probe, holder *pgx.Conn) {
