@@ -11,12 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The finalize's statements, pipelined. A guarded finalize is BEGIN, the payment UPDATE, the
-// outbox UPDATE and then COMMIT or ROLLBACK: the same statements in the same transaction as
-// finalizeTx runs, but the first three go to the server in one round trip (a pgx batch) and the
-// last in a second, where one statement at a time costs five. The guard's answer (the outbox
-// UPDATE's RETURNING) decides the last; on a lost guard the row is read, to say why, before the
-// ROLLBACK. Fault injection (HoldFinalize) and unguarded finalizes take the plain path.
+// The guarded finalizes in few round trips. A guarded Finalize is one statement
+// (finalizeOneSQL, onestatement.go): one round trip where finalizeTx's four statements cost
+// five. The fused step sends BEGIN and that statement in one round trip and the claim and the
+// COMMIT in a second; a guarded FinalizeBatch is finalizeManySQL, every message of the batch in
+// one statement and one round trip. A batch that names a message twice takes the savepoint
+// pipeline below (one round trip per message), whose statements are finalizeTx's. Fault injection (HoldFinalize), a clock (read after the locks)
+// and unguarded finalizes take the plain path, finalizeTx.
 
 // pipelined reports whether every req can take the pipelined path on this connection.
 func (c *Conn) pipelined(reqs ...engine.FinalizeRequest) bool {
@@ -72,45 +73,38 @@ func closeBatch(br pgx.BatchResults, err error) error {
 // owner (the server rolls back then).
 func (c *Conn) rollbackNow(ctx context.Context) { c.conn.Exec(ctx, "ROLLBACK") }
 
-// finalizePipelined is Finalize for a guarded request.
+// finalizePipelined is Finalize for a guarded request: one statement (finalizeOneSQL).
 func (c *Conn) finalizePipelined(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
-	res, ok, err := c.beginFinalize(ctx, req)
-	if err != nil || !ok {
-		return res, err
-	}
-	if _, err := c.conn.Exec(ctx, "COMMIT"); err != nil {
-		return engine.FinalizeResult{}, fmt.Errorf("commit: %w", describe(err))
-	}
-	res.Committed = true
-	return res, nil
+	return c.finalizeOne(ctx, req)
 }
 
-// beginFinalize sends BEGIN and req's two UPDATEs in one round trip. When the guard holds (ok)
-// the transaction is left open for the caller to add to and commit; otherwise it has been rolled
-// back, and res says why.
+// beginFinalize sends BEGIN and req's one-statement finalize in one round trip. When the guard
+// holds (ok) the transaction is left open for the caller to add to and commit; otherwise it has
+// been rolled back, and res says why (read inside the transaction, by the statement itself).
 func (c *Conn) beginFinalize(ctx context.Context, req engine.FinalizeRequest) (res engine.FinalizeResult, ok bool, err error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	queueFinalize(b, req)
+	queueFinalizeOne(b, req)
 	br := c.conn.SendBatch(ctx, b)
 	if _, err = br.Exec(); err != nil {
 		err = fmt.Errorf("begin: %w", describe(err))
 	} else {
-		res, ok, err = readFinalize(br, req)
+		res, ok, err = scanFinalizeOne(br.QueryRow(), req)
 	}
 	if err = closeBatch(br, err); err != nil {
 		c.rollbackNow(ctx)
 		return engine.FinalizeResult{}, false, err
 	}
 	if !ok {
-		err = readPrior(ctx, c.conn, req.Message, &res)
 		c.rollbackNow(ctx)
 	}
-	return res, ok, err
+	return res, ok, nil
 }
 
-// fusedPipelined is FinalizeAndClaim for a guarded finalize and an unkeyed claim: the finalize's
-// round trip, then the claim, the read of why it took nothing, and the COMMIT in a second.
+// fusedPipelined is FinalizeAndClaim for a guarded finalize and an unkeyed claim: the
+// finalize's round trip (BEGIN and its one statement), then the claim and the COMMIT in a
+// second. Only a claim that took nothing reads why (whyNothing, as Claim does: after its
+// statement, on its own), so the common step sends no read of every unfinished row.
 func (c *Conn) fusedPipelined(ctx context.Context, fin engine.FinalizeRequest, next engine.ClaimRequest) (engine.FinalizeResult, engine.ClaimResult, error) {
 	fres, ok, err := c.beginFinalize(ctx, fin)
 	if err != nil {
@@ -126,11 +120,9 @@ func (c *Conn) fusedPipelined(ctx context.Context, fin engine.FinalizeRequest, n
 	now, until := reqTimes(next)
 	b := &pgx.Batch{}
 	b.Queue(ClaimSQL, now, next.Worker, until)
-	b.Queue(blockerSQL)
 	b.Queue("COMMIT")
 	br := c.conn.SendBatch(ctx, b)
-	cres, err := readClaim(br, until)
-	cres.At = now
+	cres, won, err := readClaim(br, until)
 	if err == nil {
 		if _, err = br.Exec(); err != nil {
 			err = fmt.Errorf("commit: %w", describe(err))
@@ -141,46 +133,45 @@ func (c *Conn) fusedPipelined(ctx context.Context, fin engine.FinalizeRequest, n
 		return engine.FinalizeResult{}, engine.ClaimResult{}, err
 	}
 	fres.Committed = true
+	if !won {
+		if cres, err = whyNothing(ctx, c.conn); err != nil {
+			return fres, engine.ClaimResult{}, err
+		}
+	}
+	cres.At = now
 	return fres, cres, nil
 }
 
-// readClaim reads a queued ClaimSQL and blockerSQL: won, or why not.
-func readClaim(br pgx.BatchResults, until time.Time) (engine.ClaimResult, error) {
+// readClaim reads a queued ClaimSQL: won, or nothing taken.
+func readClaim(br pgx.BatchResults, until time.Time) (res engine.ClaimResult, won bool, err error) {
 	var (
 		m         engine.Message
 		prevOwner *string
 		prevUntil *time.Time
 	)
-	err := br.QueryRow().Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
-	won := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return engine.ClaimResult{}, fmt.Errorf("claim: %w", describe(err))
-	}
-	var (
-		blocker, owner *string
-		bUntil         *time.Time
-	)
-	err = br.QueryRow().Scan(&blocker, &owner, &bUntil)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return engine.ClaimResult{}, fmt.Errorf("claim blocker: %w", describe(err))
-	}
+	err = br.QueryRow().Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
 	switch {
-	case won:
-		m.LockedUntil = until
-		return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: str(prevOwner), PrevUntil: fromDB(prevUntil)}, nil
-	case blocker == nil:
-		return engine.ClaimResult{Outcome: engine.ClaimEmpty}, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return engine.ClaimResult{}, false, nil
+	case err != nil:
+		return engine.ClaimResult{}, false, fmt.Errorf("claim: %w", describe(err))
 	}
-	return engine.ClaimResult{Outcome: engine.ClaimBlocked, Blocker: *blocker, PrevOwner: str(owner), PrevUntil: fromDB(bUntil)}, nil
+	m.LockedUntil = until
+	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, PrevOwner: str(prevOwner), PrevUntil: fromDB(prevUntil)}, true, nil
 }
 
-// finalizeBatchPipelined is FinalizeBatch for guarded requests: one round trip per finalize,
-// each carrying the previous one's RELEASE or ROLLBACK TO its savepoint, then SAVEPOINT and its
-// two UPDATEs; a last one carries the last decision and the COMMIT.
+// finalizeBatchPipelined is FinalizeBatch for guarded requests: finalizeMany when no message
+// is named twice; otherwise one round trip per finalize, each carrying the previous one's
+// RELEASE or ROLLBACK TO its savepoint, then SAVEPOINT and its two UPDATEs, and a last one
+// carrying the last decision and the COMMIT.
 func (c *Conn) finalizeBatchPipelined(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
+	if oneStatementBatch(reqs) {
+		return c.finalizeMany(ctx, reqs)
+	}
 	out := make([]engine.FinalizeResult, len(reqs))
 	decision := "BEGIN"
-	for i, req := range reqs {
+	for _, i := range keyOrder(reqs) {
+		req := reqs[i]
 		b := &pgx.Batch{}
 		b.Queue(decision)
 		b.Queue(savepointSQL)

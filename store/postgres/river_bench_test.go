@@ -11,6 +11,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/postgres"
 	"leaselab/store/storetest"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,21 +65,29 @@ func benchFin(name string, m engine.Message) engine.FinalizeRequest {
 		TransactionID: "txn_" + m.IdempotencyKey, OwnershipCheck: true, Fencing: true}
 }
 
-// claimOrWait claims; a blocked claim (another worker's row in flight) is tried again.
-func claimOrWait(ctx context.Context, c storetest.Batcher, name string) (engine.ClaimResult, error) {
+// claimNext claims the next message for a worker draining the queue. A claim that finds only
+// rows that other workers hold (ClaimBlocked) ends the worker's loop as an empty queue does:
+// their leases last an hour and their holders finalize them (the benchmark checks that every
+// message was), so waiting could only spin. Retrying at once made the workers that had run out
+// of work spin at the queue's end, each spin a claim and a read of every unfinished row, taking
+// the two cores from the workers still finalizing. A lock timeout (ErrBusy) is tried again.
+func claimNext(ctx context.Context, c storetest.Batcher, name string) (engine.ClaimResult, bool, error) {
 	for {
 		res, err := c.Claim(ctx, benchClaim(name))
-		if errors.Is(err, engine.ErrBusy) || (err == nil && res.Outcome == engine.ClaimBlocked) {
+		switch {
+		case errors.Is(err, engine.ErrBusy):
 			continue
+		case err != nil:
+			return res, false, err
 		}
-		return res, err
+		return res, res.Outcome == engine.ClaimWon, nil
 	}
 }
 
 func claimFinalize(ctx context.Context, c storetest.Batcher, name string) error {
 	for {
-		res, err := claimOrWait(ctx, c, name)
-		if err != nil || res.Outcome == engine.ClaimEmpty {
+		res, more, err := claimNext(ctx, c, name)
+		if err != nil || !more {
 			return err
 		}
 		if fin, err := c.Finalize(ctx, benchFin(name, res.Message)); err != nil || !fin.Committed {
@@ -88,16 +97,13 @@ func claimFinalize(ctx context.Context, c storetest.Batcher, name string) error 
 }
 
 func fused(ctx context.Context, c storetest.Batcher, name string) error {
-	cur, err := claimOrWait(ctx, c, name)
+	cur, _, err := claimNext(ctx, c, name)
 	for err == nil && cur.Outcome == engine.ClaimWon {
 		var fin engine.FinalizeResult
 		m := cur.Message
 		fin, cur, err = c.FinalizeAndClaim(ctx, benchFin(name, m), benchClaim(name))
 		if err == nil && !fin.Committed {
 			err = fmt.Errorf("finalize %s lost", m.IdempotencyKey)
-		}
-		if err == nil && cur.Outcome == engine.ClaimBlocked {
-			cur, err = claimOrWait(ctx, c, name)
 		}
 	}
 	return err
@@ -110,9 +116,9 @@ func batch(ctx context.Context, c storetest.Batcher, name string) error {
 			return err
 		}
 		if len(msgs) == 0 {
-			// Nothing claimable: done, unless rows are still held by other workers.
-			res, err := claimOrWait(ctx, c, name)
-			if err != nil || res.Outcome == engine.ClaimEmpty {
+			// Nothing claimable: done, unless a row was skipped while another claim held it.
+			res, more, err := claimNext(ctx, c, name)
+			if err != nil || !more {
 				return err
 			}
 			msgs = []engine.Message{res.Message}
@@ -157,6 +163,7 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	for i := range conns {
 		wg.Add(1)
@@ -168,6 +175,8 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
+	_, onServer := db.(*postgres.DB)
+	cpu.report(b, b.N, onServer)
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
@@ -240,6 +249,7 @@ func benchRiver(b *testing.B, workers int) {
 	completed, cancel := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: b.N + 16, Kinds: []river.EventKind{river.EventKindJobCompleted}})
 	defer cancel()
 	b.ResetTimer()
+	cpu := readCPU()
 	start := time.Now()
 	if err := client.Start(ctx); err != nil {
 		b.Fatal(err)
@@ -253,6 +263,7 @@ func benchRiver(b *testing.B, workers int) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
+	cpu.report(b, b.N, true)
 	stop, done := context.WithTimeout(ctx, 10*time.Second)
 	defer done()
 	if err := client.Stop(stop); err != nil {

@@ -66,6 +66,9 @@ func Run(t *testing.T, b Backend) {
 		{"FinalizeBatchCommitsEach", testFinalizeBatchCommitsEach},
 		{"FinalizeBatchRollsBackOnlyTheLostOne", testFinalizeBatchRollsBackOnlyTheLostOne},
 		{"FinalizeBatchErrorRollsBackAll", testFinalizeBatchErrorRollsBackAll},
+		{"FinalizeBatchMixedGuardsSayWhyEach", testFinalizeBatchMixedGuardsSayWhyEach},
+		{"FinalizeBatchRepeatedMessageOnce", testFinalizeBatchRepeatedMessageOnce},
+		{"FinalizeBatchResultsInRequestOrder", testFinalizeBatchResultsInRequestOrder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })

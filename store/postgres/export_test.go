@@ -1,0 +1,4 @@
+package postgres
+
+// FinalizeManySQL is the batch finalize's statement, for the plan test.
+const FinalizeManySQL = finalizeManySQL
