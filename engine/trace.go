@@ -17,6 +17,10 @@ type Trace struct {
 const (
 	EndCommit   = "COMMIT"
 	EndRollback = "ROLLBACK"
+	// EndAutocommit: one statement outside BEGIN, committed on its own (PostgreSQL's claim).
+	EndAutocommit = "autocommit"
+	// EndOpen: the transaction is still open when the action ends (a two-step claim's lock).
+	EndOpen = "open"
 )
 
 // Statement is one statement as the database ran it.

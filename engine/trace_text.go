@@ -36,6 +36,10 @@ func SQLLines(t *Trace) []string {
 			line += fmt.Sprintf(" (%s %s undone too)", strings.Join(undone, " and "), map[bool]string{true: "is", false: "are"}[len(undone) == 1])
 		}
 		out = append(out, line)
+	case EndAutocommit:
+		out = append(out, "→ no BEGIN: each statement was a transaction of its own, committed as it ran")
+	case EndOpen:
+		out = append(out, "→ the transaction stays open (its locks with it)")
 	default:
 		out = append(out, "(autocommit: no transaction)")
 	}
@@ -51,8 +55,13 @@ func StatementLine(st Statement) string {
 		fmt.Fprintf(&b, "  → waited %s for the write lock", st.Wait.Round(time.Millisecond))
 	case st.Lock:
 		b.WriteString("  → write lock taken at once")
-	case st.Rows != RowsUnknown:
-		fmt.Fprintf(&b, "  → %d %s", st.Rows, plural(int(st.Rows), "row"))
+	default:
+		if st.Waited { // a row lock (PostgreSQL)
+			fmt.Fprintf(&b, "  → waited %s for a row lock", st.Wait.Round(time.Millisecond))
+		}
+		if st.Rows != RowsUnknown {
+			fmt.Fprintf(&b, "  → %d %s", st.Rows, plural(int(st.Rows), "row"))
+		}
 	}
 	if st.Err != "" {
 		b.WriteString("  → error: " + st.Err)

@@ -44,6 +44,9 @@ func TestSkipLockedInTheLab(t *testing.T) {
 	}
 	stepUntil(l, "held by Worker-A's open transaction")
 	l.must("WAITED")
+	l.press("v") // the SQL as the server ran it: the NOWAIT that met the lock, then the wait
+	l.must("FOR UPDATE NOWAIT", "SQLSTATE 55P03")
+	l.press("v")
 	if got := l.m.frame.Total.LockWaits; got != 1 {
 		t.Fatalf("lock waits %d, want 1\n%s", got, l.view())
 	}

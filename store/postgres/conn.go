@@ -27,6 +27,8 @@ type Conn struct {
 	named string
 	// open is a two-step claim between its steps (LockClaim, FinishClaim), nil otherwise.
 	open *openClaim
+	// tracer records the statements while the engine traces (SetTrace).
+	tracer *tracer
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -35,11 +37,14 @@ var _ engine.Conn = (*Conn)(nil)
 func (db *DB) Connect(ctx context.Context) (engine.Conn, error) {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	c, err := pgx.ConnectConfig(ctx, db.t.config.ConnConfig.Copy())
+	cfg := db.t.config.ConnConfig.Copy()
+	tr := &tracer{cur: -1}
+	cfg.Tracer = tr
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, envError(db.t, err)
 	}
-	return &Conn{conn: c, hold: db.hold, name: db.t.shown}, nil
+	return &Conn{conn: c, hold: db.hold, name: db.t.shown, tracer: tr}, nil
 }
 
 // Close closes the worker's connection; the server rolls back a transaction left open.

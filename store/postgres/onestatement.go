@@ -109,6 +109,7 @@ func (c *Conn) finalizeOne(ctx context.Context, req engine.FinalizeRequest) (eng
 		return engine.FinalizeResult{}, err
 	}
 	res.Committed = ok
+	c.traceOutcome(res.RowsAffected, ok)
 	return res, nil
 }
 

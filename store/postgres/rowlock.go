@@ -34,6 +34,9 @@ func lockPickSQL(skipLocked bool) string {
 	return q
 }
 
+// lockedRowSQL is, when the locking read met a lock, the row it met: the oldest claimable.
+const lockedRowSQL = `SELECT Id, IdempotencyKey FROM (` + CandidateSQL + `) c`
+
 // holderSQL names the connection whose transaction holds row $1's lock: the row's xmax is the
 // locking transaction's id, and pg_stat_activity says whose backend runs it.
 const holderSQL = `SELECT a.application_name FROM pg_stat_activity a
@@ -153,7 +156,7 @@ func (c *Conn) pickWaiting(ctx context.Context, oc *openClaim, req engine.ClaimR
 		id     int64
 		holder *string
 	)
-	if err := c.conn.QueryRow(ctx, `SELECT Id, IdempotencyKey FROM (`+CandidateSQL+`) c`, now).Scan(&id, &oc.waitedFor); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err := c.conn.QueryRow(ctx, lockedRowSQL, now).Scan(&id, &oc.waitedFor); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
 	if err := c.conn.QueryRow(ctx, holderSQL, id).Scan(&holder); err != nil && !errors.Is(err, pgx.ErrNoRows) {
@@ -170,6 +173,7 @@ func (c *Conn) pickWaiting(ctx context.Context, oc *openClaim, req engine.ClaimR
 	start := time.Now()
 	err = pick(ctx, oc, lockPickSQL(false), now)
 	oc.wait = max(time.Since(start), time.Microsecond)
+	c.markWaited(oc.wait)
 	return err
 }
 
