@@ -89,6 +89,10 @@ type Row struct {
 	PaymentStatus  string
 	TransactionID  string // "" when NULL
 	Amount         int64  // minor units (cents)
+	// RowLock is, on a database with row locks (PostgreSQL), the connection whose open
+	// transaction holds this row's lock right now, as the server names it; "" when none, and
+	// always on SQLite. No column shows it: it is the server's, not the row's.
+	RowLock string
 }
 
 // ClaimOutcome says how a claim ended.

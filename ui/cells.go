@@ -115,6 +115,9 @@ func statusStyle(st *Styles, status string) lipgloss.Style {
 // leaseCell is the lease's time left, as a bar and in milliseconds, or EXPIRED once the clock
 // has passed LockedUntilUtc of a row still Processing. Other rows hold no live lease.
 func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
+	if r.RowLock != "" && r.Status != engine.StatusProcessing {
+		return rowLockCell(r.RowLock, w, st)
+	}
 	if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() {
 		return spaces(w)
 	}
@@ -183,4 +186,19 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// rowLockCell is the lease cell of a row whose lock an open transaction holds (PostgreSQL): the
+// row has no lease yet, but a claim that does not skip locked rows waits for it. The holder by
+// its worker name when it is one ("Worker-A" → "A").
+func rowLockCell(holder string, w int, st *Styles) string {
+	short := strings.TrimPrefix(holder, "Worker-")
+	text := "row lock: " + short
+	if len(text) > w {
+		text = "lock " + short
+	}
+	if len(text) > w {
+		text = "lock"
+	}
+	return st.Warn.Render(text) + spaces(max(0, w-len(text)))
 }

@@ -39,8 +39,8 @@ func TestSkipLockedInTheLab(t *testing.T) {
 	l.press("u")
 	l.must("skip-locked off (u)")
 	stepUntil(l, "locked PAY-001, tx open")
-	if r := l.row("PAY-001"); !strings.Contains(r, "Pending") {
-		t.Fatalf("the locked row should still read Pending: %q", r)
+	if r := l.row("PAY-001"); !strings.Contains(r, "Pending") || !strings.Contains(r, "row lock: A") {
+		t.Fatalf("the locked row should read Pending, with Worker-A's row lock from the server: %q", r)
 	}
 	stepUntil(l, "held by Worker-A's open transaction")
 	l.must("WAITED")

@@ -48,9 +48,15 @@ VALUES ($1, $2, $3, 'Pending', $4)`, p.Key, engine.MessageType, p.Payload, at(p.
 	})
 }
 
+// snapshotSQL reads every row with its payment and, where an open transaction holds the row's
+// lock, whose connection that is: the row's xmax is the locking (or updating) transaction's id,
+// which pg_stat_activity shows only while that transaction runs. The lock is in no column.
 const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.ProcessedAtUtc, o.LockedBy,
-       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount
+       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount,
+       a.application_name
   FROM OutboxMessages o LEFT JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey
+  LEFT JOIN (SELECT backend_xid, application_name FROM pg_stat_activity WHERE backend_xid IS NOT NULL) a
+         ON a.backend_xid = o.xmax
  ORDER BY o.Id`
 
 // Snapshot reads every outbox row with its payment, in one statement (one snapshot).
@@ -70,13 +76,14 @@ func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
 			processed, until       *time.Time
 			owner, payStatus, txID *string
 			amount                 *int64
+			lockedBy               *string
 		)
 		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
-			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
+			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &lockedBy); err != nil {
 			return nil, fmt.Errorf("snapshot: %w", err)
 		}
 		r.CreatedAt, r.ProcessedAt, r.LockedUntil = created.UTC(), fromDB(processed), fromDB(until)
-		r.LockedBy, r.PaymentStatus, r.TransactionID = str(owner), str(payStatus), str(txID)
+		r.LockedBy, r.PaymentStatus, r.TransactionID, r.RowLock = str(owner), str(payStatus), str(txID), str(lockedBy)
 		if amount != nil {
 			r.Amount = *amount
 		}
