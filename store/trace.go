@@ -160,6 +160,29 @@ func bindSQL(query string, args []any) string {
 			positional = append(positional, a)
 		}
 	}
+	return OneLine(query, func(q string, i int) (string, int, bool) {
+		switch {
+		case q[i] == ':' && i+1 < len(q) && isIdent(q[i+1]):
+			j := i + 1
+			for j < len(q) && isIdent(q[j]) {
+				j++
+			}
+			if v, ok := named[q[i+1:j]]; ok {
+				return sqlLiteral(v), j, true
+			}
+		case q[i] == '?' && len(positional) > 0:
+			v := positional[0]
+			positional = positional[1:]
+			return sqlLiteral(v), i + 1, true
+		}
+		return "", 0, false
+	})
+}
+
+// OneLine writes query on one line (each run of white space one space, quoted text as it is),
+// with the parameter at each position i that param recognises replaced by the literal it
+// returns; next is the position after the parameter. Both stores' traces show SQL through it.
+func OneLine(query string, param func(query string, i int) (literal string, next int, ok bool)) string {
 	var b strings.Builder
 	quoted, space := false, false
 	for i := 0; i < len(query); i++ {
@@ -174,21 +197,11 @@ func bindSQL(query string, args []any) string {
 		case ch == ' ' || ch == '\n' || ch == '\t':
 			space = true
 			continue
-		case ch == ':' && i+1 < len(query) && isIdent(query[i+1]):
-			j := i + 1
-			for j < len(query) && isIdent(query[j]) {
-				j++
-			}
-			if v, ok := named[query[i+1:j]]; ok {
-				writeSpace(&b, &space)
-				b.WriteString(sqlLiteral(v))
-				i = j - 1
-				continue
-			}
-		case ch == '?' && len(positional) > 0:
+		}
+		if lit, next, ok := param(query, i); ok {
 			writeSpace(&b, &space)
-			b.WriteString(sqlLiteral(positional[0]))
-			positional = positional[1:]
+			b.WriteString(lit)
+			i = next - 1
 			continue
 		}
 		writeSpace(&b, &space)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -206,44 +207,19 @@ func pgArgs(args []any) []engine.Arg {
 // bindPG is sql on one line with $1, $2, … replaced by the values bound to them, as
 // PostgreSQL literals.
 func bindPG(sql string, args []any) string {
-	var b strings.Builder
-	quoted, space := false, false
-	for i := 0; i < len(sql); i++ {
-		ch := sql[i]
-		switch {
-		case quoted:
-			b.WriteByte(ch)
-			quoted = ch != '\''
-			continue
-		case ch == '\'':
-			quoted = true
-		case ch == ' ' || ch == '\n' || ch == '\t':
-			space = true
-			continue
-		case ch == '$' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
-			j := i + 1
-			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
-				j++
-			}
-			var n int
-			fmt.Sscan(sql[i+1:j], &n)
-			if n >= 1 && n <= len(args) {
-				if space && b.Len() > 0 {
-					b.WriteByte(' ')
-				}
-				space = false
-				b.WriteString(pgLiteral(args[n-1]))
-				i = j - 1
-				continue
-			}
+	return store.OneLine(sql, func(q string, i int) (string, int, bool) {
+		if q[i] != '$' {
+			return "", 0, false
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		j, n := i+1, 0
+		for ; j < len(q) && q[j] >= '0' && q[j] <= '9'; j++ {
+			n = n*10 + int(q[j]-'0')
 		}
-		space = false
-		b.WriteByte(ch)
-	}
-	return b.String()
+		if n < 1 || n > len(args) {
+			return "", 0, false
+		}
+		return pgLiteral(args[n-1]), j, true
+	})
 }
 
 // pgLiteral writes v as PostgreSQL would read it back.
