@@ -87,6 +87,18 @@ step_to_end() {
 	fail "no verdict after stepping"
 }
 
+# step_until NAME TEXT: step (answering questions) until the screen shows TEXT.
+step_until() {
+	local name=$1 text=$2 i
+	for ((i = 0; i < 10; i++)); do
+		screen "$name" | grep -qF -- "$text" && return 0
+		if screen "$name" | grep -qF "PREDICT:"; then keys "$name" A; fi
+		keys "$name" n
+		sleep 0.4
+	done
+	wait_for "$name" "$text"
+}
+
 DB="$WORK/lab.db"
 start lab --db "$DB"
 wait_for lab "PAY-006"
@@ -360,23 +372,13 @@ if [[ -n "${LEASELAB_PG:-}" ]]; then
 	wait_for pg "skip-locked on (u)"
 	keys pg u
 	wait_for pg "skip-locked off (u)"
-	for ((i = 0; i < 10; i++)); do
-		screen pg | grep -qF "locked PAY-001, tx open" && break
-		if screen pg | grep -qF "PREDICT:"; then keys pg A; fi
-		keys pg n
-		sleep 0.3
-	done
-	wait_for pg "locked PAY-001, tx open"
+	step_until pg "locked PAY-001, tx open"
 	row pg PAY-001 | grep -q "Pending" || fail "skip-locked: the locked PAY-001 does not read Pending"
+	row pg PAY-001 | grep -qF "row lock: A" || fail "skip-locked: the lab does not show the server's row lock on PAY-001"
 	open_tx=$("$PSQL" "$LEASELAB_PG" -XAtc "select count(*) from pg_stat_activity where application_name = 'Worker-A' and state = 'idle in transaction'")
 	[[ $open_tx == 1 ]] || fail "skip-locked: the server shows $open_tx open transactions of Worker-A, want 1"
 	pass "skip-locked: Worker-A's lock step holds a transaction open on the server; the row still reads Pending"
-	for ((i = 0; i < 10; i++)); do
-		screen pg | grep -qF "WAITED" && break
-		if screen pg | grep -qF "PREDICT:"; then keys pg A; fi
-		keys pg n
-		sleep 0.5
-	done
+	step_until pg "WAITED"
 	wait_for pg "held by Worker-A's open transaction"
 	pass "skip-locked off: Worker-B's claim waits for Worker-A's row lock, and the lab names the holder"
 	step_to_end pg
