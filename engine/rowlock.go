@@ -13,13 +13,10 @@ import (
 // back, releasing the row lock and leaving the row as it was.
 const OutcomeLockReleased = "lock released"
 
-// canLockLocked says whether the worker may take ActLock now: idle, with the atomic claim of
-// leasing, over a connection whose database locks rows.
+// canLockLocked says whether a live, awake worker may take ActLock now: idle, with the atomic
+// claim of leasing, over a connection whose database locks rows.
 func (w *Worker) canLockLocked(next Action) error {
-	switch {
-	case w.paused:
-		return fmt.Errorf("%s is paused: %w", w.Name, ErrNotNow)
-	case w.phase != phaseIdle || next != ActClaim:
+	if w.phase != phaseIdle || next != ActClaim { // Do has refused a paused or crashed worker already
 		return fmt.Errorf("%s cannot lock now (its next action is %s; a lock is the first half of an atomic claim): %w", w.Name, next, ErrNotNow)
 	}
 	if _, ok := w.conn.(RowLocker); !ok {

@@ -192,7 +192,7 @@ func orDash(s string) string {
 // row has no lease yet, but a claim that does not skip locked rows waits for it. The holder by
 // its worker name when it is one ("Worker-A" → "A").
 func rowLockCell(holder string, w int, st *Styles) string {
-	short := strings.TrimPrefix(holder, "Worker-")
+	short := shortName(holder)
 	text := "row lock: " + short
 	if len(text) > w {
 		text = "lock " + short
