@@ -11,15 +11,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/leaselab-e2e.XXXXXX")
-SOCK="leaselab-e2e-$$"
-T=(tmux -L "$SOCK" -f /dev/null)
-
-cleanup() {
-	"${T[@]}" kill-server >/dev/null 2>&1 || true
-	if [[ -z "${KEEP:-}" ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT
+. "$ROOT/.ci/e2e-lib.sh"
+e2e_init leaselab-e2e
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -29,17 +22,9 @@ fail() {
 	fi
 	exit 1
 }
-pass() { echo "ok   $*"; }
 
-# Tools: tmux and sqlite3, installed when missing (CI runs as root).
-need=()
-command -v tmux >/dev/null 2>&1 || need+=(tmux)
-command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
-if ((${#need[@]})); then
-	echo "installing ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+# Tools: tmux and sqlite3, installed when missing.
+e2e_need tmux=tmux sqlite3=sqlite3
 
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
@@ -50,12 +35,8 @@ BIN="$WORK/leaselab"
 start() {
 	local name=$1
 	shift
-	# shellcheck disable=SC2086
-	"${T[@]}" new-session -d -s "$name" ${SIZE:--x 120 -y 40} \
-		"env TERM=xterm-256color ${ENVVARS:-} $BIN $* ; echo \$? > $WORK/$name.exit; sleep 30"
+	e2e_pane "$name" "${SIZE:--x 120 -y 40}" "env TERM=xterm-256color ${ENVVARS:-} $BIN $*"
 }
-
-screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
 
 # wait_for NAME TEXT [SECONDS]: until the screen shows TEXT.
 wait_for() {
@@ -66,11 +47,6 @@ wait_for() {
 	done
 	fail "screen never showed \"$text\""
 }
-
-# row NAME KEY: the outbox row of KEY as the screen shows it.
-row() { screen "$1" | grep -E "^. +[0-9]+ +$2 " | head -n1; }
-
-keys() { "${T[@]}" send-keys -t "$1" "${@:2}"; }
 
 sql() { sqlite3 "$DB" "$1"; }
 
@@ -167,8 +143,7 @@ pass "leasing on: 0 duplicated messages, VERDICT: PASS"
 
 # 6. q quits with exit code 0.
 keys lab q
-for ((i = 0; i < 100; i++)); do [[ -s $WORK/lab.exit ]] && break; sleep 0.05; done
-[[ $(cat "$WORK/lab.exit" 2>/dev/null) == 0 ]] || fail "the lab did not exit 0 after q"
+[[ $(e2e_wait_exit lab) == 0 ]] || fail "the lab did not exit 0 after q"
 pass "q quits, exit 0"
 
 # 6b. A lesson both ways, against "leaselab run": stale-owner's verdict passes though its
@@ -320,8 +295,7 @@ keys free l
 wait_for free "LEASING OFF"
 pass "the lab still responds after the free run"
 keys free q
-for ((i = 0; i < 100; i++)); do [[ -s $WORK/free.exit ]] && break; sleep 0.05; done
-[[ $(cat "$WORK/free.exit" 2>/dev/null) == 0 ]] || fail "the lab did not exit 0 after g mode and q"
+[[ $(e2e_wait_exit free) == 0 ]] || fail "the lab did not exit 0 after g mode and q"
 pass "q after g mode quits, exit 0"
 
 # 10b. e runs many-workers (500 messages, 8 workers) to its verdict at full speed, with leasing on
@@ -349,6 +323,7 @@ wait_for watch "Pending 20"
 pass "watch: 20 Pending rows of the seeded database"
 "$BIN" worker --db "$SHARED" --name P1 --pace 20ms >"$WORK/p1.log" 2>&1 &
 worker_pid=$!
+e2e_bg "$worker_pid"
 wait_for watch "Processed 20 of 20" 30
 screen watch | grep -E "^. +[0-9]+ +PAY-0[0-9]+ +Processed +Paid|^. +[0-9]+ +PAY-0[0-9]+ +Processed +Failed" | grep -qF "Worker-P1" ||
 	fail "watch: the Processed rows do not show LockedBy Worker-P1"
@@ -359,8 +334,7 @@ wait "$worker_pid" || fail "the worker process failed (see $WORK/p1.log)"
 	fail "watch: the database does not hold 20 rows Processed by Worker-P1"
 pass "watch: a worker process's 20 rows reach Processed, LockedBy Worker-P1, on screen and in the database"
 keys watch q
-for ((i = 0; i < 100; i++)); do [[ -s $WORK/watch.exit ]] && break; sleep 0.05; done
-[[ $(cat "$WORK/watch.exit" 2>/dev/null) == 0 ]] || fail "watch did not exit 0 after q"
+[[ $(e2e_wait_exit watch) == 0 ]] || fail "watch did not exit 0 after q"
 pass "watch: q quits, exit 0"
 
 # 12. skip-locked on PostgreSQL (when LEASELAB_PG names a server, as .ci/run's does): the lab on

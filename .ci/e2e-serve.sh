@@ -11,17 +11,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/leaselab-e2e-serve.XXXXXX")
-SOCK="leaselab-e2e-serve-$$"
-T=(tmux -L "$SOCK" -f /dev/null)
-SERVER_PID=
-
-cleanup() {
-	"${T[@]}" kill-server >/dev/null 2>&1 || true
-	if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then kill "$SERVER_PID" || true; fi
-	if [[ -z "${KEEP:-}" ]]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
-}
-trap cleanup EXIT
+. "$ROOT/.ci/e2e-lib.sh"
+e2e_init leaselab-e2e-serve
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -33,17 +24,7 @@ fail() {
 	cat "$WORK/server.out" >&2 || true
 	exit 1
 }
-pass() { echo "ok   $*"; }
-
-need=()
-command -v tmux >/dev/null 2>&1 || need+=(tmux)
-command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
-command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
-if ((${#need[@]})); then
-	echo "installing ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
 
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
@@ -55,6 +36,7 @@ ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
 TMPDIR="$LABTMP" "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --teacher-key "$WORK/teacher.pub" \
 	>"$WORK/server.out" 2>&1 &
 SERVER_PID=$!
+e2e_bg "$SERVER_PID"
 for ((i = 0; i < 100; i++)); do
 	grep -q "attendees type" "$WORK/server.out" 2>/dev/null && break
 	sleep 0.05
@@ -81,10 +63,8 @@ set -e
 pass "without a pty: \"${out%%$'\n'*}\", exit 1"
 
 attend() { # attend NAME [SCENARIO]: an attendee in a tmux session (no key of the teacher's)
-	"${T[@]}" new-session -d -s "$1" -x 120 -y 40 \
-		"env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $1@127.0.0.1 ${2:-}; echo \$? > $WORK/$1.exit; sleep 30"
+	e2e_pane "$1" "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $1@127.0.0.1 ${2:-}"
 }
-screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
 wait_for() {
 	local name=$1 text=$2 limit=${3:-15} i
 	for ((i = 0; i < limit * 20; i++)); do
@@ -93,8 +73,6 @@ wait_for() {
 	done
 	fail "$name's screen never showed \"$text\""
 }
-keys() { "${T[@]}" send-keys -t "$1" "${@:2}"; }
-row() { screen "$1" | grep -E "^. +[0-9]+ +$2 " | head -n1; }
 dbs() { compgen -G "$LABTMP/leaselab-run-*/leaselab.db" || true; }
 
 attend ana
@@ -140,8 +118,7 @@ pass "ben's lab untouched: PAY-001 Pending, step 0"
 
 # The teacher's table, through the teacher's key: both labs, ana's steps; an offer reaches
 # ben's lab and waits for his key.
-"${T[@]}" new-session -d -s teacher -x 120 -y 30 \
-	"env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1; sleep 30"
+e2e_pane teacher "-x 120 -y 30" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1"
 wait_for teacher "the teacher's table: 2 of 40 labs open"
 screen teacher | grep -E "^ana +127\.0\.0\.1:[0-9]+ +playground +[0-9]+ " >/dev/null || fail "no row for ana"
 screen teacher | grep -E "^ben +127\.0\.0\.1:[0-9]+ +playground +0 " >/dev/null || fail "no row for ben at 0 steps"
@@ -157,8 +134,7 @@ keys teacher q
 
 # ana quits: her database goes; SIGTERM with ben's lab open: he is told, his goes too.
 keys ana q
-for ((i = 0; i < 100; i++)); do [[ -f $WORK/ana.exit ]] && break; sleep 0.05; done
-[[ $(cat "$WORK/ana.exit" 2>/dev/null) == 0 ]] || fail "ana's ssh exit: $(cat "$WORK/ana.exit" 2>/dev/null)"
+[[ $(e2e_wait_exit ana) == 0 ]] || fail "ana's ssh exit: $(cat "$WORK/ana.exit" 2>/dev/null)"
 for ((i = 0; i < 100; i++)); do [[ $(dbs | wc -l) == 1 ]] && break; sleep 0.05; done
 [[ $(dbs | wc -l) == 1 ]] || fail "after ana quit, databases: $(dbs)"
 pass "q: ana's ssh exits 0, her database is removed"
@@ -170,7 +146,6 @@ set +e
 wait "$SERVER_PID"
 code=$?
 set -e
-SERVER_PID=
 [[ $code == 0 ]] || fail "server exit $code after SIGTERM"
 wait_for ben "the server is shutting down"
 grep -qF "stopped; 1 labs closed" "$WORK/server.out" || fail "no closing line"

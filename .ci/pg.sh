@@ -41,9 +41,16 @@ pg_start() {
   echo "pg.sh: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT ($PG_DIR)"
 }
 
+# pg_stop: stops the server (waiting until it is down, so nothing writes into its folder any more),
+# then removes the folder. A failure to tidy up is reported, never the caller's verdict: as an EXIT
+# trap it keeps the exit code the script had.
 pg_stop() {
-  [ -n "${PG_DIR:-}" ] && [ -d "$PG_DIR/data" ] || return 0
-  as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
-  rm -rf "$PG_DIR"
-  PG_DIR=
+  local rc=$?
+  if [ -n "${PG_DIR:-}" ] && [ -d "$PG_DIR/data" ]; then
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w -t 30 stop >/dev/null 2>&1 ||
+      echo "pg.sh: pg_ctl stop failed for $PG_DIR" >&2
+    rm -rf "$PG_DIR" 2>/dev/null || echo "pg.sh: could not remove $PG_DIR" >&2
+    PG_DIR=
+  fi
+  return $rc
 }
