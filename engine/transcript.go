@@ -38,7 +38,7 @@ func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
 		r.mdRecovery(&b)
 	}
 	b.WriteString("\n## Outbox at the verdict\n\n")
-	mdRows(&b, r.Rows)
+	mdMoment(&b, tableAt(r.Rows, func(row Row) bool { return row.Status != StatusProcessed }))
 	b.WriteString("\n## Ledgers\n\n```text\n")
 	r.ledgers(&b)
 	b.WriteString("```\n\n## Safety checks\n\n")
@@ -65,12 +65,29 @@ func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
 }
 
 // mdSteps writes the timeline: a heading per phase, a numbered line per event with its SQL,
-// and the outbox table after each moment.
+// and the outbox table after each moment; of a long run, what handoutPlan shows, the routine
+// steps between counted, and the events the log did not keep named.
 func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
 	if len(r.Events) == 0 {
 		b.WriteString("\nNothing happened.\n")
 	}
+	var (
+		plan    handoutPlan
+		skipped routineSteps
+		last    int // the Seq of the last event walked
+	)
 	for _, e := range r.Events {
+		if e.Seq > last+1 {
+			skipped.flush(b)
+			fmt.Fprintf(b, "\n*Events %d–%d were not kept: the log keeps the first %s and the latest %s events of a run (every count above and below is of the whole run).*\n",
+				last+1, e.Seq-1, thousands(keepHead), thousands(keepTail))
+		}
+		last = e.Seq
+		if !plan.shows(e) {
+			skipped.add(e)
+			continue
+		}
+		skipped.flush(b)
 		switch e.Kind {
 		case EvPhase:
 			fmt.Fprintf(b, "\n### %s\n", md(e.Words()))
@@ -95,9 +112,53 @@ func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
 				fmt.Fprintf(b, "(could not be read: %s)\n", md(m.Err.Error()))
 				continue
 			}
-			mdRows(b, m.Rows)
+			mdMoment(b, m)
 		}
 	}
+	skipped.flush(b)
+}
+
+// routineSteps counts the events a long run's handout leaves out between two it shows.
+type routineSteps struct {
+	first, last int
+	n           int
+	kinds       []string       // "claims won", in the order first seen
+	count       map[string]int // by kind
+}
+
+func (s *routineSteps) add(e Event) {
+	if s.n == 0 {
+		s.first, s.count, s.kinds = e.Seq, map[string]int{}, s.kinds[:0]
+	}
+	s.last = e.Seq
+	s.n++
+	k := string(e.Kind)
+	if e.Outcome != "" {
+		k += " " + e.Outcome
+	}
+	if s.count[k] == 0 {
+		s.kinds = append(s.kinds, k)
+	}
+	s.count[k]++
+}
+
+// flush writes the count of the steps left out since the last event shown, if any.
+func (s *routineSteps) flush(b *strings.Builder) {
+	if s.n == 0 {
+		return
+	}
+	parts := make([]string, len(s.kinds))
+	for i, k := range s.kinds {
+		parts[i] = fmt.Sprintf("%s ×%s", md(k), thousands(s.count[k]))
+	}
+	what := fmt.Sprintf("%s %s", thousands(s.n), plural(s.n, "step"))
+	if s.first != s.last {
+		what += fmt.Sprintf(" (%d–%d)", s.first, s.last)
+	} else {
+		what += fmt.Sprintf(" (%d)", s.first)
+	}
+	fmt.Fprintf(b, "\n*%s not shown, as the steps above: %s.*\n", what, strings.Join(parts, ", "))
+	s.n = 0
 }
 
 // mdRecovery is the lease-expiry demo's four moments for each crashed owner: the claim, the
@@ -143,6 +204,26 @@ func (r *Report) recoveryEvents(rc Recovery) (claim, crash, blocked, reclaim *Ev
 	return claim, crash, blocked, reclaim
 }
 
+// mdMoment is a moment's table, and what an excerpt leaves out.
+func mdMoment(b *strings.Builder, m Moment) {
+	mdRows(b, m.Rows)
+	if !m.Excerpt() {
+		return
+	}
+	var parts []string
+	for _, st := range []string{StatusPending, StatusProcessing, StatusProcessed} {
+		if n := m.Hidden[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", thousands(n), st))
+		}
+	}
+	for _, st := range sortedKeys(m.Hidden) {
+		if st != StatusPending && st != StatusProcessing && st != StatusProcessed {
+			parts = append(parts, fmt.Sprintf("%s %s", thousands(m.Hidden[st]), md(st)))
+		}
+	}
+	fmt.Fprintf(b, "\n*%s of %s rows not shown: %s.*\n", thousands(m.Total-len(m.Rows)), thousands(m.Total), strings.Join(parts, ", "))
+}
+
 // mdRows is an outbox table as a Markdown table.
 func mdRows(b *strings.Builder, rows []Row) {
 	b.WriteString("| Id | Key | Status | LockedBy | LockedUntilUtc | LeaseVersion | Attempts | Payment | TransactionId |\n")
@@ -180,4 +261,18 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// thousands writes n with a comma between groups of three digits: 15,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }

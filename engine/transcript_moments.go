@@ -5,18 +5,40 @@ import (
 	"sync"
 )
 
+// A handout reads well whatever the length of the run. A short run (every lesson of six
+// messages) is shown whole: every event with its SQL, the outbox table at every moment. A long
+// one (a free run of 500 messages) shows its first handoutHead events in full, then only the
+// events that teach (Teaches), at most handoutTeach of them, and counts the routine steps in
+// between. A table of at most handoutWholeTable rows is shown whole; a larger one as the rows
+// around the message involved, the others counted by status. So a handout's size, and the
+// memory its moments take while a run goes on, do not grow with the run.
+const (
+	handoutHead       = 60
+	handoutTeach      = 60
+	handoutWholeTable = 24
+	handoutAround     = 2  // rows shown on each side of a row involved
+	handoutExcerpt    = 12 // rows of an excerpt at most
+)
+
 // Moment is the outbox table as the database held it right after one event: the moments a
 // transcript shows it (claims, crashes, blocked claims, clock moves, takes, rejected or stale
 // finalizes).
 type Moment struct {
 	Seq  int   // the event's Seq
-	Rows []Row // Snapshot right after it
-	Err  error // the snapshot could not be read
+	Rows []Row // the whole table, or (Excerpt) the rows around the rows involved
+	// Total is the number of rows the table had; Hidden counts, by Status, those not in Rows.
+	Total  int
+	Hidden map[string]int
+	Err    error // the snapshot could not be read
 }
+
+// Excerpt reports whether the moment keeps only some rows of its table.
+func (m Moment) Excerpt() bool { return len(m.Rows) < m.Total }
 
 // moments is what RecordMoments keeps.
 type moments struct {
 	mu   sync.Mutex
+	plan handoutPlan
 	list []Moment
 }
 
@@ -33,9 +55,61 @@ func IsMoment(e Event) bool {
 	return false
 }
 
+// Teaches reports whether a long run's handout still shows e after its first events: what a
+// lease is for happens there (a crash, a pause, a clock move, a reclaim, a claim blocked by a
+// live lease, a rejected or unguarded finalize, a lost heartbeat, a lease over before its
+// provider call) and what frames the run (a phase, a note, a setting changed).
+func Teaches(e Event) bool {
+	switch e.Kind {
+	case EvCrash, EvRestart, EvPause, EvResume, EvClock, EvSetting, EvPhase, EvNote:
+		return true
+	case EvClaim:
+		return e.Outcome == OutcomeReclaimed || e.Outcome == OutcomeBlocked
+	case EvFinalize:
+		return e.Outcome == OutcomeRejected || e.Outcome == OutcomeViolation
+	case EvRenew:
+		return e.Outcome == OutcomeLost
+	case EvCheck:
+		return e.Outcome == OutcomeExpired
+	}
+	return false
+}
+
+// handoutPlan decides, event by event in the order of the run, which events a handout shows:
+// the first handoutHead, then those that teach, at most handoutTeach; of the claims blocked on
+// one message, only the first (a polling worker meets the same live lease again and again).
+// The recorder of moments and the writer each walk the run with one, so that they agree.
+type handoutPlan struct {
+	taught  int
+	blocked map[string]bool
+}
+
+// shows reports whether the handout shows e, and counts it.
+func (p *handoutPlan) shows(e Event) bool {
+	if e.Seq <= handoutHead {
+		return true
+	}
+	if !Teaches(e) || p.taught >= handoutTeach {
+		return false
+	}
+	if e.Kind == EvClaim && e.Outcome == OutcomeBlocked {
+		if p.blocked == nil {
+			p.blocked = map[string]bool{}
+		}
+		if p.blocked[e.Key] {
+			return false
+		}
+		p.blocked[e.Key] = true
+	}
+	p.taught++
+	return true
+}
+
 // RecordMoments makes the session read the outbox table right after every event IsMoment
-// picks, for the transcript (Moments). Turn it on before the first action; it costs one read of
-// the table per such event, on the database's reader.
+// picks that the handout shows, for the transcript (Moments). Turn it on before the first
+// action; it costs one read of the table per such event, on the database's reader, and at
+// most handoutHead + handoutTeach of them are read and kept, each of at most handoutExcerpt
+// rows once the table is larger than handoutWholeTable.
 func (s *Session) RecordMoments() {
 	s.ledger.mu.Lock()
 	defer s.ledger.mu.Unlock()
@@ -45,14 +119,58 @@ func (s *Session) RecordMoments() {
 	s.env.moments = &moments{}
 	m, db := s.env.moments, s.db
 	s.ledger.onRecord = func(e Event) {
-		if !IsMoment(e) {
+		m.mu.Lock()
+		want := m.plan.shows(e) && IsMoment(e)
+		m.mu.Unlock()
+		if !want {
 			return
 		}
 		rows, err := db.Snapshot(context.Background())
+		mo := tableAt(rows, func(r Row) bool {
+			return e.Key != "" && r.IdempotencyKey == e.Key || e.Key == "" && r.Status == StatusProcessing
+		})
+		mo.Seq, mo.Err = e.Seq, err
 		m.mu.Lock()
-		m.list = append(m.list, Moment{Seq: e.Seq, Rows: rows, Err: err})
+		m.list = append(m.list, mo)
 		m.mu.Unlock()
 	}
+}
+
+// tableAt is the table as a handout keeps it: whole when it is small, else the rows around the
+// rows involved (the first rows when none is), the others counted by status.
+func tableAt(rows []Row, involved func(Row) bool) Moment {
+	m := Moment{Rows: rows, Total: len(rows)}
+	if len(rows) <= handoutWholeTable {
+		return m
+	}
+	keep := make([]bool, len(rows))
+	kept, found := 0, false
+	for i, r := range rows {
+		if !involved(r) {
+			continue
+		}
+		found = true
+		for j := max(0, i-handoutAround); j <= min(len(rows)-1, i+handoutAround) && kept < handoutExcerpt; j++ {
+			if !keep[j] {
+				keep[j] = true
+				kept++
+			}
+		}
+	}
+	if !found {
+		for j := 0; j <= 2*handoutAround; j++ {
+			keep[j] = true
+		}
+	}
+	m.Rows, m.Hidden = nil, map[string]int{}
+	for i, r := range rows {
+		if keep[i] {
+			m.Rows = append(m.Rows, r)
+		} else {
+			m.Hidden[r.Status]++
+		}
+	}
+	return m
 }
 
 // Moments are the tables RecordMoments read, by event Seq; nil when it is off.

@@ -118,3 +118,56 @@ func TestSaveTranscriptNeverOverwrites(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptOfALongRunIsAHandout: the transcript of many-workers (500 messages, 8 workers,
+// crashes and pauses) is a handout, not a dump: under 300 KB; its first steps in full; every
+// crash, pause and reclaim after them still shown, the routine steps between counted; tables of
+// a few rows around the message involved with the rest counted by status; and, at most, the
+// moments the handout shows are read and kept, whatever the length of the run.
+func TestTranscriptOfALongRunIsAHandout(t *testing.T) {
+	md := transcript(t, "many-workers")
+	if len(md) > 300_000 {
+		t.Errorf("many-workers transcript: %d bytes, want under 300,000", len(md))
+	}
+	for _, want := range []string{"**1.** ", "**60.** ", "not shown, as the steps above: ", "of 500 rows not shown: "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("many-workers transcript lacks %q", want)
+		}
+	}
+	tables := strings.Count(md, "| Id | Key | Status |")
+	if rows := strings.Count(md, "\n| ") - 2*tables; rows > tables*12 {
+		t.Errorf("%d table rows in %d tables: more than 12 a table", rows, tables)
+	}
+	s := session(t, scenario(t, "many-workers", ""))
+	s.RecordMoments()
+	if err := s.RunToEnd(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reclaims, crashes := 0, 0
+	for _, e := range s.Ledger().Events() {
+		if e.Seq > 60 && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed {
+			reclaims++
+		}
+		if e.Kind == engine.EvCrash {
+			crashes++
+		}
+	}
+	if reclaims == 0 || crashes == 0 {
+		t.Fatalf("many-workers had %d crashes and %d reclaims after step 60: the test needs both", crashes, reclaims)
+	}
+	if got := strings.Count(md, " CRASHED"); got < crashes {
+		t.Errorf("the transcript shows %d crashes of %d", got, crashes)
+	}
+	if got := strings.Count(md, " reclaimed PAY-"); got < reclaims {
+		t.Errorf("the transcript shows %d reclaims of the %d after step 60", got, reclaims)
+	}
+	ms := s.Moments()
+	if len(ms) > 120 {
+		t.Errorf("%d moments kept, want at most 120", len(ms))
+	}
+	for seq, m := range ms {
+		if len(m.Rows) > 12 || m.Total != 500 {
+			t.Errorf("moment %d: %d rows kept of %d", seq, len(m.Rows), m.Total)
+		}
+	}
+}
