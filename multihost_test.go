@@ -154,7 +154,11 @@ func TestWorkersOnManyHosts(t *testing.T) {
 		if err := v.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-v.done
+		select {
+		case <-v.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a victim did not exit within 10s of SIGKILL")
+		}
 	}
 	for _, w := range workers {
 		select {
