@@ -20,21 +20,34 @@ import (
 type signalled struct {
 	cmd         *exec.Cmd
 	tmp         string
-	stdout, err bytes.Buffer // read only after done
-	done        chan error
+	stdout, err bytes.Buffer  // read only after done
+	done        chan struct{} // closed when the process has been waited for
+	waitErr     error         // cmd.Wait's error, read only after done
 }
 
+// startWithTmp starts leaselab with args and a TMPDIR of its own; the process is killed and
+// waited for (10 s) before that folder is removed.
 func startWithTmp(t *testing.T, args ...string) *signalled {
 	t.Helper()
-	p := &signalled{tmp: t.TempDir(), done: make(chan error, 1)}
+	p := &signalled{tmp: t.TempDir(), done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1", "TMPDIR="+p.tmp)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.cmd.Process.Kill() })
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: not gone 10s after SIGKILL", p.cmd)
+		}
+	})
 	return p
 }
 
@@ -50,8 +63,8 @@ func (p *signalled) waitFor(t *testing.T, what string, cond func() bool) {
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		select {
-		case err := <-p.done:
-			t.Fatalf("exited (%v) before %s\nstdout: %s\nstderr: %s", err, what, p.stdout.String(), p.err.String())
+		case <-p.done:
+			t.Fatalf("exited (%v) before %s\nstdout: %s\nstderr: %s", p.waitErr, what, p.stdout.String(), p.err.String())
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -60,13 +73,20 @@ func (p *signalled) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// exit waits for the process and returns its exit code.
+// exit waits for the process and returns its exit code. A process that does not exit is killed,
+// and its stderr is read only once it has been waited for (its copy ends with Wait).
 func (p *signalled) exit(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-p.done:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("did not exit after the signal\nstderr: %s", p.err.String())
+		p.cmd.Process.Kill()
+		select {
+		case <-p.done:
+			t.Fatalf("did not exit after the signal (killed)\nstderr: %s", p.err.String())
+		case <-time.After(10 * time.Second):
+			t.Fatal("did not exit after the signal, nor 10s after SIGKILL")
+		}
 	}
 	return p.cmd.ProcessState.ExitCode()
 }
