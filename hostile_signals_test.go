@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -175,6 +177,33 @@ func TestSignalsEndStressWithTheTableOfFinishedRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitGone waits up to 10 s for pid, a process this test did not start (no Wait), to end: gone,
+// or a zombie its parent has yet to reap. Then it sends SIGKILL and reports the process.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !pidGone(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			err := syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d still running 10s after the tmux server was killed; SIGKILL: %v", pid, err)
+			return
+		}
+	}
+}
+
+// pidGone reports whether pid has ended: no such process, or a zombie.
+func pidGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// pid (comm) state …: comm may hold spaces and parentheses, the state follows the last ")".
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 func fileExists(path string) bool {
@@ -346,13 +375,23 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 		t.Skip("no tmux")
 	}
 	tmp := t.TempDir()
+	statusFile := filepath.Join(t.TempDir(), "status")
 	sock := fmt.Sprintf("leaselab-signals-%d", os.Getpid())
 	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command(tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
 		return strings.TrimSpace(string(out)), err
 	}
-	t.Cleanup(func() { tmux("kill-server") })
-	statusFile := filepath.Join(t.TempDir(), "status")
+	// Registered after every folder is made, so it runs before their removal: the tmux server
+	// goes, and the lab in its pane is waited for, before anything it writes into is removed.
+	t.Cleanup(func() {
+		pid, _ := tmux("display-message", "-p", "-t", "lab", "#{pane_pid}")
+		tmux("kill-server")
+		if n, err := strconv.Atoi(pid); err == nil && n > 0 {
+			waitGone(t, n)
+		}
+	})
 	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s", statusFile, tmp, os.Args[0])
 	if _, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux: %v", err)
