@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/store/storetest"
 
@@ -24,16 +25,23 @@ func pgSchemaURL(t *testing.T, name string) string {
 	q := u.Query()
 	q.Set("schema", name)
 	u.RawQuery = q.Encode()
+	// Bounded: a session still holding a lock on the schema makes the drop fail in 20 s, reported,
+	// rather than hang the test binary.
 	t.Cleanup(func() {
-		ctx := context.Background()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
 		if err != nil {
-			t.Error(err)
+			t.Errorf("drop schema %s: %v", name, err)
 			return
 		}
 		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "SET lock_timeout = '20s'"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+			return
+		}
 		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE"); err != nil {
-			t.Error(err)
+			t.Errorf("drop schema %s: %v", name, err)
 		}
 	})
 	return u.String()

@@ -98,14 +98,26 @@ func TestServeCommand(t *testing.T) {
 	keyPath := filepath.Join(t.TempDir(), "key")
 	ctx, cancelCause := context.WithCancelCause(context.Background())
 	cancel := func() { cancelCause(interrupted{syscall.SIGTERM}) } // as runWithSignals does
-	defer cancel()
 	outR, outW := io.Pipe()
 	var errb syncBuf
 	code := make(chan int, 1)
+	ran := make(chan struct{}) // closed when run has returned
 	go func() {
+		defer close(ran)
 		code <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--host-key", keyPath}, strings.NewReader(""), outW, &errb)
 		outW.Close()
 	}()
+	// Whatever ends the test, the server stops before the folders go: cancel, close the pipe's
+	// reader (a write serve is blocked in fails, so its shutdown cannot hang on it), then wait.
+	t.Cleanup(func() {
+		cancel()
+		outR.Close()
+		select {
+		case <-ran:
+		case <-time.After(20 * time.Second):
+			t.Errorf("serve did not return within 20s of the test's end")
+		}
+	})
 	lines := bufio.NewScanner(outR)
 	var head []string
 	for len(head) < 3 && lines.Scan() {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,21 +22,34 @@ import (
 type signalled struct {
 	cmd         *exec.Cmd
 	tmp         string
-	stdout, err bytes.Buffer // read only after done
-	done        chan error
+	stdout, err bytes.Buffer  // read only after done
+	done        chan struct{} // closed when the process has been waited for
+	waitErr     error         // cmd.Wait's error, read only after done
 }
 
+// startWithTmp starts leaselab with args and a TMPDIR of its own; the process is killed and
+// waited for (10 s) before that folder is removed.
 func startWithTmp(t *testing.T, args ...string) *signalled {
 	t.Helper()
-	p := &signalled{tmp: t.TempDir(), done: make(chan error, 1)}
+	p := &signalled{tmp: t.TempDir(), done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1", "TMPDIR="+p.tmp)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.cmd.Process.Kill() })
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: not gone 10s after SIGKILL", p.cmd)
+		}
+	})
 	return p
 }
 
@@ -50,8 +65,8 @@ func (p *signalled) waitFor(t *testing.T, what string, cond func() bool) {
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		select {
-		case err := <-p.done:
-			t.Fatalf("exited (%v) before %s\nstdout: %s\nstderr: %s", err, what, p.stdout.String(), p.err.String())
+		case <-p.done:
+			t.Fatalf("exited (%v) before %s\nstdout: %s\nstderr: %s", p.waitErr, what, p.stdout.String(), p.err.String())
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
@@ -60,13 +75,20 @@ func (p *signalled) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// exit waits for the process and returns its exit code.
+// exit waits for the process and returns its exit code. A process that does not exit is killed,
+// and its stderr is read only once it has been waited for (its copy ends with Wait).
 func (p *signalled) exit(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-p.done:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("did not exit after the signal\nstderr: %s", p.err.String())
+		p.cmd.Process.Kill()
+		select {
+		case <-p.done:
+			t.Fatalf("did not exit after the signal (killed)\nstderr: %s", p.err.String())
+		case <-time.After(10 * time.Second):
+			t.Fatal("did not exit after the signal, nor 10s after SIGKILL")
+		}
 	}
 	return p.cmd.ProcessState.ExitCode()
 }
@@ -155,6 +177,33 @@ func TestSignalsEndStressWithTheTableOfFinishedRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitGone waits up to 10 s for pid, a process this test did not start (no Wait), to end: gone,
+// or a zombie its parent has yet to reap. Then it sends SIGKILL and reports the process.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !pidGone(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			err := syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d still running 10s after the tmux server was killed; SIGKILL: %v", pid, err)
+			return
+		}
+	}
+}
+
+// pidGone reports whether pid has ended: no such process, or a zombie.
+func pidGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// pid (comm) state …: comm may hold spaces and parentheses, the state follows the last ")".
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 func fileExists(path string) bool {
@@ -326,13 +375,23 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 		t.Skip("no tmux")
 	}
 	tmp := t.TempDir()
+	statusFile := filepath.Join(t.TempDir(), "status")
 	sock := fmt.Sprintf("leaselab-signals-%d", os.Getpid())
 	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command(tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
 		return strings.TrimSpace(string(out)), err
 	}
-	t.Cleanup(func() { tmux("kill-server") })
-	statusFile := filepath.Join(t.TempDir(), "status")
+	// Registered after every folder is made, so it runs before their removal: the tmux server
+	// goes, and the lab in its pane is waited for, before anything it writes into is removed.
+	t.Cleanup(func() {
+		pid, _ := tmux("display-message", "-p", "-t", "lab", "#{pane_pid}")
+		tmux("kill-server")
+		if n, err := strconv.Atoi(pid); err == nil && n > 0 {
+			waitGone(t, n)
+		}
+	})
 	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s", statusFile, tmp, os.Args[0])
 	if _, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux: %v", err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,8 +231,9 @@ type child struct {
 	cmd   *exec.Cmd
 	mu    sync.Mutex
 	lines []string
-	seen  chan string // every line, for waiting on one
-	done  chan error
+	seen  chan string   // every line, for waiting on one
+	done  chan error    // cmd.Wait's error, once
+	gone  chan struct{} // closed when the process has been waited for
 }
 
 func start(t *testing.T, args ...string) *child {
@@ -249,11 +251,12 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *child {
 		t.Fatal(err)
 	}
 	cmd.Stderr = cmd.Stdout
-	c := &child{cmd: cmd, seen: make(chan string, 10000), done: make(chan error, 1)}
+	c := &child{cmd: cmd, seen: make(chan string, 10000), done: make(chan error, 1), gone: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
+		defer close(c.gone)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			c.mu.Lock()
@@ -264,9 +267,18 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *child {
 			default:
 			}
 		}
+		io.Copy(io.Discard, out) // a line too long stops the scanner: the child must not block on a full pipe
 		c.done <- cmd.Wait()
 	}()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	// The process is killed and waited for before the test's folders are removed.
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		select {
+		case <-c.gone:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: not gone 10s after SIGKILL", cmd)
+		}
+	})
 	return c
 }
 
@@ -311,7 +323,11 @@ func TestWorkerProcessesSurviveSIGKILL(t *testing.T) {
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-victim.done
+	select {
+	case <-victim.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the victim did not exit within 10s of SIGKILL")
+	}
 	for _, c := range []*child{p1, p3} {
 		select {
 		case err := <-c.done:

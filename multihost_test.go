@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,28 +67,69 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 
 // proxy forwards TCP connections from listen to the server at target, in the test's namespace:
 // the test server listens on 127.0.0.1 only, and the workers in the namespaces reach it here.
+// Its cleanup closes the listener and every connection, and waits for its goroutines.
 func proxy(t *testing.T, listen, target string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
+	var (
+		mu     sync.Mutex
+		conns  = map[net.Conn]bool{}
+		closed bool
+		wg     sync.WaitGroup
+	)
+	// track keeps c for the cleanup to close; false (and c closed) once the cleanup has begun.
+	track := func(c net.Conn) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			c.Close()
+			return false
+		}
+		conns[c] = true
+		return true
+	}
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		closed = true
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		for {
 			in, err := l.Accept()
 			if err != nil {
 				return
 			}
+			if !track(in) {
+				return
+			}
+			wg.Add(1)
 			go func() {
+				defer wg.Done()
 				defer in.Close()
 				out, err := net.Dial("tcp", target)
-				if err != nil {
+				if err != nil || !track(out) {
 					return
 				}
 				defer out.Close()
-				go func() { io.Copy(out, in); out.(*net.TCPConn).CloseWrite() }()
+				copied := make(chan struct{})
+				go func() {
+					defer close(copied)
+					io.Copy(out, in)
+					out.(*net.TCPConn).CloseWrite()
+				}()
 				io.Copy(in, out)
+				in.Close() // the other copy ends too, if the server's side ended first
+				<-copied
 			}()
 		}
 	}()
@@ -154,7 +196,11 @@ func TestWorkersOnManyHosts(t *testing.T) {
 		if err := v.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-v.done
+		select {
+		case <-v.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a victim did not exit within 10s of SIGKILL")
+		}
 	}
 	for _, w := range workers {
 		select {

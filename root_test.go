@@ -26,6 +26,7 @@ func TestLabRootOpenClose(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	ctx := context.Background()
 	r := newLabRoot(nil, nil)
+	t.Cleanup(func() { r.Close() }) // a failed check still removes the lab's database
 	s1, err := r.Open(ctx, "playground")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestLabRootRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newLabRoot(nil, nil)
+			t.Cleanup(func() { r.Close() })
 			r.builtinOnly, r.caps = tc.builtin, tc.caps
 			_, err := r.Open(ctx, tc.open)
 			var ue usageError
@@ -86,7 +88,7 @@ func TestLabRootRules(t *testing.T) {
 	}
 	// The same file opens when files are allowed, as leaselab --scenario FILE does.
 	r := newLabRoot(nil, nil)
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	if _, err := r.Open(ctx, file); err != nil {
 		t.Fatalf("a file, files allowed: %v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -54,8 +55,9 @@ func benchServe(b *testing.B, scenario string, free, stepped int) {
 		}
 	}
 	var (
-		mu  sync.Mutex
-		lat []time.Duration
+		mu   sync.Mutex
+		lat  []time.Duration
+		errs []error // the workers' failures: b.Fatal may be called from the benchmark's goroutine only
 	)
 	steps := make([]int, len(steppers))
 	b.Logf("%d labs on %s open in %s", free+stepped, scenario, time.Since(t0).Round(time.Millisecond))
@@ -68,13 +70,20 @@ func benchServe(b *testing.B, scenario string, free, stepped int) {
 			go func() {
 				defer wg.Done()
 				steps[i]++
-				d := keyToScreen(b, a, "s", fmt.Sprintf("step %d", steps[i]))
+				d, err := keyToScreen(a, "s", fmt.Sprintf("step %d", steps[i]))
 				mu.Lock()
-				lat = append(lat, d)
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					lat = append(lat, d)
+				}
 				mu.Unlock()
 			}()
 		}
 		wg.Wait()
+		if len(errs) > 0 {
+			b.Fatal(errors.Join(errs...))
+		}
 	}
 	b.StopTimer()
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
@@ -96,23 +105,24 @@ func benchServe(b *testing.B, scenario string, free, stepped int) {
 }
 
 // keyToScreen writes key and waits until the output written after it shows want (escapes
-// stripped); it returns how long that took.
-func keyToScreen(b *testing.B, a *attendee, key, want string) time.Duration {
+// stripped); it returns how long that took. It runs on a worker goroutine, so it returns its
+// failure for the benchmark's goroutine to report.
+func keyToScreen(a *attendee, key, want string) (time.Duration, error) {
 	from := a.out.Len()
 	start := time.Now()
 	if _, err := a.stdin.Write([]byte(key)); err != nil {
-		b.Fatal(err)
+		return 0, fmt.Errorf("key %q: %w", key, err)
 	}
 	deadline := time.NewTimer(20 * time.Second)
 	defer deadline.Stop()
 	for {
 		if strings.Contains(ansi.Strip(a.out.From(from)), want) {
-			return time.Since(start)
+			return time.Since(start), nil
 		}
 		select {
 		case <-a.drawn:
 		case <-deadline.C:
-			b.Fatalf("%q never showed after %q", want, key)
+			return 0, fmt.Errorf("%q never showed after %q", want, key)
 		}
 	}
 }

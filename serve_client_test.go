@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"path/filepath"
@@ -49,10 +50,37 @@ func startServer(t testing.TB, o serveOptions) *testServer {
 	}
 	ts.srv, err = newLabServer(key, o, connectLine(ln.Addr()), ts.log)
 	if err != nil {
+		ln.Close()
 		t.Fatal(err)
 	}
-	go func() { ts.served <- ts.srv.Serve(ln) }()
+	ts.serve(t, ln)
 	return ts
+}
+
+// serve runs ts.srv on ln and registers a cleanup that shuts it down (within 20 s) and waits for
+// Serve to return, so that no lab outlives the test. Call it after every t.TempDir the server
+// uses is made: cleanups run last registered first, so this one runs before their removal.
+// Serve's error still goes to ts.served for a test that reads it.
+func (ts *testServer) serve(t testing.TB, ln net.Listener) {
+	t.Helper()
+	stopped := make(chan struct{})
+	go func() {
+		ts.served <- ts.srv.Serve(ln)
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := ts.srv.Shutdown(ctx); err != nil {
+			t.Errorf("the test server's shutdown: %v", err)
+		}
+		ln.Close() // Serve returns even if Shutdown came before it tracked ln
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			t.Errorf("the test server's Serve did not return within 20s")
+		}
+	})
 }
 
 // syncBuf is a bytes.Buffer safe for one writer and many readers. With limit set it keeps the
@@ -137,12 +165,12 @@ func (ts *testServer) connect(t testing.TB, o dialOpts) *attendee {
 	if err != nil {
 		t.Fatalf("dial %s: %v", ts.addr, err)
 	}
+	t.Cleanup(func() { client.Close() })
 	sess, err := client.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{}), drawn: make(chan struct{}, 1)}
-	t.Cleanup(a.hangUp)
 	for k, v := range o.env {
 		if err := sess.Setenv(k, v); err != nil {
 			t.Fatalf("setenv %s: %v", k, err)

@@ -43,9 +43,10 @@ func TestServePanicEndsOneLab(t *testing.T) {
 	real := cfg.NewRoot
 	cfg.NewRoot = func() serve.Root { return panicky{real().(*labRoot), "before"} }
 	if ts.srv, err = serve.New(cfg); err != nil {
+		ln.Close()
 		t.Fatal(err)
 	}
-	go func() { ts.served <- ts.srv.Serve(ln) }()
+	ts.serve(t, ln)
 
 	a := ts.connect(t, dialOpts{user: "ana"})
 	b := ts.connect(t, dialOpts{user: "ben"})

@@ -14,7 +14,28 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT="$ROOT/assets/screenshots"
 WORK=$(mktemp -d)
 T=(tmux -L "leaselab-shot-$$" -f /dev/null)
-trap '"${T[@]}" kill-server >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+# stop_lab: kills the tmux server, then waits (10 s, then SIGKILL, 5 s more) until the lab's
+# process group (the pane's shell is its leader) is gone, so that nothing writes the database
+# or $WORK after they are removed. It fails when the group outlives that.
+stop_lab() {
+	local pid i
+	pid=$("${T[@]}" display-message -p -t lab '#{pane_pid}' 2>/dev/null) || pid=
+	"${T[@]}" kill-server >/dev/null 2>&1 || true
+	[[ -n $pid ]] || return 0
+	for ((i = 0; i < 200; i++)); do
+		kill -0 -- "-$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	echo "make.sh: the lab (process group $pid) still runs 10 s after its tmux server; SIGKILL" >&2
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 -- "-$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	echo "make.sh: the lab (process group $pid) is still running" >&2
+	return 1
+}
+trap 'stop_lab || true; rm -rf "$WORK"' EXIT
 FREEZE=${FREEZE:-$(command -v freeze || echo "$(go env GOPATH)/bin/freeze")}
 DB=/tmp/workshop.db # the path the screens show; the test shows the same
 
@@ -35,7 +56,7 @@ shot() {
 	sleep 0.5
 	"${T[@]}" capture-pane -p -e -t lab >"$WORK/$name.ansi"
 	"${T[@]}" capture-pane -p -t lab >"$OUT/$name.txt"
-	"${T[@]}" kill-server
+	stop_lab # before the next shot removes the database
 	# freeze ignores SGR 39/49 (default colours): spell them as a reset for the picture.
 	sed -e 's/\x1b\[39m\x1b\[49m/\x1b[0m/g' -e 's/\x1b\[39m/\x1b[0m/g' -e 's/\x1b\[49m/\x1b[0m/g' \
 		"$WORK/$name.ansi" >"$WORK/$name.fixed"

@@ -32,18 +32,26 @@ func withSchema(t *testing.T, name string) string {
 	return u.String()
 }
 
-// dropSchema drops name at the end of the test.
+// dropSchema drops name at the end of the test, within 30 s (a lock held on the schema makes the
+// drop fail after 20 s, reported, rather than hang the test binary).
 func dropSchema(t *testing.T, name string) {
 	t.Helper()
 	t.Cleanup(func() {
-		ctx := context.Background()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
 		if err != nil {
-			t.Error(err)
+			t.Errorf("drop schema %s: %v", name, err)
 			return
 		}
 		defer conn.Close(ctx)
-		conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE")
+		if _, err := conn.Exec(ctx, "SET lock_timeout = '20s'"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+			return
+		}
+		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
 	})
 }
 
