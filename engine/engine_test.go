@@ -220,7 +220,7 @@ func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
 	sc := scenario(t, "", "name: t\nmessages: 200\nworkers: 4\nlease: 200ms\n")
 	s := session(t, sc)
 	ctx := context.Background()
-	f := s.StartFree(ctx, 0)
+	f := s.StartFree(ctx, 0, nil)
 	for i := 0; i < 20; i++ {
 		s.Crash(i % 4)
 		s.SetPaused((i+1)%4, true)

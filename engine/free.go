@@ -21,6 +21,10 @@ type ServeOptions struct {
 	UntilEmpty bool
 	// OnEvent, when set, is called with every event the worker records.
 	OnEvent func(Event)
+	// Admit, when set, is asked before every action: it returns when the worker may act (a
+	// server shares its time between labs this way), or an error when the worker must stop
+	// waiting (the loop then ends as at a stop).
+	Admit func(ctx context.Context) error
 }
 
 // Serve runs w continuously: one action after another, polling when there is nothing to do,
@@ -47,6 +51,16 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 		// this process; on a wall clock (worker processes sharing a file) other processes change
 		// things unseen, so it polls again every Poll.
 		if w.Runnable() || (w.env.clock.Follows() && w.Next() != ActNone) {
+			if opt.Admit != nil {
+				if opt.Admit(ctx) != nil {
+					return nil
+				}
+				select {
+				case <-stop:
+					return nil
+				default:
+				}
+			}
 			ev, acted, err = w.Step(ctx)
 		}
 		if err != nil {
@@ -83,20 +97,28 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 // FreeRun is every worker of a session running on its own goroutine and connection, truly
 // concurrently, while the session can still crash, pause, restart workers and move the clock.
 type FreeRun struct {
-	stop chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	errs []error
+	stop       chan struct{}
+	stopAdmits context.CancelFunc // ends the waits for admission at a stop
+	wg         sync.WaitGroup
+	mu         sync.Mutex
+	errs       []error
 }
 
-// StartFree starts every worker (crashed ones idle until restarted) at the given pace.
-func (s *Session) StartFree(ctx context.Context, pace time.Duration) *FreeRun {
+// StartFree starts every worker (crashed ones idle until restarted) at the given pace. admit,
+// when set, is asked before every action (ServeOptions.Admit); a stop ends its waits.
+func (s *Session) StartFree(ctx context.Context, pace time.Duration, admit func(context.Context) error) *FreeRun {
 	f := &FreeRun{stop: make(chan struct{})}
+	opt := ServeOptions{Pace: pace}
+	if admit != nil {
+		actx, cancel := context.WithCancel(ctx)
+		f.stopAdmits = cancel
+		opt.Admit = func(context.Context) error { return admit(actx) }
+	}
 	for _, w := range s.workers {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if err := recovered(w.Name, func() error { return w.Serve(ctx, f.stop, ServeOptions{Pace: pace}) }); err != nil {
+			if err := recovered(w.Name, func() error { return w.Serve(ctx, f.stop, opt) }); err != nil {
 				f.mu.Lock()
 				f.errs = append(f.errs, err)
 				f.mu.Unlock()
@@ -117,6 +139,9 @@ func (f *FreeRun) Err() error {
 // Stop stops every worker at its next action boundary and waits for them.
 func (f *FreeRun) Stop() error {
 	close(f.stop)
+	if f.stopAdmits != nil {
+		f.stopAdmits()
+	}
 	f.wg.Wait()
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -259,7 +259,7 @@ func TestHistoryFreeRun(t *testing.T) {
 	h := engine.NewHistory(s, r.open)
 	do(t, h, engine.Move{Kind: engine.MoveNext})
 	p := h.Begin()
-	f := s.StartFree(ctx, 0)
+	f := s.StartFree(ctx, 0, nil)
 	if err := f.Stop(); err != nil {
 		t.Fatal(err)
 	}
