@@ -19,6 +19,10 @@ import (
 // freePollEvery is how often the screen reads the database while the workers free-run.
 const freePollEvery = 100 * time.Millisecond
 
+// freeHeldPollEvery is how often it reads the database while the room holds the free runs back
+// (a served lab among many): each read of a large table costs the room what several actions do.
+const freeHeldPollEvery = 500 * time.Millisecond
+
 // freeStillPolls is how many polls in a row must find every worker waiting before the status
 // line explains why.
 const freeStillPolls = 3
@@ -43,6 +47,8 @@ type freeRunner struct {
 	reported int // worker errors of this run already reported
 	// startRun starts the workers; nil: Session.StartFree.
 	startRun func(ctx context.Context, s *engine.Session, pace time.Duration) freeRun
+	// room, when set, admits each worker's action (Config.Room).
+	room Room
 }
 
 // start stops the run in progress, if any, and starts every worker of s at pace.
@@ -53,7 +59,11 @@ func (r *freeRunner) start(ctx context.Context, s *engine.Session, pace time.Dur
 	if r.startRun != nil {
 		r.run = r.startRun(ctx, s, pace)
 	} else {
-		r.run = s.StartFree(ctx, pace)
+		var admit func(context.Context) error
+		if room := r.room; room != nil {
+			admit = func(ctx context.Context) error { return room.Admit(ctx, 1) }
+		}
+		r.run = s.StartFree(ctx, pace, admit)
 	}
 	return err
 }
@@ -112,12 +122,13 @@ func countErrs(err error) int {
 // freeMode is the screen's side of a free run: whether it is on, its poll loop, and its pace.
 type freeMode struct {
 	on      bool
-	id      int  // the poll loop's id
-	polling bool // a poll is in flight
-	polls   int  // poll results taken since the run started
-	failed  int  // workers of the run that stopped on an error
-	still   int  // polls in a row that found every worker waiting
-	pace    int  // index into paces
+	id      int    // the poll loop's id
+	polling bool   // a poll is in flight
+	polls   int    // poll results taken since the run started
+	failed  int    // workers of the run that stopped on an error
+	held    string // how the room slows this run down now (a served lab), "" when it does not
+	still   int    // polls in a row that found every worker waiting
+	pace    int    // index into paces
 	paces   []time.Duration
 }
 
@@ -131,7 +142,7 @@ func newFreeMode() freeMode {
 // loop.
 func (m Model) startFree() (Model, tea.Cmd) {
 	m.play.stop()
-	m.free.on, m.free.polls, m.free.still, m.free.failed = true, 0, 0, 0
+	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
 	m.keys.setFree(true)
 	m.relayout()
@@ -192,7 +203,7 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.free.polls++
-	m.free.failed = msg.freeFailed
+	m.free.failed, m.free.held = msg.freeFailed, msg.held
 	if msg.frame != nil && allWaiting(msg.frame) {
 		m.free.still++
 	} else {
@@ -201,7 +212,11 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 	if m.free.still == freeStillPolls && m.frame != nil {
 		m.status = status{text: freeIdle(m.frame, m.keys), level: levelWarn}
 	}
-	return m, m.after(freePollEvery, pollMsg{id: m.free.id})
+	every := freePollEvery
+	if m.free.held != "" {
+		every = freeHeldPollEvery // the room's time goes to the workers rather than to redraws
+	}
+	return m, m.after(every, pollMsg{id: m.free.id})
 }
 
 // allWaiting reports whether no worker of f has anything to do until something changes: each

@@ -122,6 +122,9 @@ func (m Model) stateLine(w int) string {
 		if sum := f.Summary; sum != nil {
 			parts = append(parts, part{text: fmt.Sprintf("processed %d/%d", sum.Outbox.Processed, sum.Messages), rank: 0})
 		}
+		if m.free.held != "" {
+			parts = append(parts, part{text: st.Warn.Render(m.free.held), rank: 1, alt: st.Warn.Render("held back")})
+		}
 		if n := m.free.failed; n > 0 {
 			parts = append(parts, part{text: st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, plural(n, "worker"))), rank: 0})
 		}

@@ -68,7 +68,7 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{}, after: realAfter, now: time.Now,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st,
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),

@@ -21,6 +21,10 @@ type LabStatus struct {
 	Toggles  string // "leasing on, atomic-claim on, …"
 	Verdict  string // "PASS", "FAIL", or the live checks: "5 hold, 2 open"
 	Free     bool   // the workers free-run
+	Held     bool   // the room holds the free run back (a served lab)
+	// Processed and Messages are the outbox's Processed rows and all its rows, as the last
+	// frame read them.
+	Processed, Messages int
 	Offer    string // a scenario offered and not yet opened
 	Quit     bool   // the user pressed q: a lab that ends without it ended on an error
 }
@@ -71,10 +75,13 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // labStatus sums the lab up from its last frame.
 func (o offering) labStatus() LabStatus {
-	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Offer: o.offer, Quit: o.quitting}
+	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Held: o.free.on && o.free.held != "", Offer: o.offer, Quit: o.quitting}
 	f := o.frame
 	if f == nil {
 		return st
+	}
+	if f.Summary != nil {
+		st.Processed, st.Messages = f.Summary.Outbox.Processed, f.Summary.Messages
 	}
 	if f.Name != "" {
 		st.Scenario = f.Name

@@ -73,8 +73,10 @@ type resultMsg struct {
 	level level
 	// freeFailed is how many free-running workers have stopped on an error (polls only).
 	freeFailed int
-	finish     finishResult // opFinish: what the chunk did
-	hist       histResult   // what the history did (history.go)
+	// held says how the room slows the free runs down now ("" when it does not; polls only).
+	held   string
+	finish finishResult // opFinish: what the chunk did
+	hist   histResult   // what the history did (history.go)
 }
 
 // openedMsg carries a freshly opened session and its first frame.

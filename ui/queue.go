@@ -66,11 +66,22 @@ func (m Model) drain() (Model, tea.Cmd) {
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
 	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.hist
+	room, cost := m.cfg.Room, pollCost(m.frame)
 	return func() tea.Msg {
 		if !g.enter() {
 			return nil
 		}
 		defer g.leave()
+		switch {
+		case room == nil:
+		case o.kind == opPoll:
+			// A free run's screen waits its turn like its workers.
+			if room.Admit(ctx, cost) != nil {
+				return nil
+			}
+		default:
+			defer room.Interactive()()
+		}
 		var (
 			fin finishResult
 			hx  histResult
@@ -104,9 +115,21 @@ func (m Model) opCmd(o op) tea.Cmd {
 		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin, hist: hx}
 		if o.kind == opPoll {
 			msg.freeFailed, _ = r.failures()
+			if room != nil {
+				msg.held = room.HeldBack()
+			}
 		}
 		return msg
 	}
+}
+
+// pollCost is what a poll of the screen costs the room, in worker actions: reading and
+// drawing the rows (about 50 of them cost one action) and the checks.
+func pollCost(f *frame) int {
+	if f == nil {
+		return 1
+	}
+	return 1 + len(f.Rows)/50
 }
 
 // openCmd stops the free run, if any, then opens name through Config.Open (which closes the

@@ -34,6 +34,23 @@ type Config struct {
 	// TranscriptDir is where w writes transcripts: beside the --db database; "" for the
 	// working folder.
 	TranscriptDir string
+	// Room, when set, shares a server's time between its labs: free-running work waits for its
+	// turn, and what a person asked for goes first (nil: the lab runs alone).
+	Room Room
+}
+
+// Room shares a server's time between the labs it serves. Its methods are called from the
+// lab's tea.Cmds and its workers' goroutines, never from Update or View; they must be safe for
+// concurrent use.
+type Room interface {
+	// Admit returns when a free-running lab may do cost units of work (a worker's action is
+	// 1, a read of the screen more, by its rows), or with ctx's error when ctx ends first.
+	Admit(ctx context.Context, cost int) error
+	// Interactive marks a command a person asked for as running in some lab: free-running
+	// work waits until done is called (and a moment after, for its screen to be drawn).
+	Interactive() (done func())
+	// HeldBack says, when the room is slowing free runs down now, how ("" when it is not).
+	HeldBack() string
 }
 
 // Run opens the lab on cfg.In and cfg.Out and returns when the user quits or ctx ends. It waits

@@ -61,8 +61,11 @@ type Config struct {
 	// Log receives one line per connection, disconnection, refusal and recovered panic
 	// (nil: discarded).
 	Log io.Writer
-	// Now is the wall clock of the idle timeout (nil: time.Now).
+	// Now is the wall clock of the idle timeout and of the room's budget (nil: time.Now).
 	Now func() time.Time
+	// FreeBudget is the work a second, in worker actions, that the free runs of all labs
+	// share (0: DefaultFreeBudget); a key press in any lab goes before them.
+	FreeBudget int
 }
 
 // Server serves labs over SSH.
@@ -70,6 +73,9 @@ type Server struct {
 	cfg Config
 	ssh *ssh.Server
 	log *log.Logger
+
+	pace   *pace        // the room's time, shared by every lab's free run
+	memory memoryReturn // what closed labs held, given back
 
 	mu       sync.Mutex
 	closing  bool
@@ -99,7 +105,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Start == "" {
 		cfg.Start = cfg.Scenarios[0]
 	}
-	s := &Server{cfg: cfg, log: log.New(printable{cfg.Log}, "", log.LstdFlags), sessions: map[*session]struct{}{}}
+	s := &Server{cfg: cfg, log: log.New(printable{cfg.Log}, "", log.LstdFlags), sessions: map[*session]struct{}{},
+		pace: newPace(cfg.FreeBudget, cfg.Now)}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		// Last first: log, admit (pty, limits, scenario), then the lab, whose panics end this

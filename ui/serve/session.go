@@ -164,6 +164,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		next(sess)
 		stopIdle()
 		ss.close()
+		s.memory.soon()
 		ss.mu.Lock()
 		quit := ss.status.Quit
 		ss.mu.Unlock()
@@ -172,7 +173,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			if !quit && sess.Context().Err() == nil {
 				// Neither q nor a dropped connection: Bubble Tea recovered a panic (its stack
 				// is on the server's output).
-				s.log.Printf("%s %s: lab %s ended on an error", ss.user, ss.addr, ss.scenario)
+				s.log.Printf("%s %s: lab %s ended on an error", ss.user, ss.addr, ss.info().Scenario)
 				wish.Println(sess, "leaselab: this lab stopped on an internal error (the server logged it); its database is gone. Connect again for a new one.")
 			}
 		case endIdle:
@@ -180,7 +181,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		case endShutdown:
 			wish.Println(sess, "leaselab: the server is shutting down; your lab and its database are gone. Thank you!")
 		}
-		s.log.Printf("%s %s: lab %s closed, database removed", ss.user, ss.addr, ss.scenario)
+		s.log.Printf("%s %s: lab %s closed, database removed", ss.user, ss.addr, ss.info().Scenario)
 	}
 }
 
@@ -204,7 +205,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	pty, _, _ := sess.Pty()
 	p, err := ui.NewLab(ss.ctx, ui.Config{
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
-		Report: ss.report,
+		Report: ss.report, Room: s.pace,
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: bm.MakeRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,

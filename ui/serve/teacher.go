@@ -152,15 +152,23 @@ func (m teacherModel) View() string {
 			break
 		}
 		st := in.Status
-		verdict := st.Verdict
+		verdict, steps := st.Verdict, fmt.Sprint(st.Steps)
 		if st.Free {
-			verdict += " (free-running)"
+			// A free run takes no steps: what it is doing is its progress.
+			what := "free-running"
+			if st.Messages > 0 {
+				what += fmt.Sprintf(", %d of %d processed", st.Processed, st.Messages)
+			}
+			if st.Held {
+				what += ", held back by the room"
+			}
+			verdict += " (" + what + ")"
 		}
 		if st.Offer != "" {
 			verdict += " · offered " + st.Offer
 		}
 		idle := m.at.Sub(in.LastKey).Truncate(time.Second)
-		lines = append(lines, row(clean(in.User), in.Addr, in.Scenario, fmt.Sprint(st.Steps), idle.String(), toggleLetters(st.Toggles), verdict))
+		lines = append(lines, row(clean(in.User), in.Addr, in.Scenario, steps, idle.String(), toggleLetters(st.Toggles), verdict))
 	}
 	if len(m.rows) == 0 {
 		lines = append(lines, m.subtle.Render("no lab is open yet"))
