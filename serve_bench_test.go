@@ -38,7 +38,9 @@ func BenchmarkServe30Sessions(b *testing.B) {
 // and the memory and CPU as BenchmarkServe30Sessions does.
 //
 //	go test -run - -bench ServeRoom -benchtime 40x .
-func BenchmarkServeRoom(b *testing.B) { benchServeThink(b, "many-workers", "playground", 25, 5, roomThink) }
+func BenchmarkServeRoom(b *testing.B) {
+	benchServeThink(b, "many-workers", "playground", 25, 5, roomThink)
+}
 
 // roomThink is how long a person in the room waits between two key presses at most: reading
 // the screen takes longer; this is typing fast.

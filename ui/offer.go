@@ -25,8 +25,8 @@ type LabStatus struct {
 	// Processed and Messages are the outbox's Processed rows and all its rows, as the last
 	// frame read them.
 	Processed, Messages int
-	Offer    string // a scenario offered and not yet opened
-	Quit     bool   // the user pressed q: a lab that ends without it ended on an error
+	Offer               string // a scenario offered and not yet opened
+	Quit                bool   // the user pressed q: a lab that ends without it ended on an error
 }
 
 // OfferMsg offers the lab a scenario (send it with tea.Program.Send). From names who offers it.
