@@ -50,6 +50,7 @@ type serveOptions struct {
 	teachers        []gossh.PublicKey // its keys
 	maxSessions     int
 	idle            time.Duration
+	roomBudget      int // --room-budget: worker actions a second all free runs share
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -60,6 +61,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.maxSessions, "max-sessions", 40, "labs open at once; the next connection is told the room is full")
 	fs.StringVar(&o.teacherKey, "teacher-key", "", "authorized_keys file: a connection with one of its keys gets the teacher's table")
 	fs.DurationVar(&o.idle, "idle", 30*time.Minute, "close a lab after this long without a key press (0: never)")
+	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	pos, err := parseInterleaved(fs, args)
 	switch {
 	case err != nil:
@@ -68,6 +70,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 		return o, usageError{fmt.Errorf("serve takes no arguments, got %q", pos[0])}
 	case o.maxSessions < 1:
 		return o, usageError{fmt.Errorf("--max-sessions %d: want at least 1", o.maxSessions)}
+	case o.roomBudget < 10:
+		return o, usageError{fmt.Errorf("--room-budget %d: want at least 10 actions a second", o.roomBudget)}
 	case o.idle < 0:
 		return o, usageError{fmt.Errorf("--idle %s: want a positive duration, or 0 for never", o.idle)}
 	case o.hostKey == "":
@@ -154,7 +158,7 @@ func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Wr
 	return serve.Config{
 		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
 		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
-		Connect: connect, Log: log,
+		Connect: connect, Log: log, FreeBudget: o.roomBudget,
 		NewRoot: func() serve.Root {
 			r := newLabRoot(nil, nil)
 			r.builtinOnly = true
