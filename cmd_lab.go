@@ -35,16 +35,18 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
 	}
 	root := newLabRoot(&sf, fs)
+	root.caps = labCaps
 	defer root.Close()
 	if err := root.Check(ctx); err != nil { // a bad --db fails before the screen opens, exit 3
 		return err
 	}
+	// Load the first scenario now, so that a bad name or file, or one too large for the lab,
+	// fails before the screen opens.
+	if _, err := root.load(*start); err != nil {
+		return err
+	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
-	}
-	// Load the first scenario now, so that a bad name or file fails before the screen opens.
-	if _, err := loadScenario(*start, &sf, fs); err != nil {
-		return err
 	}
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,

@@ -98,6 +98,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"list", "x"}, "list takes no arguments"},
 		{[]string{"--scenario", "before"}, "needs a terminal"},
+		// Too large for the lab, said before the screen (or the want of one) is considered.
+		{[]string{"--messages", "100000", "--workers", "2"}, "100000 messages, more than the 5000 a session may hold (the lab reads and draws every row"},
+		{[]string{"--scenario", "many-workers", "--messages", "5001"}, `for more, use "leaselab run" or "leaselab stress"`},
 		{[]string{"run", "before", "--workers", "0"}, "--workers 0: want at least 1"},
 		{[]string{"run", "before", "--lease", "0s"}, "--lease 0s: want a positive duration"},
 		{[]string{"run", "before", "--compare", "--fencing=true"}, "--compare sets --leasing and --fencing itself"},

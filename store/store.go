@@ -71,6 +71,10 @@ type DB struct {
 
 var _ engine.DB = (*DB)(nil)
 
+// pageCacheKiB is SQLite's page cache per connection, in KiB (measured: 200 connections that
+// each read a 500-row table held 340 KiB each by default, 150 KiB with 32 KiB of cache).
+const pageCacheKiB = 128
+
 // dsn builds the connection string: pragmas in the DSN so that every connection gets them,
 // BEGIN IMMEDIATE for every transaction, and mode=rw when the file must already exist.
 func dsn(path string, mustExist bool) string {
@@ -85,6 +89,11 @@ func dsn(path string, mustExist bool) string {
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(NORMAL)",
 		"_pragma=foreign_keys(1)",
+		// Every worker has a connection of its own, and a served room has hundreds: SQLite's
+		// default page cache (2 MiB each) would hold a copy of the whole file in each of them.
+		// The OS caches the file once for all; 128 KiB a connection keeps a claim's and a
+		// finalize's index pages.
+		fmt.Sprintf("_pragma=cache_size(-%d)", pageCacheKiB),
 		"_txlock=immediate",
 	}
 	return u.String() + "?" + strings.Join(q, "&")
