@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"leaselab/engine"
 )
 
@@ -123,7 +125,10 @@ func TestWaitingClaimTakesTheNextRowAfterTheWait(t *testing.T) {
 		done <- res
 		errs <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // B is now waiting for PAY-001 (if not, it would have taken it)
+	// B waits for PAY-001 (the server says so), and waits a while: on a loaded machine a fixed
+	// sleep could end before B even asked.
+	waitForApp(t, rawConn(t, db), "Worker-B")
+	time.Sleep(60 * time.Millisecond)
 	if _, err := a.FinishClaim(ctx, claimReq("Worker-A", false)); err != nil {
 		t.Fatal(err)
 	}
@@ -144,4 +149,21 @@ func TestWaitingClaimTakesTheNextRowAfterTheWait(t *testing.T) {
 	if next, err := b.Claim(ctx, claimReq("Worker-B", true)); err != nil || next.Outcome != engine.ClaimBlocked || next.LockWait != 0 {
 		t.Fatalf("claim with every row leased = %+v, %v; want blocked at once", next, err)
 	}
+}
+
+// waitForApp waits until the connection named app (application_name) waits for a lock.
+func waitForApp(t *testing.T, probe *pgx.Conn, app string) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var n int
+		err := probe.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+	}
+	t.Fatalf("%s never waited for a lock", app)
 }
