@@ -50,7 +50,9 @@ type serveOptions struct {
 	teachers        []gossh.PublicKey // its keys
 	maxSessions     int
 	idle            time.Duration
-	roomBudget      int // --room-budget: worker actions a second all free runs share
+	roomBudget      int    // --room-budget: worker actions a second all free runs share
+	handouts        string // --handouts: the folder served labs' w writes into ("" none)
+	handoutsPerLab  int
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -61,6 +63,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.maxSessions, "max-sessions", 40, "labs open at once; the next connection is told the room is full")
 	fs.StringVar(&o.teacherKey, "teacher-key", "", "authorized_keys file: a connection with one of its keys gets the teacher's table")
 	fs.DurationVar(&o.idle, "idle", 30*time.Minute, "close a lab after this long without a key press (0: never)")
+	fs.StringVar(&o.handouts, "handouts", "", "folder where each lab's w may write a handout (default: none; a lab writes nothing on the server)")
+	fs.IntVar(&o.handoutsPerLab, "handouts-per-lab", 3, "handouts one lab may write into --handouts")
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	pos, err := parseInterleaved(fs, args)
 	switch {
@@ -70,12 +74,19 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 		return o, usageError{fmt.Errorf("serve takes no arguments, got %q", pos[0])}
 	case o.maxSessions < 1:
 		return o, usageError{fmt.Errorf("--max-sessions %d: want at least 1", o.maxSessions)}
+	case o.handoutsPerLab < 1 || o.handoutsPerLab > 100:
+		return o, usageError{fmt.Errorf("--handouts-per-lab %d: want 1 to 100", o.handoutsPerLab)}
 	case o.roomBudget < 10:
 		return o, usageError{fmt.Errorf("--room-budget %d: want at least 10 actions a second", o.roomBudget)}
 	case o.idle < 0:
 		return o, usageError{fmt.Errorf("--idle %s: want a positive duration, or 0 for never", o.idle)}
 	case o.hostKey == "":
 		return o, usageError{errors.New("--host-key: want a file path")}
+	}
+	if o.handouts != "" {
+		if info, err := os.Stat(o.handouts); err != nil || !info.IsDir() {
+			return o, usageError{fmt.Errorf("--handouts %s: want an existing folder", o.handouts)}
+		}
 	}
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return o, usageError{fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:2222 (%v)", o.listen, err)}
@@ -158,7 +169,7 @@ func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Wr
 	return serve.Config{
 		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
 		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
-		Connect: connect, Log: log, FreeBudget: o.roomBudget,
+		Connect: connect, Log: log, FreeBudget: o.roomBudget, Handouts: o.handouts, HandoutsPerLab: o.handoutsPerLab,
 		NewRoot: func() serve.Root {
 			r := newLabRoot(nil, nil)
 			r.builtinOnly = true

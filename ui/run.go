@@ -34,6 +34,12 @@ type Config struct {
 	// TranscriptDir is where w writes transcripts: beside the --db database; "" for the
 	// working folder.
 	TranscriptDir string
+	// Handouts, when set, is what a served lab's w may write (a lab on a server writes nothing
+	// to the server's disk unless the teacher gave a folder): nil with Served set refuses w.
+	Handouts *HandoutQuota
+	// Served says the lab runs on a server for someone else's terminal: w writes only within
+	// Handouts, and never shows the server's paths.
+	Served bool
 	// Room, when set, shares a server's time between its labs: free-running work waits for its
 	// turn, and what a person asked for goes first (nil: the lab runs alone).
 	Room Room
@@ -92,4 +98,31 @@ func (g *gate) close() {
 	g.closed = true
 	g.mu.Unlock()
 	g.wg.Wait()
+}
+
+// HandoutQuota is a folder of the server's that served labs may write handouts (w) into, and
+// how many each lab may write. Safe for concurrent use by one lab's commands.
+type HandoutQuota struct {
+	Dir     string
+	PerLab  int
+	mu      sync.Mutex
+	written int
+}
+
+// take reserves one handout; false when the lab has written its share.
+func (q *HandoutQuota) take() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.written >= q.PerLab {
+		return false
+	}
+	q.written++
+	return true
+}
+
+// giveBack returns a reservation whose handout was not written.
+func (q *HandoutQuota) giveBack() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.written--
 }

@@ -121,3 +121,28 @@ func TestWrapSpacesKeepsValuesWhole(t *testing.T) {
 		t.Fatalf("long word: %q", got)
 	}
 }
+
+// TestServedLabWritesNoFileUnlessAllowed: a lab on a server writes no handout to the server's
+// disk unless the teacher gave a folder, then at most its quota there, and never shows the
+// server's path.
+func TestServedLabWritesNoFileUnlessAllowed(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	cwd, _ := os.Getwd()
+	before, _ := filepath.Glob(filepath.Join(cwd, "leaselab-*.md"))
+	l.m.cfg.Served = true
+	l.press("n", "w")
+	l.must("this lab runs on a server, which keeps no files of yours")
+	if after, _ := filepath.Glob(filepath.Join(cwd, "leaselab-*.md")); len(after) != len(before) {
+		t.Fatalf("a served lab wrote %v", after)
+	}
+	dir := t.TempDir()
+	l.m.cfg.Handouts = &HandoutQuota{Dir: dir, PerLab: 2}
+	l.press("w", "w", "w")
+	matches, _ := filepath.Glob(filepath.Join(dir, "leaselab-stale-owner-*.md"))
+	if len(matches) != 2 {
+		t.Fatalf("handouts written with a quota of 2: %v", matches)
+	}
+	l.must("this lab has written its 2 handouts")
+	l.press("w")
+	l.mustNot(dir)
+}

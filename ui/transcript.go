@@ -26,9 +26,21 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		return m, nil
 	}
 	ctx, g, gen, at := m.ctx, m.gate, m.gen, m.now()
-	dir := m.cfg.TranscriptDir
+	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
 		dir = "."
+	}
+	if m.cfg.Served {
+		switch {
+		case quota == nil:
+			m.status = status{text: "this lab runs on a server, which keeps no files of yours: for a handout, run \"leaselab run " +
+				s.Scenario.Name + " --transcript FILE.md\" on your own machine (the teacher can allow handouts with serve --handouts)", level: levelWarn}
+			return m, nil
+		case !quota.take():
+			m.status = status{text: fmt.Sprintf("this lab has written its %d handouts, the most the server allows one lab", quota.PerLab), level: levelWarn}
+			return m, nil
+		}
+		dir = quota.Dir
 	}
 	m.status = status{text: "writing the transcript …"}
 	return m, func() tea.Msg {
@@ -38,9 +50,15 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		defer g.leave()
 		rep, err := s.BuildReport(ctx, "", at, "")
 		if err != nil {
+			if quota != nil {
+				quota.giveBack()
+			}
 			return transcriptMsg{gen: gen, err: err}
 		}
 		path, err := engine.SaveTranscript(dir, s.Scenario.Name, at, rep, s.Moments())
+		if err != nil && quota != nil {
+			quota.giveBack()
+		}
 		return transcriptMsg{gen: gen, path: path, err: err}
 	}
 }
@@ -48,8 +66,13 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 // transcriptWritten says in the status line where the transcript went.
 func (m Model) transcriptWritten(msg transcriptMsg) Model {
 	switch {
+	case msg.err != nil && m.cfg.Served:
+		m.status = status{text: "handout not written: the server could not write it to the teacher's folder", level: levelError}
 	case msg.err != nil:
 		m.status = status{text: "transcript not written: " + msg.err.Error(), level: levelError}
+	case m.cfg.Served:
+		// The server's folders are not the attendee's business: the file's name only.
+		m.status = status{text: fmt.Sprintf("handout written for the teacher: %s (the teacher's folder has it)", filepath.Base(msg.path))}
 	default:
 		shown := msg.path
 		if abs, err := filepath.Abs(msg.path); err == nil && filepath.Dir(msg.path) == "." {

@@ -63,6 +63,10 @@ type Config struct {
 	Log io.Writer
 	// Now is the wall clock of the idle timeout and of the room's budget (nil: time.Now).
 	Now func() time.Time
+	// Handouts is a folder where each lab may write HandoutsPerLab handouts (w); "" (the
+	// default): a served lab writes nothing to the server's disk.
+	Handouts       string
+	HandoutsPerLab int
 	// FreeBudget is the work a second, in worker actions, that the free runs of all labs
 	// share (0: DefaultFreeBudget); a key press in any lab goes before them.
 	FreeBudget int

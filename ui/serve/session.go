@@ -203,9 +203,13 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return s.teacherProgram(sess, ss)
 	}
 	pty, _, _ := sess.Pty()
+	var handouts *ui.HandoutQuota
+	if s.cfg.Handouts != "" {
+		handouts = &ui.HandoutQuota{Dir: s.cfg.Handouts, PerLab: max(1, s.cfg.HandoutsPerLab)}
+	}
 	p, err := ui.NewLab(ss.ctx, ui.Config{
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
-		Report: ss.report, Room: s.pace,
+		Report: ss.report, Room: s.pace, Served: true, Handouts: handouts,
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: bm.MakeRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
