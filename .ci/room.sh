@@ -28,7 +28,7 @@ e2e_need tmux=tmux ssh=openssh-client
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
 mkdir -p "$WORK/tmp"
-TMPDIR="$WORK/tmp" GODEBUG="${SERVER_GODEBUG:-}" "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --max-sessions "$N" >"$WORK/server.out" 2>&1 &
+TMPDIR="$WORK/tmp" GODEBUG="${SERVER_GODEBUG:-}" env ${SERVER_ENV:-} "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --max-sessions "$N" >"$WORK/server.out" 2>&1 &
 SERVER_PID=$!
 e2e_bg "$SERVER_PID"
 for ((i = 0; i < 100; i++)); do
@@ -39,7 +39,10 @@ PORT=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$WORK/server.out" | grep -oE
 ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
 SSH="ssh -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p $PORT -o IdentitiesOnly=yes -i /dev/null -tt"
 
-rss() { awk '/^VmRSS/ {print int($2/1024)}' "/proc/$SERVER_PID/status"; }
+rss() {
+	awk '/^VmRSS/ {r = int($2 / 1024)} END {printf "%d", r}' "/proc/$SERVER_PID/status"
+	awk '/^Anonymous/ {a = int($2 / 1024)} /^Pss_File/ {f = int($2 / 1024)} END {printf " (anonymous %d, the binary and other files %d)", a, f}' "/proc/$SERVER_PID/smaps_rollup"
+}
 sleep 1
 echo "server empty: $(rss) MiB"
 
@@ -77,6 +80,11 @@ for ((p = 1; p <= PRESSES; p++)); do
 	done
 done
 peak=$(awk '/^VmHWM/ {print int($2/1024)}' "/proc/$SERVER_PID/status")
+if [[ -n ${SMAPS:-} ]]; then # where the memory is: the largest mappings, and how many
+	awk '/^[0-9a-f]+-[0-9a-f]+ / {name = ($6 == "" ? "[anon]" : $6)} /^Rss:/ {rss[name] += $2; n[name]++} END {for (k in rss) print rss[k], n[k], k}' \
+		"/proc/$SERVER_PID/smaps" | sort -rn | head -n 8 >"$SMAPS"
+	grep -E '^(Threads|VmStk)' "/proc/$SERVER_PID/status" >>"$SMAPS"
+fi
 echo "$K free-running, after the presses: $(rss) MiB (peak $peak MiB)"
 sorted=$(printf '%s\n' "${lat[@]}" | sort -n)
 n=${#lat[@]}

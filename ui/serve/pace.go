@@ -172,6 +172,9 @@ type memoryReturn struct {
 // memoryReturnAfter is how long after a lab closes its memory is given back.
 const memoryReturnAfter = 500 * time.Millisecond
 
+// memoryReturnAgain is when it is given back a second time.
+const memoryReturnAgain = 4 * time.Second
+
 // soon gives the memory back memoryReturnAfter from now, unless that is already planned.
 func (r *memoryReturn) soon() {
 	r.mu.Lock()
@@ -185,5 +188,8 @@ func (r *memoryReturn) soon() {
 		r.pending = false
 		r.mu.Unlock()
 		debug.FreeOSMemory()
+		// What the lab's goroutines and connections still held is free a few seconds later
+		// (stacks, the SSH session's buffers): once more then.
+		time.AfterFunc(memoryReturnAgain, debug.FreeOSMemory)
 	})
 }
