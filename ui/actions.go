@@ -22,6 +22,10 @@ func (m Model) whyOff(act action) string {
 		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
+	case act == actAnswer:
+		return noQuestion(k)
+	case act == actEarlier || act == actLater:
+		return fmt.Sprintf("%s and %s scroll the diagram: %s shows it first", keyName(k.Earlier), keyName(k.Later), keyName(k.Diagram))
 	case act == actSkipLocked:
 		return "skip-locked is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
 	}

@@ -21,6 +21,8 @@ type histResult struct {
 	ask      *engine.Question // the step Next would run has a question: nothing ran
 	asked    bool             // an answered question's step ran
 	right    bool             // and the answer was right
+	at       int              // the history position the answered step started from
+	answer   engine.Answer    // with ask: the answer that is right under the settings now
 	timeline timeline         // the history as it stands after the command
 }
 
@@ -57,15 +59,28 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		return gotoNote(ctx, h, s, o, k, now)
 	}
 	q := s.NextQuestion()
-	if o.kind == opNext && !o.answered && q != nil {
-		hx.ask = q
-		return askNote(q, k), levelInfo, false, hx
+	var ans engine.Answer
+	if q != nil {
+		// The right answer is what the step will do under the settings of this moment.
+		ans = s.AnswerFor(q)
 	}
-	if o.kind == opNext && o.answered && q != nil {
+	switch {
+	case o.kind == opNext && q != nil && ans.Skip != "":
+		// The question does not apply under these settings: the step runs, and says why.
+		defer func() { note = skipNote(ans) + " · " + note }()
+	case o.kind == opNext && !o.answered && q != nil:
+		hx.ask, hx.answer = q, ans
+		return askNote(q, k), levelInfo, false, hx
+	case o.kind == opNext && o.answered && q != nil:
 		// The answer is given: the step runs, and the note starts with right or wrong, and why.
+		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
-			hx.asked, hx.right = true, o.answer == q.Right
-			note = answerNote(q, o.answer) + " · " + note
+			hx.asked, hx.right, hx.at = o.answer >= 0, o.answer == ans.Right, at
+			if o.answer < 0 {
+				note = "question skipped · " + note
+			} else {
+				note = answerNote(q, ans, o.answer) + " · " + note
+			}
 			hx.timeline = timelineOf(h)
 		}()
 	}

@@ -143,9 +143,9 @@ func stepAnswering(l *lab, right bool) {
 		l.press(" ")
 	}
 	if q := l.m.ask.open; q != nil {
-		i := q.Right
+		i := l.m.ask.expect.Right
 		if !right {
-			i = (q.Right + 1) % len(q.Answers)
+			i = (i + 1) % len(q.Answers)
 		}
 		l.press(answerKeys(l.m.keys)[i])
 	}
