@@ -57,7 +57,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		if m.finish.on {
 			m.stopFinish()
 			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
-				m.finish.actions, plural(m.finish.actions, "action"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+				m.finish.actions, plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
 			return m, nil
 		}
 		return m.startFinish()
