@@ -127,7 +127,7 @@ func referenceRecoveries(events []engine.Event, attempts map[string][]engine.Att
 				r.ProcessedTimes++
 			}
 		}
-		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes == 1
+		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes >= 1
 		out = append(out, r)
 	}
 	return out

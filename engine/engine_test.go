@@ -375,3 +375,25 @@ steps:
 			sum.ProcessedMoreThanOnce, sum.ProcessingAttempts, sum.Passed)
 	}
 }
+
+// A message reclaimed twice (Worker-A crashes, Worker-B reclaims, checks and crashes, Worker-C
+// reclaims and finalizes) is recovered: processed twice after the first reclaim is
+// at-least-once, and every safety check holds, so the verdict passes.
+func TestReclaimedTwiceIsRecovered(t *testing.T) {
+	sc := scenario(t, "", "name: twice\nmessages: 1\nworkers: A B C\nlease: 500ms\nsteps:\n"+
+		"  A claim PAY-001\n  A crash\n  clock past-lease\n"+
+		"  B claim PAY-001\n  B check\n  B crash\n  clock past-lease\n"+
+		"  C claim PAY-001\n  C check\n  C finalize\n")
+	_, sum := runToEnd(t, sc)
+	for _, c := range sum.Checks {
+		if !c.OK && c.Decides {
+			t.Errorf("check %s failed: %s", c.ID, c.Detail)
+		}
+	}
+	if !sum.Passed || sum.Verdict != engine.DefaultPass || len(sum.Recovery) != 2 {
+		t.Fatalf("passed %v, verdict %q, %d recoveries: %+v", sum.Passed, sum.Verdict, len(sum.Recovery), sum.Recovery)
+	}
+	if r := sum.Recovery[0]; !r.OK || r.ReclaimedBy != "Worker-B" || r.ProcessedTimes != 2 {
+		t.Fatalf("first recovery: %+v", r)
+	}
+}

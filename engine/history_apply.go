@@ -55,3 +55,7 @@ func (s *Session) NextQuestion() *Question {
 	}
 	return s.Scenario.Steps[s.pc].Ask
 }
+
+// AnswerFor is question q's answer under the session's settings: those in force now, and
+// those the run started with.
+func (s *Session) AnswerFor(q *Question) Answer { return q.For(s.Settings(), s.InitialSettings()) }

@@ -106,6 +106,10 @@ const (
 	ClaimEmpty
 	// ClaimBlocked: work remains but every candidate is under another live lease.
 	ClaimBlocked
+	// ClaimLost: a lost race. The claim found a claimable row (Blocker), but another claim
+	// took it between this claim's read and its write; PrevOwner is the winner when known.
+	// Nothing was taken, and the caller may claim again at once.
+	ClaimLost
 )
 
 func (o ClaimOutcome) String() string {
@@ -116,6 +120,8 @@ func (o ClaimOutcome) String() string {
 		return OutcomeEmpty
 	case ClaimBlocked:
 		return OutcomeBlocked
+	case ClaimLost:
+		return OutcomeLostRace
 	}
 	return "unknown"
 }
@@ -309,9 +315,11 @@ type Counts struct {
 // writes: SQLite's BEGIN IMMEDIATE excludes that (one writer at a time), PostgreSQL under READ
 // COMMITTED does not (a compare-and-set then finds the row changed and updates nothing). Every
 // backend reports a lost race as an outcome, never as an error and never as a success:
-//   - Claim: ClaimBlocked (Blocker and PrevOwner name what it lost to when known), or
-//     ClaimEmpty when no unfinished row is left; never ClaimWon for a row another connection
-//     took. The caller may claim again.
+//   - Claim: ClaimLost (Blocker the row, PrevOwner the winner when known) when the row it
+//     found was taken by another claim meanwhile; ClaimBlocked only when every candidate is
+//     under another live lease (Blocker and PrevOwner its owner, PrevUntil its end); ClaimEmpty
+//     when no unfinished row is left; never ClaimWon for a row another connection took. The
+//     caller may claim again.
 //   - Renew: false, nothing changed.
 //   - Finalize with OwnershipCheck: Committed false, RowsAffected 0, the payment update rolled
 //     back with the rest; the Prior fields are the row as the winner left it.

@@ -20,8 +20,75 @@ type Question struct {
 	Line    int
 	Text    string
 	Answers []string // 2 to 4, in the order of their keys
-	Right   int      // index of the right answer
+	Right   int      // index of the right answer under the script's settings
 	Because string   // one sentence of why; may be empty
+	// Rules are the answers under other settings, first match wins ("when" lines).
+	Rules []AnswerRule
+}
+
+// AnswerRule is a question's right answer, or a reason to skip it, under some settings:
+//
+//	when ownership-check=off: = 1
+//	because: Without the check the UPDATE matches the row by its key alone, and overwrites Worker-B's result.
+//	when leasing=off: skip: with leasing off nothing is claimed, so there is no lease to end
+//
+// A rule holds when every toggle it names has that value now; with "throughout", also when
+// the first worker acted (a toggle flipped in mid-lesson changed what came before).
+type AnswerRule struct {
+	Line       int
+	When       map[string]bool
+	Throughout bool
+	Right      int    // the right answer's index; -1 for a skip
+	Skip       string // why the question does not apply under these settings
+	Because    string // why, under these settings; "" keeps the question's own
+}
+
+// Answer is what a question expects under given settings.
+type Answer struct {
+	Right   int    // the index of the right answer; -1 when the question is skipped
+	Because string // why it is right
+	Skip    string // why the question does not apply now; "" when it does
+	When    string // the settings of the rule that decided, "" for the script's own answer
+}
+
+// For is the question's answer under the settings in force now, and those the run started
+// with (InitialSettings): the first rule that holds, else the script's own answer.
+func (q *Question) For(now, initial Settings) Answer {
+	for _, r := range q.Rules {
+		holds := true
+		for name, want := range r.When {
+			v, err := now.Get(name)
+			w, err2 := initial.Get(name)
+			holds = holds && err == nil && err2 == nil && v == want && (!r.Throughout || w == want)
+		}
+		if !holds {
+			continue
+		}
+		when := whenString(r.When)
+		if r.Throughout {
+			when += " throughout"
+		}
+		if r.Skip != "" {
+			return Answer{Right: -1, Skip: r.Skip, When: when}
+		}
+		because := r.Because
+		if because == "" {
+			because = q.Because
+		}
+		return Answer{Right: r.Right, Because: because, When: when}
+	}
+	return Answer{Right: q.Right, Because: q.Because}
+}
+
+// whenString renders conditions in the order of the toggles: "leasing=off fencing=on".
+func whenString(when map[string]bool) string {
+	var parts []string
+	for _, t := range AllToggleNames() {
+		if v, ok := when[t]; ok {
+			parts = append(parts, t+"="+OnOff(v))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Questions counts the script's questions.
@@ -49,6 +116,32 @@ func (p *parser) askLine(n int, verb, rest string) error {
 	var last *Step
 	if len(steps) > 0 && steps[len(steps)-1].Kind == stepAsk {
 		last = &p.sc.Steps[len(steps)-1]
+	}
+	if verb == "when" {
+		if last == nil {
+			return p.errf(n, "when: a question's answer under other settings comes right after its \"ask:\" line")
+		}
+		r, err := p.answerRule(n, last.Ask, rest)
+		if err != nil {
+			return err
+		}
+		last.Ask.Rules = append(last.Ask.Rules, r)
+		return nil
+	}
+	if verb == "because:" && last != nil && len(last.Ask.Rules) > 0 {
+		r := &last.Ask.Rules[len(last.Ask.Rules)-1]
+		switch {
+		case r.Skip != "":
+			return p.errf(n, "because: the when line %d skips the question: its reason is its why", r.Line)
+		case r.Because != "":
+			return p.errf(n, "because: the when line %d already has one", r.Line)
+		case rest == "":
+			return p.errf(n, "because: needs a sentence of why")
+		case utf8.RuneCountInString(rest) > maxBecauseText:
+			return p.errf(n, "because: too long (%d characters, at most %d)", utf8.RuneCountInString(rest), maxBecauseText)
+		}
+		r.Because = rest
+		return nil
 	}
 	if verb == "because:" {
 		switch {
@@ -126,6 +219,66 @@ func (p *parser) question(n int, rest string) (*Question, error) {
 		return nil, p.errf(n, "ask: the right answer %q is not one of the answers (%s)", right, strings.Join(q.Answers, ", "))
 	}
 	return q, nil
+}
+
+const ruleForm = "want \"when TOGGLE=on|off …[ throughout]: = ANSWER\" or \"when TOGGLE=on|off …: skip: REASON\""
+
+// answerRule parses "TOGGLE=on|off … [throughout]: = ANSWER" or "…: skip: REASON".
+func (p *parser) answerRule(n int, q *Question, rest string) (AnswerRule, error) {
+	r := AnswerRule{Line: n, When: map[string]bool{}, Right: -1}
+	conds, what, ok := strings.Cut(rest, ":")
+	if !ok {
+		return r, p.errf(n, "when: %s", ruleForm)
+	}
+	for _, c := range strings.Fields(conds) {
+		if c == "throughout" {
+			r.Throughout = true
+			continue
+		}
+		k, v, ok := strings.Cut(c, "=")
+		if !ok {
+			return r, p.errf(n, "when: want TOGGLE=on|off, got %q: %s", c, ruleForm)
+		}
+		if _, err := p.sc.Settings.Get(k); err != nil {
+			return r, p.errf(n, "when: %v", err)
+		}
+		on, err := ParseOnOff(v)
+		if err != nil {
+			return r, p.errf(n, "when %s: %v", k, err)
+		}
+		if _, dup := r.When[k]; dup {
+			return r, p.errf(n, "when: %s named twice", k)
+		}
+		r.When[k] = on
+	}
+	if len(r.When) == 0 {
+		return r, p.errf(n, "when: name at least one toggle: %s", ruleForm)
+	}
+	what = strings.TrimSpace(what)
+	if reason, ok := strings.CutPrefix(what, "skip:"); ok {
+		r.Skip = strings.TrimSpace(reason)
+		switch {
+		case r.Skip == "":
+			return r, p.errf(n, "when … skip: say why the question does not apply")
+		case utf8.RuneCountInString(r.Skip) > maxBecauseText:
+			return r, p.errf(n, "when … skip: reason too long (%d characters, at most %d)", utf8.RuneCountInString(r.Skip), maxBecauseText)
+		}
+		return r, nil
+	}
+	right, ok := strings.CutPrefix(what, "=")
+	if !ok {
+		return r, p.errf(n, "when: %s", ruleForm)
+	}
+	right = strings.TrimSpace(right)
+	for i, a := range q.Answers {
+		if a == right {
+			r.Right = i
+		}
+	}
+	if r.Right < 0 {
+		return r, p.errf(n, "when: the right answer %q is not one of the answers (%s)", right, strings.Join(q.Answers, ", "))
+	}
+	return r, nil
 }
 
 // askStep gives step st the question a placeholder before it holds, and takes the placeholder

@@ -58,3 +58,60 @@ func TestParseAskErrors(t *testing.T) {
 		}
 	}
 }
+
+// A question's "when" lines give its answer under other settings, or skip it; the first that
+// holds decides, and "throughout" also needs the toggle so when the run began.
+func TestAskAnswerRules(t *testing.T) {
+	sc, err := engine.Parse("q.scenario", []byte(askHead+
+		"  ask: Rows changed? | 1 | 0 = 0\n"+
+		"  because: guarded.\n"+
+		"  when leasing=off: skip: nothing was claimed\n"+
+		"  when ownership-check=off: = 1\n"+
+		"  because: unguarded.\n"+
+		"  when fencing=on throughout: = 1\n"+
+		"  A finalize\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sc.Steps[0].Ask
+	def := engine.DefaultSettings()
+	with := func(name string, on bool) engine.Settings {
+		s := def
+		if err := s.Set(name, on); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name         string
+		now, initial engine.Settings
+		right        int
+		because      string
+		skip         string
+	}{
+		{"as written", def, def, 1, "guarded.", ""},
+		{"leasing off", with("leasing", false), def, -1, "", "nothing was claimed"},
+		{"ownership off", with("ownership-check", false), def, 0, "unguarded.", ""},
+		{"fencing on from the start", with("fencing", true), with("fencing", true), 0, "guarded.", ""},
+		{"fencing on in mid-lesson", with("fencing", true), def, 1, "guarded.", ""},
+	} {
+		a := q.For(c.now, c.initial)
+		if a.Right != c.right || a.Because != c.because || a.Skip != c.skip {
+			t.Errorf("%s: %+v, want right %d because %q skip %q", c.name, a, c.right, c.because, c.skip)
+		}
+	}
+	for _, c := range []struct{ body, want string }{
+		{"  when leasing=off: = A\n  A claim\n", "q.scenario:4: when: a question's answer under other settings"},
+		{"  ask: Who? | A | B = A\n  when leasing=off = B\n  A claim\n", "q.scenario:5: when: want"},
+		{"  ask: Who? | A | B = A\n  when throughout: = B\n  A claim\n", "q.scenario:5: when: name at least one toggle"},
+		{"  ask: Who? | A | B = A\n  when nosuch=off: = B\n  A claim\n", "q.scenario:5: when: unknown toggle"},
+		{"  ask: Who? | A | B = A\n  when leasing=off: = C\n  A claim\n", "q.scenario:5: when: the right answer \"C\""},
+		{"  ask: Who? | A | B = A\n  when leasing=off: skip:\n  A claim\n", "q.scenario:5: when … skip: say why"},
+		{"  ask: Who? | A | B = A\n  when leasing=off: skip: no\n  because: x\n  A claim\n", "q.scenario:6: because: the when line 5 skips"},
+	} {
+		_, err := engine.Parse("q.scenario", []byte(askHead+c.body))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q…", c.body, err, c.want)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func (p *parser) step(n int, line string) error {
 	st := Step{Line: n}
 	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 	switch f[0] {
-	case "ask:", "because:":
+	case "ask:", "because:", "when":
 		return p.askLine(n, f[0], rest)
 	case "phase", "note":
 		if rest == "" {

@@ -253,7 +253,11 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 			if who == "" {
 				who = "nobody yet"
 			}
-			parts = append(parts, fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, who, r.ProcessedTimes))
+			part := fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, who, r.ProcessedTimes)
+			if r.ProcessedTimes > 1 {
+				part += " (again after a lost lease: at-least-once)"
+			}
+			parts = append(parts, part)
 		}
 		checks = append(checks, Check{ID: CheckRecovered, Name: "crashed owner's lease reclaimed after expiry", OK: ok, Detail: strings.Join(parts, "; ")})
 	}
@@ -287,7 +291,10 @@ func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
 				r.ProcessedTimes++
 			}
 		}
-		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes == 1
+		// Recovered: another worker reclaimed it after expiry and processed it. More than once is
+		// at-least-once (that owner lost its lease too, and a third reclaimed it), not a lost
+		// recovery: two owners at once are the one-owner check's to count.
+		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes >= 1
 		out = append(out, r)
 	}
 	return out

@@ -102,6 +102,14 @@ func claimSentence(e Event) string {
 			return fmt.Sprintf("%s claim of %s empty: it is already Processed", n, e.Key)
 		}
 		return n + " claim empty: nothing left to claim"
+	case OutcomeLostRace:
+		switch {
+		case e.Key == "":
+			return n + " claim lost a race: another worker's claim took the row it found first; it claims again"
+		case e.PriorOwner == "":
+			return fmt.Sprintf("%s claim lost the race for %s: another worker's claim took it first; it claims again", n, e.Key)
+		}
+		return fmt.Sprintf("%s claim lost the race for %s: %s's claim took it first; it claims again", n, e.Key, e.PriorOwner)
 	case OutcomeBlocked:
 		switch {
 		case e.PriorOwner == e.ID && n == e.ID:

@@ -394,6 +394,12 @@ func (w *Worker) claimed(res ClaimResult, key string) Event {
 		w.poll(false, time.Time{})
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsEmpty++ })
 		ev.Key = key
+	case ClaimLost:
+		// Counted with the claims that took nothing: no lease held it back, another claim
+		// was quicker.
+		w.poll(false, time.Time{})
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsEmpty++ })
+		ev.Key, ev.PriorOwner = res.Blocker, res.PrevOwner
 	case ClaimBlocked:
 		w.poll(false, res.PrevUntil)
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })

@@ -364,8 +364,8 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 	}
 	if n, err := r.RowsAffected(); err != nil || n != 1 {
 		// A lost race (engine.Conn): BEGIN IMMEDIATE excludes it here, but if it happened it
-		// would be reported as blocked, as the contract says, never trusted as won.
-		res.Outcome = engine.ClaimBlocked
+		// would be reported as lost, as the contract says, never trusted as won.
+		res.Outcome, res.Blocker = engine.ClaimLost, m.IdempotencyKey
 		return res, err
 	}
 	m.LeaseVersion = seen + 1

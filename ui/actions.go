@@ -22,6 +22,10 @@ func (m Model) whyOff(act action) string {
 		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
+	case act == actAnswer:
+		return noQuestion(k)
+	case act == actEarlier || act == actLater:
+		return fmt.Sprintf("%s and %s scroll the diagram: %s shows it first", keyName(k.Earlier), keyName(k.Later), keyName(k.Diagram))
 	case act == actSkipLocked:
 		return "skip-locked is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
 	}
@@ -53,7 +57,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		if m.finish.on {
 			m.stopFinish()
 			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
-				m.finish.actions, plural(m.finish.actions, "action"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+				m.finish.actions, plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
 			return m, nil
 		}
 		return m.startFinish()

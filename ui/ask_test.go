@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"leaselab/engine"
 )
 
@@ -49,7 +51,7 @@ func TestAnswerWithoutQuestion(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("A")
 	l.mustNot("right")
-	if l.m.ask.asked != 0 {
+	if asked, _ := l.m.counted(); asked != 0 {
 		t.Fatal("an answer with no question counted")
 	}
 }
@@ -63,4 +65,121 @@ func TestRunToTheEndIgnoresQuestions(t *testing.T) {
 	}
 	l.must("VERDICT")
 	l.mustNot("PREDICT")
+}
+
+// The answer marked right is what the step will do under the settings now: stale-owner with
+// the ownership check off writes (1 row), and the lab says so, with the setting.
+func TestAnswerFollowsTheSettings(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	l.press("o") // ownership check off, before the first action
+	stepToQuestion(t, l, 10)
+	l.press("b") // reclaims it
+	stepToQuestion(t, l, 10)
+	l.must("PREDICT: Worker-A wakes and finalizes PAY-001.", "A\u00a01 · B\u00a00")
+	l.press("a")
+	l.must("✓ right: 1 (with ownership-check=off) — Without the ownership check", "OWNERSHIP VIOLATION", "questions 2/2 right")
+	l.mustNot("not quite")
+}
+
+// A question that does not apply under the settings now is not asked: the step runs and the
+// status says why.
+func TestQuestionSkippedUnderOtherSettings(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	l.press("l") // leasing off: nobody holds a lease
+	for i := 0; i < 12; i++ {
+		l.press(" ")
+		if l.m.ask.open != nil {
+			t.Fatalf("a question that does not apply was asked:\n%s", l.view())
+		}
+		if strings.Contains(l.m.status.text, "no question here") {
+			l.must("no question here (with leasing=off): with leasing off nobody holds a lease")
+			return
+		}
+	}
+	t.Fatalf("no step said it skipped the question: %q", l.m.status.text)
+}
+
+// While a question is open only its answer keys act, in either case: b answers (it does not
+// step back), a answers (it does not switch the atomic claim off); space and other keys say
+// what to do; ? shows the mode; esc skips the question.
+func TestQuestionKeys(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	stepToQuestion(t, l, 10)
+	pos := l.m.line.pos
+	for _, k := range []string{" ", "n", "x", "R", "tab", "+", "1"} {
+		l.press(k)
+		if l.m.ask.open == nil || l.m.line.pos != pos {
+			t.Fatalf("%q acted while the question was open:\n%s", k, l.view())
+		}
+		if !strings.Contains(l.m.status.text, "answer first (A B C, or a b c), or esc to skip the question") {
+			t.Fatalf("%q said %q", k, l.m.status.text)
+		}
+	}
+	l.press("d")
+	l.must("this question has 3 answers: A B C")
+	l.press("?")
+	l.must("QUESTION", "A B C or a b c answer it", "esc skip it: the step runs, unscored")
+	l.send(tea.KeyMsg{Type: tea.KeyEsc}) // closes ?, the question stays
+	if l.m.showHelp || l.m.ask.open == nil {
+		t.Fatalf("esc should close ? first")
+	}
+	atomic := l.m.frame.Settings.AtomicClaim
+	l.press("b")
+	if l.m.line.pos != pos+1 || !strings.Contains(l.m.status.text, "✓ right: reclaims it") {
+		t.Fatalf("b should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.text)
+	}
+	stepToQuestion(t, l, 10)
+	l.press("a")
+	if l.m.frame.Settings.AtomicClaim != atomic || !strings.Contains(l.m.status.text, "✗ not quite: you said 1; it is 0") {
+		t.Fatalf("a should answer A: atomic %v→%v, %q", atomic, l.m.frame.Settings.AtomicClaim, l.m.status.text)
+	}
+	l.must("questions 1/2 right")
+}
+
+// esc skips a question: the step runs, and the score does not count it.
+func TestQuestionSkippedWithEsc(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	stepToQuestion(t, l, 10)
+	l.send(tea.KeyMsg{Type: tea.KeyEsc})
+	if l.m.ask.open != nil || !strings.Contains(l.row("PAY-001"), "Worker-B") {
+		t.Fatalf("esc did not run the step:\n%s", l.view())
+	}
+	l.must("question skipped")
+	l.mustNot("questions 0/1", "questions 1/1")
+}
+
+// Answers from a future that b dropped no longer count: answer, step back before the question,
+// answer again: one answer counts, the last.
+func TestScoreForgetsADroppedFuture(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	stepToQuestion(t, l, 10)
+	l.press("B") // right
+	l.must("questions 1/1 right")
+	l.press("b") // back before the question's step: its answer no longer stands
+	l.mustNot("questions 1/1 right")
+	stepToQuestion(t, l, 3)
+	l.press("A") // wrong, this time
+	l.must("questions 0/1 right")
+	l.mustNot("questions 1/2", "questions 0/2")
+	l.press("b", "x") // back, and a new future (a crash): the answer's step is dropped
+	l.mustNot("questions 0/1 right")
+}
+
+// Keys that do nothing say why: an answer key with no question, { and } outside the diagram.
+func TestIdleKeysSayWhy(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	for k, want := range map[string]string{
+		"A": "no question is open: A–D answer a question when the lab asks one",
+		"C": "no question is open",
+		"{": "{ and } scroll the diagram: t shows it first",
+		"}": "{ and } scroll the diagram: t shows it first",
+	} {
+		l.m.status = status{}
+		l.press(k)
+		if !strings.Contains(l.m.status.text, want) {
+			t.Errorf("%q said %q, want %q", k, l.m.status.text, want)
+		}
+	}
+	l.press("?")
+	l.must("u skip-locked: a PostgreSQL lesson")
 }

@@ -66,7 +66,7 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 		return mark + at + " " + st.Fail.Render(text)
 	}
 	switch e.Outcome {
-	case engine.OutcomeBlocked, engine.OutcomeRejected, engine.OutcomeLost:
+	case engine.OutcomeBlocked, engine.OutcomeRejected, engine.OutcomeLost, engine.OutcomeLostRace:
 		text = st.Warn.Render(text)
 	case engine.OutcomeViolation:
 		text = st.Duplicate.Render(text)

@@ -87,7 +87,13 @@ func (m Model) verdictView(w, h int) []string {
 		}
 	}
 	var expect string
+	left := m.leftScript()
 	switch {
+	case len(left) > 0:
+		// The expectations describe the script's own run: after moves of the learner's they
+		// would judge another run, and could say ✗ beside a verdict whose checks all hold.
+		expect = st.Subtle.Render(fmt.Sprintf("expectations not judged: the run left the script (%s); the verdict is the safety checks' alone",
+			strings.Join(left, ", ")))
 	case !met:
 		expect = st.Warn.Render(fmt.Sprintf("✗ not as expected%s: %d of %d met; expected %s",
 			when, n, len(rs), strings.Join(missed, "; ")))
@@ -102,4 +108,27 @@ func (m Model) verdictView(w, h int) []string {
 			"): the expectations are those of the settings it started with"))
 	}
 	return box(lines, w, h)
+}
+
+// offScript names the moves that take a run off its script.
+var offScript = map[engine.MoveKind]string{
+	engine.MoveFree: "a free run", engine.MoveCrash: "a crash by hand", engine.MoveRestart: "a restart by hand",
+	engine.MovePause: "a pause by hand", engine.MoveClock: "the clock moved by hand",
+	engine.MovePastLease: "the clock moved by hand", engine.MoveStepWorker: "a worker stepped by hand",
+}
+
+// leftScript names what took the run off its script, from the history up to its position: a
+// free run, or a worker, a crash or the clock moved by hand. Empty for the script's own run.
+func (m Model) leftScript() []string {
+	var out []string
+	t := m.line
+	if !t.valid {
+		return nil
+	}
+	for _, e := range t.entries[:t.pos] {
+		if w, ok := offScript[e.Move.Kind]; ok && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -23,7 +23,7 @@ const finishChunk = 200 * time.Millisecond
 type finishMode struct {
 	on      bool
 	id      int
-	actions int           // actions run so far
+	actions int           // steps run so far (each one a step of the history)
 	took    time.Duration // wall time the chunks took so far
 	ran     bool          // a run to the end has reached the script's end on this session
 }
@@ -92,13 +92,13 @@ func (m Model) finished(msg resultMsg) Model {
 		}
 	}
 	m.status = status{text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
-		m.finish.actions, plural(m.finish.actions, "action"), m.finish.took.Round(time.Millisecond), verdict)}
+		m.finish.actions, plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}
 	return m
 }
 
 // finishProgress is the status line while e runs: how far the script and the messages are.
 func (m Model) finishProgress() string {
-	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, plural(m.finish.actions, "action"))
+	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, plural(m.finish.actions, "step"))
 	if f := m.frame; f != nil {
 		if f.ScriptTotal > 0 {
 			text += fmt.Sprintf(", script %d/%d", f.ScriptIndex, f.ScriptTotal)

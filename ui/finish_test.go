@@ -114,11 +114,11 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	if l.m.finish.on || !l.m.keys.Step.Enabled() {
 		t.Fatal("e did not stop running to the end")
 	}
-	l.must("stopped running to the end after 0 actions")
+	l.must("stopped running to the end after 0 steps")
 	// A chunk's progress on the status line.
 	l.m.finish = finishMode{on: true, id: 7, actions: 1234}
 	l.m.frame.ScriptIndex = 0
-	if p := l.m.finishProgress(); !strings.Contains(p, "1234 actions, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
+	if p := l.m.finishProgress(); !strings.Contains(p, "1234 steps, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
 		t.Errorf("progress: %q", p)
 	}
 }

@@ -110,7 +110,7 @@ func (m Model) stateLine(w int) string {
 		{text: "clock " + st.Title.Render(engine.FormatClock(f.Now))},
 	}
 	if !m.free.on { // free-running workers take no steps: the count would stand still
-		parts = append(parts, part{text: "step " + st.Title.Render(fmt.Sprint(m.steps)), rank: 1})
+		parts = append(parts, part{text: "step " + st.Title.Render(fmt.Sprint(m.stepCount())), rank: 1})
 	}
 	switch {
 	case m.free.on:

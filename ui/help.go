@@ -154,12 +154,26 @@ func (k KeyMap) helpGroups() []helpGroup {
 func (m Model) fullHelpLines(w int) []string {
 	st := &m.styles.Help
 	var lines []string
+	if q := m.ask.open; q != nil {
+		// While a question is open only its answer keys act: the screen says so first.
+		keys := answerKeys(m.keys)[:len(q.Answers)]
+		items := []string{
+			st.FullKey.Render(strings.Join(keys, " ")+" or "+strings.ToLower(strings.Join(keys, " "))) + " " + st.FullDesc.Render("answer it, and the step runs"),
+			st.FullKey.Render(keyName(m.keys.Close)) + " " + st.FullDesc.Render("skip it: the step runs, unscored"),
+			st.FullDesc.Render("every other key waits for the answer"),
+		}
+		lines = append(lines, flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)...)
+	}
 	for _, g := range m.keys.helpGroups() {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {
 				items = append(items, st.FullKey.Render(helpKeys(e.bs))+" "+st.FullDesc.Render(e.desc))
 			}
+		}
+		if g.title == "toggles" && !m.keys.SkipLocked.Enabled() {
+			// Off on SQLite: the screen still names it, and where it works.
+			items = append(items, st.FullKey.Render(keyName(m.keys.SkipLocked))+" "+st.FullDesc.Render("skip-locked: a PostgreSQL lesson (--db postgres://…)"))
 		}
 		if len(items) > 0 {
 			lines = append(lines, flow(pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)

@@ -21,6 +21,8 @@ type histResult struct {
 	ask      *engine.Question // the step Next would run has a question: nothing ran
 	asked    bool             // an answered question's step ran
 	right    bool             // and the answer was right
+	at       int              // the history position the answered step started from
+	answer   engine.Answer    // with ask: the answer that is right under the settings now
 	timeline timeline         // the history as it stands after the command
 }
 
@@ -57,15 +59,28 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		return gotoNote(ctx, h, s, o, k, now)
 	}
 	q := s.NextQuestion()
-	if o.kind == opNext && !o.answered && q != nil {
-		hx.ask = q
-		return askNote(q, k), levelInfo, false, hx
+	var ans engine.Answer
+	if q != nil {
+		// The right answer is what the step will do under the settings of this moment.
+		ans = s.AnswerFor(q)
 	}
-	if o.kind == opNext && o.answered && q != nil {
+	switch {
+	case o.kind == opNext && q != nil && ans.Skip != "":
+		// The question does not apply under these settings: the step runs, and says why.
+		defer func() { note = skipNote(ans) + " · " + note }()
+	case o.kind == opNext && !o.answered && q != nil:
+		hx.ask, hx.answer = q, ans
+		return askNote(q, k), levelInfo, false, hx
+	case o.kind == opNext && o.answered && q != nil:
 		// The answer is given: the step runs, and the note starts with right or wrong, and why.
+		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
-			hx.asked, hx.right = true, o.answer == q.Right
-			note = answerNote(q, o.answer) + " · " + note
+			hx.asked, hx.right, hx.at = o.answer >= 0, o.answer == ans.Right, at
+			if o.answer < 0 {
+				note = "question skipped · " + note
+			} else {
+				note = answerNote(q, ans, o.answer) + " · " + note
+			}
 			hx.timeline = timelineOf(h)
 		}()
 	}
@@ -91,12 +106,15 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 	return note, lvl, acted, hx
 }
 
-// commitNote records m and, when it started a new future, says so in the note.
-func commitNote(h *engine.History, m engine.Move, p engine.Pending, acted bool, note *string) {
-	if h.Commit(m, p, acted) && h.Dropped() > 0 {
+// commitNote records m and, when it started a new future, says so in the note. It reports
+// whether m was recorded.
+func commitNote(h *engine.History, m engine.Move, p engine.Pending, acted bool, note *string) bool {
+	ok := h.Commit(m, p, acted)
+	if ok && h.Dropped() > 0 {
 		*note = fmt.Sprintf("a new future from step %d (the old one, %d %s, was dropped): %s",
 			h.Pos()-1, h.Dropped(), plural(h.Dropped(), "step"), *note)
 	}
+	return ok
 }
 
 // recordFree records the start of a free run: no position after it can be rebuilt.
@@ -106,15 +124,50 @@ func recordFree(h *engine.History, s *engine.Session, note *string) {
 	}
 }
 
-// finishRecorded runs one chunk of e and records it.
+// finishRecorded runs one chunk of e and records each of its actions as a step of its own, so
+// that the header's step, the history's and the actions e ran are one count, and b can go back
+// into the middle of a run to the end.
 func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, now func() time.Time) (finishResult, string, level) {
 	if h == nil || h.Session() != s {
 		return applyFinish(ctx, s, now)
 	}
-	p := h.Begin()
-	fin, note, lvl := applyFinish(ctx, s, now)
-	commitNote(h, engine.Move{Kind: engine.MoveFinish}, p, fin.actions > 0, &note)
-	return fin, note, lvl
+	// A scripted action is the one space would take: along the recorded future it follows it.
+	// A scenario with no script gets its one "run until-done" step first, which a replay
+	// needs too (MoveFinish does it).
+	kind := engine.MoveNext
+	if len(s.Scenario.Steps) == 0 {
+		kind = engine.MoveFinish
+	}
+	s.FinishSteps()
+	var (
+		res  finishResult
+		note string
+	)
+	start := now()
+	for !s.ScriptDone() {
+		if err := ctx.Err(); err != nil {
+			return res, "error: " + err.Error(), levelError
+		}
+		p := h.Begin()
+		acted, err := s.Next(ctx)
+		if err != nil {
+			res.took = now().Sub(start)
+			return res, "error: " + err.Error(), levelError
+		}
+		var dropped string
+		if commitNote(h, engine.Move{Kind: kind}, p, acted, &dropped) {
+			res.actions++ // a step of the history: the count the header and the history show
+		}
+		if note == "" {
+			note = dropped // the first action may start a new future: say so
+		}
+		if !acted || now().Sub(start) >= finishChunk {
+			break
+		}
+	}
+	res.took = now().Sub(start)
+	res.done = s.ScriptDone()
+	return res, note, levelInfo
 }
 
 // gotoNote brings the history to o.target and says what it did.
@@ -134,12 +187,22 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 		return "error: " + err.Error(), levelError, false, hx
 	}
 	to := h.Pos()
-	how := fmt.Sprintf("rebuilt on a fresh database by replaying %d %s in %s", to, plural(to, "action"), took.Round(time.Millisecond))
+	how := fmt.Sprintf("rebuilt on a fresh database by replaying %d %s in %s", to, plural(to, "step"), took.Round(time.Millisecond))
 	if to > from {
-		how = fmt.Sprintf("the recorded %s done again", plural(to-from, "action"))
+		how = fmt.Sprintf("the recorded %s done again", plural(to-from, "step"))
 	}
 	return fmt.Sprintf("at step %d of %d: the database as it was (%s); %s steps on along the recorded future, any other action starts a new one",
 		to, h.Len(), how, keyName(k.Step)), levelInfo, false, hx
+}
+
+// stepCount is the lab's one count of steps: the history's position, the step the timeline
+// shows ("history step 7 of 12"), so that the header and the history agree after e, a toggle
+// or a step back; a run without a history counts the steps that acted.
+func (m Model) stepCount() int {
+	if m.line.valid {
+		return m.line.pos
+	}
+	return m.steps
 }
 
 // historySteps is how many of the recorded moves up to the position were steps that acted: the

@@ -143,32 +143,65 @@ func stepAnswering(l *lab, right bool) {
 		l.press(" ")
 	}
 	if q := l.m.ask.open; q != nil {
-		i := q.Right
+		i := l.m.ask.expect.Right
 		if !right {
-			i = (q.Right + 1) % len(q.Answers)
+			i = (i + 1) % len(q.Answers)
 		}
 		l.press(answerKeys(l.m.keys)[i])
 	}
 }
 
-// TestBackAfterRunToTheEnd: a chunk of e is one recorded move, replayed exactly.
+// TestBackAfterRunToTheEnd: each action of e is a recorded step, replayed exactly: the
+// header's step, the history's and the actions e ran are one count, and b goes back from the
+// end of e to any of them.
 func TestBackAfterRunToTheEnd(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	path := labFile(t, l)
 	stepOrAnswer(l)
 	stepOrAnswer(l)
-	body, rows := screenBody(l.m), fileRows(t, path)
+	body, rows, pos := screenBody(l.m), fileRows(t, path), l.m.line.pos
 	l.press("e")
 	if !l.m.frame.Done {
 		t.Fatalf("e did not end: %q", l.m.status.text)
 	}
-	end, endRows := screenBody(l.m), fileRows(t, path)
-	l.press("b")
-	if got := screenBody(l.m); got != body || fileRows(t, path) != rows {
-		t.Fatalf("back from the end of e: not as after two steps:\n%s", got)
+	ran := l.m.finish.actions
+	if l.m.line.pos != pos+ran || len(l.m.line.entries) != l.m.line.pos {
+		t.Fatalf("after e (%d actions) the history is at step %d of %d, want %d", ran, l.m.line.pos, len(l.m.line.entries), pos+ran)
 	}
-	l.press("]")
+	l.must(fmt.Sprintf("step %d ", pos+ran), fmt.Sprintf("history step %d of %d", pos+ran, pos+ran))
+	end, endRows := screenBody(l.m), fileRows(t, path)
+	for i := 0; i < ran; i++ {
+		l.press("b")
+	}
+	if got := screenBody(l.m); l.m.line.pos != pos || got != body || fileRows(t, path) != rows {
+		t.Fatalf("back from the end of e to step %d: not as after two steps (at %d):\n%s", pos, l.m.line.pos, got)
+	}
+	l.press("e") // along the recorded future
 	if got := screenBody(l.m); got != end || fileRows(t, path) != endRows {
-		t.Fatalf("forward over e: not as at the end:\n%s", got)
+		t.Fatalf("e again over the recorded future: not as at the end:\n%s", got)
+	}
+}
+
+// One step count: after e, a toggle and a crash, the header's step, the history's step and the
+// steps e reports are the same number, in many-workers too.
+func TestOneStepCount(t *testing.T) {
+	for _, name := range []string{"stale-owner", "many-workers"} {
+		l := newLab(t, name, 120, 40, engine.Overrides{})
+		l.press("k") // a toggle before the first action is a step of the history too
+		l.press("e")
+		for i := 0; i < 1000 && l.m.finish.on; i++ {
+			l.tickAll(1)
+		}
+		if !l.m.frame.Done {
+			t.Fatalf("%s: e did not end: %q", name, l.m.status.text)
+		}
+		n := l.m.line.pos
+		if n != 1+l.m.finish.actions || n != len(l.m.line.entries) {
+			t.Fatalf("%s: history at %d of %d, e ran %d steps after 1 toggle", name, n, len(l.m.line.entries), l.m.finish.actions)
+		}
+		l.must(fmt.Sprintf("step %d ", n), fmt.Sprintf("ran to the end at full speed: %d steps", n-1))
+		if v := l.view(); strings.Contains(v, "history step") && !strings.Contains(v, fmt.Sprintf("history step %d of %d", n, n)) {
+			t.Fatalf("%s: the history line disagrees with step %d:\n%s", name, n, v)
+		}
 	}
 }

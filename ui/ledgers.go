@@ -35,6 +35,12 @@ func (m Model) ledgerItems() []string {
 	if sum.FinalizedMoreThanOnce > 0 || sum.ProcessedMoreThanOnce > 0 {
 		items = append(items, alarm(fmt.Sprintf("finalized more than once %d", sum.FinalizedMoreThanOnce), sum.FinalizedMoreThanOnce))
 	}
+	// A rejected finalize is what a lesson's verdict may name: once there is one, it comes
+	// with the write counts, so that a short pane keeps it.
+	rejected := fmt.Sprintf("rejected finalizes %d", sum.RejectedFinalizes)
+	if sum.RejectedFinalizes > 0 {
+		items = append(items, rejected)
+	}
 	items = append(items,
 		fmt.Sprintf("processing attempts %d", sum.ProcessingAttempts),
 		fmt.Sprintf("payments Paid %d · Failed %d · Pending %d", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending),
@@ -42,8 +48,10 @@ func (m Model) ledgerItems() []string {
 		alarm(fmt.Sprintf("ownership violations %d", sum.OwnershipViolations), sum.OwnershipViolations),
 		fmt.Sprintf("claims won %d · empty %d · blocked %d", sum.ClaimsWon, sum.ClaimsEmpty, sum.ClaimsBlocked),
 		fmt.Sprintf("reclaims %d", sum.Reclaims),
-		fmt.Sprintf("rejected finalizes %d", sum.RejectedFinalizes),
 	)
+	if sum.RejectedFinalizes == 0 {
+		items = append(items, rejected)
+	}
 	if t.Loads > 0 {
 		items = append(items, fmt.Sprintf("rows loaded %d", sum.RowsLoaded))
 	}

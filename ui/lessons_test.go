@@ -33,7 +33,7 @@ func stepToEnd(t *testing.T, l *lab) {
 		case l.m.status.level == levelError:
 			t.Fatalf("error after %d keys: %s", i, st)
 		case l.m.ask.open != nil: // a question of the lesson's: answer it right (ask.go)
-			l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
+			l.press(answerKeys(l.m.keys)[l.m.ask.expect.Right])
 		case strings.Contains(st, "press f"):
 			l.press("f")
 		case strings.Contains(st, "press +"):

@@ -149,6 +149,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	}
+	if m.ask.open != nil {
+		return m.questionKey(k)
+	}
 	act, on := m.keys.match(k)
 	if mm, cmd, ok := m.sqlKey(act); ok {
 		return mm, cmd

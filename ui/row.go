@@ -56,12 +56,12 @@ func (m Model) ledgerBody(w int) []string {
 	return lines
 }
 
-// ledgersBox is the ledgers in exactly h lines: the items that fit whole.
+// ledgersBox is the ledgers in exactly h lines: the items that fit whole, in their order.
 func (m Model) ledgersBox(w, h int) []string {
 	var lines []string
 	for _, g := range m.ledgerGroups(w) {
 		if len(lines)+len(g) > h {
-			break
+			continue // an item too tall for the lines left gives way to shorter ones after it
 		}
 		lines = append(lines, g...)
 	}

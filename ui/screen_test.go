@@ -29,9 +29,19 @@ func TestEveryLessonFitsTheScreen(t *testing.T) {
 					every = 97 // many-workers: a sample of its 1,500 screens
 				}
 				screenFits(t, l, "the start")
+				overlaysFit(t, l, "the start")
 				for i := 1; i <= 5000 && !l.m.frame.Done; i++ {
-					stepOrAnswer(l) // a lesson's question is answered, then the step runs
-					if i%every == 0 {
+					if l.m.ask.open == nil {
+						l.press(" ")
+					}
+					if l.m.ask.open != nil { // a lesson's question: its screen, and its ? screen
+						screenFits(t, l, fmt.Sprintf("the question before step %d", i))
+						l.press("?")
+						checkSize(t, l.view(), size[0], size[1])
+						l.press("?")
+						l.press(answerKeys(l.m.keys)[(l.m.ask.expect.Right+1)%len(l.m.ask.open.Answers)])
+					}
+					if i%every == 0 || l.m.frame.Done {
 						screenFits(t, l, fmt.Sprintf("step %d", i))
 					}
 				}
@@ -39,9 +49,31 @@ func TestEveryLessonFitsTheScreen(t *testing.T) {
 					t.Fatal("not done after 5000 steps")
 				}
 				screenFits(t, l, "the end")
+				overlaysFit(t, l, "the end")
 			})
 		}
 	}
+}
+
+// overlaysFit opens and closes each overlay at a moment of l (the ? screen, the explanation,
+// the SQL pane and the diagram) and checks that each fits, and that the screen after is whole.
+func overlaysFit(t *testing.T, l *lab, at string) {
+	t.Helper()
+	w, h := l.m.layout.width, l.m.layout.height
+	for _, k := range []string{"?", "i", "v", "t"} {
+		l.press(k)
+		v := l.view()
+		checkSize(t, v, w, h)
+		if k == "t" {
+			for _, line := range strings.Split(v, "\n") {
+				if strings.Contains(line, "─ ") && strings.Contains(line, ellipsis+" ─") {
+					t.Fatalf("%s at %dx%d, %s: the diagram's title is cut: %q", l.m.frame.Name, w, h, at, line)
+				}
+			}
+		}
+		l.press(k)
+	}
+	screenFits(t, l, at+", after the overlays")
 }
 
 // openMark is the mark of a check that waits for the run to finish, in a line and in a title:
@@ -126,6 +158,19 @@ func screenFits(t *testing.T, l *lab, at string) {
 		fail("done, but no verdict")
 	}
 
+	// Every worker of a two-worker run has its line (at the verdict too); the ledgers keep a
+	// rejected finalize the verdict talks about.
+	if len(f.Workers) <= 2 {
+		for _, w := range f.Workers {
+			if !strings.Contains(v, w.Name+" ") {
+				fail("the Workers pane lacks %s", w.Name)
+			}
+		}
+	}
+	if f.Total.RejectedFinalizes > 0 && !strings.Contains(v, "rejected finalizes") {
+		fail("%d rejected finalizes, and the ledgers lack the line", f.Total.RejectedFinalizes)
+	}
+
 	// The status line sits above the footer, under the history's timeline.
 	tl := m.timelineLines()
 	if lay.status-tl < m.noteLines(lay.width) {
@@ -135,6 +180,7 @@ func screenFits(t *testing.T, l *lab, at string) {
 	if !strings.HasPrefix(status, "› ") && !strings.HasPrefix(status, "! ") && !strings.HasPrefix(status, "✗ ") {
 		fail("no status line above the footer: %q", status)
 	}
+
 }
 
 // At 80×24 the event log gives way to the checks, so a note that repeats the newest event is the

@@ -69,7 +69,7 @@ func TestProgramFreeRun(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), has("stopped: every worker finished"), opts...)
 	tm.Send(keyMsg("n"))
 	// Stepping again: a last empty claim, or the verdict when every worker is already idle.
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return has("step 1")(b) || has("the scenario is done")(b) }, opts...)
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return has("nothing left to claim")(b) || has("the scenario is done")(b) }, opts...)
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	final, ok := tm.FinalModel(t).(Model)

@@ -191,7 +191,7 @@ func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.C
 		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		res, err := whyNothing(ctx, q)
+		res, err := whyNothingAt(ctx, q, now)
 		res.At = now
 		return res, err
 	case err != nil:
@@ -199,6 +199,35 @@ func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.C
 	}
 	m.LockedUntil = until
 	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: str(prevOwner), PrevUntil: fromDB(prevUntil)}, nil
+}
+
+// whyNothingAt is whyNothing for a claim at now that may have lost a race: when a row is
+// still claimable at now, the claim lost it to another claim under way (ClaimLost, with the
+// winner when the database can name its transaction), not to a live lease. A blocked claim
+// always names the owner and the end of the lease that held it.
+func whyNothingAt(ctx context.Context, q querier, now time.Time) (engine.ClaimResult, error) {
+	var (
+		id  int64
+		key string
+	)
+	// A row claimable at now that the claim did not take: SKIP LOCKED passed over it, locked by
+	// another claim's transaction under way.
+	err := q.QueryRow(ctx, lockedRowSQL, at(now)).Scan(&id, &key)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return whyNothing(ctx, q)
+	case err != nil:
+		return engine.ClaimResult{}, fmt.Errorf("claim race: %w", describe(err))
+	}
+	res := engine.ClaimResult{Outcome: engine.ClaimLost, Blocker: key}
+	var holder *string // the winner's transaction, still open: its connection's name
+	if err := q.QueryRow(ctx, holderSQL, id).Scan(&holder); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return engine.ClaimResult{}, fmt.Errorf("claim race holder: %w", describe(err))
+	}
+	if h := str(holder); h != "" && h != "leaselab" {
+		res.PrevOwner = h
+	}
+	return res, nil
 }
 
 // whyNothing reads, after a claim that took nothing, whether work is left: Blocked by the row
@@ -249,7 +278,8 @@ func (c *Conn) claimKeyed(ctx context.Context, tx pgx.Tx, req engine.ClaimReques
 		return engine.ClaimResult{}, fmt.Errorf("claim update: %w", describe(err))
 	}
 	if tag.RowsAffected() != 1 {
-		return blocked, nil // a lost race (engine.Conn): reported as blocked, never as won
+		// A lost race (engine.Conn): reported as lost, never as won.
+		return engine.ClaimResult{Outcome: engine.ClaimLost, At: now, Blocker: req.Key}, nil
 	}
 	m.LeaseVersion, m.LockedUntil = seen+1, until
 	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: str(owner), PrevUntil: fromDB(prevUntil)}, nil

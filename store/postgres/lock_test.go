@@ -54,10 +54,12 @@ func TestSkipLockedNeverBlocks(t *testing.T) {
 	if err != nil || res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-002" {
 		t.Fatalf("claim beside a locked PAY-001 = %+v, %v; want PAY-002 won at once", res, err)
 	}
-	// With both rows taken (one locked, one leased) the claim is blocked, still without waiting.
+	// With both rows taken (one locked, one leased) the claim takes nothing, still without
+	// waiting: PAY-001 is claimable but locked by another transaction, so it lost the race for
+	// it (no lease held it back: never "blocked" by an empty owner).
 	res, err = c.Claim(ctx, engine.ClaimRequest{Worker: "Worker-B", Now: t0, Until: t0.Add(time.Second)})
-	if err != nil || res.Outcome != engine.ClaimBlocked {
-		t.Fatalf("claim with PAY-001 locked and PAY-002 leased = %+v, %v; want blocked", res, err)
+	if err != nil || res.Outcome != engine.ClaimLost || res.Blocker != "PAY-001" {
+		t.Fatalf("claim with PAY-001 locked and PAY-002 leased = %+v, %v; want a lost race for PAY-001", res, err)
 	}
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)

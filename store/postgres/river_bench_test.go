@@ -79,6 +79,8 @@ func claimNext(ctx context.Context, c storetest.Batcher, name string) (engine.Cl
 			continue
 		case err != nil:
 			return res, false, err
+		case res.Outcome == engine.ClaimLost:
+			continue // another claim took the row it found: work is left
 		}
 		return res, res.Outcome == engine.ClaimWon, nil
 	}

@@ -124,8 +124,10 @@ func testRaceOneClaim(t *testing.T, b Backend) {
 			}
 			if results[i].Outcome == engine.ClaimWon {
 				won++
-			} else if results[i].Outcome != engine.ClaimBlocked {
-				t.Fatalf("round %d: loser outcome = %v, want blocked", round, results[i].Outcome)
+			} else if r := results[i]; r.Outcome == engine.ClaimBlocked && (r.PrevOwner == "" || r.PrevUntil.IsZero()) {
+				t.Fatalf("round %d: loser blocked by an owner it cannot name: %+v", round, r)
+			} else if r.Outcome != engine.ClaimBlocked && r.Outcome != engine.ClaimLost {
+				t.Fatalf("round %d: loser outcome = %v, want blocked (by the winner's lease) or lost (the race)", round, r.Outcome)
 			}
 		}
 		if r := rowByKey(t, db, "PAY-001"); won != 1 || r.Attempts != 1 || r.LeaseVersion != 1 {

@@ -40,7 +40,7 @@ func testRacingWorkers(t *testing.T, b Backend) {
 					return
 				case res.Outcome == engine.ClaimEmpty:
 					return
-				case res.Outcome == engine.ClaimBlocked:
+				case res.Outcome == engine.ClaimBlocked || res.Outcome == engine.ClaimLost:
 					time.Sleep(time.Millisecond)
 					continue
 				}

@@ -1,0 +1,399 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/store"
+	"leaselab/store/postgres"
+	"leaselab/store/storetest"
+)
+
+// observed is what a question's step did, for an oracle to read the answer from.
+type observed struct {
+	events []engine.Event // the events of the question's step
+	rows   []engine.Row   // the outbox right after the step
+	sum    *engine.Summary
+}
+
+// row is the outbox row of key after the step.
+func (o observed) row(key string) engine.Row {
+	for _, r := range o.rows {
+		if r.IdempotencyKey == key {
+			return r
+		}
+	}
+	return engine.Row{}
+}
+
+// of returns the step's events of kind by worker.
+func (o observed) of(worker string, kind engine.EventKind) []engine.Event {
+	var out []engine.Event
+	for _, e := range o.events {
+		if e.Worker == worker && e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// oracle reads, from what a question's step did (and, for a question about the end, the run's
+// summary), which answer is the truth; "" when none of the answers describes it.
+type oracle struct {
+	atEnd bool // the question is about the end of the run: read the summary
+	read  func(o observed) string
+}
+
+// claimWord is what a worker's claim in the step got, in the words the questions use.
+func claimWord(o observed, worker, taken, blocked, empty string) string {
+	for _, e := range o.events {
+		if e.Worker != worker {
+			continue
+		}
+		switch {
+		case e.Kind == engine.EvClaim && (e.Outcome == engine.OutcomeWon || e.Outcome == engine.OutcomeReclaimed),
+			e.Kind == engine.EvSelect, e.Kind == engine.EvTake, e.Kind == engine.EvLock && e.Outcome == engine.OutcomeLocked,
+			e.Kind == engine.EvLoad && e.Outcome == engine.OutcomeLoaded:
+			return taken
+		case e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeBlocked:
+			return blocked
+		case e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeEmpty, e.Kind == engine.EvLoad:
+			return empty
+		}
+	}
+	return ""
+}
+
+// finalizeWord is what a worker's finalize in the step did: written (committed or a
+// violation) or rejected.
+func finalizeWord(o observed, worker, written, rejected string) string {
+	for _, e := range o.of(worker, engine.EvFinalize) {
+		switch e.Outcome {
+		case engine.OutcomeCommitted, engine.OutcomeViolation:
+			return written
+		case engine.OutcomeRejected:
+			return rejected
+		}
+	}
+	return ""
+}
+
+func rowWord(r engine.Row) string {
+	switch {
+	case r.Status == engine.StatusPending:
+		return "Pending"
+	case r.Status == engine.StatusProcessing && r.LockedBy == "Worker-A":
+		return "Processing, LockedBy=Worker-A"
+	case r.Status == engine.StatusProcessed:
+		return "Processed"
+	}
+	return r.Status + " " + r.LockedBy
+}
+
+// oracles are, lesson by lesson and question by question in script order, how to tell from
+// the run which answer is true. They read the run, never the script's answers.
+var oracles = map[string][]oracle{
+	"before": {
+		{read: func(o observed) string {
+			for _, e := range o.of("Worker-B", engine.EvLoad) {
+				return fmt.Sprint(e.Rows)
+			}
+			return "" // a claim is not a load: the question does not apply
+		}},
+		{atEnd: true, read: func(o observed) string { return fmt.Sprint(o.sum.StatusChecks) }},
+	},
+	"naive-claim": {
+		{read: func(o observed) string { return claimWord(o, "Worker-B", "PAY-001 as well", "blocked", "") }},
+		{atEnd: true, read: func(o observed) string { return fmt.Sprint(o.sum.StatusChecksByKey["PAY-001"]) }},
+	},
+	"lease-too-short": {
+		{atEnd: true, read: func(o observed) string { return finalizerOf(o, "PAY-001") }},
+		{atEnd: true, read: func(o observed) string { return fmt.Sprint(o.sum.StatusChecksByKey["PAY-001"]) }},
+	},
+	"stale-owner": {
+		{read: func(o observed) string {
+			for _, e := range o.of("Worker-B", engine.EvClaim) {
+				switch e.Outcome {
+				case engine.OutcomeReclaimed:
+					return "reclaims it"
+				case engine.OutcomeBlocked:
+					return "blocked"
+				case engine.OutcomeEmpty:
+					return "finds nothing"
+				}
+			}
+			return ""
+		}},
+		{read: func(o observed) string {
+			for _, e := range o.of("Worker-A", engine.EvFinalize) {
+				return fmt.Sprint(e.Rows)
+			}
+			return ""
+		}},
+	},
+	"aba-fencing": {
+		{read: func(o observed) string {
+			for _, e := range o.events {
+				if e.Kind == engine.EvClaim && e.Outcome != engine.OutcomeReclaimed && e.Outcome != engine.OutcomeWon {
+					return "" // no claim took it: the version is not a claim's
+				}
+			}
+			return fmt.Sprint(o.row("PAY-001").LeaseVersion)
+		}},
+		{read: func(o observed) string { return finalizeWord(o, "Worker-A", "yes", "no, rejected") }},
+	},
+	"skip-locked": {
+		{read: func(o observed) string {
+			for _, e := range o.of("Worker-B", engine.EvClaim) {
+				switch {
+				case e.Outcome == engine.OutcomeWon:
+					return e.Key
+				case e.Wait > 0:
+					return "nothing, after a wait"
+				}
+			}
+			return ""
+		}},
+		{read: func(o observed) string {
+			w := rowWord(o.row("PAY-001"))
+			if w == "Pending" {
+				return "Pending, as before"
+			}
+			return w
+		}},
+	},
+	"after": {
+		{read: func(o observed) string { return rowWord(o.row("PAY-001")) }},
+		{read: func(o observed) string { return claimWord(o, "Worker-B", "yes", "no, blocked", "") }},
+		{read: func(o observed) string {
+			switch r := o.row("PAY-001"); {
+			case r.Status == engine.StatusProcessing:
+				return r.LockedBy
+			case r.Status == engine.StatusPending:
+				return "nobody"
+			}
+			return ""
+		}},
+	},
+	"many-workers": {
+		{atEnd: true, read: func(o observed) string {
+			switch n := o.sum.ProcessedByTwoOwners; {
+			case n == 0:
+				return "none"
+			case n <= 10:
+				return "a few"
+			}
+			return "many"
+		}},
+	},
+}
+
+// finalizerOf is the last worker whose finalize of key wrote it.
+func finalizerOf(o observed, key string) string {
+	who := ""
+	for _, e := range o.events {
+		if e.Kind == engine.EvFinalize && e.Key == key && (e.Outcome == engine.OutcomeCommitted || e.Outcome == engine.OutcomeViolation) {
+			who = e.Worker
+		}
+	}
+	return who
+}
+
+// flips are the ways a test plays a lesson: as written, and with each toggle it has flipped,
+// before the first step or just before each question.
+type flip struct {
+	toggle string // "" as written
+	at     int    // -1: before the first step; else just before question at (0, 1, …)
+}
+
+func (f flip) String() string {
+	if f.toggle == "" {
+		return "as-written"
+	}
+	if f.at < 0 {
+		return f.toggle + "-flipped-at-start"
+	}
+	return fmt.Sprintf("%s-flipped-before-question-%d", f.toggle, f.at+1)
+}
+
+// TestAnswersAreWhatTheStepDoes plays every lesson with every toggle flipped (at the start, and
+// just before the question) and checks, question by question, that the answer the lab marks
+// right under the settings of that moment is what the step then does — or that the question
+// is skipped with a reason. SQLite always; PostgreSQL too when LEASELAB_PG is set.
+func TestAnswersAreWhatTheStepDoes(t *testing.T) {
+	backends := []string{"sqlite"}
+	if os.Getenv("LEASELAB_PG") != "" {
+		backends = append(backends, "postgres")
+	}
+	for _, be := range backends {
+		for _, name := range assets.Names() {
+			data, src, _ := assets.Scenario(name)
+			sc, err := engine.Parse(src, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Questions() == 0 || sc.Backend != "" && be != sc.Backend {
+				continue
+			}
+			if len(oracles[name]) != sc.Questions() {
+				t.Fatalf("%s has %d questions and %d oracles", name, sc.Questions(), len(oracles[name]))
+			}
+			toggles := engine.ToggleNames()
+			if be == "postgres" {
+				toggles = engine.AllToggleNames()
+			}
+			flips := []flip{{}}
+			for _, tg := range toggles {
+				flips = append(flips, flip{toggle: tg, at: -1})
+				for k := 0; k < sc.Questions(); k++ {
+					if k > 0 || sc.Steps[0].Ask == nil { // before the first step is the start
+						flips = append(flips, flip{toggle: tg, at: k})
+					}
+				}
+			}
+			for _, f := range flips {
+				t.Run(be+"/"+name+"/"+f.String(), func(t *testing.T) {
+					playQuestions(t, be, name, f)
+				})
+			}
+		}
+	}
+}
+
+// pending is a question whose answer is read at the end of the run.
+type pending struct {
+	q     *engine.Question
+	right int
+	what  string
+	o     oracle
+}
+
+// stuck are the plays that cannot end, reported rather than hidden: on PostgreSQL, with the
+// atomic claim off while Worker-A's claim holds PAY-001's row lock in an open transaction,
+// Worker-B's unconditional UPDATE waits for that lock, fails busy after lock_timeout, and is
+// retried for ever, since the script's next step, Worker-A's, never comes.
+var stuck = map[string]bool{"postgres/skip-locked/atomic-claim-flipped-before-question-1": true}
+
+func playQuestions(t *testing.T, be, name string, f flip) {
+	if stuck[be+"/"+name+"/"+f.String()] {
+		t.Skip("skipped: a known livelock of the script (see stuck)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sc := scenario(t, name, "")
+	s := sessionOn(t, be, sc)
+	flipIt := func() {
+		on, _ := s.Settings().Get(f.toggle)
+		if _, err := s.SetToggle(f.toggle, !on); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.toggle != "" && f.at < 0 {
+		flipIt()
+	}
+	var atEnd []pending
+	qi := 0
+	for !s.ScriptDone() {
+		q := s.NextQuestion()
+		if q == nil {
+			if _, err := s.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		o := oracles[name][qi]
+		if f.toggle != "" && f.at == qi {
+			flipIt()
+		}
+		qi++
+		settings := s.Settings().Describe()
+		ans := s.AnswerFor(q)
+		right, skip := ans.Right, ans.Skip
+		_, pc, _ := s.ScriptPosition()
+		before := s.Ledger().EventCount()
+		for {
+			if _, err := s.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, now, _ := s.ScriptPosition(); now != pc {
+				break
+			}
+		}
+		rows, err := s.DB().Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs := observed{events: s.Ledger().EventsSince(before), rows: rows}
+		what := fmt.Sprintf("line %d %q under %s", q.Line, q.Text, settings)
+		if skip != "" {
+			if f.toggle == "" {
+				t.Errorf("%s: skipped under the lesson's own settings: %s", what, skip)
+			}
+			continue
+		}
+		if o.atEnd {
+			// A question about the end is answered under the settings of its moment: a toggle
+			// flipped after it changes the future it was about.
+			if f.toggle == "" || f.at < qi {
+				atEnd = append(atEnd, pending{q: q, right: right, what: what, o: o})
+			}
+			continue
+		}
+		if got := o.read(obs); got != q.Answers[right] {
+			t.Errorf("%s: the lab marks %q right, the step did %q", what, q.Answers[right], got)
+		}
+	}
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range atEnd {
+		if got := p.o.read(observed{sum: sum, events: s.Ledger().Events()}); got != p.q.Answers[p.right] {
+			t.Errorf("%s: the lab marks %q right, the run did %q", p.what, p.q.Answers[p.right], got)
+		}
+	}
+}
+
+var schemas atomic.Int64
+
+// sessionOn opens a session of sc on a fresh database of backend be.
+func sessionOn(t *testing.T, be string, sc *engine.Scenario) *engine.Session {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		db      engine.DB
+		closeDB func() error
+	)
+	switch be {
+	case "postgres":
+		pg, err := postgres.CreateTemp(ctx, storetest.PostgresURL(t), time.Now(),
+			fmt.Sprintf("ask%d_%d", os.Getpid(), schemas.Add(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, closeDB = pg, pg.Close
+	default:
+		lite, err := store.Create(ctx, filepath.Join(t.TempDir(), "leaselab.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, closeDB = lite, lite.Close
+	}
+	s, err := engine.NewSession(ctx, sc, db)
+	if err != nil {
+		closeDB()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		closeDB()
+	})
+	return s
+}
