@@ -24,6 +24,9 @@ type Report struct {
 	// SQL prints, under each timeline line, the statements its action ran (run --sql; the
 	// session must trace: Session.TraceSQL).
 	SQL bool
+	// Questions are the lab's questions answered so far, by where they were asked, for the
+	// transcript (none in a headless run).
+	Questions []Asked
 }
 
 // BuildReport collects a finished session's report. schema is the database's CREATE statements.

@@ -59,9 +59,53 @@ func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
 			fmt.Fprintf(&b, "- **%s** `%s`%s: got %s\n", okWord(e.OK), code(e.Expect), md(when), md(e.Actual))
 		}
 	}
+	if n := len(r.Questions); n > 0 {
+		right := 0
+		for _, a := range r.Questions {
+			if a.Picked == a.Answer.Right {
+				right++
+			}
+		}
+		fmt.Fprintf(&b, "\n## Questions\n\n%d of %d answered right (each is in the steps where it was asked).\n", right, n)
+	}
 	fmt.Fprintf(&b, "\n## Verdict\n\n**%s**\n", md(sum.Verdict))
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// Asked is a question the lab asked and the answer given, for the transcript: where it was
+// asked (before the event BeforeSeq), what it asked, what was picked and what was right under
+// the settings of the moment.
+type Asked struct {
+	BeforeSeq int
+	Question  *Question
+	Picked    int // the answer given (an index of Question.Answers)
+	Answer    Answer
+}
+
+// mdAsked writes a question where it was asked, with the answer given.
+func mdAsked(b *strings.Builder, a Asked) {
+	q := a.Question
+	fmt.Fprintf(b, "\n> **Question:** %s\n>\n", md(q.Text))
+	for i, ans := range q.Answers {
+		mark := ""
+		switch {
+		case i == a.Picked && i == a.Answer.Right:
+			mark = " — *answered, right*"
+		case i == a.Picked:
+			mark = " — *answered*"
+		case i == a.Answer.Right:
+			mark = " — *the right answer*"
+		}
+		fmt.Fprintf(b, "> %c. %s%s\n", 'A'+rune(i), md(ans), mark)
+	}
+	if a.Answer.When != "" || a.Answer.Because != "" {
+		why := md(a.Answer.Because)
+		if a.Answer.When != "" {
+			why = "(with " + md(a.Answer.When) + ") " + why
+		}
+		fmt.Fprintf(b, ">\n> %s\n", strings.TrimSpace(why))
+	}
 }
 
 // mdSteps writes the timeline: a heading per phase, a numbered line per event with its SQL,
@@ -75,8 +119,14 @@ func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
 		plan    handoutPlan
 		skipped routineSteps
 		last    int // the Seq of the last event walked
+		asked   = r.Questions
 	)
 	for _, e := range r.Events {
+		for len(asked) > 0 && asked[0].BeforeSeq <= e.Seq {
+			skipped.flush(b)
+			mdAsked(b, asked[0])
+			asked = asked[1:]
+		}
 		if e.Seq > last+1 {
 			skipped.flush(b)
 			fmt.Fprintf(b, "\n*Events %d–%d were not kept: the log keeps the first %s and the latest %s events of a run (every count above and below is of the whole run).*\n",
@@ -116,6 +166,9 @@ func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
 		}
 	}
 	skipped.flush(b)
+	for _, a := range asked { // asked after the last event (the step did nothing)
+		mdAsked(b, a)
+	}
 }
 
 // routineSteps counts the events a long run's handout leaves out between two it shows.

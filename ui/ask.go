@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,12 +27,15 @@ type askState struct {
 	// answering again after a step back replaces it.
 	answers map[int]given
 	n       int // answers given without a history (their positions)
+	// asking is the question being answered now, for its record in answers.
+	asking engine.Asked
 }
 
 // given is one answer given, and the recorded step it was about.
 type given struct {
 	right bool
 	step  engine.Entry // the history's entry of the step; a new future replaces it
+	asked engine.Asked // the question, the answer picked and the right one, for the transcript
 }
 
 // maxAskLines is how many lines a question, or the answer and its why, may take.
@@ -90,7 +94,7 @@ func (m Model) askResult(hx histResult) Model {
 		if m.ask.answers == nil {
 			m.ask.answers = map[int]given{}
 		}
-		at, g := hx.at, given{right: hx.right}
+		at, g := hx.at, given{right: hx.right, asked: m.ask.asking}
 		switch t := hx.timeline; {
 		case !t.valid:
 			at, m.ask.n = m.ask.n, m.ask.n+1
@@ -132,6 +136,11 @@ func (m Model) questionKey(k tea.KeyMsg) (Model, tea.Cmd) {
 				strings.Join(answerKeys(m.keys)[:len(q.Answers)], " ")), level: levelWarn}
 			return m, nil
 		}
+		before := 1
+		if m.frame != nil {
+			before = m.frame.EventCount + 1
+		}
+		m.ask.asking = engine.Asked{BeforeSeq: before, Question: q, Picked: i, Answer: m.ask.expect}
 		m.ask.open, m.ask.picked = nil, i
 		m.keys.Answer.SetEnabled(false)
 		return m.enqueue(op{kind: opNext, answered: true, answer: i})
@@ -192,6 +201,22 @@ func (m Model) counted() (asked, right int) {
 		}
 	}
 	return asked, right
+}
+
+// askedSoFar are the answers that count now (as counted does), in the order they were asked.
+func (m Model) askedSoFar() []engine.Asked {
+	t := m.line
+	var out []engine.Asked
+	for at, g := range m.ask.answers {
+		if t.valid && (at >= t.pos || t.entries[at].Move != g.step.Move || t.entries[at].Summary != g.step.Summary) {
+			continue
+		}
+		if g.asked.Question != nil {
+			out = append(out, g.asked)
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Asked) int { return a.BeforeSeq - b.BeforeSeq })
+	return out
 }
 
 // score is the questions answered so far: "questions 2/3 right"; "" before the first.

@@ -146,3 +146,59 @@ func TestServedLabWritesNoFileUnlessAllowed(t *testing.T) {
 	l.press("w")
 	l.mustNot(dir)
 }
+
+// TestTranscriptHasTheQuestions: the handout has each question where it was asked, the answer
+// given and the right one, and the score; an answer whose step was stepped back past is not in
+// it.
+func TestTranscriptHasTheQuestions(t *testing.T) {
+	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	dir := t.TempDir()
+	l.m.cfg.TranscriptDir = dir
+	var asked []string
+	for i := 0; i < 40 && len(asked) < 2; i++ {
+		if q := l.m.ask.open; q != nil {
+			asked = append(asked, q.Text)
+			pick := l.m.ask.expect.Right
+			if len(asked) == 2 {
+				pick = (pick + 1) % len(q.Answers) // the second answered wrong
+			}
+			l.press(string(rune('a' + pick)))
+			continue
+		}
+		l.press("n")
+	}
+	if len(asked) < 2 {
+		t.Fatalf("stale-owner asked %d questions in 40 steps", len(asked))
+	}
+	l.press("w")
+	matches, _ := filepath.Glob(filepath.Join(dir, "leaselab-stale-owner-*.md"))
+	if len(matches) != 1 {
+		t.Fatalf("transcripts: %v", matches)
+	}
+	first := matches[0]
+	data, _ := os.ReadFile(first)
+	md := string(data)
+	for _, want := range []string{"> **Question:** " + asked[0], "> **Question:** " + asked[1], " — *answered, right*",
+		" — *answered*", " — *the right answer*", "## Questions\n\n1 of 2 answered right"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	// Back past the second question's step: its answer no longer counts, nor is it written.
+	for i := 0; i < 40 && l.m.score() != "questions 1/1 right"; i++ {
+		l.press("b")
+	}
+	l.press("w")
+	matches, _ = filepath.Glob(filepath.Join(dir, "leaselab-stale-owner-*.md"))
+	if len(matches) != 2 {
+		t.Fatalf("transcripts after a second w: %v", matches)
+	}
+	second := matches[0]
+	if second == first {
+		second = matches[1]
+	}
+	data, _ = os.ReadFile(second)
+	if md := string(data); strings.Contains(md, asked[1]) || !strings.Contains(md, "1 of 1 answered right") {
+		t.Errorf("after stepping back past the second question, the transcript still has it, or not the first alone")
+	}
+}

@@ -25,7 +25,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		m.status = status{text: "no scenario is open yet: nothing to write", level: levelWarn}
 		return m, nil
 	}
-	ctx, g, gen, at := m.ctx, m.gate, m.gen, m.now()
+	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.askedSoFar()
 	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
 		dir = "."
@@ -49,6 +49,9 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		}
 		defer g.leave()
 		rep, err := s.BuildReport(ctx, "", at, "")
+		if err == nil {
+			rep.Questions = asked
+		}
 		if err != nil {
 			if quota != nil {
 				quota.giveBack()
