@@ -243,3 +243,17 @@ func (l *Ledger) commitsOf(key string) int {
 	defer l.mu.Unlock()
 	return int(l.msgs.recs.get(key).commits)
 }
+
+// attemptsFor returns the processing attempts of the rows' keys.
+func (l *Ledger) attemptsFor(rows []Row) map[string][]Attempt {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string][]Attempt{}
+	for _, row := range rows {
+		r := l.msgs.recs.get(row.IdempotencyKey)
+		if as := l.msgs.attemptsOf(row.IdempotencyKey, &r); len(as) > 0 {
+			out[row.IdempotencyKey] = append([]Attempt(nil), as...)
+		}
+	}
+	return out
+}
