@@ -111,14 +111,13 @@ func (p *Provider) CallCounts() (calls, keys, again int) {
 	return p.total, p.keys, p.again
 }
 
-// calledAgain returns up to n keys called more than once, with their calls, in key order
-// (seeded keys by number).
-func (p *Provider) calledAgain(n int) map[string]int {
+// calledAgain returns the keys called more than once, with their calls.
+func (p *Provider) calledAgain() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
 	p.calls.each(func(k keyRef, c *uint32) {
-		if *c > 1 && len(out) < n {
+		if *c > 1 {
 			out[k.String()] = int(*c)
 		}
 	})

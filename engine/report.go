@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,15 +24,15 @@ type Summary struct {
 	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
 	ReprocessedAfterLostLease int `json:"reprocessed_after_lost_lease"`
 	ProcessedByTwoOwners      int `json:"processed_by_two_owners"`
-	// ReprocessedKeys are every key of ReprocessedAfterLostLease, sorted, for a screen that marks
-	// them; the JSON has the first MaxExamples (ReprocessedExamples), its count says how many.
-	ReprocessedKeys       []string `json:"-"`
-	ReprocessedExamples   []string `json:"reprocessed_keys,omitempty"`
+	// ReprocessedKeys are the keys of ReprocessedAfterLostLease, sorted: every one, for a screen
+	// that marks them; the JSON has the first MaxExamples (MarshalJSON).
+	ReprocessedKeys       []string `json:"reprocessed_keys,omitempty"`
 	FinalizedMoreThanOnce int      `json:"finalized_more_than_once"`
 	StatusChecks          int      `json:"status_checks"`
-	// StatusChecksByKey are the status checks of the keys checked more than once, the first
-	// MaxExamples of them in key order, and of the keys the scenario's expectations name
-	// (status_checks[KEY]); KeysCheckedMoreThanOnce counts the keys checked more than once.
+	// StatusChecksByKey are the status checks of every key checked more than once, and of the
+	// keys the scenario's expectations name (status_checks[KEY]); the JSON has those the
+	// expectations name and the first MaxExamples of the others (MarshalJSON).
+	// KeysCheckedMoreThanOnce counts the keys checked more than once.
 	StatusChecksByKey       map[string]int `json:"status_checks_by_key"`
 	KeysCheckedMoreThanOnce int            `json:"keys_checked_more_than_once"`
 	RowsLoaded              int            `json:"rows_loaded"`
@@ -69,6 +70,29 @@ type Summary struct {
 	Verdict                    string         `json:"verdict"`
 	ReportFile                 string         `json:"report_file,omitempty"`
 	Questions                  int            `json:"questions"` // the script's questions, which run ignores
+
+	named []string // the keys the expectations name in status_checks[KEY], sorted
+}
+
+// MarshalJSON writes the summary with its per-key lists cut to their first MaxExamples: the
+// JSON's size does not grow with the run; its counts cover every key.
+func (sum Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary // the fields, without this method
+	p := plain(sum)
+	p.ReprocessedKeys = sum.ReprocessedKeys[:min(len(sum.ReprocessedKeys), MaxExamples)]
+	if sum.StatusChecksByKey != nil {
+		p.StatusChecksByKey = map[string]int{}
+		others := 0
+		for _, k := range sortedKeys(sum.StatusChecksByKey) {
+			if _, named := slices.BinarySearch(sum.named, k); named || others < MaxExamples {
+				p.StatusChecksByKey[k] = sum.StatusChecksByKey[k]
+				if !named {
+					others++
+				}
+			}
+		}
+	}
+	return json.Marshal(p)
 }
 
 // MaxExamples is how many keys, crashes or check details a summary lists where a run may have
@@ -157,7 +181,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		Settings:           settingsMap(s.InitialSettings()),
 		Messages:           c.Messages,
 		ProcessingAttempts: total.ProcessingAttempts,
-		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(MaxExamples), KeysCheckedMoreThanOnce: again,
+		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
 		RowsLoaded: total.RowsLoaded,
 		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
 		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
@@ -174,8 +198,12 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	for _, b := range s.Scenario.Expect {
 		for _, e := range b.Items {
 			if key, ok := strings.CutPrefix(e.Metric, "status_checks["); ok && strings.HasSuffix(key, "]") {
-				if n := s.provider.CallsFor(strings.TrimSuffix(key, "]")); n > 0 {
-					sum.StatusChecksByKey[strings.TrimSuffix(key, "]")] = n
+				key = strings.TrimSuffix(key, "]")
+				if n := s.provider.CallsFor(key); n > 0 {
+					sum.StatusChecksByKey[key] = n
+					if !slices.Contains(sum.named, key) {
+						sum.named = append(sum.named, key)
+					}
 				}
 			}
 		}
@@ -184,7 +212,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
 	rep := s.ledger.repeats()
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
-	sum.ReprocessedExamples = rep.AgainKeys[:min(len(rep.AgainKeys), MaxExamples)]
+	slices.Sort(sum.named)
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
 		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts
