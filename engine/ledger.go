@@ -37,7 +37,7 @@ type Attempt struct {
 }
 
 // Ledger holds every worker's ledger, what happened to each message and the event log. What it
-// keeps per message is a fixed 48 bytes for the common message (messages.go), more only for a
+// keeps per message is a fixed 32 bytes for the common message (messages.go), more only for a
 // message processed or leased more than once; the event log keeps a bounded part of the events
 // and counts all. Safe for concurrent use.
 type Ledger struct {
@@ -80,8 +80,7 @@ func (l *Ledger) attempt(key string, a Attempt) {
 func (l *Ledger) commit(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.msgs.recs.at(key)
-	if r.commits++; r.commits == 1 {
+	if l.msgs.commit(key) {
 		l.finished++
 	}
 	l.committed++
@@ -109,7 +108,8 @@ func (l *Ledger) Commits() map[string]int {
 	out := map[string]int{}
 	l.msgs.recs.each(func(k keyRef, r *msgRec) {
 		if r.commits > 0 {
-			out[k.String()] = int(r.commits)
+			key := k.String()
+			out[key] = l.msgs.commitsOf(key, r)
 		}
 	})
 	return out
@@ -241,7 +241,8 @@ func (l *Ledger) messageCounts() (processed, again, writtenAgain int) {
 func (l *Ledger) commitsOf(key string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return int(l.msgs.recs.get(key).commits)
+	r := l.msgs.recs.get(key)
+	return l.msgs.commitsOf(key, &r)
 }
 
 // attemptsFor returns the processing attempts of the rows' keys.
