@@ -183,8 +183,8 @@ func Stress(ctx context.Context, db DB, cfg StressConfig, progress func(done, to
 }
 
 // DefaultStressTimeout is a stress run's real-time limit when none is given: 5 minutes, or 2 ms
-// per message for more than 150,000 (a 1,000,000-message run took 15 minutes on a 2-core
-// machine: about 1 ms per message, seeding included; the limit leaves twice that).
+// per message for more than 150,000 (a 1,000,000-message run took 13 minutes on a shared 2-core
+// machine, about 0.8 ms per message, seeding included; the limit leaves more than twice that).
 func DefaultStressTimeout(messages int) time.Duration {
 	return max(5*time.Minute, time.Duration(messages)*2*time.Millisecond)
 }
