@@ -36,7 +36,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	pause := fs.Float64("pause-rate", 0, "chance per action that the worker pauses (default: the crash rate)")
 	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
-	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished")
+	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
 	if pos, err := parseInterleaved(fs, args); err != nil {
 		return 0, usageFlag(err)
@@ -77,6 +77,9 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if err != nil {
 		return 0, usageError{err}
+	}
+	if !set["timeout"] {
+		*timeout = engine.DefaultStressTimeout(sc.Messages) // 5m, more for the largest runs
 	}
 	showProgress := isTerminal(stderr)
 	results := []*engine.StressResult{}

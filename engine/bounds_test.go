@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,8 +82,23 @@ func TestRecoveryRecordsMatchTheEventLog(t *testing.T) {
 			t.Fatalf("seed %d: events dropped; the reference needs them all", seed)
 		}
 		want := referenceRecoveries(events, s.Ledger().Attempts())
-		if !reflect.DeepEqual(sum.Recovery, want) {
-			t.Errorf("seed %d: recovery\n got  %+v\n want %+v", seed, sum.Recovery, want)
+		if got := s.Recoveries(); !reflect.DeepEqual(got, want) {
+			t.Errorf("seed %d: recovery\n got  %+v\n want %+v", seed, got, want)
+		}
+		// The summary lists the first few and counts them all.
+		ok, again := 0, 0
+		for _, r := range want {
+			if r.OK {
+				ok++
+			}
+			if r.ProcessedTimes > 1 {
+				again++
+			}
+		}
+		if first := want[:min(len(want), engine.MaxExamples)]; !reflect.DeepEqual(sum.Recovery, first) ||
+			sum.CrashedOwners != len(want) || sum.Recovered != ok || sum.ProcessedAgainAfterReclaim != again {
+			t.Errorf("seed %d: summary recovery %+v (%d, %d recovered, %d again), want the first %d of %d (%d, %d)",
+				seed, sum.Recovery, sum.CrashedOwners, sum.Recovered, sum.ProcessedAgainAfterReclaim, engine.MaxExamples, len(want), ok, again)
 		}
 		if len(want) == 0 {
 			t.Errorf("seed %d: no crash held a lease; the test proves nothing", seed)
@@ -153,10 +170,12 @@ func TestSetLeaseAtRunTime(t *testing.T) {
 	}
 }
 
-// spans is who held which lease for how long, as the lease events of a run show it: the lease
-// spans per key and version, and the keys an ownership violation wrote.
-func spans(events []engine.Event) (map[string]map[int64][2]time.Time, map[string]bool) {
-	out := map[string]map[int64][2]time.Time{}
+// referenceRepeats is the classification of repeated processing as it was computed at the end
+// of a run from the whole event log: the lease spans per key and version (a renewal extends the
+// lease its worker last took), the violations, the attempts and the committed finalizes.
+func referenceRepeats(events []engine.Event, attempts map[string][]engine.Attempt, commits map[string]int) engine.Repeats {
+	type span struct{ at, until time.Time }
+	leases := map[string]map[int64]*span{}
 	held := map[[2]string]int64{}
 	violated := map[string]bool{}
 	for _, e := range events {
@@ -164,53 +183,88 @@ func spans(events []engine.Event) (map[string]map[int64][2]time.Time, map[string
 		case e.Kind == engine.EvFinalize && e.Outcome == engine.OutcomeViolation:
 			violated[e.Key] = true
 		case e.Kind == engine.EvRenew && e.Outcome == engine.OutcomeRenewed:
-			v := held[[2]string{e.Key, e.Worker}]
-			if sp, ok := out[e.Key][v]; ok && e.Until.After(sp[1]) {
-				out[e.Key][v] = [2]time.Time{sp[0], e.Until}
+			if sp := leases[e.Key][held[[2]string{e.Key, e.Worker}]]; sp != nil && e.Until.After(sp.until) {
+				sp.until = e.Until
 			}
 		case e.SetsLease() && e.Version > 0:
-			if out[e.Key] == nil {
-				out[e.Key] = map[int64][2]time.Time{}
+			if leases[e.Key] == nil {
+				leases[e.Key] = map[int64]*span{}
 			}
-			out[e.Key][e.Version] = [2]time.Time{e.At, e.Until}
+			leases[e.Key][e.Version] = &span{e.At, e.Until}
 			held[[2]string{e.Key, e.Worker}] = e.Version
 		}
 	}
-	return out, violated
+	overlapping := func(as []engine.Attempt, ls map[int64]*span) bool {
+		for i, a := range as {
+			if a.Version == 0 || ls[a.Version] == nil {
+				return true
+			}
+			for _, b := range as[:i] {
+				x, y := ls[a.Version], ls[b.Version]
+				if b.Version == a.Version || (!x.at.After(y.until) && !y.at.After(x.until)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var r engine.Repeats
+	for key, as := range attempts {
+		if len(as) < 2 {
+			continue
+		}
+		if commits[key] > 1 || violated[key] || overlapping(as, leases[key]) {
+			r.TwoOwners++
+		} else {
+			r.AfterLostLease++
+			r.AgainKeys = append(r.AgainKeys, key)
+		}
+	}
+	slices.Sort(r.AgainKeys)
+	return r
 }
 
-// LeaseEvents gives the same lease spans and violations as the whole event log, with fewer
-// events: renewals collapse into the latest of each lease.
-func TestLeaseEventsMatchTheEventLog(t *testing.T) {
+// The ledger classifies repeated processing as it goes, from what it keeps of each message, and
+// gives what the whole event log gives: the same counts and the same keys, for runs with
+// heartbeats, crashes, non-atomic claims, violations and fencing.
+func TestRepeatsMatchTheEventLog(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		o    engine.Overrides
+		seed int64
 	}{
-		{"lease-too-short", engine.Overrides{}},
-		{"lease-too-short", engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: false}}},
-		{"many-workers", engine.Overrides{}},
-		{"naive-claim", engine.Overrides{Toggles: map[string]bool{engine.ToggleAtomicClaim: false, engine.ToggleOwnershipCheck: false}}},
-		{"aba-fencing", engine.Overrides{}},
+		{"lease-too-short", engine.Overrides{}, 0},
+		{"lease-too-short", engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: false}}, 0},
+		{"many-workers", engine.Overrides{}, 1},
+		{"many-workers", engine.Overrides{}, 2},
+		{"many-workers", engine.Overrides{Toggles: map[string]bool{engine.ToggleLeasing: false}}, 3},
+		{"naive-claim", engine.Overrides{Toggles: map[string]bool{engine.ToggleAtomicClaim: false, engine.ToggleOwnershipCheck: false}}, 0},
+		{"aba-fencing", engine.Overrides{}, 0},
 	} {
 		sc := scenario(t, c.name, "")
 		if err := sc.Apply(c.o); err != nil {
 			t.Fatal(err)
 		}
-		s, _ := runToEnd(t, sc)
+		if c.seed != 0 {
+			sc.Seed = c.seed
+		}
+		s, sum := runToEnd(t, sc)
 		if s.Ledger().EventsDropped() != 0 {
 			t.Fatalf("%s: events dropped; the reference needs them all", c.name)
 		}
-		all, lease := s.Ledger().Events(), s.Ledger().LeaseEvents()
-		wantSpans, wantViolated := spans(all)
-		gotSpans, gotViolated := spans(lease)
-		if !reflect.DeepEqual(gotSpans, wantSpans) || !reflect.DeepEqual(gotViolated, wantViolated) {
-			t.Errorf("%s %v: lease events give\n %v %v\nthe log gives\n %v %v", c.name, c.o, gotSpans, gotViolated, wantSpans, wantViolated)
+		want := referenceRepeats(s.Ledger().Events(), s.Ledger().Attempts(), s.Ledger().Commits())
+		got := engine.Repeats{AfterLostLease: sum.ReprocessedAfterLostLease, TwoOwners: sum.ProcessedByTwoOwners, AgainKeys: sum.ReprocessedKeys}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %v seed %d: the ledger gives %+v, the event log %+v", c.name, c.o, c.seed, got, want)
 		}
-		if c.name == "lease-too-short" && len(c.o.Toggles) == 0 && renewals(lease) >= renewals(all) {
-			t.Errorf("heartbeat run: %d renewals kept of %d; they should collapse to one per lease", renewals(lease), renewals(all))
+		var js struct {
+			Keys []string `json:"reprocessed_keys"`
 		}
-		if len(lease) > len(all) || len(wantSpans) == 0 {
-			t.Errorf("%s: %d lease events of %d, %d keys leased", c.name, len(lease), len(all), len(wantSpans))
+		if b, err := json.Marshal(sum); err != nil || json.Unmarshal(b, &js) != nil {
+			t.Fatal(err)
+		}
+		if first := want.AgainKeys[:min(len(want.AgainKeys), engine.MaxExamples)]; !slices.Equal(js.Keys, first) {
+			t.Errorf("%s: JSON keys %v, want %v", c.name, js.Keys, first)
 		}
 	}
 }

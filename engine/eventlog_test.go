@@ -8,7 +8,7 @@ import (
 // The log keeps the first keepHead and the latest keepTail events, numbers every event, and
 // serves EventsSince across the gap; the ledger's counts do not depend on it.
 func TestEventLogKeepsHeadAndTail(t *testing.T) {
-	l := newLedger()
+	l := newLedger(0)
 	const total = 3*MaxEventsKept + 123
 	for i := 0; i < total; i++ {
 		l.record(Event{Kind: EvClaim, Outcome: OutcomeEmpty, Text: "poll"})

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"sync"
 	"time"
 )
@@ -37,25 +36,27 @@ type Attempt struct {
 	Version int64 // the lease version the attempt held (0 without a claim)
 }
 
-// Ledger holds every worker's ledger, the per-message processing attempts and the event log.
-// Safe for concurrent use.
+// Ledger holds every worker's ledger, what happened to each message and the event log. What it
+// keeps per message is a fixed 32 bytes for the common message (messages.go), more only for a
+// message processed or leased more than once; the event log keeps a bounded part of the events
+// and counts all. Safe for concurrent use.
 type Ledger struct {
 	mu        sync.Mutex
 	workers   map[string]*WorkerLedger
-	attempts  map[string][]Attempt // key -> attempts, in order
-	commits   map[string]int       // key -> committed finalizes (writes of an outcome)
-	committed int                  // committed finalizes, all keys
-	log       eventLog             // the kept events (bounded) and the count of all
-	recov     *recoveryTracker     // crashes of owners and their reclaims, from every event
-	lease     *leaseEvents         // who held which lease, from every event
+	msgs      *messages        // per message: attempts, commits, leases, violations
+	committed int              // committed finalizes, all keys
+	finished  int              // keys with at least one committed finalize
+	log       eventLog         // the kept events (bounded) and the count of all
+	recov     *recoveryTracker // crashes of owners and their reclaims, from every event
 	// onRecord, when set, is called with each event once it is recorded, outside the lock
 	// (Session.RecordMoments).
 	onRecord func(Event)
 }
 
-func newLedger() *Ledger {
-	return &Ledger{workers: map[string]*WorkerLedger{}, attempts: map[string][]Attempt{}, commits: map[string]int{},
-		recov: newRecoveryTracker(), lease: newLeaseEvents()}
+// newLedger returns a ledger sized for a run of n messages (more or other keys still fit).
+func newLedger(n int) *Ledger {
+	msgs := newMessages(n)
+	return &Ledger{workers: map[string]*WorkerLedger{}, msgs: msgs, recov: newRecoveryTracker(msgs)}
 }
 
 // update runs fn on worker's ledger under the lock.
@@ -73,13 +74,15 @@ func (l *Ledger) update(worker string, fn func(*WorkerLedger)) {
 func (l *Ledger) attempt(key string, a Attempt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.attempts[key] = append(l.attempts[key], a)
+	l.msgs.attempt(key, a)
 }
 
 func (l *Ledger) commit(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.commits[key]++
+	if l.msgs.commit(key) {
+		l.finished++
+	}
 	l.committed++
 }
 
@@ -90,18 +93,33 @@ func (l *Ledger) committedCount() int {
 	return l.committed
 }
 
+// finishedCount is how many messages have had a finalize committed.
+func (l *Ledger) finishedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.finished
+}
+
 // Commits returns the committed finalizes per message key: how often an outcome was written.
+// It builds a map of every message; the reports count from the ledger without it.
 func (l *Ledger) Commits() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return maps.Clone(l.commits)
+	out := map[string]int{}
+	l.msgs.recs.each(func(k keyRef, r *msgRec) {
+		if r.commits > 0 {
+			key := k.String()
+			out[key] = l.msgs.commitsOf(key, r)
+		}
+	})
+	return out
 }
 
 func (l *Ledger) record(e Event) Event {
 	l.mu.Lock()
 	e = l.log.add(e)
+	l.msgs.observe(e)
 	l.recov.observe(e)
-	l.lease.observe(e)
 	hook := l.onRecord
 	l.mu.Unlock()
 	if hook != nil {
@@ -149,14 +167,18 @@ func (l *Ledger) Total() WorkerLedger {
 	return t
 }
 
-// Attempts returns the processing attempts per message key.
+// Attempts returns the processing attempts per message key. It builds a map of every message
+// processed, for a screen of a small run; the reports count from the ledger without it.
 func (l *Ledger) Attempts() map[string][]Attempt {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make(map[string][]Attempt, len(l.attempts))
-	for k, v := range l.attempts {
-		out[k] = append([]Attempt(nil), v...)
-	}
+	out := map[string][]Attempt{}
+	l.msgs.recs.each(func(k keyRef, r *msgRec) {
+		if r.attempts > 0 {
+			key := k.String()
+			out[key] = append([]Attempt(nil), l.msgs.attemptsOf(key, r)...)
+		}
+	})
 	return out
 }
 
@@ -196,9 +218,43 @@ func (l *Ledger) workerActions() int {
 	return l.log.acts
 }
 
-// crashRecords are the crashes of workers that held a message, with what followed.
-func (l *Ledger) crashRecords() []crashRecord {
+// messageCounts are the messages processed at least once, those processed more than once, and
+// those whose outcome was written more than once.
+func (l *Ledger) messageCounts() (processed, again, writtenAgain int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.recov.snapshot()
+	l.msgs.recs.each(func(_ keyRef, r *msgRec) {
+		if r.attempts > 0 {
+			processed++
+		}
+		if r.attempts > 1 {
+			again++
+		}
+		if r.commits > 1 {
+			writtenAgain++
+		}
+	})
+	return processed, again, writtenAgain
+}
+
+// commitsOf is how many finalizes committed for key.
+func (l *Ledger) commitsOf(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.msgs.recs.get(key)
+	return l.msgs.commitsOf(key, &r)
+}
+
+// attemptsFor returns the processing attempts of the rows' keys.
+func (l *Ledger) attemptsFor(rows []Row) map[string][]Attempt {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string][]Attempt{}
+	for _, row := range rows {
+		r := l.msgs.recs.get(row.IdempotencyKey)
+		if as := l.msgs.attemptsOf(row.IdempotencyKey, &r); len(as) > 0 {
+			out[row.IdempotencyKey] = append([]Attempt(nil), as...)
+		}
+	}
+	return out
 }

@@ -103,12 +103,7 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		}
 		return "", false
 	}
-	recovered := 0
-	for _, r := range sum.Recovery {
-		if r.OK {
-			recovered++
-		}
-	}
+	recovered := sum.Recovered
 	values := map[string]int{
 		"processing_attempts": sum.ProcessingAttempts, "unique_processed": sum.UniqueProcessed,
 		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,

@@ -304,8 +304,6 @@ type Counts struct {
 	MaxPaymentsPerKey int
 	MaxOutboxPerKey   int
 	DuplicateRows     int // rows beyond the first per key, in Payments and OutboxMessages
-	// TransactionIDs maps each key to the TransactionId the database holds ("" when NULL).
-	TransactionIDs map[string]string
 }
 
 // Conn is one worker's own database connection, as a separate application instance would have.
@@ -359,6 +357,12 @@ type DB interface {
 	CreatePayment(ctx context.Context, p NewPayment) error
 	// Snapshot reads every outbox row with its payment, ordered by Id.
 	Snapshot(ctx context.Context) ([]Row, error)
+	// EachRow calls fn with the rows Snapshot reads, one at a time, holding none of them: a
+	// check of a large run reads its rows this way. An error from fn ends the read.
+	EachRow(ctx context.Context, fn func(Row) error) error
+	// EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), one
+	// at a time. An error from fn ends the read.
+	EachTransactionID(ctx context.Context, fn func(key, id string) error) error
 	// Counts reads the figures the checks need.
 	Counts(ctx context.Context) (Counts, error)
 	// Path names the database for the screen and the report: the file's absolute path, or a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,21 +18,27 @@ type ProviderResult struct {
 }
 
 // Provider is the fake payment provider. Its answers are deterministic per key, it counts every
-// call per key (the side-effects ledger), and it remembers every transaction id it made, so that
-// a check can prove that ids in the database came from it. Latency is in scenario time: a worker
-// that calls it at t holds the answer only at t+Latency. Safe for concurrent use.
+// call per key (the side-effects ledger), and it can tell the transaction ids it made from any
+// other, so that a check can prove that ids in the database came from it. Latency is in scenario
+// time: a worker that calls it at t holds the answer only at t+Latency. What it keeps grows with
+// the keys called, 4 bytes each for the seeded keys. Safe for concurrent use.
 type Provider struct {
-	mu     sync.Mutex
-	fail   map[string]bool // explicit outcomes; nil means the default rule
-	calls  map[string]int
-	issued map[string]bool
+	mu    sync.Mutex
+	fail  map[string]bool // explicit outcomes; nil means the default rule
+	calls *keyed[uint32]
+	total int // calls, all keys
+	keys  int // keys called
+	again int // keys called more than once
 }
 
 // NewProvider returns a provider. failKeys, when not empty, lists exactly the keys that fail;
 // otherwise a key fails when its number is a multiple of 3 (PAY-003, PAY-006: the default six
 // give 4 Paid and 2 Failed).
-func NewProvider(failKeys []string) *Provider {
-	p := &Provider{calls: map[string]int{}, issued: map[string]bool{}}
+func NewProvider(failKeys []string) *Provider { return newProvider(failKeys, 0) }
+
+// newProvider is NewProvider sized for a run of n messages.
+func newProvider(failKeys []string, n int) *Provider {
+	p := &Provider{calls: newKeyed[uint32](n)}
 	if len(failKeys) > 0 {
 		p.fail = map[string]bool{}
 		for _, k := range failKeys {
@@ -57,51 +62,113 @@ func (p *Provider) Fails(key string) bool {
 	return h.Sum32()%3 == 0
 }
 
-// CheckPaymentStatus answers a status check for key and counts the call.
+// CheckPaymentStatus answers a status check for key and counts the call. A Paid answer carries
+// the transaction id txn_KEY_N, N the call's number for key.
 func (p *Provider) CheckPaymentStatus(key string) ProviderResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.calls[key]++
+	c := p.calls.at(key)
+	*c++
+	p.total++
+	switch *c {
+	case 1:
+		p.keys++
+	case 2:
+		p.again++
+	}
 	if p.Fails(key) {
 		return ProviderResult{Status: PaymentFailed}
 	}
-	id := fmt.Sprintf("txn_%s_%d", key, p.calls[key])
-	p.issued[id] = true
-	return ProviderResult{Status: PaymentPaid, TransactionID: id}
+	return ProviderResult{Status: PaymentPaid, TransactionID: "txn_" + key + "_" + strconv.FormatUint(uint64(*c), 10)}
 }
 
-// Calls returns the number of status checks per key.
+// Calls returns the number of status checks per key. It builds a map of every key called;
+// CallsFor and CallCounts count without it.
 func (p *Provider) Calls() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return maps.Clone(p.calls)
+	out := map[string]int{}
+	p.calls.each(func(k keyRef, c *uint32) {
+		if *c > 0 {
+			out[k.String()] = int(*c)
+		}
+	})
+	return out
 }
 
-// Issued reports whether the provider made transaction id.
-func (p *Provider) Issued(id string) bool {
+// CallsFor is the number of status checks for key.
+func (p *Provider) CallsFor(key string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.issued[id]
+	return int(p.calls.get(key))
+}
+
+// CallCounts returns the status checks, all keys together, the keys called, and the keys called
+// more than once.
+func (p *Provider) CallCounts() (calls, keys, again int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.total, p.keys, p.again
+}
+
+// calledAgain returns the keys called more than once, with their calls.
+func (p *Provider) calledAgain() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int{}
+	p.calls.each(func(k keyRef, c *uint32) {
+		if *c > 1 {
+			out[k.String()] = int(*c)
+		}
+	})
+	return out
+}
+
+// Issued reports whether the provider made transaction id: txn_KEY_N for a key that does not
+// fail, N from 1 to the calls made for it.
+func (p *Provider) Issued(id string) bool {
+	rest, ok := strings.CutPrefix(id, "txn_")
+	i := strings.LastIndexByte(rest, '_')
+	if !ok || i < 0 {
+		return false
+	}
+	key, num := rest[:i], rest[i+1:]
+	n, err := strconv.ParseUint(num, 10, 32)
+	if err != nil || n < 1 || strconv.FormatUint(n, 10) != num {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.Fails(key) && uint32(n) <= p.calls.get(key)
 }
 
 // Gateway is the fake payment gateway through which payments are created. Each creation writes
 // the payment and its outbox message in one transaction, and is counted per key and per caller.
 type Gateway struct {
-	db    DB
-	mu    sync.Mutex
-	calls map[string]map[string]int // key -> caller -> calls
+	db        DB
+	mu        sync.Mutex
+	calls     *keyed[uint32] // key -> calls
+	total     int
+	byWorkers int // calls by callers other than SeedCaller
+	maxPerKey int
 }
 
 // NewGateway returns a gateway that writes to db.
-func NewGateway(db DB) *Gateway { return &Gateway{db: db, calls: map[string]map[string]int{}} }
+func NewGateway(db DB) *Gateway { return newGateway(db, 0) }
+
+// newGateway is NewGateway sized for a run of n messages.
+func newGateway(db DB, n int) *Gateway { return &Gateway{db: db, calls: newKeyed[uint32](n)} }
 
 // CreatePayment counts the call, then creates the payment and its outbox row atomically.
 func (g *Gateway) CreatePayment(ctx context.Context, caller string, p NewPayment) error {
 	g.mu.Lock()
-	if g.calls[p.Key] == nil {
-		g.calls[p.Key] = map[string]int{}
+	c := g.calls.at(p.Key)
+	*c++
+	g.total++
+	if caller != SeedCaller {
+		g.byWorkers++
 	}
-	g.calls[p.Key][caller]++
+	g.maxPerKey = max(g.maxPerKey, int(*c))
 	g.mu.Unlock()
 	return g.db.CreatePayment(ctx, p)
 }
@@ -111,37 +178,44 @@ func (g *Gateway) CreatePayment(ctx context.Context, caller string, p NewPayment
 func (g *Gateway) CreationCalls() (total, byWorkers, maxPerKey int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, byCaller := range g.calls {
-		n := 0
-		for caller, c := range byCaller {
-			n += c
-			if caller != SeedCaller {
-				byWorkers += c
-			}
-		}
-		total += n
-		maxPerKey = max(maxPerKey, n)
-	}
-	return total, byWorkers, maxPerKey
+	return g.total, g.byWorkers, g.maxPerKey
 }
 
 // Keys returns the keys the gateway was asked to create, sorted.
 func (g *Gateway) Keys() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	keys := make([]string, 0, len(g.calls))
-	for k := range g.calls {
-		keys = append(keys, k)
-	}
+	var keys []string
+	g.calls.each(func(k keyRef, c *uint32) {
+		if *c > 0 {
+			keys = append(keys, k.String())
+		}
+	})
 	sort.Strings(keys)
 	return keys
+}
+
+// eachKey calls fn with every key the gateway was asked to create, seeded keys first.
+func (g *Gateway) eachKey(fn func(k keyRef)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls.each(func(k keyRef, c *uint32) {
+		if *c > 0 {
+			fn(k)
+		}
+	})
 }
 
 // SeedCaller is the caller name of the seeding step.
 const SeedCaller = "seed"
 
 // MessageKey is the idempotency key of the i-th seeded payment (1-based): PAY-001.
-func MessageKey(i int) string { return fmt.Sprintf("PAY-%03d", i) }
+func MessageKey(i int) string {
+	if i < 0 {
+		return fmt.Sprintf("PAY-%03d", i)
+	}
+	return "PAY-" + pad3(strconv.Itoa(i))
+}
 
 // SeedPayment is the i-th (1-based) of n seeded payments: PAY-00i, created (i-n-1) ms before
 // start, so that claim order is creation order.

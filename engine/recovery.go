@@ -6,53 +6,68 @@ import "time"
 // lease it held, whether another worker was blocked by it, and who reclaimed the message. It is
 // what Summary.Recovery reports, kept as the run goes so that it needs no event log.
 type crashRecord struct {
-	Recovery
+	key, owner     string
+	crashedAt      time.Time
 	until          time.Time // the lease the crashed owner held (zero: none)
-	reclaimVersion int64     // the lease version of the reclaim
-	restarted      bool      // the owner restarted: from then on its name is a new instance
-	closed         bool      // reclaimed: nothing later changes the record
+	reclaimedBy    string
+	reclaimedAt    time.Time
+	reclaimVersion int64 // the lease version of the reclaim
+	blocked        bool  // another worker's claim was blocked by the lease before the reclaim
+	afterExpiry    bool  // the reclaim came after the lease's end
+	restarted      bool  // the owner restarted: from then on its name is a new instance
+}
+
+// recovery is the record as Summary.Recovery shows it, without what only the summary knows
+// (ProcessedTimes, OK).
+func (c *crashRecord) recovery() Recovery {
+	r := Recovery{Key: c.key, CrashedOwner: c.owner, CrashedAt: FormatClock(c.crashedAt), LeaseUntil: FormatClock(c.until),
+		BlockedBeforeExpiry: c.blocked, ReclaimedBy: c.reclaimedBy, ReclaimedAfterExpiry: c.afterExpiry}
+	if c.reclaimedBy != "" {
+		r.ReclaimedAt = FormatClock(c.reclaimedAt)
+	}
+	return r
 }
 
 // recoveryTracker builds the crash records from every event, in the order they are recorded.
+// What it holds grows with the crashes, not with the messages: the lease a crashed owner held
+// is the message table's (messages.leaseEnd).
 type recoveryTracker struct {
-	leases  map[string]time.Time // worker + "\x00" + key -> the last lease end it set on key
-	records []*crashRecord
-	open    map[string][]*crashRecord // key -> its records not yet reclaimed
+	msgs    *messages
+	records []crashRecord
+	open    map[string][]int32 // key -> its records not yet reclaimed
+	owners  map[string][]int32 // crashed owner -> its records not yet marked restarted
 }
 
-func newRecoveryTracker() *recoveryTracker {
-	return &recoveryTracker{leases: map[string]time.Time{}, open: map[string][]*crashRecord{}}
+func newRecoveryTracker(msgs *messages) *recoveryTracker {
+	return &recoveryTracker{msgs: msgs, open: map[string][]int32{}, owners: map[string][]int32{}}
 }
 
-// observe takes the next event. A record sees only the events after its crash.
+// observe takes the next event, after the message table has. A record sees only the events
+// after its crash.
 func (t *recoveryTracker) observe(e Event) {
 	if e.Kind == EvRestart {
-		for _, recs := range t.open {
-			for _, r := range recs {
-				if r.CrashedOwner == e.Worker {
-					r.restarted = true
-				}
-			}
+		for _, i := range t.owners[e.Worker] {
+			t.records[i].restarted = true
 		}
+		delete(t.owners, e.Worker)
 	}
 	if recs := t.open[e.Key]; e.Key != "" && len(recs) > 0 {
-		for _, r := range recs {
-			if e.Worker == r.CrashedOwner && !r.restarted {
-				continue
-			}
-			switch {
-			case e.Kind == EvClaim && e.Outcome == OutcomeBlocked:
-				r.BlockedBeforeExpiry = true
-			case e.Kind == EvClaim && e.Outcome == OutcomeReclaimed:
-				r.ReclaimedBy, r.ReclaimedAt, r.reclaimVersion = e.Worker, FormatClock(e.At), e.Version
-				r.ReclaimedAfterExpiry = !r.until.IsZero() && e.At.After(r.until)
-				r.closed = true
-			}
-		}
 		kept := recs[:0]
-		for _, r := range recs {
-			if !r.closed {
-				kept = append(kept, r)
+		for _, i := range recs {
+			r := &t.records[i]
+			closed := false
+			if e.Worker != r.owner || r.restarted {
+				switch {
+				case e.Kind == EvClaim && e.Outcome == OutcomeBlocked:
+					r.blocked = true
+				case e.Kind == EvClaim && e.Outcome == OutcomeReclaimed:
+					r.reclaimedBy, r.reclaimedAt, r.reclaimVersion = e.Worker, e.At, e.Version
+					r.afterExpiry = !r.until.IsZero() && e.At.After(r.until)
+					closed = true
+				}
+			}
+			if !closed {
+				kept = append(kept, i)
 			}
 		}
 		if len(kept) == 0 {
@@ -61,23 +76,44 @@ func (t *recoveryTracker) observe(e Event) {
 			t.open[e.Key] = kept
 		}
 	}
-	if e.SetsLease() {
-		t.leases[e.Worker+"\x00"+e.Key] = e.Until
-	}
 	if e.Kind == EvCrash && e.Key != "" {
-		until := t.leases[e.Worker+"\x00"+e.Key]
-		r := &crashRecord{Recovery: Recovery{Key: e.Key, CrashedOwner: e.Worker, CrashedAt: FormatClock(e.At),
-			LeaseUntil: FormatClock(until)}, until: until}
-		t.records = append(t.records, r)
-		t.open[e.Key] = append(t.open[e.Key], r)
+		i := int32(len(t.records))
+		t.records = append(t.records, crashRecord{key: e.Key, owner: e.Worker, crashedAt: e.At, until: t.msgs.leaseEnd(e.Key, e.Worker)})
+		t.open[e.Key] = append(t.open[e.Key], i)
+		t.owners[e.Worker] = append(t.owners[e.Worker], i)
 	}
 }
 
-// snapshot copies the records, in crash order.
-func (t *recoveryTracker) snapshot() []crashRecord {
-	out := make([]crashRecord, len(t.records))
-	for i, r := range t.records {
-		out[i] = *r
+// recoveries is the lease-expiry proof of every crash of a worker that held a lease: was
+// another worker blocked before expiry, did one reclaim it after, and how often was the message
+// processed after the reclaim (under the reclaim's lease or a later one). It counts every
+// record and returns the first keep of them in full (all of them when keep < 0).
+func (l *Ledger) recoveries(keep int) (examples []Recovery, total, recovered, again int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	examples = []Recovery{}
+	for i := range l.recov.records {
+		c := &l.recov.records[i]
+		n := 0
+		if c.reclaimVersion > 0 {
+			n = l.msgs.processedSince(c.key, c.reclaimVersion)
+		}
+		// Recovered: another worker reclaimed it after expiry and processed it. More than once
+		// is at-least-once (that owner lost its lease too, and a third reclaimed it), not a lost
+		// recovery: two owners at once are the one-owner check's to count.
+		ok := c.reclaimedBy != "" && c.afterExpiry && n >= 1
+		total++
+		if ok {
+			recovered++
+		}
+		if n > 1 {
+			again++
+		}
+		if keep < 0 || len(examples) < keep {
+			r := c.recovery()
+			r.ProcessedTimes, r.OK = n, ok
+			examples = append(examples, r)
+		}
 	}
-	return out
+	return examples, total, recovered, again
 }

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"slices"
-	"time"
-)
+import "slices"
 
 // Repeats says why the messages processed more than once were processed again. Every report
 // (run, --json, the lab, stress) counts them with this one definition, from the ledger.
@@ -28,47 +25,23 @@ type Repeats struct {
 	AgainKeys []string
 }
 
-// leaseSpan is one lease on a message, as the event log shows it: when it was taken, and the
-// latest end its claim and its renewals gave it.
-type leaseSpan struct {
-	at, until time.Time
-}
-
-// classifyRepeats classifies the messages processed more than once, from the processing
-// attempts, the committed finalizes per key and the event log (the leases and their renewals).
-func classifyRepeats(attempts map[string][]Attempt, commits map[string]int, events []Event) Repeats {
-	leases := map[string]map[int64]*leaseSpan{} // key -> lease version -> span
-	held := map[[2]string]int64{}               // (key, worker) -> the version it last took
-	violated := map[string]bool{}
-	for _, e := range events {
-		switch {
-		case e.Kind == EvFinalize && e.Outcome == OutcomeViolation:
-			violated[e.Key] = true
-		case e.Kind == EvRenew && e.Outcome == OutcomeRenewed:
-			// A renewal extends the lease its worker holds (same version).
-			if sp := leases[e.Key][held[[2]string{e.Key, e.Worker}]]; sp != nil && e.Until.After(sp.until) {
-				sp.until = e.Until
-			}
-		case e.SetsLease() && e.Version > 0:
-			if leases[e.Key] == nil {
-				leases[e.Key] = map[int64]*leaseSpan{}
-			}
-			leases[e.Key][e.Version] = &leaseSpan{at: e.At, until: e.Until}
-			held[[2]string{e.Key, e.Worker}] = e.Version
-		}
-	}
+// repeats classifies the messages processed more than once, from what the ledger kept of each:
+// its attempts, its committed finalizes, its violations and the spans of its leases (the
+// latest end its claim and its renewals gave each).
+func (m *messages) repeats() Repeats {
 	var r Repeats
-	for key, as := range attempts {
-		if len(as) < 2 {
-			continue
+	m.recs.each(func(k keyRef, rec *msgRec) {
+		if rec.attempts < 2 {
+			return
 		}
-		if commits[key] > 1 || violated[key] || overlapping(as, leases[key]) {
+		key := k.String()
+		if rec.commits > 1 || rec.flags&recViolated != 0 || overlapping(m.spill[key]) {
 			r.TwoOwners++
 		} else {
 			r.AfterLostLease++
 			r.AgainKeys = append(r.AgainKeys, key)
 		}
-	}
+	})
 	slices.Sort(r.AgainKeys)
 	return r
 }
@@ -77,17 +50,25 @@ func classifyRepeats(attempts map[string][]Attempt, commits map[string]int, even
 // same time: an attempt without a lease, two attempts under one lease, or two leases whose spans
 // meet (a lease is live up to and including its LockedUntilUtc). Spans, not the order of the
 // log, decide: a worker may record its claim after another worker's later reclaim.
-func overlapping(as []Attempt, leases map[int64]*leaseSpan) bool {
-	for i, a := range as {
-		if a.Version == 0 || leases[a.Version] == nil {
+func overlapping(s *msgSpill) bool {
+	for i, a := range s.attempts {
+		x := s.span(a.Version)
+		if a.Version == 0 || x == nil {
 			return true // no lease, or one the log does not show: nothing proves it was alone
 		}
-		for _, b := range as[:i] {
-			x, y := leases[a.Version], leases[b.Version]
+		for _, b := range s.attempts[:i] {
+			y := s.span(b.Version)
 			if b.Version == a.Version || (!x.at.After(y.until) && !y.at.After(x.until)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// repeats classifies the run's repeated messages (Repeats).
+func (l *Ledger) repeats() Repeats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.msgs.repeats()
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,18 +22,25 @@ type Summary struct {
 	ProcessedMoreThanOnce int               `json:"processed_more_than_once"`
 	// ReprocessedAfterLostLease and ProcessedByTwoOwners split ProcessedMoreThanOnce (see
 	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
-	ReprocessedAfterLostLease int            `json:"reprocessed_after_lost_lease"`
-	ProcessedByTwoOwners      int            `json:"processed_by_two_owners"`
-	ReprocessedKeys           []string       `json:"reprocessed_keys,omitempty"` // the keys of ReprocessedAfterLostLease
-	FinalizedMoreThanOnce     int            `json:"finalized_more_than_once"`
-	StatusChecks              int            `json:"status_checks"`
-	StatusChecksByKey         map[string]int `json:"status_checks_by_key"`
-	RowsLoaded                int            `json:"rows_loaded"`
-	ClaimsWon                 int            `json:"claims_won"`
-	ClaimsEmpty               int            `json:"claims_empty"`
-	ClaimsBlocked             int            `json:"claims_blocked"`
-	LockWaits                 int            `json:"lock_waits"`     // claims that waited for a row lock (skip-locked off)
-	LockWaitedMS              int64          `json:"lock_waited_ms"` // how long they waited, in all
+	ReprocessedAfterLostLease int `json:"reprocessed_after_lost_lease"`
+	ProcessedByTwoOwners      int `json:"processed_by_two_owners"`
+	// ReprocessedKeys are the keys of ReprocessedAfterLostLease, sorted: every one, for a screen
+	// that marks them; the JSON has the first MaxExamples (MarshalJSON).
+	ReprocessedKeys       []string `json:"reprocessed_keys,omitempty"`
+	FinalizedMoreThanOnce int      `json:"finalized_more_than_once"`
+	StatusChecks          int      `json:"status_checks"`
+	// StatusChecksByKey are the status checks of every key checked more than once, and of the
+	// keys the scenario's expectations name (status_checks[KEY]); the JSON has those the
+	// expectations name and the first MaxExamples of the others (MarshalJSON).
+	// KeysCheckedMoreThanOnce counts the keys checked more than once.
+	StatusChecksByKey       map[string]int `json:"status_checks_by_key"`
+	KeysCheckedMoreThanOnce int            `json:"keys_checked_more_than_once"`
+	RowsLoaded              int            `json:"rows_loaded"`
+	ClaimsWon               int            `json:"claims_won"`
+	ClaimsEmpty             int            `json:"claims_empty"`
+	ClaimsBlocked           int            `json:"claims_blocked"`
+	LockWaits               int            `json:"lock_waits"`     // claims that waited for a row lock (skip-locked off)
+	LockWaitedMS            int64          `json:"lock_waited_ms"` // how long they waited, in all
 	// Backend is the kind of database the lesson needs ("" for any; "postgres").
 	Backend               string         `json:"backend,omitempty"`
 	Reclaims              int            `json:"reclaims"`
@@ -47,15 +55,50 @@ type Summary struct {
 	CreationCalls         int            `json:"creation_calls"`
 	CreationCallsInWorker int            `json:"creation_calls_in_workers"`
 	Lost                  int            `json:"lost"`
-	Recovery              []Recovery     `json:"recovery"`
-	Checks                []Check        `json:"checks"`
-	Expectations          []ExpectResult `json:"expectations"`
-	ExpectationsMet       bool           `json:"expectations_met"`
-	Passed                bool           `json:"passed"`
-	Verdict               string         `json:"verdict"`
-	ReportFile            string         `json:"report_file,omitempty"`
-	Questions             int            `json:"questions"` // the script's questions, which run ignores
+	// Recovery is the lease-expiry proof of the first MaxExamples crashes of a worker that held
+	// a message (Session.Recoveries has all); CrashedOwners counts those crashes, Recovered the
+	// ones whose message was reclaimed after expiry and processed once, and
+	// ProcessedAgainAfterReclaim the ones whose message was processed more than once after.
+	Recovery                   []Recovery     `json:"recovery"`
+	CrashedOwners              int            `json:"crashed_owners"`
+	Recovered                  int            `json:"recovered"`
+	ProcessedAgainAfterReclaim int            `json:"processed_again_after_reclaim"`
+	Checks                     []Check        `json:"checks"`
+	Expectations               []ExpectResult `json:"expectations"`
+	ExpectationsMet            bool           `json:"expectations_met"`
+	Passed                     bool           `json:"passed"`
+	Verdict                    string         `json:"verdict"`
+	ReportFile                 string         `json:"report_file,omitempty"`
+	Questions                  int            `json:"questions"` // the script's questions, which run ignores
+
+	named []string // the keys the expectations name in status_checks[KEY], sorted
 }
+
+// MarshalJSON writes the summary with its per-key lists cut to their first MaxExamples: the
+// JSON's size does not grow with the run; its counts cover every key.
+func (sum Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary // the fields, without this method
+	p := plain(sum)
+	p.ReprocessedKeys = sum.ReprocessedKeys[:min(len(sum.ReprocessedKeys), MaxExamples)]
+	if sum.StatusChecksByKey != nil {
+		p.StatusChecksByKey = map[string]int{}
+		others := 0
+		for _, k := range sortedKeys(sum.StatusChecksByKey) {
+			if _, named := slices.BinarySearch(sum.named, k); named || others < MaxExamples {
+				p.StatusChecksByKey[k] = sum.StatusChecksByKey[k]
+				if !named {
+					others++
+				}
+			}
+		}
+	}
+	return json.Marshal(p)
+}
+
+// MaxExamples is how many keys, crashes or check details a summary lists where a run may have
+// one per message: the first ones, with a count of all. A summary's size does not grow with the
+// run.
+const MaxExamples = 5
 
 // PaymentCounts are the payments by status.
 type PaymentCounts struct {
@@ -132,15 +175,15 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	total := s.ledger.Total()
-	attempts := s.ledger.Attempts()
+	calls, _, again := s.provider.CallCounts()
 	sum := &Summary{
 		Scenario: s.Scenario.Name, Title: s.Scenario.Title, Database: s.db.Path(),
 		Settings:           settingsMap(s.InitialSettings()),
 		Messages:           c.Messages,
 		ProcessingAttempts: total.ProcessingAttempts,
-		StatusChecksByKey:  s.provider.Calls(),
-		RowsLoaded:         total.RowsLoaded,
-		ClaimsWon:          total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
+		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
+		RowsLoaded: total.RowsLoaded,
+		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
 		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
 		Reclaims:            total.Reclaims,
 		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
@@ -150,26 +193,26 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		Outbox:        OutboxCounts{Processed: c.OutboxProcessed, Pending: c.OutboxPending, Processing: c.OutboxProcessing},
 		DuplicateRows: c.DuplicateRows,
 		Lost:          c.Messages - c.OutboxProcessed,
-		Recovery:      s.recoveries(attempts),
 		Questions:     s.Scenario.Questions(),
 	}
-	commits := s.ledger.Commits()
-	for _, n := range commits {
-		if n > 1 {
-			sum.FinalizedMoreThanOnce++
+	for _, b := range s.Scenario.Expect {
+		for _, e := range b.Items {
+			if key, ok := strings.CutPrefix(e.Metric, "status_checks["); ok && strings.HasSuffix(key, "]") {
+				key = strings.TrimSuffix(key, "]")
+				if n := s.provider.CallsFor(key); n > 0 {
+					sum.StatusChecksByKey[key] = n
+					if !slices.Contains(sum.named, key) {
+						sum.named = append(sum.named, key)
+					}
+				}
+			}
 		}
 	}
-	for _, n := range sum.StatusChecksByKey {
-		sum.StatusChecks += n
-	}
-	for _, a := range attempts {
-		sum.UniqueProcessed++
-		if len(a) > 1 {
-			sum.ProcessedMoreThanOnce++
-		}
-	}
-	rep := classifyRepeats(attempts, commits, s.ledger.LeaseEvents())
+	sum.Recovery, sum.CrashedOwners, sum.Recovered, sum.ProcessedAgainAfterReclaim = s.ledger.recoveries(MaxExamples)
+	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
+	rep := s.ledger.repeats()
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
+	slices.Sort(sum.named)
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
 		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts
@@ -177,7 +220,17 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	}
 	var maxPerKey int
 	sum.CreationCalls, sum.CreationCallsInWorker, maxPerKey = s.gateway.CreationCalls()
-	sum.Checks = s.checks(sum, c, maxPerKey)
+	badIDs := 0
+	err = s.db.EachTransactionID(ctx, func(_, id string) error {
+		if id != "" && !s.provider.Issued(id) {
+			badIDs++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("summarize: %w", err)
+	}
+	sum.Checks = s.checks(sum, c, maxPerKey, badIDs)
 	sum.Passed = true
 	for _, ch := range sum.Checks {
 		sum.Passed = sum.Passed && (ch.OK || !ch.Decides)
@@ -202,13 +255,7 @@ func settingsMap(st Settings) map[string]string {
 	return m
 }
 
-func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
-	badIDs := 0
-	for _, id := range c.TransactionIDs {
-		if id != "" && !s.provider.Issued(id) {
-			badIDs++
-		}
-	}
+func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check {
 	oneOwner := fmt.Sprintf("%d by two owners at once", sum.ProcessedByTwoOwners)
 	if sum.ReprocessedAfterLostLease > 0 {
 		oneOwner += fmt.Sprintf("; %d again after its owner lost the lease (at-least-once)", sum.ReprocessedAfterLostLease)
@@ -245,10 +292,9 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 			OK:     sum.LockWaits == 0,
 			Detail: fmt.Sprintf("%d %s waited, %d ms in all", sum.LockWaits, plural(sum.LockWaits, "claim"), sum.LockWaitedMS)})
 	}
-	if len(sum.Recovery) > 0 {
-		ok, parts := true, []string{}
+	if sum.CrashedOwners > 0 {
+		parts := []string{}
 		for _, r := range sum.Recovery {
-			ok = ok && r.OK
 			who := r.ReclaimedBy
 			if who == "" {
 				who = "nobody yet"
@@ -259,7 +305,12 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey int) []Check {
 			}
 			parts = append(parts, part)
 		}
-		checks = append(checks, Check{ID: CheckRecovered, Name: "crashed owner's lease reclaimed after expiry", OK: ok, Detail: strings.Join(parts, "; ")})
+		detail := strings.Join(parts, "; ")
+		if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
+			detail += fmt.Sprintf("; and %d more (%d of all %d reclaimed after expiry and processed)", more, sum.Recovered, sum.CrashedOwners)
+		}
+		checks = append(checks, Check{ID: CheckRecovered, Name: "crashed owner's lease reclaimed after expiry",
+			OK: sum.Recovered == sum.CrashedOwners, Detail: detail})
 	}
 	for i := range checks {
 		checks[i].Decides = s.Scenario.decides(checks[i].ID)
@@ -277,27 +328,14 @@ func processedOnceDetail(sum *Summary) string {
 	return d
 }
 
-// recoveries is the lease-expiry proof: for every crash of a worker that held a lease, was
-// another worker blocked before expiry, did one reclaim it after, and how often was the message
-// processed. The ledger follows each crash as the events arrive (recovery.go), so the proof does
-// not depend on how much of the event log is kept.
-func (s *Session) recoveries(attempts map[string][]Attempt) []Recovery {
-	out := []Recovery{}
-	for _, c := range s.ledger.crashRecords() {
-		r := c.Recovery
-		// Processed after the reclaim: attempts under the reclaim's lease or a later one.
-		for _, a := range attempts[r.Key] {
-			if c.reclaimVersion > 0 && a.Version >= c.reclaimVersion {
-				r.ProcessedTimes++
-			}
-		}
-		// Recovered: another worker reclaimed it after expiry and processed it. More than once is
-		// at-least-once (that owner lost its lease too, and a third reclaimed it), not a lost
-		// recovery: two owners at once are the one-owner check's to count.
-		r.OK = r.ReclaimedBy != "" && r.ReclaimedAfterExpiry && r.ProcessedTimes >= 1
-		out = append(out, r)
-	}
-	return out
+// Recoveries is the lease-expiry proof of every crash of a worker that held a lease, in crash
+// order: was another worker blocked before expiry, did one reclaim it after, and how often was
+// the message processed after the reclaim. The ledger follows each crash as the events arrive
+// (recovery.go), so the proof does not depend on how much of the event log is kept. The
+// summary lists the first MaxExamples and counts them all.
+func (s *Session) Recoveries() []Recovery {
+	all, _, _, _ := s.ledger.recoveries(-1)
+	return all
 }
 
 // sortedKeys returns m's keys in order.

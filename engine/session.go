@@ -72,15 +72,15 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		Scenario: sc,
 		db:       db,
 		clock:    clock,
-		provider: NewProvider(sc.Fail),
-		ledger:   newLedger(),
+		provider: newProvider(sc.Fail, sc.Messages),
+		ledger:   newLedger(sc.Messages),
 		settings: sc.Settings,
 		initial:  sc.Settings,
 		rng:      rand.New(rand.NewPCG(uint64(sc.Seed), 0x1ea5e1ab)),
 		pauses:   map[*Worker]int{},
 		free:     freeOptions{latency: opt.FreeLatency, sleep: opt.Sleep},
 	}
-	s.gateway = NewGateway(db)
+	s.gateway = newGateway(db, sc.Messages)
 	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings}
 	if opt.Seed {
 		if err := Seed(ctx, s.gateway, sc.Messages, clock.Now()); err != nil {
@@ -306,16 +306,16 @@ func (s *Session) SetClock(t time.Time) (Event, error) {
 
 // ClockPastLease moves the clock 1 ms past the earliest live lease, as the database holds it.
 func (s *Session) ClockPastLease(ctx context.Context) (Event, error) {
-	rows, err := s.db.Snapshot(ctx)
-	if err != nil {
-		return Event{}, err
-	}
 	now := s.clock.Now()
 	var earliest time.Time
-	for _, r := range rows {
+	err := s.db.EachRow(ctx, func(r Row) error {
 		if r.Status == StatusProcessing && !r.LockedUntil.Before(now) && (earliest.IsZero() || r.LockedUntil.Before(earliest)) {
 			earliest = r.LockedUntil
 		}
+		return nil
+	})
+	if err != nil {
+		return Event{}, err
 	}
 	if earliest.IsZero() {
 		return Event{}, fmt.Errorf("clock past-lease at %s: %w", FormatClock(now), ErrNoLiveLease)

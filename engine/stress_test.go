@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,5 +107,41 @@ func TestWriteStressLeastShare(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Fatalf("rows missing %v:\n%s", want, out.String())
+	}
+}
+
+// BenchmarkStress is a whole stress run (seeding, eight workers, the checks) at three sizes, with
+// the command's defaults (a 1% crash, pause and clock-jump rate). It reports messages per second
+// of the run's own elapsed time, and the messages processed more than once; time per message
+// stays flat as the size grows when nothing in the run is quadratic. The 100,000-message run
+// takes a minute or two: go test -run X -bench Stress -benchtime 1x ./engine/
+func BenchmarkStress(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("messages-%d", n), func(b *testing.B) {
+			st := engine.DefaultSettings()
+			st.Fencing, st.Lease = true, 200*time.Millisecond
+			var elapsed time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				ctx := context.Background()
+				db, err := store.Create(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("stress-%d.db", i)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				cfg := engine.StressConfig{Workers: 8, Messages: n, CrashRate: 0.01, PauseRate: 0.01, JumpRate: 0.01, Seed: int64(i), Settings: st}
+				res, err := engine.Stress(ctx, db, cfg, nil)
+				b.StopTimer()
+				db.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.OK() {
+					b.Fatalf("stress checks failed: %v", res.Problems)
+				}
+				elapsed += res.Elapsed
+			}
+			b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "messages/s")
+		})
 	}
 }

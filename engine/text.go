@@ -11,16 +11,19 @@ import (
 
 // Report is a finished run, ready to print: what the lesson's reports print.
 type Report struct {
-	Summary  *Summary
-	Events   []Event
-	Rows     []Row
-	Ledgers  map[string]WorkerLedger
-	Workers  []string
-	Explain  []string
-	Schema   string
-	RunAt    time.Time // wall-clock time of the run, for the header only
-	DBNote   string    // how the database file is kept ("temporary, removed at exit")
-	Attempts map[string][]Attempt
+	Summary *Summary
+	Events  []Event
+	// Rows are the outbox rows at the end, the first MaxReportRows of them by Id; RowsTotal
+	// counts them all.
+	Rows      []Row
+	RowsTotal int
+	Ledgers   map[string]WorkerLedger
+	Workers   []string
+	Explain   []string
+	Schema    string
+	RunAt     time.Time            // wall-clock time of the run, for the header only
+	DBNote    string               // how the database file is kept ("temporary, removed at exit")
+	Attempts  map[string][]Attempt // the processing attempts of the keys of Rows
 	// SQL prints, under each timeline line, the statements its action ran (run --sql; the
 	// session must trace: Session.TraceSQL).
 	SQL bool
@@ -35,18 +38,28 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Snapshot(ctx)
+	var rows []Row
+	total := 0
+	err = s.db.EachRow(ctx, func(row Row) error {
+		if total++; len(rows) < MaxReportRows {
+			rows = append(rows, row)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, Ledgers: map[string]WorkerLedger{},
-		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.Attempts()}
+	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
+		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
 	for _, w := range s.workers {
 		r.Workers = append(r.Workers, w.Name)
 		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)
 	}
 	return r, nil
 }
+
+// MaxReportRows is how many outbox rows a report lists; a larger run's report counts the rest.
+const MaxReportRows = 1000
 
 // HeaderLines is how many lines of WriteText's output depend on the wall clock or the database
 // path; everything after them is a pure function of the scenario, the seed and the schedule.
@@ -88,6 +101,10 @@ func (r *Report) WriteText(out io.Writer) error {
 			if rc.OK {
 				b.WriteString("  A lock would have lost this message; the lease recovered it.\n")
 			}
+		}
+		if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
+			fmt.Fprintf(&b, "… and %d more crashed owners holding a lease, not listed (%d of all %d recovered: reclaimed after expiry, processed once)\n",
+				more, sum.Recovered, sum.CrashedOwners)
 		}
 	}
 
@@ -212,6 +229,9 @@ func (r *Report) ownership(b *strings.Builder) {
 			row.Attempts, row.LeaseVersion, who)
 	}
 	tw.Flush()
+	if more := r.RowsTotal - len(r.Rows); more > 0 {
+		fmt.Fprintf(b, "… and %d more %s, not listed (the counts and checks cover every row)\n", more, plural(more, "row"))
+	}
 }
 
 func clockOrNull(t time.Time) string {

@@ -51,14 +51,23 @@ const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.
 
 // Snapshot reads every outbox row with its payment, in one read transaction.
 func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
+	var out []engine.Row
+	err := db.EachRow(ctx, func(r engine.Row) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// EachRow calls fn with each row Snapshot reads, one at a time, in one read statement.
+func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	rows, err := db.admin.QueryContext(ctx, snapshotSQL)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", describe(err))
+		return fmt.Errorf("snapshot: %w", describe(err))
 	}
 	defer rows.Close()
-	var out []engine.Row
 	for rows.Next() {
 		var (
 			r                                  engine.Row
@@ -69,18 +78,46 @@ func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
 		)
 		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
 			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
-			return nil, fmt.Errorf("snapshot: %w", err)
+			return fmt.Errorf("snapshot: %w", err)
 		}
 		r.CreatedAt, _ = ParseTime(created)
 		r.ProcessedAt, _ = ParseTime(processed.String)
 		r.LockedUntil, _ = ParseTime(until.String)
 		r.LockedBy, r.PaymentStatus, r.TransactionID, r.Amount = owner.String, payStatus.String, txID.String, amount.Int64
-		out = append(out, r)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", describe(err))
+		return fmt.Errorf("snapshot: %w", describe(err))
 	}
-	return out, nil
+	return nil
+}
+
+// EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
+// order, one at a time.
+func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) error) error {
+	ctx, cancel := withTimeout(ctx)
+	defer cancel()
+	rows, err := db.admin.QueryContext(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments ORDER BY Id`)
+	if err != nil {
+		return fmt.Errorf("transaction ids: %w", describe(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var id sql.NullString
+		if err := rows.Scan(&key, &id); err != nil {
+			return fmt.Errorf("transaction ids: %w", err)
+		}
+		if err := fn(key, id.String); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("transaction ids: %w", describe(err))
+	}
+	return nil
 }
 
 // Counts reads the figures the safety checks need, in one read transaction.
@@ -121,19 +158,5 @@ FROM Payments`).Scan(&c.PaymentsPending, &c.PaymentsPaid, &c.PaymentsFailed, &c.
 	if err != nil {
 		return c, fmt.Errorf("counts: duplicates: %w", describe(err))
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments`)
-	if err != nil {
-		return c, fmt.Errorf("counts: transaction ids: %w", describe(err))
-	}
-	defer rows.Close()
-	c.TransactionIDs = map[string]string{}
-	for rows.Next() {
-		var key string
-		var id sql.NullString
-		if err := rows.Scan(&key, &id); err != nil {
-			return c, fmt.Errorf("counts: transaction ids: %w", err)
-		}
-		c.TransactionIDs[key] = id.String
-	}
-	return c, rows.Err()
+	return c, nil
 }
