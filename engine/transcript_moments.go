@@ -14,7 +14,8 @@ import (
 // memory its moments take while a run goes on, do not grow with the run.
 const (
 	handoutHead       = 60
-	handoutTeach      = 60
+	handoutTeach      = 60 // of the events a lease is for (Teaches, not Frames)
+	handoutFrame      = 30 // of the events that frame them (Frames)
 	handoutWholeTable = 24
 	handoutAround     = 2  // rows shown on each side of a row involved
 	handoutExcerpt    = 12 // rows of an excerpt at most
@@ -75,13 +76,28 @@ func Teaches(e Event) bool {
 	return false
 }
 
+// Frames reports whether e, which Teaches, frames what a lease is for rather than being it: a
+// pause and a wake-up, a restart, a setting, a phase, a note, a claim blocked by a live lease. A
+// long run has many of them (a free run pauses workers again and again); they have a budget of
+// their own, so that they never crowd out a crash or a reclaim.
+func Frames(e Event) bool {
+	switch e.Kind {
+	case EvPause, EvResume, EvRestart, EvSetting, EvPhase, EvNote:
+		return true
+	case EvClaim:
+		return e.Outcome == OutcomeBlocked
+	}
+	return false
+}
+
 // handoutPlan decides, event by event in the order of the run, which events a handout shows:
-// the first handoutHead, then those that teach, at most handoutTeach; of the claims blocked on
-// one message, only the first (a polling worker meets the same live lease again and again).
-// The recorder of moments and the writer each walk the run with one, so that they agree.
+// the first handoutHead, then those that teach, at most handoutTeach of the events a lease is
+// for and handoutFrame of those that frame them; of the claims blocked on one message, only the
+// first (a polling worker meets the same live lease again and again). The recorder of moments
+// and the writer each walk the run with one, so that they agree.
 type handoutPlan struct {
-	taught  int
-	blocked map[string]bool
+	taught, framed int
+	blocked        map[string]bool
 }
 
 // shows reports whether the handout shows e, and counts it.
@@ -89,17 +105,27 @@ func (p *handoutPlan) shows(e Event) bool {
 	if e.Seq <= handoutHead {
 		return true
 	}
-	if !Teaches(e) || p.taught >= handoutTeach {
+	if !Teaches(e) {
 		return false
 	}
-	if e.Kind == EvClaim && e.Outcome == OutcomeBlocked {
-		if p.blocked == nil {
-			p.blocked = map[string]bool{}
-		}
-		if p.blocked[e.Key] {
+	if Frames(e) {
+		if p.framed >= handoutFrame {
 			return false
 		}
-		p.blocked[e.Key] = true
+		if e.Kind == EvClaim && e.Outcome == OutcomeBlocked {
+			if p.blocked == nil {
+				p.blocked = map[string]bool{}
+			}
+			if p.blocked[e.Key] {
+				return false
+			}
+			p.blocked[e.Key] = true
+		}
+		p.framed++
+		return true
+	}
+	if p.taught >= handoutTeach {
+		return false
 	}
 	p.taught++
 	return true
@@ -108,7 +134,7 @@ func (p *handoutPlan) shows(e Event) bool {
 // RecordMoments makes the session read the outbox table right after every event IsMoment
 // picks that the handout shows, for the transcript (Moments). Turn it on before the first
 // action; it costs one read of the table per such event, on the database's reader, and at
-// most handoutHead + handoutTeach of them are read and kept, each of at most handoutExcerpt
+// most handoutHead + handoutTeach + handoutFrame of them are read and kept, each of at most handoutExcerpt
 // rows once the table is larger than handoutWholeTable.
 func (s *Session) RecordMoments() {
 	s.ledger.mu.Lock()
