@@ -159,7 +159,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) (string, error) {
 func (db *DB) Schema(ctx context.Context) (string, error) {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	rows, err := db.admin.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, rowid")
+	rows, err := db.admin.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "+notInternal+" ORDER BY type DESC, rowid")
 	if err != nil {
 		return "", fmt.Errorf("read schema: %w", describe(err))
 	}
