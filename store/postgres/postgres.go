@@ -197,14 +197,23 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	}
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	mark, exists, err := schemaState(ctx, db.admin, t.schema)
-	switch {
-	case err != nil:
-	case !exists:
-		err = fmt.Errorf("no schema %s: make it with leaselab seed --db URL", t.schema)
-	case mark != schemaMark:
-		err = ErrNotOurs
-	}
+	err = pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error {
+		mark, exists, err := schemaState(ctx, tx, t.schema)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("no schema %s: make it with leaselab seed --db URL", t.schema)
+		}
+		facts, err := schemaFacts(ctx, tx, t.schema)
+		if err != nil {
+			return err
+		}
+		if len(facts) == 0 {
+			return fmt.Errorf("schema %s: %w: it is empty; make it with leaselab seed --db URL", t.schema, ErrNotOurs)
+		}
+		return checkOurs(ctx, tx, t.schema, mark, facts)
+	})
 	if err != nil {
 		db.admin.Close()
 		return nil, envError(t, err)
