@@ -7,8 +7,8 @@
 //
 // Exit codes: 0 the scenario's expectations hold; 1 they do not; 2 usage or scenario errors;
 // 3 environment errors (the database file or the report folder); 128+N ended by signal N
-// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM), after removing its temporary
-// folders.
+// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM; 141 SIGPIPE, its output
+// closed), after removing its temporary folders.
 package main
 
 import (
@@ -52,6 +52,9 @@ func main() {
 // connections) runs; the exit code is then 128 + the signal's number.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
+// closedOutput is the cause of a context cancelled because stdout or stderr was closed (SIGPIPE).
+var closedOutput = interrupted{syscall.SIGPIPE}
+
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted struct{ sig os.Signal }
 
@@ -75,6 +78,8 @@ func signalName(sig os.Signal) string {
 		return "SIGHUP"
 	case syscall.SIGQUIT:
 		return "SIGQUIT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (its output was closed)"
 	}
 	return sig.String()
 }
@@ -82,20 +87,32 @@ func signalName(sig os.Signal) string {
 // runWithSignals is run with a context that the first of stopSignals cancels. After that first
 // signal the handlers are reset, so a second one ends the process at once (the way out of a
 // command that does not stop).
+//
+// A closed output (SIGPIPE: "leaselab serve | head", a worker piped into a reader that is gone)
+// ends it the same way, with 128+13. Without a handler Go's runtime kills the process at its
+// first write to a closed stdout or stderr, before any cleanup; with one, the write fails with
+// EPIPE instead. Its handler is never reset: the cleanup that follows may write again.
 func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, stopSignals...)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		select {
-		case sig := <-sigs:
-			cancel(interrupted{sig})
-			signal.Reset(stopSignals...)
-		case <-done:
-			signal.Stop(sigs)
+		for {
+			select {
+			case sig := <-sigs:
+				cancel(interrupted{sig})
+				signal.Reset(stopSignals...)
+			case <-pipes:
+				cancel(closedOutput) // the first cause stays, if a signal came first
+			case <-done:
+				signal.Stop(sigs)
+				return
+			}
 		}
 	}()
 	return run(ctx, args, stdin, stdout, stderr)
@@ -107,9 +124,16 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code, err := dispatch(ctx, args, stdin, stdout, stderr)
 	var intr interrupted
-	if errors.As(context.Cause(ctx), &intr) && !(len(args) > 0 && stopsBySignal[args[0]]) {
+	if errors.As(context.Cause(ctx), &intr) && (!(len(args) > 0 && stopsBySignal[args[0]]) || intr == closedOutput) {
+		// A server told to stop stops normally; one whose log was closed did not end well.
 		fmt.Fprintf(stderr, "leaselab: %v\n", intr)
 		return intr.code()
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The output was closed and the command stopped on the failed write before SIGPIPE's
+		// handler cancelled its context.
+		fmt.Fprintf(stderr, "leaselab: %v\n", closedOutput)
+		return closedOutput.code()
 	}
 	if err != nil {
 		return report(err, stderr)
