@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/engine"
 )
 
 // The teacher's table: a connection authenticated with one of Config.TeacherKeys sees every
@@ -201,12 +203,6 @@ func toggleLetters(toggles string) string {
 	return b.String()
 }
 
-// clean keeps an SSH user name printable: it is the attendee's to choose, escapes included.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// clean keeps an SSH user name printable: it is the attendee's to choose, escapes, bidi
+// overrides and line feeds included; engine.Escape shows them as \x1b, \u202e, \x0a.
+func clean(s string) string { return engine.Escape(s) }
