@@ -20,7 +20,7 @@ import (
 )
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
-                      [--teacher-key FILE]
+                      [--teacher-key FILE] [--handshake 20s]
 
 Serves the lab over SSH for a room: every connection gets its own lab on its own temporary
 database, removed when it disconnects. Attendees need only an SSH client:
@@ -31,7 +31,8 @@ database, removed when it disconnects. Attendees need only an SSH client:
 No shell, no command, no forwarding and no SFTP: the command line is a scenario name. The host
 key is made once and reused; its fingerprint is printed at start, for the slide. A connection
 with a key of --teacher-key gets the teacher's table instead: every lab, and a scenario to
-offer them all. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
+offer them all. A connection that has not opened its lab 20 s (--handshake) after connecting is
+closed, and at most --max-sessions + 16 may wait at once. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
 database.
 `
 
@@ -50,6 +51,8 @@ type serveOptions struct {
 	teachers        []gossh.PublicKey // its keys
 	maxSessions     int
 	idle            time.Duration
+	handshake       time.Duration // --handshake: a connection's time to open its lab
+	maxPending      int           // connections that may wait for their lab at once (0: serve's default); tests set it
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -60,6 +63,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.maxSessions, "max-sessions", 40, "labs open at once; the next connection is told the room is full")
 	fs.StringVar(&o.teacherKey, "teacher-key", "", "authorized_keys file: a connection with one of its keys gets the teacher's table")
 	fs.DurationVar(&o.idle, "idle", 30*time.Minute, "close a lab after this long without a key press (0: never)")
+	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
 	pos, err := parseInterleaved(fs, args)
 	switch {
 	case err != nil:
@@ -70,6 +74,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 		return o, usageError{fmt.Errorf("--max-sessions %d: want at least 1", o.maxSessions)}
 	case o.idle < 0:
 		return o, usageError{fmt.Errorf("--idle %s: want a positive duration, or 0 for never", o.idle)}
+	case o.handshake <= 0:
+		return o, usageError{fmt.Errorf("--handshake %s: want a positive duration, e.g. 20s", o.handshake)}
 	case o.hostKey == "":
 		return o, usageError{errors.New("--host-key: want a file path")}
 	}
@@ -152,7 +158,7 @@ func newLabServer(key gossh.Signer, o serveOptions, connect string, log io.Write
 // labServerConfig is newLabServer's configuration.
 func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
-		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
+		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
 		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
 		Connect: connect, Log: log,
 		NewRoot: func() serve.Root {

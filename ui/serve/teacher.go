@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
-	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
@@ -40,7 +39,7 @@ func (s *Server) isTeacher(sess ssh.Session) bool {
 func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), started: s.cfg.Now(),
-		teacher: true, ctx: ctx, cancel: cancel}
+		teacher: true, ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
 	ss.lastKey.Store(ss.started.UnixNano())
 	if err := s.register(ss); err != nil {
 		cancel()
@@ -60,7 +59,7 @@ func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
 // teacherProgram builds the teacher's table for the session.
 func (s *Server) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
 	pty, _, _ := sess.Pty()
-	r := bm.MakeRenderer(sess)
+	r := sessionRenderer(sess)
 	m := teacherModel{
 		sessions: s.Sessions, offer: func(name string) int { return s.Offer(name, "the teacher") },
 		scenarios: s.cfg.Scenarios, max: s.cfg.MaxSessions, now: s.cfg.Now,
