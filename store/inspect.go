@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -61,10 +62,27 @@ func Inspect(ctx context.Context, path string, now time.Time) (*Inspection, erro
 	// With no -wal, -shm or -journal beside it, no connection is writing the file: read it as
 	// immutable, which creates nothing. Otherwise SQLite must see those files (and they exist).
 	q := "mode=ro&_pragma=busy_timeout(2000)"
-	if wal < 0 && shm < 0 && journal <= 0 {
+	read := abs
+	switch {
+	case wal < 0 && shm < 0 && journal <= 0:
 		q = "mode=ro&immutable=1"
+	case wal >= 0 && shm < 0 && journal <= 0:
+		// A -wal left without its -shm: no connection has the file open (each one holds the
+		// -shm), yet the -wal may hold committed pages that immutable would not see. Opening
+		// the file itself would create the -shm beside it; read a private copy of the two.
+		dir, err := os.MkdirTemp("", "leaselab-inspect-*")
+		if err != nil {
+			return nil, &EnvError{Path: abs, Err: fmt.Errorf("a folder to read a copy of it in: %w", err)}
+		}
+		defer os.RemoveAll(dir)
+		read = filepath.Join(dir, "copy.db")
+		for _, suffix := range []string{"", "-wal"} {
+			if err := copyPrivate(read+suffix, abs+suffix); err != nil {
+				return nil, &EnvError{Path: abs, Err: fmt.Errorf("read a copy of it: %w", err)}
+			}
+		}
 	}
-	u := url.URL{Scheme: "file", OmitHost: true, Path: abs}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: read}
 	db, err := sql.Open("sqlite", u.String()+"?"+q)
 	if err != nil {
 		return nil, &EnvError{Path: abs, Err: err}
@@ -141,6 +159,24 @@ func checkFolder(abs string) error {
 		return &EnvError{Path: abs, Err: fmt.Errorf("%s is not a folder", dir)}
 	}
 	return nil
+}
+
+// copyPrivate copies the file src to dst, which it creates with mode 0600 (it holds payment data).
+func copyPrivate(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // size is the size of the file at path, or -1 when there is none.
