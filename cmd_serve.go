@@ -189,6 +189,9 @@ func idleWords(d time.Duration) string {
 	return "a lab idle for " + d.String() + " is closed"
 }
 
+// maxTeacherKeyFile bounds the --teacher-key file: it is read whole, before the server starts.
+const maxTeacherKeyFile = 1 << 20
+
 // readAuthorizedKeys reads the public keys of an authorized_keys file (comments and blank lines
 // skipped); a line that is not a key is an error naming file:line.
 func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
@@ -199,9 +202,21 @@ func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("--teacher-key %s: not a regular file", path)
 	}
-	data, err := os.ReadFile(path)
+	if info.Size() > maxTeacherKeyFile {
+		return nil, usageError{fmt.Errorf("--teacher-key %s: file too large: %d bytes (at most %d; an authorized_keys file of a few keys is a few KB)", path, info.Size(), maxTeacherKeyFile)}
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	defer f.Close()
+	// The file may have grown since the Stat: read no more than the cap, and refuse it if more.
+	data, err := io.ReadAll(io.LimitReader(f, maxTeacherKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	if len(data) > maxTeacherKeyFile {
+		return nil, usageError{fmt.Errorf("--teacher-key %s: file too large: more than %d bytes", path, maxTeacherKeyFile)}
 	}
 	var keys []gossh.PublicKey
 	for i, line := range strings.Split(string(data), "\n") {

@@ -48,6 +48,11 @@ func Inspect(ctx context.Context, path string, now time.Time) (*Inspection, erro
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		if li, lerr := os.Lstat(abs); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
+			// A dangling symbolic link: creating the file would fail with "file exists".
+			to, _ := os.Readlink(abs)
+			return nil, &EnvError{Path: abs, Err: fmt.Errorf("is a symbolic link to %s, which does not exist: create the file it names, or give its own path", to)}
+		}
 		return ins, checkFolder(abs)
 	case err != nil:
 		return nil, &EnvError{Path: abs, Err: err}
