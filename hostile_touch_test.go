@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,4 +46,55 @@ func TestHostileRefusalsTouchNothing(t *testing.T) {
 		{name: "watch --db FILE with a -wal and no -shm, no terminal", setup: at(walNoShm, "watch", "--db", "FILE"),
 			code: exitUsage, msg: "watch needs a terminal", unchanged: true},
 	})
+}
+
+// The watch on a checkpointed file (no -wal, no -shm: every writer has closed it) reads it and
+// leaves it as it found it. Today its reads create both and leave them behind. With a writer
+// still using the file, its -wal and -shm stay, and the writer goes on.
+func TestWatchLeavesACheckpointedFileAsItWas(t *testing.T) {
+	ctx := context.Background()
+	path := seeded(t, t.TempDir(), "pay.db", 20)
+	before := fileHashes(t, path)
+	if strings.Count(before, "absent") != 3 {
+		t.Fatalf("the seeded file is not checkpointed: %s", before)
+	}
+	db, err := openWatched(ctx, path) // what leaselab watch opens
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := db.Snapshot(ctx); err != nil || len(rows) != 20 {
+		t.Fatalf("the watch read %d rows, %v", len(rows), err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := fileHashes(t, path); after != before {
+		t.Fatalf("after the watch: %s, before: %s", after, before)
+	}
+
+	writer, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	writer.SetMaxOpenConns(1)
+	if _, err := writer.Exec("UPDATE Payments SET Amount = Amount + 1 WHERE Id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	db, err = openWatched(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if !fileExists(path+"-wal") || !fileExists(path+"-shm") {
+		t.Fatal("the watch removed the -wal or -shm of a writer still using the file")
+	}
+	if _, err := writer.Exec("UPDATE Payments SET Amount = Amount + 1 WHERE Id = 1"); err != nil {
+		t.Fatalf("the writer after the watch closed: %v", err)
+	}
+	recordReliability(t, "database", "watch on a checkpointed FILE (no -wal, no -shm), opened, read, closed", exitOK,
+		"no -wal or -shm left; with a writer on the file, its -wal and -shm kept", "unchanged (sha256)")
 }

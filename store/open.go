@@ -143,12 +143,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // OpenReadOnly opens an existing leaselab database of this schema version for reading only
 // (for the watch): mode=ro and query_only, and no journal_mode, so that the file and its journal
-// mode stay as they are. Writes through it fail.
+// mode stay as they are. Writes through it fail. A -wal and -shm that its reads had to make
+// beside a file that had none are removed at Close, unless another connection still uses them.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	abs, err := CheckOpen(ctx, path)
 	if err != nil {
 		return nil, err
 	}
+	tidy := size(abs+"-wal") < 0 && size(abs+"-shm") < 0
 	admin, err := sql.Open("sqlite", readOnlyDSN(abs))
 	if err != nil {
 		return nil, &EnvError{Path: abs, Err: err}
@@ -163,7 +165,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		}
 		return nil, &EnvError{Path: abs, Err: describe(err)}
 	}
-	return &DB{path: abs, admin: admin}, nil
+	return &DB{path: abs, admin: admin, tidy: tidy}, nil
 }
 
 // CheckOpen runs the checks of Open and OpenReadOnly, and opens nothing: the file must be a
