@@ -12,7 +12,11 @@ import (
 // walNoShm is a leaselab database of 50 messages with a -wal that holds committed pages and no
 // -shm, as a copy taken while a program had it open leaves it (or a crash on a machine that
 // lost /dev/shm): the db and -wal files copied while a connection was open.
-func walNoShm(t *testing.T, dir string) string {
+func walNoShm(t *testing.T, dir string) string { return walCopy(t, dir, false) }
+
+// walCopy is walNoShm, with the -shm copied too when shm is set: all three files, as a crash
+// leaves them.
+func walCopy(t *testing.T, dir string, shm bool) string {
 	t.Helper()
 	src := filepath.Join(dir, "src")
 	os.Mkdir(src, 0o755)
@@ -26,7 +30,11 @@ func walNoShm(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "pay.db")
-	for _, suffix := range []string{"", "-wal"} {
+	suffixes := []string{"", "-wal"}
+	if shm {
+		suffixes = append(suffixes, "-shm")
+	}
+	for _, suffix := range suffixes {
 		copyFile(t, path+suffix, live+suffix)
 	}
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
@@ -97,4 +105,16 @@ func TestWatchLeavesACheckpointedFileAsItWas(t *testing.T) {
 	}
 	recordReliability(t, "database", "watch on a checkpointed FILE (no -wal, no -shm), opened, read, closed", exitOK,
 		"no -wal or -shm left; with a writer on the file, its -wal and -shm kept", "unchanged (sha256)")
+}
+
+func walAndShm(t *testing.T, dir string) string { return walCopy(t, dir, true) }
+
+// A refusal does not rewrite an existing -shm either (today it does, as every reader does).
+func TestHostileRefusalsLeaveTheShm(t *testing.T) {
+	runHostile(t, "database", []hostileCase{
+		{name: "run --db FILE holding 50 messages, with its -wal and -shm", setup: at(walAndShm, "run", "after", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
+		{name: "seed --db FILE holding 50 messages, with its -wal and -shm", setup: at(walAndShm, "seed", "--db", "FILE"),
+			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
+	})
 }

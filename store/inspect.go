@@ -71,10 +71,14 @@ func Inspect(ctx context.Context, path string, now time.Time) (*Inspection, erro
 	switch {
 	case wal < 0 && shm < 0 && journal <= 0:
 		q = "mode=ro&immutable=1"
-	case wal >= 0 && shm < 0 && journal <= 0:
-		// A -wal left without its -shm: no connection has the file open (each one holds the
-		// -shm), yet the -wal may hold committed pages that immutable would not see. Opening
-		// the file itself would create the -shm beside it; read a private copy of the two.
+	case wal >= 0 && journal <= 0 && (shm < 0 || fi.Size()+wal <= maxInspectCopy):
+		// A -wal: it may hold committed pages that immutable would not see, and reading the
+		// file itself would create its -shm when there is none (a -wal left without it: no
+		// connection has the file open, since each one holds the -shm) and write into the
+		// -shm when there is one. Read a private copy of the file and its -wal instead: SQLite
+		// rebuilds the copy's -shm from its -wal. A copy taken while a writer commits may miss
+		// that commit; what it decides is checked again under the write lock before any write
+		// (prepare). A file too big to copy at every start, with a -shm, is read in place.
 		dir, err := os.MkdirTemp("", "leaselab-inspect-*")
 		if err != nil {
 			return nil, &EnvError{Path: abs, Err: fmt.Errorf("a folder to read a copy of it in: %w", err)}
@@ -165,6 +169,9 @@ func checkFolder(abs string) error {
 	}
 	return nil
 }
+
+// maxInspectCopy is the most Inspect copies to read a WAL file without touching its -shm.
+const maxInspectCopy = 64 << 20
 
 // copyPrivate copies the file src to dst, which it creates with mode 0600 (it holds payment data).
 func copyPrivate(dst, src string) error {
