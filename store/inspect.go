@@ -91,22 +91,33 @@ func Inspect(ctx context.Context, path string, now time.Time) (*Inspection, erro
 			}
 		}
 	}
-	u := url.URL{Scheme: "file", OmitHost: true, Path: read}
-	db, err := sql.Open("sqlite", u.String()+"?"+q)
-	if err != nil {
-		return nil, &EnvError{Path: abs, Err: err}
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	if err := ins.read(ctx, db, now); err != nil {
+	err = ins.readFile(ctx, read, q, now)
+	if err != nil && read != abs && shm >= 0 && !errors.Is(err, ErrNotOurs) {
+		// The copy was taken while a writer checkpointed, and is torn: read the file itself.
+		*ins = Inspection{Path: abs, Exists: true}
+		err = ins.readFile(ctx, abs, q, now)
+	}
+	if err != nil {
 		if errors.Is(err, errHotJournal) {
 			err = hotJournal(abs)
 		}
 		return nil, &EnvError{Path: abs, Err: err}
 	}
 	return ins, nil
+}
+
+// readFile reads the database at path, opened with the URL parameters q, into ins.
+func (ins *Inspection) readFile(ctx context.Context, path, q string, now time.Time) error {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	db, err := sql.Open("sqlite", u.String()+"?"+q)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return ins.read(ctx, db, now)
 }
 
 // read fills in the kind, version and contents of the database db.
