@@ -150,3 +150,20 @@ func TestHostilePostgresSchemaContents(t *testing.T) {
 			setup: pgHostile("leaselab_test_comment", false, `DO $$ BEGIN EXECUTE format('COMMENT ON SCHEMA %I IS %L', current_schema(), 'the billing team''s'); END $$`, "seed", "--db", "URL"), unchanged: true},
 	})
 }
+
+// URL parameters reach the server as they were written, and a schema named twice is refused.
+// Today options=-c%20… is re-encoded as -c+… (the server refuses "+statement_timeout"), and the
+// first of two schema= parameters is silently taken.
+func TestHostilePostgresURLParameters(t *testing.T) {
+	t.Cleanup(func() { pgExec(t, "public", "DROP SCHEMA IF EXISTS leaselab_a CASCADE; DROP SCHEMA IF EXISTS leaselab_b CASCADE") })
+	runHostile(t, "PostgreSQL --db", []hostileCase{
+		{name: "options=-c%20statement_timeout%3D5000 in the URL", code: exitOK, msg: "seeded 2 payments",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"seed", "--messages", "2", "--db", pgSchemaURL(t, "leaselab_test_options") + "&options=-c%20statement_timeout%3D5000"}, ""
+			}},
+		{name: "schema= given twice", code: exitUsage, msg: "schema= given 2 times (leaselab_a, leaselab_b): give it once",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"seed", "--db", storetest.PostgresURL(t) + "&schema=leaselab_a&schema=leaselab_b"}, ""
+			}},
+	})
+}

@@ -84,17 +84,25 @@ func parse(raw, def string) (target, error) {
 	if err != nil || !IsURL(raw) {
 		return target{}, fmt.Errorf("--db %q: want a URL like postgres://user@host:5432/db?schema=NAME", Redact(raw))
 	}
-	q := u.Query()
-	schema := q.Get("schema")
-	if schema == "" {
-		schema = def
+	rest, schemas, err := takeSchema(u.RawQuery)
+	if err != nil {
+		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
+	}
+	schema := def
+	switch {
+	case len(schemas) > 1:
+		return target{}, fmt.Errorf("--db %s: schema= given %d times (%s): give it once", Redact(raw), len(schemas), strings.Join(schemas, ", "))
+	case len(schemas) == 1 && schemas[0] != "":
+		schema = schemas[0]
 	}
 	if !schemaRE.MatchString(schema) {
 		return target{}, fmt.Errorf("--db %s: schema %q: want lower-case letters, digits and _, up to 63, not starting with a digit",
 			Redact(raw), schema)
 	}
-	q.Del("schema")
-	u.RawQuery = q.Encode()
+	// The other parameters go to pgx as they were written: re-encoding them would turn a
+	// %20 into a + that pgx passes on as it is (options=-c%20… would reach the server as
+	// "-c+…").
+	u.RawQuery = rest
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
 		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
@@ -103,9 +111,37 @@ func parse(raw, def string) (target, error) {
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
 	cfg.ConnConfig.RuntimeParams["application_name"] = "leaselab"
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	q.Set("schema", schema)
-	u.RawQuery = q.Encode()
+	if rest != "" {
+		rest += "&"
+	}
+	u.RawQuery = rest + "schema=" + schema
 	return target{config: cfg, schema: schema, shown: Redact(u.String())}, nil
+}
+
+// takeSchema splits a URL's raw query into its schema parameters (unescaped, in order) and the
+// other parameters, left exactly as they were written.
+func takeSchema(rawQuery string) (rest string, schemas []string, err error) {
+	var kept []string
+	for _, pair := range strings.Split(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return "", nil, fmt.Errorf("parameter %q: %v", k, err)
+		}
+		if key != "schema" {
+			kept = append(kept, pair)
+			continue
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return "", nil, fmt.Errorf("schema %q: %v", v, err)
+		}
+		schemas = append(schemas, val)
+	}
+	return strings.Join(kept, "&"), schemas, nil
 }
 
 // Redact returns the URL without its password (in the user part or a password parameter).
