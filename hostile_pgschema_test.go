@@ -155,7 +155,9 @@ func TestHostilePostgresSchemaContents(t *testing.T) {
 // Today options=-c%20… is re-encoded as -c+… (the server refuses "+statement_timeout"), and the
 // first of two schema= parameters is silently taken.
 func TestHostilePostgresURLParameters(t *testing.T) {
-	t.Cleanup(func() { pgExec(t, "public", "DROP SCHEMA IF EXISTS leaselab_a CASCADE; DROP SCHEMA IF EXISTS leaselab_b CASCADE") })
+	t.Cleanup(func() {
+		pgExec(t, "public", "DROP SCHEMA IF EXISTS leaselab_a CASCADE; DROP SCHEMA IF EXISTS leaselab_b CASCADE")
+	})
 	runHostile(t, "PostgreSQL --db", []hostileCase{
 		{name: "options=-c%20statement_timeout%3D5000 in the URL", code: exitOK, msg: "seeded 2 payments",
 			setup: func(t *testing.T, dir string) ([]string, string) {
