@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/store/storetest"
 
@@ -168,4 +170,46 @@ func TestHostilePostgresURLParameters(t *testing.T) {
 				return []string{"seed", "--db", storetest.PostgresURL(t) + "&schema=leaselab_a&schema=leaselab_b"}, ""
 			}},
 	})
+}
+
+// A server that accepts the TCP connection and never answers: refused after the connect
+// timeout (10 s), saying so. Today: "context deadline exceeded" after 60 s.
+func TestHostilePostgresSilentServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the connect timeout")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	t.Cleanup(func() {
+		ln.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case held <- c: // held open, never answered
+			default:
+				c.Close()
+			}
+		}
+	}()
+	start := time.Now()
+	runHostile(t, "PostgreSQL --db", []hostileCase{
+		{name: "a server that accepts TCP and never answers", code: exitEnvError, msg: "no answer from the server within 10s (connect_timeout)",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"run", "after", "--db", "postgres://u@" + ln.Addr().String() + "/db"}, ""
+			}},
+	})
+	if took := time.Since(start); took > 25*time.Second {
+		t.Errorf("refused after %s, want about 10 s", took)
+	}
 }

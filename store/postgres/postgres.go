@@ -40,6 +40,10 @@ const schemaMark = "leaselab schema 1"
 // statement that waits longer fails with engine.ErrBusy, and the action can be retried.
 const LockTimeout = 10 * time.Second
 
+// ConnectTimeout bounds each connection attempt of a URL without connect_timeout: the TCP
+// connection, TLS and the start-up exchange with the server.
+const ConnectTimeout = 10 * time.Second
+
 // callTimeout bounds every call that arrives without a deadline of its own.
 const callTimeout = 60 * time.Second
 
@@ -106,6 +110,11 @@ func parse(raw, def string) (target, error) {
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
 		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// A server that accepts the TCP connection and never answers would otherwise hold the
+		// command for callTimeout, then say only "context deadline exceeded".
+		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
@@ -271,6 +280,10 @@ func connect(ctx context.Context, t target) (*DB, error) {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("no answer from the server within %s (connect_timeout): is it a PostgreSQL server, and is it up? %w",
+				cfg.ConnConfig.ConnectTimeout, err)
+		}
 		return nil, envError(t, err)
 	}
 	return &DB{t: t, admin: pool}, nil
