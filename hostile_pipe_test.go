@@ -158,3 +158,36 @@ func TestClosedOutputEndsServeCleanly(t *testing.T) {
 			"the attendee is told the server is shutting down", "temporary folder removed")
 	}
 }
+
+// Two Ctrl-C 1 ms apart: the second ends the run at once, as before, but its temporary folder
+// (payment data) goes with it. Today the second kills it on the spot and leaves the folder.
+func TestDoubleInterruptRemovesTheRunFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	p := startWithTmp(t, "run", "many-workers", "--messages", "2000", "--report-dir", "")
+	p.waitFor(t, "made its database", func() bool {
+		f := p.runFolders()
+		return len(f) == 1 && fileExists(filepath.Join(f[0], "leaselab.db"))
+	})
+	time.Sleep(200 * time.Millisecond)
+	p.cmd.Process.Signal(os.Interrupt)
+	time.Sleep(time.Millisecond)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, stderr := p.exit(t), p.err.String()
+	if code != 130 {
+		t.Errorf("exit %d (%v), stderr %q; want 130", code, p.cmd.ProcessState, stderr)
+	}
+	if left := p.runFolders(); len(left) > 0 {
+		t.Errorf("temporary folders left behind: %v", left)
+	}
+	if !t.Failed() {
+		recordReliability(t, "signals", "two SIGINT 1 ms apart during `run many-workers --messages 2000`", code,
+			lastLine(stderr), "temporary folder removed")
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndex(s, "\n")+1:]
+}

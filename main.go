@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -84,9 +85,10 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
-// runWithSignals is run with a context that the first of stopSignals cancels. After that first
-// signal the handlers are reset, so a second one ends the process at once (the way out of a
-// command that does not stop).
+// runWithSignals is run with a context that the first of stopSignals cancels. A second one
+// ends the process at once (the way out of a command that does not stop), after removing the
+// temporary folders of its runs' databases (payment data), which the cleanup it cut short
+// would have removed.
 //
 // A closed output (SIGPIPE: "leaselab serve | head", a worker piped into a reader that is gone)
 // ends it the same way, with 128+13. Without a handler Go's runtime kills the process at its
@@ -105,8 +107,14 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		for {
 			select {
 			case sig := <-sigs:
-				cancel(interrupted{sig})
+				if context.Cause(ctx) == nil || context.Cause(ctx) == closedOutput {
+					cancel(interrupted{sig})
+					continue
+				}
 				signal.Reset(stopSignals...)
+				removeRunFolders(os.Getpid())
+				fmt.Fprintf(stderr, "leaselab: %s again: stopped at once; its temporary folders are removed\n", signalName(sig))
+				os.Exit(interrupted{sig}.code())
 			case <-pipes:
 				cancel(closedOutput) // the first cause stays, if a signal came first
 			case <-done:
@@ -116,6 +124,14 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		}
 	}()
 	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// removeRunFolders removes the temporary run folders process pid made (runFolderPrefix).
+func removeRunFolders(pid int) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runFolderPrefix(pid)+"*"))
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
+	}
 }
 
 // run runs one leaselab command line and returns its exit code. When ctx was cancelled by a
