@@ -151,3 +151,19 @@ func TestInterruptedSeedSaysItIsPartial(t *testing.T) {
 	recordReliability(t, "signals", "SIGINT during `seed --messages 1000000`", code,
 		strings.ReplaceAll(firstLine(stderr), filepath.Dir(path)+"/", ""), fmt.Sprintf("%d payments kept, as it says", n))
 }
+
+// A Processing row whose LockedUntilUtc is not a time: its lease never ends, and a worker
+// would poll it for ever ("until -"). The worker and the watch refuse the file, naming the row.
+func TestHostileGarbageLease(t *testing.T) {
+	garbage := func(t *testing.T, dir string) string {
+		path := seeded(t, dir, "pay.db", 6)
+		rawExec(t, path, `UPDATE OutboxMessages SET Status = 'Processing', LockedBy = 'Worker-X', LockedUntilUtc = 'soon', Attempts = 1, LeaseVersion = 1 WHERE Id = 3`)
+		return path
+	}
+	runHostile(t, "database", []hostileCase{
+		{name: "worker --db FILE with a Processing row whose LockedUntilUtc is 'soon'", setup: at(garbage, "worker", "--db", "FILE", "--name", "P1", "--until-empty"),
+			code: exitEnvError, msg: `row PAY-003 is Processing under a lease whose LockedUntilUtc "soon" is not a time`, unchanged: true},
+		{name: "watch --db FILE with a Processing row whose LockedUntilUtc is 'soon'", setup: at(garbage, "watch", "--db", "FILE"),
+			code: exitEnvError, msg: `row PAY-003 is Processing under a lease whose LockedUntilUtc "soon" is not a time`, unchanged: true},
+	})
+}

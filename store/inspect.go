@@ -32,6 +32,10 @@ type Inspection struct {
 	Kind     Kind
 	Version  int      // the schema version of a leaselab database; 0 for KindNew
 	Contents Contents // what the database holds (zero for KindNew)
+	// BadLease is the key of a Processing row whose LockedUntilUtc, BadUntil, is not a time
+	// (written by hand or by another program), or "" when there is none. Such a lease never
+	// ends, so no worker could ever take the row.
+	BadLease, BadUntil string
 }
 
 // Inspect says what the file at path is and what it holds, and changes nothing: not a byte of
@@ -152,8 +156,17 @@ func (ins *Inspection) read(ctx context.Context, db querier, now time.Time) erro
 	if v != schemaVersion {
 		ins.Kind = KindOlder
 	}
-	ins.Contents, err = countContents(ctx, db, now)
-	return err
+	if ins.Contents, err = countContents(ctx, db, now); err != nil {
+		return err
+	}
+	return scan(ctx, db, func(r *sql.Rows) error {
+		var key string
+		var until sql.NullString
+		err := r.Scan(&key, &until)
+		ins.BadLease, ins.BadUntil = key, until.String
+		return err
+	}, `SELECT IdempotencyKey, LockedUntilUtc FROM OutboxMessages
+	     WHERE Status = 'Processing' AND (LockedUntilUtc IS NULL OR julianday(LockedUntilUtc) IS NULL) ORDER BY Id LIMIT 1`)
 }
 
 // countContents counts what emptying the database would delete. Every version leaselab

@@ -184,6 +184,10 @@ func CheckOpen(ctx context.Context, path string) (string, error) {
 	case ins.Kind == KindOlder:
 		return "", &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --reset --db FILE",
 			ErrOtherVersion, ins.Version, schemaVersion)}
+	case ins.BadLease != "":
+		// A worker would wait for that lease for ever, printing "until -".
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("row %s is Processing under a lease whose LockedUntilUtc %q is not a time: it never ends, and no worker could take the row; make the file again with leaselab seed --reset --db %s",
+			ins.BadLease, ins.BadUntil, abs)}
 	}
 	return abs, nil
 }
