@@ -167,3 +167,17 @@ func TestHostileGarbageLease(t *testing.T) {
 			code: exitEnvError, msg: `row PAY-003 is Processing under a lease whose LockedUntilUtc "soon" is not a time`, unchanged: true},
 	})
 }
+
+// A LeaseVersion at the int64 maximum: the next claim would overflow the fencing token (today
+// the worker stops on a raw scan error with the row left Processing). Refused, naming the row.
+func TestHostileMaxedLeaseVersion(t *testing.T) {
+	maxed := func(t *testing.T, dir string) string {
+		path := seeded(t, dir, "pay.db", 6)
+		rawExec(t, path, `UPDATE OutboxMessages SET LeaseVersion = 9223372036854775807 WHERE Id = 2`)
+		return path
+	}
+	runHostile(t, "database", []hostileCase{
+		{name: "worker --db FILE with a LeaseVersion at the int64 maximum", setup: at(maxed, "worker", "--db", "FILE", "--name", "P1"),
+			code: exitEnvError, msg: "row PAY-002 has a LeaseVersion at the largest integer", unchanged: true},
+	})
+}

@@ -36,6 +36,9 @@ type Inspection struct {
 	// (written by hand or by another program), or "" when there is none. Such a lease never
 	// ends, so no worker could ever take the row.
 	BadLease, BadUntil string
+	// MaxedFence is the key of a row whose LeaseVersion is at the int64 maximum (or not an
+	// integer): its next claim would overflow the fencing token. "" when there is none.
+	MaxedFence string
 }
 
 // Inspect says what the file at path is and what it holds, and changes nothing: not a byte of
@@ -159,7 +162,7 @@ func (ins *Inspection) read(ctx context.Context, db querier, now time.Time) erro
 	if ins.Contents, err = countContents(ctx, db, now); err != nil {
 		return err
 	}
-	return scan(ctx, db, func(r *sql.Rows) error {
+	err = scan(ctx, db, func(r *sql.Rows) error {
 		var key string
 		var until sql.NullString
 		err := r.Scan(&key, &until)
@@ -167,6 +170,12 @@ func (ins *Inspection) read(ctx context.Context, db querier, now time.Time) erro
 		return err
 	}, `SELECT IdempotencyKey, LockedUntilUtc FROM OutboxMessages
 	     WHERE Status = 'Processing' AND (LockedUntilUtc IS NULL OR julianday(LockedUntilUtc) IS NULL) ORDER BY Id LIMIT 1`)
+	if err != nil {
+		return err
+	}
+	return scan(ctx, db, func(r *sql.Rows) error { return r.Scan(&ins.MaxedFence) },
+		`SELECT IdempotencyKey FROM OutboxMessages
+	     WHERE Status <> 'Processed' AND (typeof(LeaseVersion) <> 'integer' OR LeaseVersion >= 9223372036854775807) ORDER BY Id LIMIT 1`)
 }
 
 // countContents counts what emptying the database would delete. Every version leaselab

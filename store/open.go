@@ -188,6 +188,10 @@ func CheckOpen(ctx context.Context, path string) (string, error) {
 		// A worker would wait for that lease for ever, printing "until -".
 		return "", &EnvError{Path: abs, Err: fmt.Errorf("row %s is Processing under a lease whose LockedUntilUtc %q is not a time: it never ends, and no worker could take the row; make the file again with leaselab seed --reset --db %s",
 			ins.BadLease, ins.BadUntil, abs)}
+	case ins.MaxedFence != "":
+		// Its next claim would overflow LeaseVersion, the fencing token, mid-transaction.
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("row %s has a LeaseVersion at the largest integer (or not an integer): its next claim would overflow the fencing token; make the file again with leaselab seed --reset --db %s",
+			ins.MaxedFence, abs)}
 	}
 	return abs, nil
 }
