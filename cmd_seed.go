@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store"
 )
 
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
@@ -44,6 +45,12 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer db.Close()
 	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
 	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
+		var ps *store.PartialSeedError
+		if errors.As(err, &ps) && ps.Written > 0 {
+			// Said whatever stopped it, an interrupt included (whose own line follows).
+			fmt.Fprintf(stderr, "leaselab seed: partial: %s holds the first %d of %d payments; leaselab seed --reset --db %s starts again\n",
+				db.Path(), ps.Written, ps.Of, *path)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "seeded %d payments with their outbox messages into %s\n", *n, db.Path())

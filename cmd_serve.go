@@ -20,7 +20,7 @@ import (
 )
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
-                      [--teacher-key FILE]
+                      [--teacher-key FILE] [--handshake 20s]
 
 Serves the lab over SSH for a room: every connection gets its own lab on its own temporary
 database, removed when it disconnects. Attendees need only an SSH client:
@@ -31,7 +31,8 @@ database, removed when it disconnects. Attendees need only an SSH client:
 No shell, no command, no forwarding and no SFTP: the command line is a scenario name. The host
 key is made once and reused; its fingerprint is printed at start, for the slide. A connection
 with a key of --teacher-key gets the teacher's table instead: every lab, and a scenario to
-offer them all. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
+offer them all. A connection that has not opened its lab 20 s (--handshake) after connecting is
+closed, and at most --max-sessions + 16 may wait at once. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
 database.
 `
 
@@ -53,6 +54,8 @@ type serveOptions struct {
 	roomBudget      int    // --room-budget: worker actions a second all free runs share
 	handouts        string // --handouts: the folder served labs' w writes into ("" none)
 	handoutsPerLab  int
+	handshake       time.Duration // --handshake: a connection's time to open its lab
+	maxPending      int           // connections that may wait for their lab at once (0: serve's default); tests set it
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -66,6 +69,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.handouts, "handouts", "", "folder where each lab's w may write a handout (default: none; a lab writes nothing on the server)")
 	fs.IntVar(&o.handoutsPerLab, "handouts-per-lab", 3, "handouts one lab may write into --handouts")
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
+	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
 	pos, err := parseInterleaved(fs, args)
 	switch {
 	case err != nil:
@@ -80,6 +84,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 		return o, usageError{fmt.Errorf("--room-budget %d: want at least 10 actions a second", o.roomBudget)}
 	case o.idle < 0:
 		return o, usageError{fmt.Errorf("--idle %s: want a positive duration, or 0 for never", o.idle)}
+	case o.handshake <= 0:
+		return o, usageError{fmt.Errorf("--handshake %s: want a positive duration, e.g. 20s", o.handshake)}
 	case o.hostKey == "":
 		return o, usageError{errors.New("--host-key: want a file path")}
 	}
@@ -167,7 +173,7 @@ func newLabServer(key gossh.Signer, o serveOptions, connect string, log io.Write
 // labServerConfig is newLabServer's configuration.
 func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
-		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers,
+		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
 		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
 		Connect: connect, Log: log, FreeBudget: o.roomBudget, Handouts: o.handouts, HandoutsPerLab: o.handoutsPerLab,
 		NewRoot: func() serve.Root {
@@ -198,6 +204,9 @@ func idleWords(d time.Duration) string {
 	return "a lab idle for " + d.String() + " is closed"
 }
 
+// maxTeacherKeyFile bounds the --teacher-key file: it is read whole, before the server starts.
+const maxTeacherKeyFile = 1 << 20
+
 // readAuthorizedKeys reads the public keys of an authorized_keys file (comments and blank lines
 // skipped); a line that is not a key is an error naming file:line.
 func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
@@ -208,9 +217,21 @@ func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("--teacher-key %s: not a regular file", path)
 	}
-	data, err := os.ReadFile(path)
+	if info.Size() > maxTeacherKeyFile {
+		return nil, usageError{fmt.Errorf("--teacher-key %s: file too large: %d bytes (at most %d; an authorized_keys file of a few keys is a few KB)", path, info.Size(), maxTeacherKeyFile)}
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	defer f.Close()
+	// The file may have grown since the Stat: read no more than the cap, and refuse it if more.
+	data, err := io.ReadAll(io.LimitReader(f, maxTeacherKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("--teacher-key: %w", err)
+	}
+	if len(data) > maxTeacherKeyFile {
+		return nil, usageError{fmt.Errorf("--teacher-key %s: file too large: more than %d bytes", path, maxTeacherKeyFile)}
 	}
 	var keys []gossh.PublicKey
 	for i, line := range strings.Split(string(data), "\n") {

@@ -83,7 +83,9 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sess.TraceSQL(*showSQL)
 	w := sess.Workers()[0]
 	var last engine.Event
-	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty,
+	// Stopped by a signal or a closed output, it finishes the message it holds within its lease
+	// rather than leave the row Processing for another worker to wait out.
+	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty, Finish: *lease,
 		OnEvent: func(e engine.Event) {
 			// A blocked worker polls again and again: print a blocked poll once per lease it waits on.
 			if e.Kind == engine.EvClaim && e.Outcome == "blocked" && last.Outcome == "blocked" && e.Key == last.Key && e.Until.Equal(last.Until) {

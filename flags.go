@@ -152,6 +152,10 @@ func (o *dbOpener) check(ctx context.Context) error {
 }
 
 // open creates the run's database. cleanup removes the temporary folder.
+// runFolderPrefix starts the name of every temporary folder process pid makes for a run's
+// database: a second stop signal removes them all by this name before the process ends at once.
+func runFolderPrefix(pid int) string { return fmt.Sprintf("leaselab-run-%d-", pid) }
+
 func (o *dbOpener) open(ctx context.Context) (db backend, note string, cleanup func(), err error) {
 	if postgres.IsURL(o.path) {
 		return o.openPostgres(ctx)
@@ -159,7 +163,7 @@ func (o *dbOpener) open(ctx context.Context) (db backend, note string, cleanup f
 	cleanup = func() {}
 	note, path, opts := "kept", o.path, o.opts
 	if path == "" {
-		dir, err := os.MkdirTemp("", "leaselab-run-")
+		dir, err := os.MkdirTemp("", runFolderPrefix(os.Getpid()))
 		if err != nil {
 			return nil, "", cleanup, fmt.Errorf("temporary folder: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -58,11 +59,19 @@ func runHostile(t *testing.T, group string, cases []hostileCase) {
 	}
 }
 
-// fileHashes is the sha256 of file and of its -wal and -shm, and says which of them exist.
+// fileHashes is the sha256 of file and of its -wal and -shm, and says which of them exist. For
+// a PostgreSQL URL it is that of the schema's comment, objects and rows (pgSchemaState).
 func fileHashes(t *testing.T, file string) string {
 	t.Helper()
 	if file == "" {
 		return ""
+	}
+	if strings.HasPrefix(file, "postgres://") {
+		u, err := url.Parse(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pgSchemaState(t, u.Query().Get("schema"))
 	}
 	var parts []string
 	for _, p := range []string{file, file + "-wal", file + "-shm", file + "-journal"} {
@@ -92,6 +101,13 @@ var reliabilityMu sync.Mutex
 // name says enough.
 var tempPath = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/[^/ ]+/[0-9]+/`)
 
+// testSchemaURL is the test server's URL with a schema in a message, and testSchema the pid
+// suffix of a test's schema (pgSchemaURL): both are left out of the table, as temporary folders are.
+var (
+	testSchemaURL = regexp.MustCompile(`postgres://[^ @]*@127\.0\.0\.1:[0-9]+/postgres\?[^ ]*?schema=leaselab_test_[a-z0-9_]*(&[a-z_]+=[a-z0-9]+)*`)
+	testSchema    = regexp.MustCompile(`(leaselab_test_[a-z_]+?)_[0-9]+\b`)
+)
+
 // recordReliability appends one row to the file LEASELAB_RELIABILITY names, if any: the group,
 // the input, the exit code, the message and what became of the file.
 func recordReliability(t *testing.T, group, input string, code int, msg, file string) {
@@ -101,6 +117,8 @@ func recordReliability(t *testing.T, group, input string, code int, msg, file st
 	}
 	cell := func(s string) string {
 		s = tempPath.ReplaceAllString(s, "")
+		s = testSchemaURL.ReplaceAllString(s, "URL")
+		s = testSchema.ReplaceAllString(s, "$1")
 		s = strings.ReplaceAll(s, "|", `\|`)
 		if len(s) > 160 {
 			s = s[:157] + "…"

@@ -7,8 +7,8 @@
 //
 // Exit codes: 0 the scenario's expectations hold; 1 they do not; 2 usage or scenario errors;
 // 3 environment errors (the database file or the report folder); 128+N ended by signal N
-// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM), after removing its temporary
-// folders.
+// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM; 141 SIGPIPE, its output
+// closed), after removing its temporary folders.
 package main
 
 import (
@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -52,6 +53,9 @@ func main() {
 // connections) runs; the exit code is then 128 + the signal's number.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
+// closedOutput is the cause of a context cancelled because stdout or stderr was closed (SIGPIPE).
+var closedOutput = interrupted{syscall.SIGPIPE}
+
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted struct{ sig os.Signal }
 
@@ -75,30 +79,59 @@ func signalName(sig os.Signal) string {
 		return "SIGHUP"
 	case syscall.SIGQUIT:
 		return "SIGQUIT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (its output was closed)"
 	}
 	return sig.String()
 }
 
-// runWithSignals is run with a context that the first of stopSignals cancels. After that first
-// signal the handlers are reset, so a second one ends the process at once (the way out of a
-// command that does not stop).
+// runWithSignals is run with a context that the first of stopSignals cancels. A second one
+// ends the process at once (the way out of a command that does not stop), after removing the
+// temporary folders of its runs' databases (payment data), which the cleanup it cut short
+// would have removed.
+//
+// A closed output (SIGPIPE: "leaselab serve | head", a worker piped into a reader that is gone)
+// ends it the same way, with 128+13. Without a handler Go's runtime kills the process at its
+// first write to a closed stdout or stderr, before any cleanup; with one, the write fails with
+// EPIPE instead. Its handler is never reset: the cleanup that follows may write again.
 func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, stopSignals...)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		select {
-		case sig := <-sigs:
-			cancel(interrupted{sig})
-			signal.Reset(stopSignals...)
-		case <-done:
-			signal.Stop(sigs)
+		for {
+			select {
+			case sig := <-sigs:
+				if context.Cause(ctx) == nil || context.Cause(ctx) == closedOutput {
+					cancel(interrupted{sig})
+					continue
+				}
+				signal.Reset(stopSignals...)
+				removeRunFolders(os.Getpid())
+				fmt.Fprintf(stderr, "leaselab: %s again: stopped at once; its temporary folders are removed\n", signalName(sig))
+				os.Exit(interrupted{sig}.code())
+			case <-pipes:
+				cancel(closedOutput) // the first cause stays, if a signal came first
+			case <-done:
+				signal.Stop(sigs)
+				return
+			}
 		}
 	}()
 	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// removeRunFolders removes the temporary run folders process pid made (runFolderPrefix).
+func removeRunFolders(pid int) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runFolderPrefix(pid)+"*"))
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
+	}
 }
 
 // run runs one leaselab command line and returns its exit code. When ctx was cancelled by a
@@ -107,9 +140,16 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code, err := dispatch(ctx, args, stdin, stdout, stderr)
 	var intr interrupted
-	if errors.As(context.Cause(ctx), &intr) && !(len(args) > 0 && stopsBySignal[args[0]]) {
+	if errors.As(context.Cause(ctx), &intr) && (!(len(args) > 0 && stopsBySignal[args[0]]) || intr == closedOutput) {
+		// A server told to stop stops normally; one whose log was closed did not end well.
 		fmt.Fprintf(stderr, "leaselab: %v\n", intr)
 		return intr.code()
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The output was closed and the command stopped on the failed write before SIGPIPE's
+		// handler cancelled its context.
+		fmt.Fprintf(stderr, "leaselab: %v\n", closedOutput)
+		return closedOutput.code()
 	}
 	if err != nil {
 		return report(err, stderr)

@@ -134,6 +134,7 @@ type attendee struct {
 	ended  chan error    // the session's exit
 	read   chan struct{} // closed when the output has been read to its end
 	drawn  chan struct{} // signalled after each read of output (the benchmark's clock)
+	silent bool          // never answers a terminal query
 }
 
 // dialOpts say how an attendee connects.
@@ -144,6 +145,7 @@ type dialOpts struct {
 	w, h    int
 	command string       // "" for a shell request
 	key     gossh.Signer // a key to authenticate with (nil: keyboard-interactive, no question)
+	silent  bool         // a terminal that never answers the server's queries
 }
 
 // connect opens a connection and a session; it answers the terminal queries a real terminal
@@ -170,7 +172,7 @@ func (ts *testServer) connect(t testing.TB, o dialOpts) *attendee {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{}), drawn: make(chan struct{}, 1)}
+	a := &attendee{t: t, client: client, sess: sess, out: &syncBuf{}, ended: make(chan error, 1), read: make(chan struct{}), drawn: make(chan struct{}, 1), silent: o.silent}
 	for k, v := range o.env {
 		if err := sess.Setenv(k, v); err != nil {
 			t.Fatalf("setenv %s: %v", k, err)
@@ -214,7 +216,7 @@ func (a *attendee) readAll(r io.Reader) {
 			case a.drawn <- struct{}{}:
 			default:
 			}
-			if bytes.Contains(buf[:n], []byte("\x1b[c")) {
+			if !a.silent && bytes.Contains(buf[:n], []byte("\x1b[c")) {
 				io.WriteString(a.stdin, "\x1b[?62;22c")
 			}
 		}

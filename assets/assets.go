@@ -31,6 +31,9 @@ func order() []string {
 
 // Scenario returns the embedded scenario file called name, and its path for messages.
 func Scenario(name string) ([]byte, string, bool) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return nil, "", false // a path ("./after"), never a built-in name: path.Join would clean it into one
+	}
 	p := path.Join("scenarios", name+Ext)
 	b, err := fs.ReadFile(scenarios, p)
 	if err != nil {

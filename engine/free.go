@@ -25,6 +25,11 @@ type ServeOptions struct {
 	// server shares its time between labs this way), or an error when the worker must stop
 	// waiting (the loop then ends as at a stop).
 	Admit func(ctx context.Context) error
+	// Finish, when positive, is how long a worker in the middle of a message when ctx ends
+	// (a signal, a closed output) goes on with it, on a context of its own: its provider call
+	// and its finalize, so that the row is not left Processing under a lease nobody will
+	// finish. It never claims again. A stop through the stop channel does not finish.
+	Finish time.Duration
 }
 
 // Serve runs w continuously: one action after another, polling when there is nothing to do,
@@ -39,7 +44,7 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 		case <-stop:
 			return nil
 		case <-ctx.Done():
-			return nil
+			return w.finish(opt)
 		default:
 		}
 		var (
@@ -64,7 +69,10 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 			ev, acted, err = w.Step(ctx)
 		}
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrNotNow) {
+			if ctx.Err() != nil {
+				return w.finish(opt)
+			}
+			if errors.Is(err, ErrNotNow) {
 				return nil
 			}
 			return err
@@ -87,11 +95,44 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 				return nil
 			case <-ctx.Done():
 				t.Stop()
-				return nil
+				return w.finish(opt)
 			case <-t.C:
 			}
 		}
 	}
+}
+
+// finish carries on with the message w holds, if any, for up to opt.Finish: every action up to
+// its finalize, waiting opt.Poll between polls, and nothing after.
+func (w *Worker) finish(opt ServeOptions) error {
+	if opt.Finish <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opt.Finish)
+	defer cancel()
+	for w.Holds() {
+		if w.Next() != ActNone {
+			ev, acted, err := w.Step(ctx)
+			if err != nil {
+				if ctx.Err() != nil || errors.Is(err, ErrNotNow) {
+					return nil
+				}
+				return err
+			}
+			if acted && opt.OnEvent != nil {
+				opt.OnEvent(ev)
+			}
+			continue
+		}
+		t := time.NewTimer(opt.Poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 // FreeRun is every worker of a session running on its own goroutine and connection, truly

@@ -111,7 +111,11 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		case "header":
 			err = p.header(n, line)
 		case "steps":
-			err = p.step(n, stripComment(line))
+			if f := strings.Fields(line); f[0] == "ask:" || f[0] == "because:" {
+				err = p.step(n, line) // free text: a " #" is a comment only after the right answer
+			} else {
+				err = p.step(n, stripComment(line))
+			}
 		case "expect":
 			var e Expectation
 			e, err = p.expectation(n, stripComment(line))

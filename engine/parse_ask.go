@@ -195,7 +195,9 @@ func (p *parser) question(n int, rest string) (*Question, error) {
 		return nil, p.errf(n, "ask: which answer is right? End the line with \"= ANSWER\": %s", askForm)
 	}
 	parts[len(parts)-1] = lastPart[:i]
-	right := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lastPart[i:]), "="))
+	// The line reaches here whole: a " #" in the question or an answer is text, one after the
+	// right answer starts a comment.
+	right := stripComment(strings.TrimPrefix(strings.TrimSpace(lastPart[i:]), "="))
 	q := &Question{Line: n, Text: text, Right: -1}
 	for _, a := range parts[1:] {
 		a = strings.TrimSpace(a)

@@ -248,6 +248,11 @@ func (p *parser) expectation(n int, line string) (Expectation, error) {
 			if !IsMetric(e.Metric) {
 				return e, p.errf(n, "expect: unknown metric %q (known: %s)", e.Metric, strings.Join(MetricNames(), ", "))
 			}
+			if w, ok := strings.CutPrefix(e.Metric, "processed_by_worker["); ok {
+				// Checked once every worker is declared, as a step's worker is.
+				w = strings.TrimSuffix(w, "]")
+				p.pendingWorkerRefs = append(p.pendingWorkerRefs, workerRef{line: n, name: strings.TrimPrefix(w, "Worker-")})
+			}
 			if e.Metric == "verdict" {
 				if (val != "pass" && val != "fail") || (op != "=" && op != "!=") {
 					return e, p.errf(n, "expect: verdict takes \"= pass\" or \"= fail\"")

@@ -157,6 +157,14 @@ func (w *Worker) View() WorkerView {
 	return v
 }
 
+// Holds reports whether the worker is in the middle of a message: it has loaded, selected,
+// locked or claimed one and not finished it (and has not crashed).
+func (w *Worker) Holds() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.crashed && w.phase != phaseIdle
+}
+
 // Next is the action the worker would take now.
 func (w *Worker) Next() Action {
 	w.mu.Lock()

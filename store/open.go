@@ -143,12 +143,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // OpenReadOnly opens an existing leaselab database of this schema version for reading only
 // (for the watch): mode=ro and query_only, and no journal_mode, so that the file and its journal
-// mode stay as they are. Writes through it fail.
+// mode stay as they are. Writes through it fail. A -wal and -shm that its reads had to make
+// beside a file that had none are removed at Close, unless another connection still uses them.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	abs, err := CheckOpen(ctx, path)
 	if err != nil {
 		return nil, err
 	}
+	tidy := size(abs+"-wal") < 0 && size(abs+"-shm") < 0
 	admin, err := sql.Open("sqlite", readOnlyDSN(abs))
 	if err != nil {
 		return nil, &EnvError{Path: abs, Err: err}
@@ -163,7 +165,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		}
 		return nil, &EnvError{Path: abs, Err: describe(err)}
 	}
-	return &DB{path: abs, admin: admin}, nil
+	return &DB{path: abs, admin: admin, tidy: tidy}, nil
 }
 
 // CheckOpen runs the checks of Open and OpenReadOnly, and opens nothing: the file must be a
@@ -182,6 +184,14 @@ func CheckOpen(ctx context.Context, path string) (string, error) {
 	case ins.Kind == KindOlder:
 		return "", &EnvError{Path: abs, Err: fmt.Errorf("%w (schema %d, this leaselab uses %d): make it again with leaselab seed --reset --db FILE",
 			ErrOtherVersion, ins.Version, schemaVersion)}
+	case ins.BadLease != "":
+		// A worker would wait for that lease for ever, printing "until -".
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("row %s is Processing under a lease whose LockedUntilUtc %q is not a time: it never ends, and no worker could take the row; make the file again with leaselab seed --reset --db %s",
+			ins.BadLease, ins.BadUntil, abs)}
+	case ins.MaxedFence != "":
+		// Its next claim would overflow LeaseVersion, the fencing token, mid-transaction.
+		return "", &EnvError{Path: abs, Err: fmt.Errorf("row %s has a LeaseVersion at the largest integer (or not an integer): its next claim would overflow the fencing token; make the file again with leaselab seed --reset --db %s",
+			ins.MaxedFence, abs)}
 	}
 	return abs, nil
 }

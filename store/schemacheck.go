@@ -44,7 +44,7 @@ func readSchema(ctx context.Context, q querier) ([]schemaFact, error) {
 		o.sql = def.String
 		objs = append(objs, o)
 		return err
-	}, `SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
+	}, `SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE `+notInternal+` ORDER BY type, name`)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,12 @@ func readSchema(ctx context.Context, q querier) ([]schemaFact, error) {
 	}
 	return append(facts, defs...), nil
 }
+
+// notInternal is the condition that leaves out SQLite's own objects (sqlite_sequence,
+// sqlite_stat1, sqlite_autoindex_…) and nothing else: their names start with exactly "sqlite_",
+// a prefix SQLite reserves. LIKE 'sqlite_%' would not do: in LIKE "_" is any character and case
+// is ignored, so a user's table SqliteUserData or trigger sqliteAudit would go unseen.
+const notInternal = `substr(name, 1, 7) IS NOT 'sqlite_'`
 
 // scan runs query on q and calls each for every row.
 func scan(ctx context.Context, q querier, each func(*sql.Rows) error, query string, args ...any) error {

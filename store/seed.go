@@ -26,11 +26,23 @@ func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
 	for from := 1; from <= n; from += seedChunk {
 		to := min(from+seedChunk-1, n)
 		if err := db.seedRange(ctx, from, to, n, start); err != nil {
-			return err
+			return &PartialSeedError{Written: from - 1, Of: n, Err: err}
 		}
 	}
 	return nil
 }
+
+// PartialSeedError is a SeedBulk that stopped part way (an interrupt, a full disk): the first
+// Written payments of Of, whole transactions, are in the database; the rest are not.
+type PartialSeedError struct {
+	Written, Of int
+	Err         error
+}
+
+func (e *PartialSeedError) Error() string {
+	return fmt.Sprintf("the seed stopped after %d of %d payments: %v", e.Written, e.Of, e.Err)
+}
+func (e *PartialSeedError) Unwrap() error { return e.Err }
 
 // seedRows is how many rows one INSERT statement of SeedBulk writes: a statement per row would
 // spend most of the seed in database/sql and the driver.

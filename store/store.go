@@ -67,6 +67,9 @@ type DB struct {
 	admin *sql.DB
 	gate  *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
 	hold  *FinalizeHold // fault injection for crash tests; nil when off
+	// tidy: a read-only DB opened when the file had no -wal and no -shm; Close has SQLite
+	// remove the ones its reads made (tidyWAL).
+	tidy bool
 }
 
 var _ engine.DB = (*DB)(nil)
@@ -139,7 +142,36 @@ func (db *DB) createSchemaTx(ctx context.Context, tx *sql.Tx) error {
 func (db *DB) Path() string { return db.path }
 
 // Close closes the shared pool. Worker connections are closed by their owners.
-func (db *DB) Close() error { return db.admin.Close() }
+func (db *DB) Close() error {
+	err := db.admin.Close()
+	if db.tidy && err == nil {
+		tidyWAL(db.path)
+	}
+	return err
+}
+
+// tidyWAL removes the -wal and -shm that a read-only connection made beside a WAL file that had
+// none: a reader of a WAL database needs both, and only a connection that may write removes
+// them when it closes last. So one such connection is opened and closed here, and SQLite does
+// what it does after every writer: when no other connection has the file open, it checkpoints
+// the -wal (empty: nothing is written to the file) and removes both; when one has, it leaves
+// them to that one. Nothing is done when they already went, or when the file cannot be opened
+// for writing (then they stay, as before).
+func tidyWAL(path string) {
+	if size(path+"-wal") < 0 && size(path+"-shm") < 0 {
+		return
+	}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	w, err := sql.Open("sqlite", u.String()+"?mode=rw&_pragma=busy_timeout(0)")
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var n int
+	_ = w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n)
+}
 
 // Checkpoint runs PRAGMA wal_checkpoint(TRUNCATE) and reports whether it was blocked (busy=1),
 // which happens when some connection still holds a read transaction open.
@@ -168,7 +200,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) (string, error) {
 func (db *DB) Schema(ctx context.Context) (string, error) {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	rows, err := db.admin.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, rowid")
+	rows, err := db.admin.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "+notInternal+" ORDER BY type DESC, rowid")
 	if err != nil {
 		return "", fmt.Errorf("read schema: %w", describe(err))
 	}

@@ -40,6 +40,10 @@ const schemaMark = "leaselab schema 1"
 // statement that waits longer fails with engine.ErrBusy, and the action can be retried.
 const LockTimeout = 10 * time.Second
 
+// ConnectTimeout bounds each connection attempt of a URL without connect_timeout: the TCP
+// connection, TLS and the start-up exchange with the server.
+const ConnectTimeout = 10 * time.Second
+
 // callTimeout bounds every call that arrives without a deadline of its own.
 const callTimeout = 60 * time.Second
 
@@ -84,28 +88,69 @@ func parse(raw, def string) (target, error) {
 	if err != nil || !IsURL(raw) {
 		return target{}, fmt.Errorf("--db %q: want a URL like postgres://user@host:5432/db?schema=NAME", Redact(raw))
 	}
-	q := u.Query()
-	schema := q.Get("schema")
-	if schema == "" {
-		schema = def
+	rest, schemas, err := takeSchema(u.RawQuery)
+	if err != nil {
+		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
+	}
+	schema := def
+	switch {
+	case len(schemas) > 1:
+		return target{}, fmt.Errorf("--db %s: schema= given %d times (%s): give it once", Redact(raw), len(schemas), strings.Join(schemas, ", "))
+	case len(schemas) == 1 && schemas[0] != "":
+		schema = schemas[0]
 	}
 	if !schemaRE.MatchString(schema) {
 		return target{}, fmt.Errorf("--db %s: schema %q: want lower-case letters, digits and _, up to 63, not starting with a digit",
 			Redact(raw), schema)
 	}
-	q.Del("schema")
-	u.RawQuery = q.Encode()
+	// The other parameters go to pgx as they were written: re-encoding them would turn a
+	// %20 into a + that pgx passes on as it is (options=-c%20… would reach the server as
+	// "-c+…").
+	u.RawQuery = rest
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
 		return target{}, fmt.Errorf("--db %s: %v", Redact(raw), err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// A server that accepts the TCP connection and never answers would otherwise hold the
+		// command for callTimeout, then say only "context deadline exceeded".
+		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(LockTimeout.Milliseconds())
 	cfg.ConnConfig.RuntimeParams["application_name"] = "leaselab"
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	q.Set("schema", schema)
-	u.RawQuery = q.Encode()
+	if rest != "" {
+		rest += "&"
+	}
+	u.RawQuery = rest + "schema=" + schema
 	return target{config: cfg, schema: schema, shown: Redact(u.String())}, nil
+}
+
+// takeSchema splits a URL's raw query into its schema parameters (unescaped, in order) and the
+// other parameters, left exactly as they were written.
+func takeSchema(rawQuery string) (rest string, schemas []string, err error) {
+	var kept []string
+	for _, pair := range strings.Split(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return "", nil, fmt.Errorf("parameter %q: %v", k, err)
+		}
+		if key != "schema" {
+			kept = append(kept, pair)
+			continue
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return "", nil, fmt.Errorf("schema %q: %v", v, err)
+		}
+		schemas = append(schemas, val)
+	}
+	return strings.Join(kept, "&"), schemas, nil
 }
 
 // Redact returns the URL without its password (in the user part or a password parameter).
@@ -197,14 +242,23 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	}
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	mark, exists, err := schemaState(ctx, db.admin, t.schema)
-	switch {
-	case err != nil:
-	case !exists:
-		err = fmt.Errorf("no schema %s: make it with leaselab seed --db URL", t.schema)
-	case mark != schemaMark:
-		err = ErrNotOurs
-	}
+	err = pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error {
+		mark, exists, err := schemaState(ctx, tx, t.schema)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("no schema %s: make it with leaselab seed --db URL", t.schema)
+		}
+		facts, err := schemaFacts(ctx, tx, t.schema)
+		if err != nil {
+			return err
+		}
+		if len(facts) == 0 {
+			return fmt.Errorf("schema %s: %w: it is empty; make it with leaselab seed --db URL", t.schema, ErrNotOurs)
+		}
+		return checkOurs(ctx, tx, t.schema, mark, facts)
+	})
 	if err != nil {
 		db.admin.Close()
 		return nil, envError(t, err)
@@ -226,6 +280,10 @@ func connect(ctx context.Context, t target) (*DB, error) {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("no answer from the server within %s (connect_timeout): is it a PostgreSQL server, and is it up? %w",
+				cfg.ConnConfig.ConnectTimeout, err)
+		}
 		return nil, envError(t, err)
 	}
 	return &DB{t: t, admin: pool}, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -199,7 +200,8 @@ func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("seed %s…%s: %w", engine.MessageKey(from), engine.MessageKey(to), describe(err))
+			return &store.PartialSeedError{Written: from - 1, Of: n,
+				Err: fmt.Errorf("seed %s…%s: %w", engine.MessageKey(from), engine.MessageKey(to), describe(err))}
 		}
 	}
 	// Fresh statistics: without them the planner guesses a handful of rows and sorts every

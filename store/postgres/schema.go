@@ -43,22 +43,20 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 	if err != nil {
 		return err
 	}
-	var relations int
-	if exists {
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE n.nspname = $1`, schema).Scan(&relations); err != nil {
-			return fmt.Errorf("read schema %s: %w", schema, err)
-		}
-	}
-	switch {
-	case !exists:
+	if !exists {
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 			return fmt.Errorf("create schema %s: %w", schema, err)
 		}
 		return createTables(ctx, tx, schema)
-	case mark != schemaMark && relations > 0:
-		return fmt.Errorf("schema %s: %w; nothing was changed", schema, ErrNotOurs)
-	case mark != schemaMark:
+	}
+	facts, err := schemaFacts(ctx, tx, schema)
+	if err != nil {
+		return err
+	}
+	if err := checkOurs(ctx, tx, schema, mark, facts); err != nil {
+		return err
+	}
+	if len(facts) == 0 {
 		return createTables(ctx, tx, schema) // an empty schema someone made for leaselab
 	}
 	var rows int64
@@ -73,6 +71,25 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 	}
 	if _, err := tx.Exec(ctx, `TRUNCATE OutboxMessages, Payments RESTART IDENTITY`); err != nil {
 		return fmt.Errorf("reset schema %s: %w", schema, describe(err))
+	}
+	return nil
+}
+
+// checkOurs returns nil when schema, which holds facts and has the comment mark, is leaselab's
+// (what schema.sql builds, and leaselab's comment) or empty with no comment of another
+// program's; otherwise ErrNotOurs, saying why.
+func checkOurs(ctx context.Context, tx pgx.Tx, schema, mark string, facts []fact) error {
+	if len(facts) == 0 {
+		if mark != "" && mark != schemaMark {
+			return fmt.Errorf("schema %s: %w: it is empty, but its comment %q is another program's; nothing was changed", schema, ErrNotOurs, mark)
+		}
+		return nil
+	}
+	if err := checkContents(ctx, tx, schema, facts); err != nil {
+		return err
+	}
+	if mark != schemaMark {
+		return fmt.Errorf("schema %s: %w: it has leaselab's tables but not the comment leaselab leaves on its schemas; nothing was changed", schema, ErrNotOurs)
 	}
 	return nil
 }

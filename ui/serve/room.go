@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"leaselab/engine"
 	"leaselab/ui"
 )
 
@@ -88,17 +89,18 @@ func (s *Server) unregister(ss *session) {
 	s.handlers.Done()
 }
 
-// printable writes log lines with their control characters replaced: SSH user names and
-// commands are the client's to choose, escape sequences included, and the log is a terminal.
+// printable writes log lines with engine.Escape: SSH user names and commands are the client's to
+// choose, escape sequences, bidi overrides (U+202E) and line feeds included, and the log is a
+// terminal or a file others read line by line. Only the line's own final newline is kept, so a
+// name cannot split a line and forge the next.
 type printable struct{ w io.Writer }
 
 func (p printable) Write(b []byte) (int, error) {
-	line := strings.Map(func(r rune) rune {
-		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
-			return '?'
-		}
-		return r
-	}, string(b))
+	body, nl := strings.CutSuffix(string(b), "\n")
+	line := engine.Escape(body)
+	if nl {
+		line += "\n"
+	}
 	if _, err := io.WriteString(p.w, line); err != nil {
 		return 0, err
 	}

@@ -70,6 +70,12 @@ type Config struct {
 	// FreeBudget is the work a second, in worker actions, that the free runs of all labs
 	// share (0: DefaultFreeBudget); a key press in any lab goes before them.
 	FreeBudget int
+	// Handshake is how long a connection has, from its first byte, to open its lab or the
+	// teacher's table before it is closed (0: DefaultHandshake).
+	Handshake time.Duration
+	// MaxPending is how many connections may wait to open their lab at once; the next is
+	// closed at once (0: MaxSessions + 16).
+	MaxPending int
 }
 
 // Server serves labs over SSH.
@@ -84,6 +90,7 @@ type Server struct {
 	mu       sync.Mutex
 	closing  bool
 	sessions map[*session]struct{}
+	pending  int            // connections that have not opened their lab yet
 	handlers sync.WaitGroup // session handlers running
 }
 
@@ -102,6 +109,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Handshake <= 0 {
+		cfg.Handshake = DefaultHandshake
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = cfg.MaxSessions + 16
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -138,6 +151,7 @@ func New(cfg Config) (*Server, error) {
 		srv.PublicKeyHandler = func(ssh.Context, ssh.PublicKey) bool { return true }
 		srv.KeyboardInteractiveHandler = func(ssh.Context, gossh.KeyboardInteractiveChallenge) bool { return true }
 	}
+	srv.ConnCallback = s.track
 	srv.LocalPortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	srv.ReversePortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	s.ssh = srv

@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
-	bm "github.com/charmbracelet/wish/bubbletea"
 
 	"leaselab/ui"
 )
@@ -41,10 +40,14 @@ type session struct {
 
 	teacher bool // the teacher's table, not a lab: no root, not counted in MaxSessions
 
-	mu     sync.Mutex
-	prog   *ui.Program  // the lab (nil for the teacher's table)
-	tea    *tea.Program // the program wish runs
-	kill   *time.Timer  // end's deadline for the program to quit
+	mu   sync.Mutex
+	prog *ui.Program  // the lab (nil for the teacher's table)
+	tea  *tea.Program // the program wish runs
+	kill *time.Timer  // end's deadline for the program to quit
+	hang *time.Timer  // end's deadline for the handler to return, then the connection is closed
+	// hangUp closes the connection (nil: nothing to close): the last resort of end, when the
+	// handler is stuck on a client that does not read or answer.
+	hangUp func()
 	status ui.LabStatus // the lab's last report
 }
 
@@ -55,12 +58,18 @@ const quitWithin = 2 * time.Second
 
 // end ends the lab from outside: its program is asked to quit (so it ends as after q, without
 // an error), and killed if it has not within quitWithin. The handler cleans up.
+//
+// Whatever the lab's program does, the connection is closed 2×quitWithin after end if the
+// handler has not returned by then: ending a lab ends it, even on a client that never reads.
 func (ss *session) end(why endReason) {
 	ss.reason.CompareAndSwap(int32(endNone), int32(why))
 	ss.mu.Lock()
 	p := ss.tea
 	if p != nil && ss.kill == nil {
 		ss.kill = time.AfterFunc(quitWithin, ss.cancel)
+	}
+	if ss.hang == nil && ss.hangUp != nil {
+		ss.hang = time.AfterFunc(2*quitWithin, ss.hangUp)
 	}
 	ss.mu.Unlock()
 	if p == nil {
@@ -113,6 +122,9 @@ func (ss *session) close() {
 	if ss.kill != nil {
 		ss.kill.Stop()
 	}
+	if ss.hang != nil {
+		ss.hang.Stop()
+	}
 	ss.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -127,6 +139,8 @@ func (ss *session) close() {
 // dropped connection, a recovered panic), the lab is closed and its database removed here.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		opened(sess)
+		defer closeConnSoon(sess)
 		args := sess.Command()
 		if len(args) == 1 && args[0] == "list" {
 			wish.Println(sess, "scenarios: "+strings.Join(s.cfg.Scenarios, ", "))
@@ -151,7 +165,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), scenario: name,
-			started: s.cfg.Now(), root: s.cfg.NewRoot(), ctx: ctx, cancel: cancel}
+			started: s.cfg.Now(), root: s.cfg.NewRoot(), ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
 		ss.lastKey.Store(ss.started.UnixNano())
 		if err := s.register(ss); err != nil {
 			cancel()
@@ -211,7 +225,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
 		Report: ss.report, Room: s.pace, Served: true, Handouts: handouts,
 	}, ui.Terminal{
-		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: bm.MakeRenderer(sess),
+		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
 		// The server owns SIGINT and SIGTERM, not each of its programs.
 		Options: []tea.ProgramOption{tea.WithoutSignalHandler()},

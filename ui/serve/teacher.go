@@ -9,8 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
-	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/engine"
 )
 
 // The teacher's table: a connection authenticated with one of Config.TeacherKeys sees every
@@ -38,7 +39,7 @@ func (s *Server) isTeacher(sess ssh.Session) bool {
 func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), started: s.cfg.Now(),
-		teacher: true, ctx: ctx, cancel: cancel}
+		teacher: true, ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
 	ss.lastKey.Store(ss.started.UnixNano())
 	if err := s.register(ss); err != nil {
 		cancel()
@@ -58,7 +59,7 @@ func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
 // teacherProgram builds the teacher's table for the session.
 func (s *Server) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
 	pty, _, _ := sess.Pty()
-	r := bm.MakeRenderer(sess)
+	r := sessionRenderer(sess)
 	m := teacherModel{
 		sessions: s.Sessions, offer: func(name string) int { return s.Offer(name, "the teacher") },
 		scenarios: s.cfg.Scenarios, max: s.cfg.MaxSessions, now: s.cfg.Now,
@@ -209,12 +210,6 @@ func toggleLetters(toggles string) string {
 	return b.String()
 }
 
-// clean keeps an SSH user name printable: it is the attendee's to choose, escapes included.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// clean keeps an SSH user name printable: it is the attendee's to choose, escapes, bidi
+// overrides and line feeds included; engine.Escape shows them as \x1b, \u202e, \x0a.
+func clean(s string) string { return engine.Escape(s) }

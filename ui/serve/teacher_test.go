@@ -25,6 +25,7 @@ func TestTeacherView(t *testing.T) {
 				Toggles: "leasing on, atomic-claim on, ownership-check off, fencing off, heartbeat on", Verdict: "5 hold, 2 open"}})
 	}
 	rows[0].User = "evil\x1b]0;pwned\x07"
+	rows[1].User = "ana\u202eTXT.exe"
 	r := lipgloss.NewRenderer(&bytes.Buffer{})
 	m := teacherModel{scenarios: []string{"playground", "after"}, max: 40, bold: r.NewStyle(), subtle: r.NewStyle()}
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
@@ -39,22 +40,24 @@ func TestTeacherView(t *testing.T) {
 			t.Errorf("a line %d wide: %q", w, l)
 		}
 	}
-	for _, want := range []string{"30 of 40 labs open", "user01", "LA··H", "1m30s", "… and ", "evil?]0;pwne"} {
+	for _, want := range []string{"30 of 40 labs open", "user02", "LA··H", "1m30s", "… and ", `evil\x1b]0;p`, `ana\u202eTXT`} {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q in:\n%s", want, v)
 		}
 	}
-	if strings.Contains(v, "\x1b]") {
-		t.Error("a user name's escape sequence reached the screen")
+	if strings.Contains(v, "\x1b]") || strings.Contains(v, "\u202e") {
+		t.Error("a user name's escape sequence or bidi override reached the screen")
 	}
 }
 
-// TestPrintableLog replaces control characters in log lines, keeping the newline.
+// TestPrintableLog escapes control characters, bidi overrides and line feeds in log lines,
+// keeping the line's own newline.
 func TestPrintableLog(t *testing.T) {
 	var b bytes.Buffer
 	p := printable{&b}
-	n, err := p.Write([]byte("user \x1b[2J\u009b here\n"))
-	if err != nil || n != len("user \x1b[2J\u009b here\n") || b.String() != "user ?[2J? here\n" {
+	in := "user \x1b[2J\u009b\u202e\nforged here\n"
+	n, err := p.Write([]byte(in))
+	if err != nil || n != len(in) || b.String() != `user \x1b[2J\u009b\u202e\x0aforged here`+"\n" {
 		t.Fatalf("wrote %q (%d, %v)", b.String(), n, err)
 	}
 }
