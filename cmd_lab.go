@@ -52,6 +52,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Start:     *start,
 		Scenarios: lessonsFor(sf.db),
 		Open:      root.Open,
+		TempDB:    sf.db == "",
 		In:        stdin,
 		// w writes transcripts beside the --db database, or in the working folder.
 		TranscriptDir: transcriptDir(sf.db),

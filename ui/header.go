@@ -44,7 +44,13 @@ func (m Model) titleLine(w int) string {
 		}
 	}
 	left := brand + st.Title.Render(title)
-	if f != nil && f.DBPath != "" {
+	if f != nil && f.DBPath != "" && m.cfg.TempDB {
+		if note := "db temporary (removed at exit)"; width(left)+width(pos)+4+len(note) <= w {
+			pos += "  " + note
+		} else if width(left)+width(pos)+4+len("db temporary") <= w {
+			pos += "  db temporary"
+		}
+	} else if f != nil && f.DBPath != "" {
 		room := w - width(left) - width(pos) - 4 - len("db ")
 		switch {
 		case width(f.DBPath) <= room:

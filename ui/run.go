@@ -37,6 +37,9 @@ type Config struct {
 	// Handouts, when set, is what a served lab's w may write (a lab on a server writes nothing
 	// to the server's disk unless the teacher gave a folder): nil with Served set refuses w.
 	Handouts *HandoutQuota
+	// TempDB says each scenario opens on a temporary database, removed when the lab closes it:
+	// the header says "temporary" rather than naming a file the user never chose.
+	TempDB bool
 	// Served says the lab runs on a server for someone else's terminal: w writes only within
 	// Handouts, and never shows the server's paths.
 	Served bool

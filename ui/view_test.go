@@ -91,3 +91,12 @@ func TestManyWorkersFollowTheSelection(t *testing.T) {
 	l.must("▸ 8 Worker-H")
 	l.must("rows 1–")
 }
+
+// TestHeaderSaysTemporary: a lab on a temporary database says so instead of naming a file the
+// user never chose.
+func TestHeaderSaysTemporary(t *testing.T) {
+	cfg := Config{Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}), TempDB: true}
+	l := newLabOn(t, "playground", 120, 40, cfg)
+	l.must("db temporary (removed at exit)")
+	l.mustNot("db " + shownPath)
+}

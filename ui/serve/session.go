@@ -223,7 +223,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	p, err := ui.NewLab(ss.ctx, ui.Config{
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
-		Report: ss.report, Room: s.pace, Served: true, Handouts: handouts,
+		Report: ss.report, Room: s.pace, Served: true, Handouts: handouts, TempDB: true,
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
