@@ -89,6 +89,26 @@ e2e_wait_exit() {
 	cat "$WORK/$1.exit" 2>/dev/null
 }
 
+# e2e_serve ARGS…: starts "$BIN serve --listen 127.0.0.1:0 --host-key $WORK/host_key ARGS…" in the
+# background with its labs' databases in $WORK/tmp (LABTMP) and its output in $WORK/server.out,
+# waits for it to listen, and sets SERVER_PID and PORT. SERVER_ENV adds environment variables
+# ("GODEBUG=gctrace=1 GOMEMLIMIT=…"). It returns non-zero when no listening line came.
+e2e_serve() {
+	local i
+	LABTMP="$WORK/tmp"
+	mkdir -p "$LABTMP"
+	# shellcheck disable=SC2086
+	env TMPDIR="$LABTMP" ${SERVER_ENV:-} "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" "$@" \
+		>"$WORK/server.out" 2>&1 &
+	SERVER_PID=$!
+	e2e_bg "$SERVER_PID"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "attendees type" "$WORK/server.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	PORT=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$WORK/server.out" | grep -oE '[0-9]+$')
+}
+
 pass() { echo "ok   $*"; }
 
 # screen NAME: the pane's screen, kept in $WORK/screen.txt for fail to show.

@@ -29,19 +29,9 @@ e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
 
-# The sessions' databases go to a folder of the script's own, so that what is left is seen.
-LABTMP="$WORK/tmp"
-mkdir -p "$LABTMP"
+# The sessions' databases go to a folder of the script's own ($LABTMP), so that what is left is seen.
 ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
-TMPDIR="$LABTMP" "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --teacher-key "$WORK/teacher.pub" \
-	>"$WORK/server.out" 2>&1 &
-SERVER_PID=$!
-e2e_bg "$SERVER_PID"
-for ((i = 0; i < 100; i++)); do
-	grep -q "attendees type" "$WORK/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-PORT=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$WORK/server.out" | grep -oE '[0-9]+$') || fail "no listening line"
+e2e_serve --teacher-key "$WORK/teacher.pub" || fail "no listening line"
 FP=$(grep -oE 'SHA256:[A-Za-z0-9+/]+' "$WORK/server.out") || fail "no fingerprint printed"
 [[ $(stat -c %a "$WORK/host_key") == 600 ]] || fail "host key mode $(stat -c %a "$WORK/host_key")"
 pass "serving on port $PORT, host key $FP (0600)"

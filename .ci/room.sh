@@ -27,15 +27,7 @@ e2e_need tmux=tmux ssh=openssh-client
 
 BIN="$WORK/leaselab"
 (cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
-mkdir -p "$WORK/tmp"
-TMPDIR="$WORK/tmp" GODEBUG="${SERVER_GODEBUG:-}" env ${SERVER_ENV:-} "$BIN" serve --listen 127.0.0.1:0 --host-key "$WORK/host_key" --max-sessions "$N" >"$WORK/server.out" 2>&1 &
-SERVER_PID=$!
-e2e_bg "$SERVER_PID"
-for ((i = 0; i < 100; i++)); do
-	grep -q "attendees type" "$WORK/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-PORT=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$WORK/server.out" | grep -oE '[0-9]+$') || fail "no listening line"
+SERVER_ENV="${SERVER_GODEBUG:+GODEBUG=$SERVER_GODEBUG} ${SERVER_ENV:-}" e2e_serve --max-sessions "$N" || fail "no listening line"
 ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
 SSH="ssh -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p $PORT -o IdentitiesOnly=yes -i /dev/null -tt"
 
@@ -96,7 +88,7 @@ screen "a0" | sed -n 2p
 
 for ((i = 0; i < N; i++)); do keys "a$i" q; done
 for ((j = 0; j < 200; j++)); do
-	[[ -z $(compgen -G "$WORK/tmp/leaselab-run-*" || true) ]] && break
+	[[ -z $(compgen -G "$LABTMP/leaselab-run-*" || true) ]] && break
 	sleep 0.05
 done
 echo "every client gone: $(rss) MiB"
