@@ -33,6 +33,9 @@ type Session struct {
 	stepN   int       // actions done by the step at pc
 	rr      int       // round-robin cursor
 	runFrom time.Time // scenario time when the current run step started
+	// runMoved: since the current run step last found nobody ready, some action did more than
+	// find nothing claimable (runOnce).
+	runMoved bool
 	rng     *rand.Rand
 	pauses  map[*Worker]int // worker -> actions left before a random pause ends
 	actions int             // actions done by the session, all kinds
