@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,17 +11,13 @@ import (
 	"leaselab/engine"
 )
 
-// ClaimBatchSQL claims up to :k of the oldest claimable rows in one statement. The subquery is
-// the claim's ordered scan of the partial index (it stops after :k rows, whatever the backlog);
-// the outer WHERE repeats the claimable condition, so a row is only taken if it is still
-// claimable when it is written. Exported for the EXPLAIN QUERY PLAN test and the docs.
+// ClaimBatchSQL takes the rows the claim's read found (candidates, with k): their ids come as one
+// JSON array, and the WHERE repeats the claimable condition, so a row is only taken if it is
+// still claimable when it is written. Exported for the EXPLAIN QUERY PLAN test and the docs.
 const ClaimBatchSQL = `UPDATE OutboxMessages
    SET Status = 'Processing', LockedBy = :worker, LockedUntilUtc = :until,
        Attempts = Attempts + 1, LeaseVersion = LeaseVersion + 1
- WHERE Id IN (SELECT Id FROM OutboxMessages
-               WHERE ` + claimable + `
-               ORDER BY CreatedAtUtc
-               LIMIT :k)
+ WHERE Id IN (SELECT value FROM json_each(:ids))
    AND ` + claimable + `
 RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion, CreatedAtUtc`
 
@@ -50,8 +47,20 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 
 func (c *Conn) claimBatchTx(t txn, req engine.ClaimRequest, k int) ([]engine.Message, error) {
 	now, until := req.Times() // with the write lock held (engine: "Time in a request")
+	found, err := t.candidates(FormatTime(now), k)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	ids := make([]int64, len(found))
+	for i, c := range found {
+		ids[i] = c.m.ID
+	}
+	idsJSON, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("claim batch: %w", err)
+	}
 	rows, err := t.query(ClaimBatchSQL, sql.Named("worker", req.Worker),
-		sql.Named("until", FormatTime(until)), sql.Named("now", FormatTime(now)), sql.Named("k", k))
+		sql.Named("until", FormatTime(until)), sql.Named("now", FormatTime(now)), sql.Named("ids", string(idsJSON)))
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", describe(err))
 	}

@@ -28,13 +28,16 @@ CREATE TABLE OutboxMessages (
     CHECK ((Status = 'Processed') = (ProcessedAtUtc IS NOT NULL))
 );
 
--- The claim's index: a partial index over unfinished rows, in claim order. The claim's WHERE
--- repeats this index's condition word for word, so SQLite walks it in order and stops at the
--- first claimable row, whatever the backlog. The condition is on ProcessedAtUtc, not Status:
--- the claim changes Status (Pending -> Processing) but neither column of this index, so SQLite
--- leaves the index alone and a claim writes one page (the row's), not two. Only the finalize,
--- which sets ProcessedAtUtc, takes the row out of the index.
-CREATE INDEX OutboxMessages_Claimable
-    ON OutboxMessages (CreatedAtUtc) WHERE ProcessedAtUtc IS NULL;
+-- The claim's two indexes. The claim takes the oldest claimable row: the oldest Pending row, or
+-- the oldest row whose lease has ended, whichever is older. Pending rows are kept in claim order,
+-- so the oldest is the first entry. Leases are kept in the order they end, then claim order: the
+-- ended ones come first, and the first entry of each instant is the oldest row whose lease ended
+-- then. So a claim reads a few entries whatever the backlog, and never walks the live leases
+-- (a crashed worker's row stays Processing until its lease ends; a run with many crashes and a
+-- clock that does not move holds thousands).
+CREATE INDEX OutboxMessages_Pending
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending';
+CREATE INDEX OutboxMessages_Leases
+    ON OutboxMessages (LockedUntilUtc, CreatedAtUtc) WHERE Status = 'Processing';
 
 CREATE INDEX OutboxMessages_Key ON OutboxMessages (IdempotencyKey);

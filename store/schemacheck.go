@@ -18,9 +18,12 @@ import (
 //go:embed schema_v1.sql
 var schemaV1SQL string
 
+//go:embed schema_v2.sql
+var schemaV2SQL string
+
 // knownSchemas are the schemas of every version leaselab recognises, by PRAGMA user_version.
 // Create rebuilds an older one; nothing else is ever changed.
-var knownSchemas = map[int]string{1: schemaV1SQL, schemaVersion: schemaSQL}
+var knownSchemas = map[int]string{1: schemaV1SQL, 2: schemaV2SQL, schemaVersion: schemaSQL}
 
 // querier is what reading a schema needs: a *sql.DB, *sql.Conn or *sql.Tx.
 type querier interface {
@@ -186,7 +189,7 @@ func schemaOf(ctx context.Context, version int) ([]schemaFact, error) {
 // the nearest version's (the one with the fewest differences, this version's on a tie).
 func recognize(ctx context.Context, got []schemaFact) (version int, diff string, err error) {
 	best, bestDiff := 0, ""
-	for _, v := range []int{schemaVersion, 1} {
+	for _, v := range []int{schemaVersion, 2, 1} {
 		want, err := schemaOf(ctx, v)
 		if err != nil {
 			return 0, "", err

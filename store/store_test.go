@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -71,13 +72,22 @@ func rowByKey(t *testing.T, db *store.DB, key string) engine.Row {
 	return engine.Row{}
 }
 
-// The claim's candidate query must be an ordered scan of the partial index that stops at the
-// first claimable row: no full scan, no temporary B-tree for ORDER BY.
+// The claim's reads are each a search of one partial index that stops after :k entries: no full
+// scan, no temporary B-tree for ORDER BY, and no walk through the live leases.
 func TestClaimQueryPlanUsesIndex(t *testing.T) {
 	db := newDB(t, 50)
-	got := queryPlan(t, db, store.ClaimCandidateSQL, sql.Named("now", store.FormatTime(t0)))
-	if got != "SCAN OutboxMessages USING INDEX OutboxMessages_Claimable" {
-		t.Fatalf("claim plan:\n%s\nwant: SCAN OutboxMessages USING INDEX OutboxMessages_Claimable", got)
+	for _, c := range []struct{ name, q, want string }{
+		{"read", store.ClaimReadSQL, "COMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
+			"SCAN OutboxMessages USING INDEX OutboxMessages_Pending\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-4)\n" +
+			"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 3\n" +
+			"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-4)"},
+		{"expired", store.ClaimExpiredSQL, "SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\n" +
+			"SCALAR SUBQUERY 1\nSEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)"},
+	} {
+		got := queryPlan(t, db, c.q, sql.Named("now", store.FormatTime(t0)), sql.Named("after", ""), sql.Named("k", 1))
+		if got != c.want {
+			t.Errorf("%s claim read plan:\n%s\nwant:\n%s", c.name, got, c.want)
+		}
 	}
 }
 
@@ -185,12 +195,19 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 	}
 }
 
-// A leaselab database of another schema version (here: version 1, whose claim index was on
-// Status) is refused by Open, which says so and what to do, and rebuilt by Create with Reset.
+// A leaselab database of another schema version (1, whose claim index was on Status; 2, whose
+// claim walked the live leases) is refused by Open, which says so and what to do, and rebuilt by
+// Create with Reset.
 func TestOtherSchemaVersion(t *testing.T) {
+	for _, v := range []int{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testOtherSchemaVersion(t, v) })
+	}
+}
+
+func testOtherSchemaVersion(t *testing.T, version int) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	v1, err := os.ReadFile("schema_v1.sql")
+	old, err := os.ReadFile(fmt.Sprintf("schema_v%d.sql", version))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,21 +215,21 @@ func TestOtherSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = raw.ExecContext(ctx, string(v1)+`; PRAGMA application_id = 1279607123; PRAGMA user_version = 1;
+	_, err = raw.ExecContext(ctx, string(old)+fmt.Sprintf(`; PRAGMA application_id = 1279607123; PRAGMA user_version = %d;
 		INSERT INTO Payments (IdempotencyKey, Amount, CreatedAtUtc) VALUES ('PAY-001', 100, '2026-01-15T09:00:00.000Z');
-		INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, CreatedAtUtc) VALUES ('PAY-001', 'PaymentRequested', '{}', '2026-01-15T09:00:00.000Z')`)
+		INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, CreatedAtUtc) VALUES ('PAY-001', 'PaymentRequested', '{}', '2026-01-15T09:00:00.000Z')`, version))
 	raw.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = store.Open(ctx, path)
-	if !errors.Is(err, store.ErrOtherVersion) || !strings.Contains(err.Error(), "schema 1") ||
+	if !errors.Is(err, store.ErrOtherVersion) || !strings.Contains(err.Error(), fmt.Sprintf("schema %d", version)) ||
 		!strings.Contains(err.Error(), "leaselab seed --reset --db FILE") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("Open(version 1 file) = %v, want ErrOtherVersion naming the file, the version and the fix", err)
+		t.Fatalf("Open(version %d file) = %v, want ErrOtherVersion naming the file, the version and the fix", version, err)
 	}
 	db, err := store.CreateWith(ctx, path, store.Options{Reset: true})
 	if err != nil {
-		t.Fatalf("Create(version 1 file) = %v", err)
+		t.Fatalf("Create(version %d file) = %v", version, err)
 	}
 	defer db.Close()
 	if rows, _ := db.Snapshot(ctx); len(rows) != 0 {
@@ -223,12 +240,12 @@ func TestOtherSchemaVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	var where string
-	if err := raw.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = 'OutboxMessages_Claimable'`).Scan(&where); err != nil {
+	var indexes string
+	if err := raw.QueryRowContext(ctx, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name)`).Scan(&indexes); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(where, "ProcessedAtUtc IS NULL") {
-		t.Fatalf("the claim index after Create is %q, want this version's", where)
+	if indexes != "OutboxMessages_Key OutboxMessages_Leases OutboxMessages_Pending" {
+		t.Fatalf("the indexes after Create are %q, want this version's", indexes)
 	}
 	if _, err := store.Open(ctx, path); err != nil {
 		t.Fatalf("Open after Create = %v", err)

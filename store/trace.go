@@ -93,7 +93,8 @@ func (c *Conn) beginTraced(ctx context.Context, gateWait time.Duration) error {
 
 // stmtLabels names the statements the lesson talks about.
 var stmtLabels = map[string]string{
-	ClaimCandidateSQL:               "claim read: the oldest claimable row",
+	ClaimReadSQL:                    "claim read: the oldest Pending row, and the oldest whose lease ended first",
+	ClaimExpiredSQL:                 "claim read: the oldest row whose lease ended next",
 	keyedCandidateSQL:               "claim read: the named message",
 	claimUpdateSQL:                  "claim: conditional UPDATE on the version read",
 	blockerSQL:                      "why nothing is claimable: the lease that ends first",
