@@ -9,45 +9,63 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
-	"leaselab/store"
-	"leaselab/store/postgres"
 )
 
-// backend is what the commands need of a database beyond engine.DB. The SQLite file
-// (*store.DB) and the PostgreSQL schema (*postgres.DB) both are one; --db picks which: a
-// postgres:// or postgresql:// URL is a server, anything else a file.
-type backend interface {
-	engine.DB
-	// Schema is the schema's text, for the report.
-	Schema(ctx context.Context) (string, error)
-	// SeedBulk writes n payments with their outbox messages, many a transaction.
-	SeedBulk(ctx context.Context, n int, start time.Time) error
-	// HoldFinalize is the crash tests' fault injection (leaselab worker --hold-finalize).
-	HoldFinalize(d time.Duration, notify func(key string))
-	// Close closes the database (and drops a temporary PostgreSQL schema).
-	Close() error
+// Backends makes and opens the databases the commands run on (engine.Backend). The command line
+// never speaks SQL: main wires the SQLite files of leaselab/store (store.Files) and the
+// PostgreSQL schemas of leaselab/store/postgres (postgres.Servers). --db picks which: a
+// postgres:// or postgresql:// URL (Server.IsURL) is a server, anything else a file.
+type Backends struct {
+	File   Files
+	Server Servers
 }
 
-var (
-	_ backend = (*store.DB)(nil)
-	_ backend = (*postgres.DB)(nil)
-)
+// Files makes and opens leaselab database files (store.Files).
+type Files interface {
+	// Check runs every check Create would run on path, and writes nothing.
+	Check(ctx context.Context, path string, reset bool) error
+	// CheckOpen runs every check Open would run on path, and opens nothing.
+	CheckOpen(ctx context.Context, path string) error
+	// Create makes path a leaselab database: one that holds rows is emptied only with reset
+	// (a leaselab database only; other files are never changed). fair makes the workers of
+	// this process take turns for SQLite's write lock (stress --fair-lock).
+	Create(ctx context.Context, path string, reset, fair bool) (engine.Backend, error)
+	// Open opens the leaselab database path without changing its rows; readOnly, without
+	// writing to the file at all (watch).
+	Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error)
+}
+
+// Servers makes and opens leaselab schemas on PostgreSQL servers (postgres.Servers).
+type Servers interface {
+	// IsURL reports whether --db names a PostgreSQL server rather than a file.
+	IsURL(db string) bool
+	// HasSchema reports whether a server's URL names its schema (?schema=NAME).
+	HasSchema(url string) bool
+	// Create makes the URL's schema a leaselab schema: one that holds rows is emptied only
+	// with reset.
+	Create(ctx context.Context, url string, reset bool) (engine.Backend, error)
+	// CreateTemp makes a schema of its own on the URL's server, named after now and suffix,
+	// and dropped when it is closed.
+	CreateTemp(ctx context.Context, url string, now time.Time, suffix string) (engine.Backend, error)
+	// Open opens the URL's leaselab schema without changing its rows.
+	Open(ctx context.Context, url string) (engine.Backend, error)
+}
 
 // openPostgres is dbOpener.open for a PostgreSQL URL (run, the lab, stress). A URL that names a
 // schema keeps it: one that holds rows is emptied only with --reset, or when it is the schema
 // this process made or emptied before (stress --runs, --compare, the lab's R); one that names
 // none gets a schema of the run's own, dropped at exit.
-func (o *dbOpener) openPostgres(ctx context.Context) (db backend, note string, cleanup func(), err error) {
-	if o.opts.FairWriteLock {
+func (o *dbOpener) openPostgres(ctx context.Context) (db engine.Backend, note string, cleanup func(), err error) {
+	if o.fair {
 		return nil, "", nil, usageError{errors.New("--fair-lock orders SQLite's write lock; PostgreSQL locks rows, not the database: leave it off with a postgres:// --db")}
 	}
 	now := time.Now()
-	var pg *postgres.DB
-	if hasSchema(o.path) {
-		pg, err = postgres.Create(ctx, o.path, postgres.Options{Reset: o.reset || o.pgOurs})
+	var pg engine.Backend
+	if o.b.Server.HasSchema(o.path) {
+		pg, err = o.b.Server.Create(ctx, o.path, o.reset || o.pgOurs)
 		note = "kept"
 	} else {
-		pg, err = postgres.CreateTemp(ctx, o.path, now, fmt.Sprintf("p%d_%06d", os.Getpid(), now.Nanosecond()/1000))
+		pg, err = o.b.Server.CreateTemp(ctx, o.path, now, fmt.Sprintf("p%d_%06d", os.Getpid(), now.Nanosecond()/1000))
 		note = "a schema of its own, dropped at exit"
 	}
 	if err != nil {
@@ -58,11 +76,11 @@ func (o *dbOpener) openPostgres(ctx context.Context) (db backend, note string, c
 }
 
 // createShared makes (or, with reset, empties) the database worker processes share (seed).
-func createShared(ctx context.Context, where string, reset bool) (backend, error) {
-	if !postgres.IsURL(where) {
-		return fileOrNil(store.CreateWith(ctx, where, store.Options{Reset: reset}))
+func createShared(ctx context.Context, b Backends, where string, reset bool) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Create(ctx, where, reset, false)
 	}
-	db, err := postgres.Create(ctx, where, postgres.Options{Reset: reset})
+	db, err := b.Server.Create(ctx, where, reset)
 	if err != nil {
 		return nil, pgError(err)
 	}
@@ -71,45 +89,30 @@ func createShared(ctx context.Context, where string, reset bool) (backend, error
 
 // openShared opens the database worker processes share, without changing its rows (worker,
 // watch).
-func openShared(ctx context.Context, where string) (backend, error) {
-	if !postgres.IsURL(where) {
-		return fileOrNil(store.Open(ctx, where))
+func openShared(ctx context.Context, b Backends, where string) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Open(ctx, where, false)
 	}
-	db, err := postgres.Open(ctx, where)
+	db, err := b.Server.Open(ctx, where)
 	if err != nil {
 		return nil, pgError(err)
 	}
 	return db, nil
 }
 
-// fileOrNil returns a SQLite database as a backend, and a nil backend (not a nil *store.DB in
-// a non-nil interface) with an error.
-func fileOrNil(db *store.DB, err error) (backend, error) {
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
-}
-
 // openWatched opens the database a watch reads: a file read-only, or a PostgreSQL schema (the
 // watch only reads it).
-func openWatched(ctx context.Context, where string) (backend, error) {
-	if !postgres.IsURL(where) {
-		return fileOrNil(store.OpenReadOnly(ctx, where))
+func openWatched(ctx context.Context, b Backends, where string) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Open(ctx, where, true)
 	}
-	return openShared(ctx, where)
-}
-
-// hasSchema reports whether a PostgreSQL URL names its schema (?schema=NAME).
-func hasSchema(raw string) bool {
-	_, err := postgres.SchemaOf(raw)
-	return err == nil
+	return openShared(ctx, b, where)
 }
 
 // pgError sorts the PostgreSQL store's errors by exit code: the server, its schema and its rows
 // are the environment (3); a URL that cannot be read is usage (2).
 func pgError(err error) error {
-	var env *store.EnvError
+	var env *engine.EnvError
 	if errors.As(err, &env) {
 		return err
 	}
@@ -118,8 +121,8 @@ func pgError(err error) error {
 
 // backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
 // file, before anything is opened.
-func backendFits(sc *engine.Scenario, db string) error {
-	if sc.Backend == engine.BackendPostgres && !postgres.IsURL(db) {
+func backendFits(b Backends, sc *engine.Scenario, db string) error {
+	if sc.Backend == engine.BackendPostgres && !b.Server.IsURL(db) {
 		return usageError{fmt.Errorf("scenario %s needs PostgreSQL: it teaches row locks, and SQLite has none (one write lock for the whole file); pass --db postgres://USER@HOST:PORT/DB", sc.Name)}
 	}
 	return nil
@@ -127,11 +130,11 @@ func backendFits(sc *engine.Scenario, db string) error {
 
 // lessonsFor is the built-in scenarios a database can run, in teaching order: every one on
 // PostgreSQL; on a SQLite file, all but those that need PostgreSQL. It is the lab's tab order.
-func lessonsFor(db string) []string {
+func lessonsFor(b Backends, db string) []string {
 	var out []string
 	for _, n := range assets.Names() {
 		data, src, _ := assets.Scenario(n)
-		if sc, err := engine.Parse(src, data); err == nil && backendFits(sc, db) != nil {
+		if sc, err := engine.Parse(src, data); err == nil && backendFits(b, sc, db) != nil {
 			continue
 		}
 		out = append(out, n)

@@ -87,7 +87,7 @@ func TestScenariosSameOnPostgres(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep, err := runScenario(ctx, sc, &dbOpener{path: where})
+				rep, err := runScenario(ctx, sc, &dbOpener{b: backends(), path: where})
 				if err != nil {
 					t.Fatalf("%s on %q: %v", name, where, err)
 				}

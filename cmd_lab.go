@@ -11,7 +11,6 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"leaselab/assets"
-	"leaselab/store/postgres"
 	"leaselab/ui"
 )
 
@@ -22,7 +21,7 @@ shows every row's Status, LockedBy and LockedUntilUtc as the database holds them
 the lab for its keys. It needs a terminal; for pipes and scripts use "leaselab run".
 `
 
-func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lab", labUsage, stderr)
 	var sf scenarioFlags
 	sf.register(fs, nil)
@@ -34,7 +33,7 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
 	}
-	root := newLabRoot(&sf, fs)
+	root := newLabRoot(b, &sf, fs)
 	root.caps = labCaps
 	defer root.Close()
 	if err := root.Check(ctx); err != nil { // a bad --db fails before the screen opens, exit 3
@@ -50,12 +49,12 @@ func cmdLab(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,
-		Scenarios: lessonsFor(sf.db),
+		Scenarios: lessonsFor(b, sf.db),
 		Open:      root.Open,
 		TempDB:    sf.db == "",
 		In:        stdin,
 		// w writes transcripts beside the --db database, or in the working folder.
-		TranscriptDir: transcriptDir(sf.db),
+		TranscriptDir: transcriptDir(b, sf.db),
 		Out:           stdout,
 	})
 }
@@ -68,8 +67,8 @@ func isTerminal(f any) bool {
 
 // transcriptDir is the folder of the --db database file, or "" (the working folder) without
 // one or for a PostgreSQL URL.
-func transcriptDir(db string) string {
-	if db == "" || postgres.IsURL(db) {
+func transcriptDir(b Backends, db string) string {
+	if db == "" || b.Server.IsURL(db) {
 		return ""
 	}
 	return filepath.Dir(db)

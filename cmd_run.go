@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 const runUsage = `Usage: leaselab run NAME|FILE [flags]
@@ -24,7 +23,7 @@ the schema, the timeline, the lease-expiry demo, the per-message ownership table
 the safety checks and the verdict. The same text is saved as a timestamped report.
 `
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("run", runUsage, stderr)
 	var sf scenarioFlags
 	sf.register(fs, nil)
@@ -54,16 +53,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if *transcript != "" || *showSQL {
 			return 0, usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
 		}
-		return runCompare(ctx, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
+		return runCompare(ctx, b, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
 	}
 	if err := transcriptFree(*transcript); err != nil {
 		return 0, err
 	}
-	sc, err := loadScenario(pos[0], &sf, fs)
+	sc, err := loadScenario(b, pos[0], &sf, fs)
 	if err != nil {
 		return 0, err
 	}
-	run, err := runScenarioWith(ctx, sc, sf.dbs(store.Options{}), *showSQL || *transcript != "", *transcript != "")
+	run, err := runScenarioWith(ctx, sc, sf.dbs(b, false), *showSQL || *transcript != "", *transcript != "")
 	if err != nil && run.report == nil {
 		return 0, err
 	}
@@ -195,13 +194,13 @@ var compareModes = []struct {
 
 // runCompare runs one scenario three ways, each on its own fresh database, and prints one table
 // of their ledgers. It exits 0 when all three runs complete: the point is the comparison.
-func runCompare(ctx context.Context, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
+func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
 	var labels, stalls []string
 	var sums []*engine.Summary
-	dbs := sf.dbs(store.Options{}) // one opener: the second and third runs re-create the first's file
-	var saveErr error              // the first report that could not be saved, returned after the table
+	dbs := sf.dbs(b, false) // one opener: the second and third runs re-create the first's file
+	var saveErr error       // the first report that could not be saved, returned after the table
 	for _, m := range compareModes {
-		sc, err := loadScenario(nameOrFile, sf, fs)
+		sc, err := loadScenario(b, nameOrFile, sf, fs)
 		if err != nil {
 			return 0, err
 		}

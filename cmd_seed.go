@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
@@ -22,7 +21,7 @@ transaction, for worker processes to share. A FILE that already holds rows is re
 --reset is given; a file that is not leaselab's is never changed.
 `
 
-func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdSeed(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("seed", seedUsage, stderr)
 	path := fs.String("db", "", "the database file (required)")
 	n := fs.Int("messages", 6, "number of payments and outbox messages")
@@ -38,14 +37,14 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *n < 1 || *n > engine.MaxMessages {
 		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}
 	}
-	db, err := createShared(ctx, *path, *reset)
+	db, err := createShared(ctx, b, *path, *reset)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
 	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
-		var ps *store.PartialSeedError
+		var ps *engine.PartialSeedError
 		if errors.As(err, &ps) && ps.Written > 0 {
 			// Said whatever stopped it, an interrupt included (whose own line follows).
 			fmt.Fprintf(stderr, "leaselab seed: partial: %s holds the first %d of %d payments; leaselab seed --reset --db %s starts again\n",

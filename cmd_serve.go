@@ -109,7 +109,7 @@ func defaultHostKey() string {
 	return filepath.Join(dir, "leaselab", "ssh_host_ed25519_key")
 }
 
-func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
 	o, err := parseServe(args, stderr)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
-	srv, err := newLabServer(key, o, connectLine(ln.Addr()), stderr)
+	srv, err := newLabServer(b, key, o, connectLine(ln.Addr()), stderr)
 	if err != nil {
 		ln.Close()
 		return err
@@ -166,18 +166,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // newLabServer builds the server: each connection gets a root of its own that opens built-in
 // scenarios only, within the per-session caps, on temporary databases.
-func newLabServer(key gossh.Signer, o serveOptions, connect string, log io.Writer) (*serve.Server, error) {
-	return serve.New(labServerConfig(key, o, connect, log))
+func newLabServer(b Backends, key gossh.Signer, o serveOptions, connect string, log io.Writer) (*serve.Server, error) {
+	return serve.New(labServerConfig(b, key, o, connect, log))
 }
 
 // labServerConfig is newLabServer's configuration.
-func labServerConfig(key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
+func labServerConfig(b Backends, key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
 		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
-		Start: assets.Default, Scenarios: lessonsFor(""), MinPace: serveMinPace,
+		Start: assets.Default, Scenarios: lessonsFor(b, ""), MinPace: serveMinPace,
 		Connect: connect, Log: log, FreeBudget: o.roomBudget, Handouts: o.handouts, HandoutsPerLab: o.handoutsPerLab,
 		NewRoot: func() serve.Root {
-			r := newLabRoot(nil, nil)
+			r := newLabRoot(b, nil, nil)
 			r.builtinOnly = true
 			r.caps = scenarioCaps{messages: serveMaxMessages, workers: serveMaxWorkers}
 			return r

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 const stressUsage = `Usage: leaselab stress [flags]
@@ -26,7 +25,7 @@ takes it again, so some workers do almost nothing. --fair-lock makes the workers
 take turns for the lock in the order they asked; compare the column with and without it.
 `
 
-func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("stress", stressUsage, stderr)
 	var sf scenarioFlags
 	sf.register(fs, map[string]string{"workers": "8", "messages": "5000", "lease": "200ms", "seed": "0",
@@ -83,7 +82,7 @@ func cmdStress(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	showProgress := isTerminal(stderr)
 	results := []*engine.StressResult{}
-	dbs := sf.dbs(store.Options{FairWriteLock: *fair}) // run i re-creates run 1's --db file
+	dbs := sf.dbs(b, *fair) // run i re-creates run 1's --db file
 	failed := 0
 	var stopped error // the interrupt that ended the runs early
 	for i := 0; i < *runs; i++ {

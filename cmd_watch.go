@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"leaselab/store"
 	"leaselab/ui"
 )
 
@@ -19,7 +18,7 @@ LockedUntilUtc with its lease bar against the wall clock, the counts, the proces
 who holds what. It never writes. It needs a terminal; p pauses the polling, q quits.
 `
 
-func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdWatch(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("watch", watchUsage, stderr)
 	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
 	interval := fs.Duration("interval", 200*time.Millisecond, "how often to read the database")
@@ -36,13 +35,13 @@ func cmdWatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	// Check first: a file that is missing or not ours fails the same way with or without a
 	// terminal, and nothing is opened (not even a -shm made) before the terminal is known.
-	if _, err := store.CheckOpen(ctx, *path); err != nil {
+	if err := b.File.CheckOpen(ctx, *path); err != nil {
 		return err
 	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
 	}
-	db, err := openWatched(ctx, *path)
+	db, err := openWatched(ctx, b, *path)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ Runs one worker, as its own process, against a database that other processes sha
 action, until no work is left (or it is stopped). Start several in several terminals and watch.
 `
 
-func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("worker", workerUsage, stderr)
 	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
 	name := fs.String("name", "", "the worker's name, written to LockedBy (required)")
@@ -62,7 +62,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := st.CheckHeartbeat(); err != nil {
 		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", *lease, err)}
 	}
-	db, err := openShared(ctx, *path)
+	db, err := openShared(ctx, b, *path)
 	if err != nil {
 		return err
 	}

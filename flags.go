@@ -12,8 +12,6 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
-	"leaselab/store"
-	"leaselab/store/postgres"
 )
 
 // scenarioFlags are the flags every command that runs a scenario takes.
@@ -86,7 +84,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // loadScenario reads a built-in or file scenario and applies the flags.
-func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engine.Scenario, error) {
+func loadScenario(b Backends, nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engine.Scenario, error) {
 	data, source, err := assets.Load(nameOrFile, engine.MaxScenarioSize)
 	if err != nil {
 		return nil, usageError{err}
@@ -95,7 +93,7 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	if err != nil {
 		return nil, err
 	}
-	if err := backendFits(sc, f.db); err != nil {
+	if err := backendFits(b, sc, f.db); err != nil {
 		return nil, err
 	}
 	o, err := f.overrides(fs)
@@ -113,9 +111,10 @@ func loadScenario(nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engin
 	return sc, nil
 }
 
-// dbs returns the opener of the run's database, for this command's flags and opts.
-func (f *scenarioFlags) dbs(opts store.Options) *dbOpener {
-	return &dbOpener{path: f.db, reset: f.reset, opts: opts}
+// dbs returns the opener of the run's database on b, for this command's flags; fair is
+// stress's --fair-lock (Files.Create).
+func (f *scenarioFlags) dbs(b Backends, fair bool) *dbOpener {
+	return &dbOpener{b: b, path: f.db, reset: f.reset, fair: fair}
 }
 
 // dbOpener opens the run's database, as often as the command needs it: the --db file, or a fresh
@@ -123,9 +122,10 @@ func (f *scenarioFlags) dbs(opts store.Options) *dbOpener {
 // it is the very file this process made or was allowed to empty before (stress --runs, --compare,
 // the lab's R and scenario switch re-create their own database).
 type dbOpener struct {
+	b     Backends
 	path  string
 	reset bool
-	opts  store.Options
+	fair  bool        // stress --fair-lock: the workers take turns for SQLite's write lock
 	ours  os.FileInfo // the --db file as this process last made or emptied it; nil before
 	// pgOurs: the --db PostgreSQL schema is one this process made or emptied (backend.go).
 	pgOurs bool
@@ -144,11 +144,10 @@ func (o *dbOpener) mayReset() bool {
 // check runs every check open would run on the --db file, and writes nothing: the lab calls it
 // before its screen opens.
 func (o *dbOpener) check(ctx context.Context) error {
-	if o.path == "" || postgres.IsURL(o.path) {
+	if o.path == "" || o.b.Server.IsURL(o.path) {
 		return nil // PostgreSQL: Create checks everything in its transaction, before any write
 	}
-	_, err := store.CheckCreate(ctx, o.path, o.mayReset())
-	return err
+	return o.b.File.Check(ctx, o.path, o.mayReset())
 }
 
 // open creates the run's database. cleanup removes the temporary folder.
@@ -156,12 +155,12 @@ func (o *dbOpener) check(ctx context.Context) error {
 // database: a second stop signal removes them all by this name before the process ends at once.
 func runFolderPrefix(pid int) string { return fmt.Sprintf("leaselab-run-%d-", pid) }
 
-func (o *dbOpener) open(ctx context.Context) (db backend, note string, cleanup func(), err error) {
-	if postgres.IsURL(o.path) {
+func (o *dbOpener) open(ctx context.Context) (db engine.Backend, note string, cleanup func(), err error) {
+	if o.b.Server.IsURL(o.path) {
 		return o.openPostgres(ctx)
 	}
 	cleanup = func() {}
-	note, path, opts := "kept", o.path, o.opts
+	note, path, reset := "kept", o.path, false
 	if path == "" {
 		dir, err := os.MkdirTemp("", runFolderPrefix(os.Getpid()))
 		if err != nil {
@@ -170,9 +169,9 @@ func (o *dbOpener) open(ctx context.Context) (db backend, note string, cleanup f
 		cleanup = func() { os.RemoveAll(dir) }
 		path, note = filepath.Join(dir, "leaselab.db"), "temporary folder, removed at exit"
 	} else {
-		opts.Reset = o.mayReset()
+		reset = o.mayReset()
 	}
-	file, err := store.CreateWith(ctx, path, opts)
+	file, err := o.b.File.Create(ctx, path, reset, o.fair)
 	if err != nil {
 		cleanup()
 		return nil, "", func() {}, err

@@ -280,7 +280,7 @@ func TestOwnDatabaseIsRecreatedWithoutReset(t *testing.T) {
 	// The lab's opener, as R uses it: the second open re-creates the file the first made.
 	ctx := context.Background()
 	path := filepath.Join(dir, "lab.db")
-	dbs := (&scenarioFlags{db: path}).dbs(store.Options{})
+	dbs := (&scenarioFlags{db: path}).dbs(backends(), false)
 	for i := 0; i < 2; i++ {
 		if err := dbs.check(ctx); err != nil {
 			t.Fatalf("check %d: %v", i, err)

@@ -104,7 +104,7 @@ func TestServeCommand(t *testing.T) {
 	ran := make(chan struct{}) // closed when run has returned
 	go func() {
 		defer close(ran)
-		code <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--host-key", keyPath}, strings.NewReader(""), outW, &errb)
+		code <- run(ctx, backends(), []string{"serve", "--listen", "127.0.0.1:0", "--host-key", keyPath}, strings.NewReader(""), outW, &errb)
 		outW.Close()
 	}()
 	// Whatever ends the test, the server stops before the folders go: cancel, close the pipe's

@@ -217,7 +217,7 @@ func TestInterruptIsNotAnEnvironmentError(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(interrupted{syscall.SIGINT})
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"run", "after", "--report-dir", ""}, strings.NewReader(""), &out, &errb)
+	code := run(ctx, backends(), []string{"run", "after", "--report-dir", ""}, strings.NewReader(""), &out, &errb)
 	if code != 130 || errb.String() != "leaselab: interrupted by SIGINT\n" {
 		t.Fatalf("exit %d, stderr %q; want 130 and one line \"interrupted by SIGINT\"", code, errb.String())
 	}

@@ -67,7 +67,7 @@ func TestWatchLeavesACheckpointedFileAsItWas(t *testing.T) {
 	if strings.Count(before, "absent") != 3 {
 		t.Fatalf("the seeded file is not checkpointed: %s", before)
 	}
-	db, err := openWatched(ctx, path) // what leaselab watch opens
+	db, err := openWatched(ctx, backends(), path) // what leaselab watch opens
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestWatchLeavesACheckpointedFileAsItWas(t *testing.T) {
 	if _, err := writer.Exec("UPDATE Payments SET Amount = Amount + 1 WHERE Id = 1"); err != nil {
 		t.Fatal(err)
 	}
-	db, err = openWatched(ctx, path)
+	db, err = openWatched(ctx, backends(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestSkipLockedLesson(t *testing.T) {
 			if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleSkipLocked: on}}); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := runScenario(ctx, sc, &dbOpener{path: pg})
+			rep, err := runScenario(ctx, sc, &dbOpener{b: backends(), path: pg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestPostgresOnlyLessonOnSQLite(t *testing.T) {
 		},
 		code: 2, msg: "pass --db postgres://",
 	}})
-	sqlite, pg := lessonsFor(""), lessonsFor("postgres://u@h/db")
+	sqlite, pg := lessonsFor(backends(), ""), lessonsFor(backends(), "postgres://u@h/db")
 	if strings.Contains(strings.Join(sqlite, " "), "skip-locked") || len(pg) != len(sqlite)+1 || pg[len(pg)-1] != "skip-locked" {
 		t.Fatalf("lessons on SQLite %v, on PostgreSQL %v", sqlite, pg)
 	}

@@ -25,6 +25,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/postgres"
 )
 
 // Exit codes.
@@ -44,8 +45,11 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runWithSignals(backends(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// backends are the real databases: SQLite files and PostgreSQL schemas.
+func backends() Backends { return Backends{File: store.Files{}, Server: postgres.Servers{}} }
 
 // stopSignals are the signals that end leaselab cleanly: Ctrl-C, kill, a closed terminal or a
 // dropped ssh (SIGHUP), and Ctrl-\ (SIGQUIT). Each cancels the command's context, so that it
@@ -94,7 +98,7 @@ func signalName(sig os.Signal) string {
 // ends it the same way, with 128+13. Without a handler Go's runtime kills the process at its
 // first write to a closed stdout or stderr, before any cleanup; with one, the write fails with
 // EPIPE instead. Its handler is never reset: the cleanup that follows may write again.
-func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runWithSignals(b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
@@ -123,7 +127,7 @@ func runWithSignals(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 			}
 		}
 	}()
-	return run(ctx, args, stdin, stdout, stderr)
+	return run(ctx, b, args, stdin, stdout, stderr)
 }
 
 // removeRunFolders removes the temporary run folders process pid made (runFolderPrefix).
@@ -137,8 +141,8 @@ func removeRunFolders(pid int) {
 // run runs one leaselab command line and returns its exit code. When ctx was cancelled by a
 // signal, whatever the command returned, it prints "interrupted by SIG…" and returns 128 + the
 // signal's number: an interrupt is neither an environment error nor a "context canceled".
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	code, err := dispatch(ctx, args, stdin, stdout, stderr)
+func run(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, err := dispatch(ctx, b, args, stdin, stdout, stderr)
 	var intr interrupted
 	if errors.As(context.Cause(ctx), &intr) && (!(len(args) > 0 && stopsBySignal[args[0]]) || intr == closedOutput) {
 		// A server told to stop stops normally; one whose log was closed did not end well.
@@ -163,7 +167,7 @@ var stopsBySignal = map[string]bool{"serve": true}
 
 // dispatch runs the command args name: its exit code when it ran to its end, or the error that
 // stopped it.
-func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd := "lab"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -175,26 +179,26 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var err error
 	switch cmd {
 	case "lab":
-		err = cmdLab(ctx, args, stdin, stdout, stderr)
+		err = cmdLab(ctx, b, args, stdin, stdout, stderr)
 	case "run":
 		var code int
-		code, err = cmdRun(ctx, args, stdout, stderr)
+		code, err = cmdRun(ctx, b, args, stdout, stderr)
 		if err == nil {
 			return code, nil
 		}
 	case "list":
 		err = cmdList(args, stdout, stderr)
 	case "seed":
-		err = cmdSeed(ctx, args, stdout, stderr)
+		err = cmdSeed(ctx, b, args, stdout, stderr)
 	case "worker":
-		err = cmdWorker(ctx, args, stdout, stderr)
+		err = cmdWorker(ctx, b, args, stdout, stderr)
 	case "watch":
-		err = cmdWatch(ctx, args, stdin, stdout, stderr)
+		err = cmdWatch(ctx, b, args, stdin, stdout, stderr)
 	case "serve":
-		err = cmdServe(ctx, args, stdout, stderr)
+		err = cmdServe(ctx, b, args, stdout, stderr)
 	case "stress":
 		var code int
-		code, err = cmdStress(ctx, args, stdout, stderr)
+		code, err = cmdStress(ctx, b, args, stdout, stderr)
 		if err == nil {
 			return code, nil
 		}
@@ -204,7 +208,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return exitOK, nil
 		}
 		if len(args) == 1 && helpTopics[args[0]] {
-			return dispatch(ctx, []string{args[0], "--help"}, stdin, stdout, stderr)
+			return dispatch(ctx, b, []string{args[0], "--help"}, stdin, stdout, stderr)
 		}
 		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch)", strings.Join(args, " "))}
 	default:
@@ -234,7 +238,7 @@ func report(err error, stderr io.Writer) int {
 	case errors.As(err, &se):
 		// A script step that could not be carried out is the scenario's fault, unless the
 		// database under it failed.
-		var env *store.EnvError
+		var env *engine.EnvError
 		if errors.As(err, &env) || errors.Is(err, engine.ErrBusy) {
 			return exitEnvError
 		}

@@ -24,7 +24,7 @@ import (
 func cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), backends(), args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -218,7 +218,7 @@ func TestListAndHelp(t *testing.T) {
 // processes without building anything.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEASELAB_TEST_CHILD") == "1" {
-		code := runWithSignals(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		code := runWithSignals(backends(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		if f := os.Getenv("LEASELAB_TEST_STATUS"); f != "" {
 			// The exit code, for a parent that cannot wait for this process (tmux's pane, which
 			// may take seconds to notice its process has ended).

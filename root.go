@@ -10,7 +10,6 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 // labRoot is the lab's composition root: it turns a scenario name into a session on a database
@@ -46,15 +45,15 @@ const labMaxMessages = 5000
 var labCaps = scenarioCaps{messages: labMaxMessages,
 	why: "the lab reads and draws every row at each step; for more, use \"leaselab run\" or \"leaselab stress\""}
 
-// newLabRoot returns a root for the scenario flags sf parsed by fs (nil, nil: no flags).
-func newLabRoot(sf *scenarioFlags, fs *flag.FlagSet) *labRoot {
+// newLabRoot returns a root on b for the scenario flags sf parsed by fs (nil, nil: no flags).
+func newLabRoot(b Backends, sf *scenarioFlags, fs *flag.FlagSet) *labRoot {
 	if sf == nil {
 		sf = &scenarioFlags{}
 	}
 	if fs == nil {
 		fs = flag.NewFlagSet("lab", flag.ContinueOnError)
 	}
-	return &labRoot{flags: sf, fs: fs, dbs: sf.dbs(store.Options{})}
+	return &labRoot{flags: sf, fs: fs, dbs: sf.dbs(b, false)}
 }
 
 // Check refuses a --db file the lab may not use (not leaselab's, or holding rows without
@@ -66,7 +65,7 @@ func (r *labRoot) load(nameOrFile string) (*engine.Scenario, error) {
 	if r.builtinOnly && !slices.Contains(assets.Names(), nameOrFile) {
 		return nil, usageError{fmt.Errorf("unknown scenario %q: choose one of %s", nameOrFile, strings.Join(assets.Names(), ", "))}
 	}
-	sc, err := loadScenario(nameOrFile, r.flags, r.fs)
+	sc, err := loadScenario(r.dbs.b, nameOrFile, r.flags, r.fs)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestLabRootOpenClose(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	ctx := context.Background()
-	r := newLabRoot(nil, nil)
+	r := newLabRoot(backends(), nil, nil)
 	t.Cleanup(func() { r.Close() }) // a failed check still removes the lab's database
 	s1, err := r.Open(ctx, "playground")
 	if err != nil {
@@ -73,7 +73,7 @@ func TestLabRootRules(t *testing.T) {
 		{"more workers than the cap", "many-workers", "8 workers, more than the 4", true, scenarioCaps{workers: 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newLabRoot(nil, nil)
+			r := newLabRoot(backends(), nil, nil)
 			t.Cleanup(func() { r.Close() })
 			r.builtinOnly, r.caps = tc.builtin, tc.caps
 			_, err := r.Open(ctx, tc.open)
@@ -87,7 +87,7 @@ func TestLabRootRules(t *testing.T) {
 		})
 	}
 	// The same file opens when files are allowed, as leaselab --scenario FILE does.
-	r := newLabRoot(nil, nil)
+	r := newLabRoot(backends(), nil, nil)
 	t.Cleanup(func() { r.Close() })
 	if _, err := r.Open(ctx, file); err != nil {
 		t.Fatalf("a file, files allowed: %v", err)

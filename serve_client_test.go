@@ -48,7 +48,7 @@ func startServer(t testing.TB, o serveOptions) *testServer {
 	if o.maxSessions == 0 {
 		o.maxSessions = 40
 	}
-	ts.srv, err = newLabServer(key, o, connectLine(ln.Addr()), ts.log)
+	ts.srv, err = newLabServer(backends(), key, o, connectLine(ln.Addr()), ts.log)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)

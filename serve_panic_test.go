@@ -39,7 +39,7 @@ func TestServePanicEndsOneLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.addr = ln.Addr().String()
-	cfg := labServerConfig(key, serveOptions{maxSessions: 4}, connectLine(ln.Addr()), ts.log)
+	cfg := labServerConfig(backends(), key, serveOptions{maxSessions: 4}, connectLine(ln.Addr()), ts.log)
 	real := cfg.NewRoot
 	cfg.NewRoot = func() serve.Root { return panicky{real().(*labRoot), "before"} }
 	if ts.srv, err = serve.New(cfg); err != nil {
