@@ -80,11 +80,7 @@ func createShared(ctx context.Context, b Backends, where string, reset bool) (en
 	if !b.Server.IsURL(where) {
 		return b.File.Create(ctx, where, reset, false)
 	}
-	db, err := b.Server.Create(ctx, where, reset)
-	if err != nil {
-		return nil, pgError(err)
-	}
-	return db, nil
+	return serverDB(b.Server.Create(ctx, where, reset))
 }
 
 // openShared opens the database worker processes share, without changing its rows (worker,
@@ -93,11 +89,7 @@ func openShared(ctx context.Context, b Backends, where string) (engine.Backend, 
 	if !b.Server.IsURL(where) {
 		return b.File.Open(ctx, where, false)
 	}
-	db, err := b.Server.Open(ctx, where)
-	if err != nil {
-		return nil, pgError(err)
-	}
-	return db, nil
+	return serverDB(b.Server.Open(ctx, where))
 }
 
 // openWatched opens the database a watch reads: a file read-only, or a PostgreSQL schema (the
@@ -117,6 +109,14 @@ func pgError(err error) error {
 		return err
 	}
 	return usageError{err}
+}
+
+// serverDB returns a PostgreSQL schema the store opened, or its error sorted by pgError.
+func serverDB(db engine.Backend, err error) (engine.Backend, error) {
+	if err != nil {
+		return nil, pgError(err)
+	}
+	return db, nil
 }
 
 // backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
