@@ -1,6 +1,7 @@
 // Package cli is leaselab's command line, a face of the lab as the terminal screen and the SSH
-// server are: the commands (lab, run, list, stress, seed, worker, watch, serve) and their flags,
-// in one Main that tests call as main does. It never speaks SQL: the databases come through
+// server are: the commands (lab, run, list, stress, seed, worker, watch, serve), their flags and
+// their exit codes, in one Main that tests call; main calls it through RunWithSignals, which
+// turns a stop signal into a cancelled context. It never speaks SQL: the databases come through
 // Backends, which main wires.
 //
 //	leaselab                     open the lab on the default scenario
