@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -109,11 +110,15 @@ var (
 )
 
 // recordReliability appends one row to the file LEASELAB_RELIABILITY names, if any: the group,
-// the input, the exit code, the message and what became of the file.
+// the input, the exit code, the message and what became of the file. A relative name is taken
+// from the repository's root, as when these tests were its own.
 func recordReliability(t *testing.T, group, input string, code int, msg, file string) {
 	path := os.Getenv("LEASELAB_RELIABILITY")
 	if path == "" {
 		return
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join("..", "..", path)
 	}
 	cell := func(s string) string {
 		s = tempPath.ReplaceAllString(s, "")
