@@ -146,6 +146,9 @@ type dialOpts struct {
 	command string       // "" for a shell request
 	key     gossh.Signer // a key to authenticate with (nil: keyboard-interactive, no question)
 	silent  bool         // a terminal that never answers the server's queries
+	// retry: dial again for this long while the server refuses the connection (it is full of
+	// waiting connections it has not yet seen close)
+	retry time.Duration
 }
 
 // connect opens a connection and a session; it answers the terminal queries a real terminal
@@ -164,6 +167,10 @@ func (ts *testServer) connect(t testing.TB, o dialOpts) *attendee {
 	}
 	cfg := &gossh.ClientConfig{User: o.user, Auth: auth, HostKeyCallback: gossh.FixedHostKey(ts.hostPK), Timeout: 5 * time.Second}
 	client, err := gossh.Dial("tcp", ts.addr, cfg)
+	for deadline := time.Now().Add(o.retry); err != nil && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		client, err = gossh.Dial("tcp", ts.addr, cfg)
+	}
 	if err != nil {
 		t.Fatalf("dial %s: %v", ts.addr, err)
 	}
