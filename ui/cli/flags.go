@@ -122,7 +122,7 @@ func (f *scenarioFlags) dbs(b Backends, fair bool) *dbOpener {
 // it is the very file this process made or was allowed to empty before (stress --runs, --compare,
 // the lab's R and scenario switch re-create their own database).
 type dbOpener struct {
-	b     Backends
+	b     Backends // what --db may name: a file or a server
 	path  string
 	reset bool
 	fair  bool        // stress --fair-lock: the workers take turns for SQLite's write lock
