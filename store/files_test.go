@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"leaselab/engine"
 	"leaselab/store"
@@ -25,7 +24,7 @@ func TestFilesCreateOpenAndFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SeedBulk(ctx, 3, time.Now().UTC()); err != nil {
+	if err := db.SeedBulk(ctx, 3, t0); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
