@@ -33,16 +33,9 @@ func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
 }
 
 // PartialSeedError is a SeedBulk that stopped part way (an interrupt, a full disk): the first
-// Written payments of Of, whole transactions, are in the database; the rest are not.
-type PartialSeedError struct {
-	Written, Of int
-	Err         error
-}
-
-func (e *PartialSeedError) Error() string {
-	return fmt.Sprintf("the seed stopped after %d of %d payments: %v", e.Written, e.Of, e.Err)
-}
-func (e *PartialSeedError) Unwrap() error { return e.Err }
+// Written payments of Of, whole transactions, are in the database; the rest are not. It is
+// engine.PartialSeedError, which the command line knows without this package.
+type PartialSeedError = engine.PartialSeedError
 
 // seedRows is how many rows one INSERT statement of SeedBulk writes: a statement per row would
 // spend most of the seed in database/sql and the driver.

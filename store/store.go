@@ -52,14 +52,9 @@ var ErrOtherVersion = errors.New("a leaselab database of another version")
 var errHotJournal = errors.New("a hot journal must be rolled back first")
 
 // EnvError is an error of the environment (the file, its folder, its locks), not of the caller's
-// input. It names the path.
-type EnvError struct {
-	Path string
-	Err  error
-}
-
-func (e *EnvError) Error() string { return fmt.Sprintf("database %s: %v", e.Path, e.Err) }
-func (e *EnvError) Unwrap() error { return e.Err }
+// input. It names the path. It is engine.EnvError, which the command line knows without this
+// package.
+type EnvError = engine.EnvError
 
 // DB is a leaselab database file. It implements engine.DB. Its own pool serves snapshots and
 // counts; every worker gets a separate connection from Connect.

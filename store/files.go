@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+
+	"leaselab/engine"
+)
+
+// Files makes and opens leaselab database files for the command line (ui/cli.Files), which
+// never imports this package: main wires it. Its methods are this package's functions, with
+// engine's types.
+type Files struct{}
+
+var _ engine.Backend = (*DB)(nil)
+
+// Check runs every check Create would run on path (CheckCreate), and writes nothing.
+func (Files) Check(ctx context.Context, path string, reset bool) error {
+	_, err := CheckCreate(ctx, path, reset)
+	return err
+}
+
+// CheckOpen runs every check Open would run on path (CheckOpen), and opens nothing.
+func (Files) CheckOpen(ctx context.Context, path string) error {
+	_, err := CheckOpen(ctx, path)
+	return err
+}
+
+// Create makes path a leaselab database (CreateWith): one that holds rows is emptied only with
+// reset; fair is Options.FairWriteLock.
+func (Files) Create(ctx context.Context, path string, reset, fair bool) (engine.Backend, error) {
+	return backend(CreateWith(ctx, path, Options{Reset: reset, FairWriteLock: fair}))
+}
+
+// Open opens the leaselab database path without changing its rows (Open), or, with readOnly,
+// without writing to the file at all (OpenReadOnly).
+func (Files) Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error) {
+	if readOnly {
+		return backend(OpenReadOnly(ctx, path))
+	}
+	return backend(Open(ctx, path))
+}
+
+// backend returns db as an engine.Backend, and a nil one (not a nil *DB in a non-nil
+// interface) with an error.
+func backend(db *DB, err error) (engine.Backend, error) {
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}

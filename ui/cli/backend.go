@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+)
+
+// Backends makes and opens the databases the commands run on (engine.Backend). The command line
+// never speaks SQL: main wires the SQLite files of leaselab/store (store.Files) and the
+// PostgreSQL schemas of leaselab/store/postgres (postgres.Servers). --db picks which: a
+// postgres:// or postgresql:// URL (Server.IsURL) is a server, anything else a file.
+type Backends struct {
+	File   Files
+	Server Servers
+}
+
+// Files makes and opens leaselab database files (store.Files).
+type Files interface {
+	// Check runs every check Create would run on path, and writes nothing.
+	Check(ctx context.Context, path string, reset bool) error
+	// CheckOpen runs every check Open would run on path, and opens nothing.
+	CheckOpen(ctx context.Context, path string) error
+	// Create makes path a leaselab database: one that holds rows is emptied only with reset
+	// (a leaselab database only; other files are never changed). fair makes the workers of
+	// this process take turns for SQLite's write lock (stress --fair-lock).
+	Create(ctx context.Context, path string, reset, fair bool) (engine.Backend, error)
+	// Open opens the leaselab database path without changing its rows; readOnly, without
+	// writing to the file at all (watch).
+	Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error)
+}
+
+// Servers makes and opens leaselab schemas on PostgreSQL servers (postgres.Servers).
+type Servers interface {
+	// IsURL reports whether --db names a PostgreSQL server rather than a file.
+	IsURL(db string) bool
+	// HasSchema reports whether a server's URL names its schema (?schema=NAME).
+	HasSchema(url string) bool
+	// Create makes the URL's schema a leaselab schema: one that holds rows is emptied only
+	// with reset.
+	Create(ctx context.Context, url string, reset bool) (engine.Backend, error)
+	// CreateTemp makes a schema of its own on the URL's server, named after now and suffix,
+	// and dropped when it is closed.
+	CreateTemp(ctx context.Context, url string, now time.Time, suffix string) (engine.Backend, error)
+	// Open opens the URL's leaselab schema without changing its rows.
+	Open(ctx context.Context, url string) (engine.Backend, error)
+}
+
+// openPostgres is dbOpener.open for a PostgreSQL URL (run, the lab, stress). A URL that names a
+// schema keeps it: one that holds rows is emptied only with --reset, or when it is the schema
+// this process made or emptied before (stress --runs, --compare, the lab's R); one that names
+// none gets a schema of the run's own, dropped at exit.
+func (o *dbOpener) openPostgres(ctx context.Context) (db engine.Backend, note string, cleanup func(), err error) {
+	if o.fair {
+		return nil, "", nil, usageError{errors.New("--fair-lock orders SQLite's write lock; PostgreSQL locks rows, not the database: leave it off with a postgres:// --db")}
+	}
+	now := time.Now()
+	var pg engine.Backend
+	if o.b.Server.HasSchema(o.path) {
+		pg, err = o.b.Server.Create(ctx, o.path, o.reset || o.pgOurs)
+		note = "kept"
+	} else {
+		pg, err = o.b.Server.CreateTemp(ctx, o.path, now, fmt.Sprintf("p%d_%06d", os.Getpid(), now.Nanosecond()/1000))
+		note = "a schema of its own, dropped at exit"
+	}
+	if err != nil {
+		return nil, "", nil, pgError(err)
+	}
+	o.pgOurs = true
+	return pg, note, func() {}, nil
+}
+
+// createShared makes (or, with reset, empties) the database worker processes share (seed).
+func createShared(ctx context.Context, b Backends, where string, reset bool) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Create(ctx, where, reset, false)
+	}
+	return serverDB(b.Server.Create(ctx, where, reset))
+}
+
+// openShared opens the database worker processes share, without changing its rows (worker,
+// watch).
+func openShared(ctx context.Context, b Backends, where string) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Open(ctx, where, false)
+	}
+	return serverDB(b.Server.Open(ctx, where))
+}
+
+// openWatched opens the database a watch reads: a file read-only, or a PostgreSQL schema (the
+// watch only reads it).
+func openWatched(ctx context.Context, b Backends, where string) (engine.Backend, error) {
+	if !b.Server.IsURL(where) {
+		return b.File.Open(ctx, where, true)
+	}
+	return openShared(ctx, b, where)
+}
+
+// pgError sorts the PostgreSQL store's errors by exit code: the server, its schema and its rows
+// are the environment (3); a URL that cannot be read is usage (2).
+func pgError(err error) error {
+	var env *engine.EnvError
+	if errors.As(err, &env) {
+		return err
+	}
+	return usageError{err}
+}
+
+// serverDB returns a PostgreSQL schema the store opened, or its error sorted by pgError.
+func serverDB(db engine.Backend, err error) (engine.Backend, error) {
+	if err != nil {
+		return nil, pgError(err)
+	}
+	return db, nil
+}
+
+// backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
+// file, before anything is opened.
+func backendFits(b Backends, sc *engine.Scenario, db string) error {
+	if sc.Backend == engine.BackendPostgres && !b.Server.IsURL(db) {
+		return usageError{fmt.Errorf("scenario %s needs PostgreSQL: it teaches row locks, and SQLite has none (one write lock for the whole file); pass --db postgres://USER@HOST:PORT/DB", sc.Name)}
+	}
+	return nil
+}
+
+// lessonsFor is the built-in scenarios a database can run, in teaching order: every one on
+// PostgreSQL; on a SQLite file, all but those that need PostgreSQL. It is the lab's tab order.
+func lessonsFor(b Backends, db string) []string {
+	var out []string
+	for _, n := range assets.Names() {
+		data, src, _ := assets.Scenario(n)
+		if sc, err := engine.Parse(src, data); err == nil && backendFits(b, sc, db) != nil {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}

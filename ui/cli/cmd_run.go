@@ -1,0 +1,323 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"leaselab/engine"
+)
+
+const runUsage = `Usage: leaselab run NAME|FILE [flags]
+
+Runs a scenario headless over a real SQLite file and prints what the lesson's reports print:
+the schema, the timeline, the lease-expiry demo, the per-message ownership table, the ledgers,
+the safety checks and the verdict. The same text is saved as a timestamped report.
+`
+
+func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("run", runUsage, stderr)
+	var sf scenarioFlags
+	sf.register(fs, nil)
+	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
+	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
+	compare := fs.Bool("compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
+	showSQL := fs.Bool("sql", false, "print under each timeline line the statements its action ran, as the database ran them")
+	transcript := fs.String("transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 0, usageFlag(err)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 0, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
+	}
+	if *compare {
+		conflict := ""
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == engine.ToggleLeasing || fl.Name == engine.ToggleFencing {
+				conflict = fl.Name
+			}
+		})
+		if conflict != "" {
+			return 0, usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
+		}
+		if *transcript != "" || *showSQL {
+			return 0, usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
+		}
+		return runCompare(ctx, b, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
+	}
+	if err := transcriptFree(*transcript); err != nil {
+		return 0, err
+	}
+	sc, err := loadScenario(b, pos[0], &sf, fs)
+	if err != nil {
+		return 0, err
+	}
+	run, err := runScenarioWith(ctx, sc, sf.dbs(b, false), *showSQL || *transcript != "", *transcript != "")
+	if err != nil && run.report == nil {
+		return 0, err
+	}
+	stalled := err // the run ended without finishing: the report still shows what it did
+	rep := run.report
+	rep.SQL = *showSQL
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		return 0, err
+	}
+	if stalled != nil {
+		fmt.Fprintf(&text, "\nDID NOT FINISH: %v\n", stalled)
+	}
+	// The report is printed even when it cannot be saved: the run happened, and its figures
+	// are worth having. The save error comes after it, and makes the exit code 3.
+	var saveErr error
+	if *reportDir != "" {
+		rep.Summary.ReportFile, saveErr = saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, rep.Summary); err != nil {
+			return 0, err
+		}
+	} else {
+		fmt.Fprint(stdout, text.String())
+		if rep.Summary.ReportFile != "" {
+			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
+		}
+	}
+	if *transcript != "" {
+		if err := engine.WriteTranscriptFile(*transcript, rep, run.moments); err != nil {
+			return 0, errors.Join(saveErr, err)
+		}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "Transcript saved: %s\n", *transcript)
+		}
+	}
+	if stalled != nil {
+		fmt.Fprintf(stderr, "leaselab: %v\n", stalled)
+	}
+	if saveErr != nil {
+		return 0, saveErr
+	}
+	if stalled != nil {
+		return exitExpect, nil
+	}
+	if !rep.Summary.ExpectationsMet {
+		return exitExpect, nil
+	}
+	return exitOK, nil
+}
+
+// runScenario runs sc headless on a fresh database (dbs's --db file, or a temporary one) and
+// returns its report. A run the engine ended for lack of progress (engine.ErrNoProgress) returns
+// its report and that error.
+func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
+	run, err := runScenarioWith(ctx, sc, dbs, false, false)
+	return run.report, err
+}
+
+// headlessRun is a finished headless run: its report, and the outbox tables of its moments
+// (with moments on).
+type headlessRun struct {
+	report  *engine.Report
+	moments map[int]engine.Moment
+}
+
+// runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
+// the moments a transcript shows (moments).
+func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
+	var run headlessRun
+	db, note, cleanup, err := dbs.open(ctx)
+	if err != nil {
+		return run, err
+	}
+	defer cleanup()
+	defer db.Close()
+	runAt := time.Now()
+	sess, err := engine.NewSession(ctx, sc, db)
+	if err != nil {
+		return run, err
+	}
+	sess.TraceSQL(trace)
+	if moments {
+		sess.RecordMoments()
+	}
+	runErr := sess.RunToEnd(ctx)
+	closeErr := sess.Close()
+	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
+	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
+		return run, err
+	}
+	schema, err := db.Schema(ctx)
+	if err != nil {
+		return run, err
+	}
+	run.moments = sess.Moments()
+	if run.report, err = sess.BuildReport(ctx, schema, runAt, note); err != nil {
+		return headlessRun{}, err
+	}
+	return run, runErr
+}
+
+// transcriptFree checks, before the run, that --transcript names a new file in a folder that
+// exists: a file already there is never overwritten.
+func transcriptFree(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return usageError{fmt.Errorf("--transcript %s: the file exists; it is never overwritten (remove it or pick a new name)", path)}
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--transcript %s: the folder %s does not exist or is not a folder", path, dir)
+	}
+	return nil
+}
+
+// compareModes are the three ways --compare runs a scenario.
+var compareModes = []struct {
+	label   string
+	toggles map[string]bool
+}{
+	{"no claim", map[string]bool{engine.ToggleLeasing: false, engine.ToggleFencing: false}},
+	{"leasing", map[string]bool{engine.ToggleLeasing: true, engine.ToggleFencing: false}},
+	{"leasing+fencing", map[string]bool{engine.ToggleLeasing: true, engine.ToggleFencing: true}},
+}
+
+// runCompare runs one scenario three ways, each on its own fresh database, and prints one table
+// of their ledgers. It exits 0 when all three runs complete: the point is the comparison.
+func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenarioFlags, fs *flag.FlagSet, asJSON bool, reportDir string, stdout io.Writer) (int, error) {
+	var labels, stalls []string
+	var sums []*engine.Summary
+	dbs := sf.dbs(b, false) // one opener: the second and third runs re-create the first's file
+	var saveErr error       // the first report that could not be saved, returned after the table
+	for _, m := range compareModes {
+		sc, err := loadScenario(b, nameOrFile, sf, fs)
+		if err != nil {
+			return 0, err
+		}
+		if err := sc.Apply(engine.Overrides{Toggles: m.toggles}); err != nil {
+			return 0, usageError{err}
+		}
+		rep, err := runScenario(ctx, sc, dbs)
+		if err != nil && rep == nil {
+			return 0, err
+		}
+		if err != nil { // ended for lack of progress: its column still shows what it did
+			stalls = append(stalls, fmt.Sprintf("%s: %v", m.label, err))
+		}
+		if reportDir != "" {
+			var text strings.Builder
+			if err := rep.WriteText(&text); err != nil {
+				return 0, err
+			}
+			name := sc.Name + "-" + strings.ReplaceAll(m.label, "+", "-")
+			if saveErr == nil {
+				rep.Summary.ReportFile, saveErr = saveReport(reportDir, name, rep.RunAt, text.String())
+			}
+		}
+		labels, sums = append(labels, m.label), append(sums, rep.Summary)
+	}
+	if asJSON {
+		out := map[string]*engine.Summary{}
+		for i, l := range labels {
+			out[l] = sums[i]
+		}
+		if err := writeJSON(stdout, out); err != nil {
+			return 0, err
+		}
+		return exitOK, saveErr
+	}
+	if err := engine.WriteCompare(stdout, labels, sums); err != nil {
+		return 0, err
+	}
+	for i, s := range sums {
+		if s.ReportFile != "" {
+			fmt.Fprintf(stdout, "Report saved (%s): %s\n", labels[i], s.ReportFile)
+		}
+	}
+	for _, s := range stalls {
+		fmt.Fprintf(stdout, "did not finish: %s\n", s)
+	}
+	if saveErr != nil {
+		return 0, saveErr
+	}
+	if len(stalls) > 0 {
+		return exitExpect, nil
+	}
+	return exitOK, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// saveReport writes the report under a name of its own: <name>-RunReport-<UTC time to the
+// millisecond>.txt, created with O_EXCL so that two runs in the same millisecond (parallel runs
+// into one folder) never overwrite each other; the second gets "-2", the next "-3", and so on.
+// The file is 0600, like the databases: it holds payment data.
+func saveReport(dir, name string, at time.Time, text string) (string, error) {
+	if err := reportDirReady(dir); err != nil {
+		return "", err
+	}
+	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
+	base := filepath.Join(dir, fmt.Sprintf("%s-RunReport-%s", name, stamp))
+	for n := 1; n <= maxReportSuffix; n++ {
+		path := base + ".txt"
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.txt", base, n)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another run's report, or anything else: never overwritten
+		}
+		if err != nil {
+			return "", fmt.Errorf("--report-dir %s: %w", dir, err)
+		}
+		_, werr := f.WriteString(text)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(path) // ours (O_EXCL): no half-written report is left behind
+			return "", fmt.Errorf("report %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("--report-dir %s: %s.txt and %d others like it exist already", dir, base, maxReportSuffix-1)
+}
+
+// maxReportSuffix bounds the names saveReport tries for one millisecond.
+const maxReportSuffix = 1000
+
+// reportDirReady makes dir (and its parents) if it does not exist, and names the cause when it
+// cannot: a dangling symbolic link, or something that is not a folder.
+func reportDirReady(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s, which does not exist (create %s, or remove the link)", dir, target, target)
+		case err != nil:
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s: %w", dir, target, err)
+		case !st.IsDir():
+			return fmt.Errorf("--report-dir %s: a symbolic link to %s, which is not a folder", dir, target)
+		}
+		return nil
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("--report-dir %s: not a folder", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--report-dir %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"leaselab/engine"
+)
+
+const stressUsage = `Usage: leaselab stress [flags]
+
+Runs real goroutine workers, each on its own connection, over a seeded database, with random
+crashes, pauses and clock jumps, then checks: every message finalized exactly once, none lost,
+no ownership violation, no row left Processing past its lease. Leasing and fencing are on by
+default; with --leasing=false the checker must find duplicates. Exit 1 on any violation, with
+the seed that reproduces its conditions.
+
+The table's "least share" is the least busy worker's share of the work. SQLite's write lock is
+not fair: a worker that finds it taken sleeps (1 to 100 ms) while the one that just committed
+takes it again, so some workers do almost nothing. --fair-lock makes the workers of this process
+take turns for the lock in the order they asked; compare the column with and without it.
+`
+
+func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("stress", stressUsage, stderr)
+	var sf scenarioFlags
+	sf.register(fs, map[string]string{"workers": "8", "messages": "5000", "lease": "200ms", "seed": "0",
+		engine.ToggleLeasing: "on", engine.ToggleAtomicClaim: "on", engine.ToggleOwnershipCheck: "on",
+		engine.ToggleFencing: "on", engine.ToggleHeartbeat: "off"})
+	crash := fs.Float64("crash-rate", 0.01, "chance per action that the worker crashes (then restarts)")
+	pause := fs.Float64("pause-rate", 0, "chance per action that the worker pauses (default: the crash rate)")
+	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
+	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
+	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
+	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return 0, usageFlag(err)
+	} else if len(pos) > 0 {
+		return 0, usageError{fmt.Errorf("stress takes no arguments, got %q", pos[0])}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	// Check the rates in a fixed order, before the defaults are copied, so
+	// the error names the flag the user typed.
+	for _, rate := range []struct {
+		name string
+		v    float64
+	}{{"--crash-rate", *crash}, {"--pause-rate", *pause}, {"--jump-rate", *jump}} {
+		if !(rate.v >= 0 && rate.v <= 0.5) { // also refuses NaN
+			return 0, usageError{fmt.Errorf("%s %v: want 0 to 0.5", rate.name, rate.v)}
+		}
+	}
+	if !set["pause-rate"] {
+		*pause = *crash
+	}
+	if !set["jump-rate"] {
+		*jump = *crash
+	}
+	if *timeout <= 0 {
+		return 0, usageError{fmt.Errorf("--timeout %s: want a positive duration", *timeout)}
+	}
+	if *runs < 1 || *runs > 10000 {
+		return 0, usageError{fmt.Errorf("--runs %d: want 1 to 10000", *runs)}
+	}
+	sc := &engine.Scenario{Messages: 5000, Settings: engine.DefaultSettings()}
+	sc.Settings.Fencing = true
+	sc.Settings.Lease = 200 * time.Millisecond
+	sc.SetWorkers(8)
+	o, err := sf.overrides(fs)
+	if err == nil {
+		err = sc.Apply(o)
+	}
+	if err != nil {
+		return 0, usageError{err}
+	}
+	if !set["timeout"] {
+		*timeout = engine.DefaultStressTimeout(sc.Messages) // 5m, more for the largest runs
+	}
+	showProgress := isTerminal(stderr)
+	results := []*engine.StressResult{}
+	dbs := sf.dbs(b, *fair) // run i re-creates run 1's --db file
+	failed := 0
+	var stopped error // the interrupt that ended the runs early
+	for i := 0; i < *runs; i++ {
+		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
+			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
+		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
+			if showProgress {
+				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
+			}
+		})
+		if showProgress {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: the run in progress is dropped; the table shows those that finished.
+			stopped = err
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		results = append(results, res)
+		if !res.OK() {
+			failed++
+		}
+	}
+	if len(results) > 0 {
+		engine.WriteStress(stdout, sc.Settings, results)
+	}
+	if stopped != nil {
+		fmt.Fprintf(stdout, "\ninterrupted: %d of %d runs finished\n", len(results), *runs)
+		return 0, stopped
+	}
+	if failed > 0 {
+		for _, r := range results {
+			if !r.OK() {
+				st := sc.Settings
+				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
+					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --fair-lock=%v --timeout %s --seed %d\n",
+					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
+					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, *fair, *timeout, r.Seed)
+			}
+		}
+		return exitExpect, nil
+	}
+	return exitOK, nil
+}
+
+// stressRun runs one stress run on a fresh database from dbs (the --db file or a temporary
+// folder, which it removes however the run ends).
+func stressRun(ctx context.Context, dbs *dbOpener, cfg engine.StressConfig, progress func(done, total int)) (*engine.StressResult, error) {
+	db, _, cleanup, err := dbs.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	defer db.Close()
+	return engine.Stress(ctx, db, cfg, progress)
+}
+
+// bar draws a progress bar of width w.
+func bar(done, total, w int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := done * w / total
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"leaselab/ui"
+)
+
+const watchUsage = `Usage: leaselab watch --db FILE [--interval 200ms]
+
+Opens the lab read-only on a database that worker processes share (made with "leaselab seed",
+worked by "leaselab worker" in other terminals): every row's Status, LockedBy and
+LockedUntilUtc with its lease bar against the wall clock, the counts, the processing rate, and
+who holds what. It never writes. It needs a terminal; p pauses the polling, q quits.
+`
+
+func cmdWatch(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("watch", watchUsage, stderr)
+	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
+	interval := fs.Duration("interval", 200*time.Millisecond, "how often to read the database")
+	if pos, err := parseInterleaved(fs, args); err != nil {
+		return usageFlag(err)
+	} else if len(pos) > 0 {
+		return usageError{fmt.Errorf("watch takes no arguments, got %q", pos[0])}
+	}
+	switch {
+	case *path == "":
+		return usageError{errors.New("watch: --db FILE is required")}
+	case *interval < 10*time.Millisecond:
+		return usageError{fmt.Errorf("--interval %s: want at least 10ms", *interval)}
+	}
+	// Check first: a file that is missing or not ours fails the same way with or without a
+	// terminal, and nothing is opened (not even a -shm made) before the terminal is known.
+	if err := b.File.CheckOpen(ctx, *path); err != nil {
+		return err
+	}
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return usageError{fmt.Errorf("watch needs a terminal (stdin and stdout); in a script, read the database with sqlite3 %s \"select * from OutboxMessages\"", *path)}
+	}
+	db, err := openWatched(ctx, b, *path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return ui.Watch(ctx, ui.WatchConfig{DB: db, Path: db.Path(), Interval: *interval, Now: time.Now, In: stdin, Out: stdout})
+}

@@ -1,0 +1,271 @@
+// Package cli is leaselab's command line, a face of the lab as the terminal screen and the SSH
+// server are: the commands (lab, run, list, stress, seed, worker, watch, serve), their flags and
+// their exit codes, in one Main that tests call; main calls it through RunWithSignals, which
+// turns a stop signal into a cancelled context. It never speaks SQL: the databases come through
+// Backends, which main wires.
+//
+//	leaselab                     open the lab on the default scenario
+//	leaselab run NAME|FILE       run a scenario headless; print and save its report
+//	leaselab list                list the built-in scenarios
+//
+// Exit codes: 0 the scenario's expectations hold; 1 they do not; 2 usage or scenario errors;
+// 3 environment errors (the database file or the report folder); 128+N ended by signal N
+// (130 for Ctrl-C, SIGINT; 129 SIGHUP; 131 SIGQUIT; 143 SIGTERM; 141 SIGPIPE, its output
+// closed), after removing its temporary folders.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"leaselab/engine"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitExpect   = 1
+	exitUsage    = 2
+	exitEnvError = 3
+	// exitSignal + N: ended by signal N (130 for SIGINT), as shells report it.
+	exitSignal = 128
+)
+
+// usageError is a mistake in how leaselab was called or in a scenario.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// Stdio is a command line's standard input, output and error.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// stopSignals are the signals that end leaselab cleanly: Ctrl-C, kill, a closed terminal or a
+// dropped ssh (SIGHUP), and Ctrl-\ (SIGQUIT). Each cancels the command's context, so that it
+// stops at its next transaction boundary and its deferred cleanup (temporary folders, open
+// connections) runs; the exit code is then 128 + the signal's number.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// closedOutput is the cause of a context cancelled because stdout or stderr was closed (SIGPIPE).
+var closedOutput = interrupted{syscall.SIGPIPE}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// code is the exit code a shell expects of a process ended by the signal: 128 + its number.
+func (e interrupted) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return exitSignal + int(s)
+	}
+	return exitSignal + int(syscall.SIGINT)
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE (its output was closed)"
+	}
+	return sig.String()
+}
+
+// RunWithSignals is Main with a context that the first of stopSignals cancels: what main runs. A second one
+// ends the process at once (the way out of a command that does not stop), after removing the
+// temporary folders of its runs' databases (payment data), which the cleanup it cut short
+// would have removed.
+//
+// A closed output (SIGPIPE: "leaselab serve | head", a worker piped into a reader that is gone)
+// ends it the same way, with 128+13. Without a handler Go's runtime kills the process at its
+// first write to a closed stdout or stderr, before any cleanup; with one, the write fails with
+// EPIPE instead. Its handler is never reset: the cleanup that follows may write again.
+func RunWithSignals(args []string, stdio Stdio, b Backends) int {
+	stderr := stdio.Err
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				if context.Cause(ctx) == nil || context.Cause(ctx) == closedOutput {
+					cancel(interrupted{sig})
+					continue
+				}
+				signal.Reset(stopSignals...)
+				removeRunFolders(os.Getpid())
+				fmt.Fprintf(stderr, "leaselab: %s again: stopped at once; its temporary folders are removed\n", signalName(sig))
+				os.Exit(interrupted{sig}.code())
+			case <-pipes:
+				cancel(closedOutput) // the first cause stays, if a signal came first
+			case <-done:
+				signal.Stop(sigs)
+				return
+			}
+		}
+	}()
+	return Main(ctx, args, stdio, b)
+}
+
+// removeRunFolders removes the temporary run folders process pid made (runFolderPrefix).
+func removeRunFolders(pid int) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runFolderPrefix(pid)+"*"))
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
+	}
+}
+
+// Main runs one leaselab command line (args without the program's name) on the databases b
+// opens, and returns its exit code. When ctx was cancelled by a signal, whatever the command
+// returned, it prints "interrupted by SIG…" and returns 128 + the signal's number: an interrupt
+// is neither an environment error nor a "context canceled".
+func Main(ctx context.Context, args []string, stdio Stdio, b Backends) int {
+	stderr := stdio.Err
+	code, err := dispatch(ctx, b, args, stdio.In, stdio.Out, stderr)
+	var intr interrupted
+	if errors.As(context.Cause(ctx), &intr) && (!(len(args) > 0 && stopsBySignal[args[0]]) || intr == closedOutput) {
+		// A server told to stop stops normally; one whose log was closed did not end well.
+		fmt.Fprintf(stderr, "leaselab: %v\n", intr)
+		return intr.code()
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The output was closed and the command stopped on the failed write before SIGPIPE's
+		// handler cancelled its context.
+		fmt.Fprintf(stderr, "leaselab: %v\n", closedOutput)
+		return closedOutput.code()
+	}
+	if err != nil {
+		return report(err, stderr)
+	}
+	return code
+}
+
+// stopsBySignal are the commands a signal ends in the normal way: a server runs until it is
+// told to stop, closes every session cleanly, and exits as its work says (0 when all went well).
+var stopsBySignal = map[string]bool{"serve": true}
+
+// dispatch runs the command args name: its exit code when it ran to its end, or the error that
+// stopped it.
+func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := "lab"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	} else if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(stdout, mainUsage)
+		fmt.Fprintln(stdout, "\nThe lab's flags: leaselab lab --help.")
+		return exitOK, nil
+	}
+	var err error
+	switch cmd {
+	case "lab":
+		err = cmdLab(ctx, b, args, stdin, stdout, stderr)
+	case "run":
+		var code int
+		code, err = cmdRun(ctx, b, args, stdout, stderr)
+		if err == nil {
+			return code, nil
+		}
+	case "list":
+		err = cmdList(args, stdout, stderr)
+	case "seed":
+		err = cmdSeed(ctx, b, args, stdout, stderr)
+	case "worker":
+		err = cmdWorker(ctx, b, args, stdout, stderr)
+	case "watch":
+		err = cmdWatch(ctx, b, args, stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, b, args, stdout, stderr)
+	case "stress":
+		var code int
+		code, err = cmdStress(ctx, b, args, stdout, stderr)
+		if err == nil {
+			return code, nil
+		}
+	case "help":
+		if len(args) == 0 {
+			fmt.Fprint(stdout, mainUsage)
+			return exitOK, nil
+		}
+		if len(args) == 1 && helpTopics[args[0]] {
+			return dispatch(ctx, b, []string{args[0], "--help"}, stdin, stdout, stderr)
+		}
+		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch)", strings.Join(args, " "))}
+	default:
+		err = usageError{fmt.Errorf("unknown command %q", cmd)}
+	}
+	return exitOK, err
+}
+
+// helpTopics are the commands "leaselab help COMMAND" explains.
+var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true}
+
+// report prints err as one line and maps it to an exit code.
+func report(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "leaselab: %s\n", engine.Escape(err.Error())) // it may quote a file's or a database's text
+	var ue usageError
+	var pe *engine.ParseError
+	var se *engine.ScriptError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &pe):
+		if ue.err != nil && strings.HasPrefix(ue.Error(), "unknown command") {
+			fmt.Fprint(stderr, mainUsage)
+		}
+		return exitUsage
+	case errors.As(err, &se):
+		// A script step that could not be carried out is the scenario's fault, unless the
+		// database under it failed.
+		var env *engine.EnvError
+		if errors.As(err, &env) || errors.Is(err, engine.ErrBusy) {
+			return exitEnvError
+		}
+		return exitUsage
+	}
+	return exitEnvError
+}
+
+const mainUsage = `leaselab: competing workers, one SQLite outbox, and the lease that makes them safe.
+
+Usage:
+  leaselab [flags]             open the lab (a terminal screen) on the default scenario
+  leaselab run NAME|FILE       run a scenario headless; print and save its report
+  leaselab list                list the built-in scenarios
+  leaselab stress [flags]      real goroutine workers, random crashes, pauses and clock jumps
+  leaselab seed --db FILE      create a shared database (--reset: empty one) and fill it with payments
+  leaselab worker --db FILE --name W
+                               run one worker process against a shared database
+  leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
+  leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
+  leaselab help [COMMAND]      this text, or a command's flags
+
+Run "leaselab COMMAND --help" for a command's flags.
+Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error,
+130 interrupted (Ctrl-C; 128 + the signal's number for SIGHUP, SIGQUIT and SIGTERM; serve stops on
+them with 0).
+`
