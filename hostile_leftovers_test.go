@@ -1,13 +1,224 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// nobody is the unprivileged user the read-only tests run leaselab as: root, who runs the
+// tests, writes any file whatever its mode.
+const nobody = 65534
+
+// asNobody is a folder every user may enter, holding a copy of this test binary (which acts as
+// leaselab, see TestMain) that every user may run: the test's own folders and the go build
+// cache are root's alone. It returns the folder and the binary's path.
+func asNobody(t *testing.T) (dir, bin string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run leaselab as the user nobody (uid 65534): a user's own read-only file is not read-only to root")
+	}
+	dir, err := os.MkdirTemp("", "leaselab-ro-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.IsDir() {
+				os.Chmod(p, 0o755) // a 0555 folder's files cannot be removed otherwise
+			}
+			return nil
+		})
+		os.RemoveAll(dir)
+	})
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "leaselab")
+	copyFile(t, bin, os.Args[0])
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin
+}
+
+// runAs runs the leaselab at bin as the user nobody in dir, with a deadline, and returns its
+// exit code and what it printed (stderr and stdout together).
+func runAs(t *testing.T, dir string, name string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1", "HOME="+dir, "TERM=screen")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %v: still running after 60s:\n%s", name, args, out.String())
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String()
+	case err != nil:
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return 0, out.String()
+}
+
+// A read-only file (mode 0444, owned by the user who runs leaselab) in a folder that user may
+// write, and in one it may not (0555): every command that writes the file refuses it, saying
+// it is read-only, with exit 3, before SQLite opens it: the file's sha256 is the same after,
+// and no -wal or -shm is made. Today run --reset and seed in a writable folder fail at their
+// first write ("attempt to write a readonly database") and leave a new -wal and -shm behind;
+// so does a worker.
+func TestReadOnlyFileIsRefusedUntouched(t *testing.T) {
+	top, bin := asNobody(t)
+	src := seeded(t, t.TempDir(), "pay.db", 50)
+	cases := []struct {
+		name   string
+		args   []string
+		folder os.FileMode
+		msg    string
+	}{
+		{"run --reset --db FILE", []string{"run", "after", "--reset", "--db", "FILE", "--report-dir", ""}, 0o755, "the file is read-only to this user (mode 0444)"},
+		{"seed --db FILE", []string{"seed", "--db", "FILE"}, 0o755, "the file is read-only to this user (mode 0444)"},
+		{"seed --reset --db FILE", []string{"seed", "--reset", "--db", "FILE"}, 0o755, "the file is read-only to this user (mode 0444)"},
+		{"worker --db FILE", []string{"worker", "--name", "W1", "--db", "FILE"}, 0o755, "the file is read-only to this user (mode 0444)"},
+		{"run --reset --db FILE, in a 0555 folder", []string{"run", "after", "--reset", "--db", "FILE", "--report-dir", ""}, 0o555, "the file is read-only to this user (mode 0444)"},
+		{"seed --reset --db FILE, in a 0555 folder", []string{"seed", "--reset", "--db", "FILE"}, 0o555, "the file is read-only to this user (mode 0444)"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(top, "case"+string(rune('a'+i)))
+			path := placeAsNobody(t, dir, src, 0o444, true, c.folder)
+			args := make([]string, len(c.args))
+			for j, a := range c.args {
+				args[j] = strings.ReplaceAll(a, "FILE", path)
+			}
+			before := fileHashes(t, path)
+			code, out := runAs(t, dir, bin, args...)
+			after := fileHashes(t, path)
+			if code != exitEnvError || !strings.Contains(out, c.msg) {
+				t.Errorf("%v as nobody: exit %d, want %d with %q:\n%s", c.args, code, exitEnvError, c.msg, out)
+			}
+			if after != before {
+				t.Errorf("the file and its -wal, -shm, -journal: before %s, after %s", before, after)
+			}
+			if !t.Failed() {
+				recordReliability(t, "database", "as an unprivileged user: "+c.name+", FILE read-only (0444)", code, firstLine(out), hashCell(before, after))
+			}
+		})
+	}
+	// The folder is read-only, the file is not: the -wal and -shm cannot be made beside it.
+	t.Run("seed --reset --db FILE, writable, in a 0555 folder", func(t *testing.T) {
+		dir := filepath.Join(top, "folder")
+		path := placeAsNobody(t, dir, src, 0o644, true, 0o555)
+		before := fileHashes(t, path)
+		code, out := runAs(t, dir, bin, "seed", "--reset", "--db", path)
+		after := fileHashes(t, path)
+		if code != exitEnvError || !strings.Contains(out, "is read-only to this user: a WAL database needs pay.db-wal and pay.db-shm beside it") {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
+		if after != before {
+			t.Errorf("before %s, after %s", before, after)
+		}
+		if !t.Failed() {
+			recordReliability(t, "database", "as an unprivileged user: seed --reset --db FILE, FILE writable in a 0555 folder", code, firstLine(out), hashCell(before, after))
+		}
+	})
+}
+
+// placeAsNobody copies the database src into a new folder dir (owned by nobody when own is
+// set, by root otherwise, as is the copy), with the file's and the folder's modes.
+func placeAsNobody(t *testing.T, dir, src string, mode os.FileMode, own bool, folder os.FileMode) string {
+	t.Helper()
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pay.db")
+	copyFile(t, path, src)
+	uid := 0
+	if own {
+		uid = nobody
+	}
+	for _, p := range []string{dir, path} {
+		if err := os.Chown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, folder); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The watch as an unprivileged user, in a terminal (script(1) gives it one), on a checkpointed
+// file it may not write: it reads a file no one may write (0444) as immutable and leaves no -wal
+// or -shm; a file its owner (root here) may write (0644) is refused, saying why, as a -shm this
+// user made would stop the owner's workers. Today both leave a -wal and a -shm (mode 0444)
+// behind.
+func TestWatchOnAReadOnlyFileLeavesNothing(t *testing.T) {
+	top, bin := asNobody(t)
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("needs script(1) (util-linux) to give the watch a terminal")
+	}
+	src := seeded(t, t.TempDir(), "pay.db", 6)
+	for _, c := range []struct {
+		name string
+		mode os.FileMode
+		code int
+		msg  *regexp.Regexp
+	}{
+		{"0444, owned by the user", 0o444, exitOK, regexp.MustCompile(`PAY-006`)},
+		{"0644, owned by root", 0o644, exitEnvError, regexp.MustCompile(`the file is read-only to this user \(mode 0644\) and no program has it open`)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(top, "watch"+c.mode.String())
+			path := placeAsNobody(t, dir, src, c.mode, c.mode == 0o444, 0o755)
+			if c.mode == 0o644 {
+				os.Chown(path, 0, 0)
+			}
+			before := fileHashes(t, path)
+			// script runs the watch in a pseudo-terminal; q after 3 s ends it (its screen is
+			// drawn by then), and the deadline of runAs bounds the rest.
+			code, out := runAs(t, dir, "/bin/sh", "-c", `(sleep 3; printf q; sleep 5) | "$0" -q -e -c "$1 watch --db $2" /dev/null`, script, bin, path)
+			after := fileHashes(t, path)
+			if code != c.code || !c.msg.MatchString(out) {
+				t.Errorf("watch as nobody on a %s file: exit %d, want %d and %q:\n%.3000s", c.name, code, c.code, c.msg, out)
+			}
+			if after != before {
+				t.Errorf("the file and its -wal, -shm, -journal: before %s, after %s", before, after)
+			}
+			if !t.Failed() {
+				first := "the rows shown; q ends it"
+				if c.code != exitOK {
+					first = c.msg.FindString(out)
+					if i := strings.Index(out, "leaselab: "); i >= 0 {
+						first = strings.TrimSpace(firstLine(out[i:]))
+					}
+				}
+				recordReliability(t, "database", "as an unprivileged user: watch --db FILE in a terminal, FILE checkpointed and read-only ("+c.name+")", code, first, hashCell(before, after))
+			}
+		})
+	}
+}
 
 // The table's last column shows the hashes it compared, before → after, not just a word:
 // docs/reliability.md is made from these rows (recordReliability), and issue 17 asks for both
