@@ -250,3 +250,49 @@ func TestReliabilityRowShowsTheHashes(t *testing.T) {
 		t.Errorf("the row shows %s→%s; the file's sha256 is %s", m[1], m[2], sum)
 	}
 }
+
+// A SIGPIPE that is not of leaselab's output, as a write to a PostgreSQL server that went away
+// raises, does not stop it as a closed output would: a worker whose stdout and stderr are open
+// goes on working, and a SIGINT then ends it with 130. Today the SIGPIPE stops it with "interrupted
+// by SIGPIPE (its output was closed)" and 141: after a server stopped mid-run, that was what the
+// run said instead of what had happened.
+func TestSIGPIPEWithTheOutputOpenIsNotAClosedOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	db := seeded(t, t.TempDir(), "pay.db", 200)
+	w := start(t, "worker", "--db", db, "--name", "P1", "--lease", "2s", "--pace", "50ms")
+	select {
+	case <-w.seen:
+	case err := <-w.done:
+		t.Fatalf("the worker ended before its first line: %v\n%s", err, w.output())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no line from the worker in 30s:\n%s", w.output())
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGPIPE); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-w.done:
+		t.Fatalf("a SIGPIPE with its output open ended the worker: %v\n%s", err, w.output())
+	case <-time.After(time.Second):
+	}
+	if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case err := <-w.done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker still runs 30s after SIGINT:\n%s", w.output())
+	}
+	if out := w.output(); code != 130 || !strings.Contains(out, "interrupted by SIGINT") || strings.Contains(out, "SIGPIPE") {
+		t.Fatalf("after SIGPIPE, then SIGINT: exit %d, want 130, \"interrupted by SIGINT\" and no word of SIGPIPE:\n%s", code, out)
+	}
+	recordReliability(t, "signals", "SIGPIPE to `worker --db FILE` with its output open (as a write to a server gone away raises)", code,
+		"goes on working; a SIGINT then: leaselab: interrupted by SIGINT", "—")
+}
