@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -54,7 +55,24 @@ func (o *dbOpener) openPostgres(ctx context.Context) (db backend, note string, c
 		return nil, "", nil, pgError(err)
 	}
 	o.pgOurs = true
-	return pg, note, func() {}, nil
+	noteSchemas(o.notes, pg.Swept(), nil)
+	// Called after db.Close, which records a schema it could not drop.
+	return pg, note, func() { noteSchemas(o.notes, nil, pg.Leftover()) }, nil
+}
+
+// noteSchemas tells the user on w (when not nil), one line each, of the leftover run schemas
+// that were dropped and of the run's own schema left on the server (a
+// *postgres.LeftoverError): without a word, such schemas would pile up unseen.
+func noteSchemas(w io.Writer, swept []string, left error) {
+	if w == nil {
+		return
+	}
+	for _, s := range swept {
+		fmt.Fprintf(w, "leaselab: dropped the schema %s, left on the server by a run that could not drop it\n", s)
+	}
+	if left != nil {
+		fmt.Fprintf(w, "leaselab: %v\n", left)
+	}
 }
 
 // createShared makes (or, with reset, empties) the database worker processes share (seed).

@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/postgres"
 )
 
 // workerNameRE is what a worker process's --name may be: it goes into LockedBy.
@@ -43,6 +44,9 @@ func cmdSeed(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer db.Close()
+	if pg, ok := db.(*postgres.DB); ok {
+		noteSchemas(stderr, pg.Swept(), nil) // --reset drops the runs' leftover schemas
+	}
 	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
 	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
 		var ps *store.PartialSeedError

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"leaselab/store/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // nobody is the unprivileged user the read-only tests run leaselab as: root, who runs the
@@ -249,6 +254,186 @@ func TestReliabilityRowShowsTheHashes(t *testing.T) {
 	case m[1] != sum[:12] || m[2] != sum[:12]:
 		t.Errorf("the row shows %s→%s; the file's sha256 is %s", m[1], m[2], sum)
 	}
+}
+
+// privatePostgres starts a PostgreSQL server of the test's own (as .ci/pg.sh does), which the
+// test may stop and start again; it returns its URL, and stop and start. The server is stopped,
+// and its folder removed, when the test ends.
+func privatePostgres(t *testing.T) (pgURL string, stop, start func()) {
+	t.Helper()
+	storetest.PostgresURL(t) // the PostgreSQL tests' gate: skipped without LEASELAB_PG, failed in CI
+	bin := os.Getenv("PG_BIN")
+	if bin == "" {
+		bin = "/usr/lib/postgresql/15/bin"
+	}
+	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no PostgreSQL binaries in %s (PG_BIN) to start a server of the test's own: %v", bin, err)
+		}
+		t.Skipf("no PostgreSQL binaries in %s (PG_BIN): %v", bin, err)
+	}
+	dir, err := os.MkdirTemp("", "leaselab-pg-test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	as := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
+	if os.Geteuid() == 0 { // PostgreSQL refuses to run as root
+		if out, err := exec.Command("chown", "postgres:", dir).CombinedOutput(); err != nil {
+			t.Fatalf("chown postgres %s: %v %s", dir, err, out)
+		}
+		as = func(args ...string) *exec.Cmd {
+			return exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	data := filepath.Join(dir, "data")
+	if out, err := as(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale").CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	ctl := func(args ...string) {
+		t.Helper()
+		cmd := as(append([]string{filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-t", "30"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("pg_ctl %v: %v\n%s", args, err, out)
+		}
+	}
+	start = func() {
+		ctl("-l", filepath.Join(dir, "server.log"), "-o",
+			fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c max_connections=50", port, dir), "start")
+	}
+	stop = func() { ctl("-m", "immediate", "stop") }
+	start()
+	t.Cleanup(func() {
+		as(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "-t", "30", "stop").Run()
+		os.RemoveAll(dir)
+	})
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), stop, start
+}
+
+// runSchemas lists the schemas on the server at pgURL whose name starts with leaselab_run_.
+func runSchemas(t *testing.T, pgURL string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'leaselab\_run\_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// A PostgreSQL server stopped in the middle of a run: the run says which schema it leaves on the
+// server and that the next run drops it; the next run does, and says so; it keeps the schema of
+// a run still going (its lock is held), one the user added a table to, and one of another
+// leaselab's making (another comment); once that run's session ends, a seed --reset drops its
+// schema. Today the run says nothing of its schema, and every
+// leaselab_run_* schema stays for ever.
+func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and stops a PostgreSQL server")
+	}
+	pgURL, stop, startAgain := privatePostgres(t)
+	run := start(t, "run", "many-workers", "--messages", "3000", "--db", pgURL, "--report-dir", "")
+	var left string
+	for deadline := time.Now().Add(30 * time.Second); left == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if names := runSchemas(t, pgURL); len(names) == 1 {
+			left = names[0]
+		}
+	}
+	if left == "" {
+		t.Fatalf("no run schema on the server 30s after the run started:\n%s", run.output())
+	}
+	time.Sleep(300 * time.Millisecond) // into the run: its workers are at work
+	stop()
+	var code int
+	select {
+	case err := <-run.done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run still goes 60s after its server stopped:\n%s", run.output())
+	}
+	out := run.output()
+	want := "leaselab: the run's schema " + left + " is left on the server (DROP SCHEMA failed: "
+	if code != exitEnvError || !strings.Contains(out, want) || !strings.Contains(out, "the next leaselab run on this server, or a --reset, drops it") {
+		t.Fatalf("after its server stopped, the run: exit %d, want %d and %q:\n%s", code, exitEnvError, want, out)
+	}
+	line := firstLine(out[strings.Index(out, want):])
+
+	startAgain()
+	if names := runSchemas(t, pgURL); len(names) != 1 || names[0] != left {
+		t.Fatalf("after the restart, the run schemas are %v, want [%s]", names, left)
+	}
+	// Three schemas the next run must keep: a run going on (leaselab's tables, the run's
+	// comment, its lock held by a session of the test's), a leftover the user added a table to,
+	// and one with leaselab's plain comment (named so by hand, or made by a leaselab before run
+	// locks: it may be in use).
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var mark string
+	if err := conn.QueryRow(ctx, `SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`, left).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	liveURL := pgURL + "&schema=leaselab_run_live"
+	if code, _, stderr := cli(t, "seed", "--db", liveURL, "--messages", "3"); code != exitOK {
+		t.Fatalf("seed the live run's schema: exit %d: %s", code, stderr)
+	}
+	for _, stmt := range []string{
+		fmt.Sprintf(`COMMENT ON SCHEMA leaselab_run_live IS '%s'`, mark),
+		`SELECT pg_advisory_lock(hashtextextended('leaselab_run:leaselab_run_live', 0))`,
+		fmt.Sprintf(`CREATE SCHEMA leaselab_run_added; CREATE TABLE leaselab_run_added.notes (body text); COMMENT ON SCHEMA leaselab_run_added IS '%s'`, mark),
+		`CREATE SCHEMA leaselab_run_plain; COMMENT ON SCHEMA leaselab_run_plain IS 'leaselab schema 1'`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+
+	code2, out2, err2 := cli(t, "run", "after", "--db", pgURL, "--report-dir", "")
+	dropped := "leaselab: dropped the schema " + left + ", left on the server by a run that could not drop it"
+	if code2 != exitOK || !strings.Contains(err2, dropped) {
+		t.Fatalf("the next run: exit %d, want 0 and %q:\nstderr %s\nstdout %.1000s", code2, dropped, err2, out2)
+	}
+	if strings.Count(err2, "dropped the schema") != 1 {
+		t.Errorf("the next run dropped more than the leftover:\n%s", err2)
+	}
+	names := runSchemas(t, pgURL)
+	if strings.Join(names, " ") != "leaselab_run_added leaselab_run_live leaselab_run_plain" {
+		t.Errorf("after the next run, the run schemas are %v, want leaselab_run_added, _live and _plain", names)
+	}
+	// The live run ends without dropping its schema (its session goes): a seed --reset, on a
+	// schema of its own, drops it.
+	conn.Close(ctx)
+	code3, _, err3 := cli(t, "seed", "--reset", "--messages", "3", "--db", pgURL+"&schema=leaselab_demo")
+	if code3 != exitOK || !strings.Contains(err3, "dropped the schema leaselab_run_live,") {
+		t.Errorf("seed --reset after the live run's session ended: exit %d:\n%s", code3, err3)
+	}
+	if names := runSchemas(t, pgURL); strings.Join(names, " ") != "leaselab_run_added leaselab_run_plain" {
+		t.Errorf("at the end, the run schemas are %v, want leaselab_run_added and _plain", names)
+	}
+	recordReliability(t, "PostgreSQL --db", "the server stopped (pg_ctl stop -m immediate) in the middle of `run many-workers --messages 3000`", code, line,
+		"its schema named as left; the next run dropped it (and kept a live run's, and two not its own)")
 }
 
 // A SIGPIPE that is not of leaselab's output, as a write to a PostgreSQL server that went away
