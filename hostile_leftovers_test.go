@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -480,4 +481,108 @@ func TestSIGPIPEWithTheOutputOpenIsNotAClosedOutput(t *testing.T) {
 	}
 	recordReliability(t, "signals", "SIGPIPE to `worker --db FILE` with its output open (as a write to a server gone away raises)", code,
 		"goes on working; a SIGINT then: leaselab: interrupted by SIGINT", "—")
+}
+
+// A worker behind another connection's open write transaction says so after 2 s, again at 4 s,
+// and, once the other commits, that it got the lock and after how long; it then does its work.
+// Stopped while it waits, it says it stopped waiting. Today it prints nothing until it gets the
+// lock (for as long as the other holds it: 160 s were seen).
+func TestWorkerWaitingForTheWriteLockSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and waits seconds for a lock")
+	}
+	ctx := context.Background()
+	hold := func(t *testing.T, path string) (release func()) {
+		t.Helper()
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+				t.Error(err)
+			}
+			conn.Close()
+			db.Close()
+		}
+	}
+	waitLine := func(t *testing.T, c *child, sub string, within time.Duration) time.Time {
+		t.Helper()
+		timeout := time.After(within)
+		for {
+			select {
+			case line := <-c.seen:
+				if strings.Contains(line, sub) {
+					return time.Now()
+				}
+			case err := <-c.done:
+				t.Fatalf("the worker ended before %q: %v\n%s", sub, err, c.output())
+			case <-timeout:
+				t.Fatalf("no %q within %s:\n%s", sub, within, c.output())
+			}
+		}
+	}
+	exitOf := func(t *testing.T, c *child) int {
+		t.Helper()
+		select {
+		case err := <-c.done:
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return exit.ExitCode()
+			}
+			return 0
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the worker still runs 30s on:\n%s", c.output())
+		}
+		return -1
+	}
+
+	t.Run("the other commits", func(t *testing.T) {
+		path := seeded(t, t.TempDir(), "pay.db", 3)
+		release := hold(t, path)
+		began := time.Now()
+		w := start(t, "worker", "--db", path, "--name", "P1", "--poll", "10ms")
+		first := waitLine(t, w, "Worker-P1 waiting for the database's write lock (held by another connection) for 2s…", 10*time.Second)
+		waitLine(t, w, "Worker-P1 waiting for the database's write lock (held by another connection) for 4s…", 10*time.Second)
+		release()
+		waitLine(t, w, "Worker-P1 got the database's write lock after ", 10*time.Second)
+		if code := exitOf(t, w); code != exitOK || !strings.Contains(w.output(), "3 finalized") {
+			t.Fatalf("after the lock: exit %d, want 0 and 3 finalized:\n%s", code, w.output())
+		}
+		if d := first.Sub(began); d < 2*time.Second {
+			t.Errorf("the first line came %s after the start, before the 2 s it names", d)
+		}
+		var got string
+		for _, l := range strings.Split(w.output(), "\n") {
+			if strings.Contains(l, " got the database's write lock") {
+				got = l[strings.Index(l, "Worker-P1")+len("Worker-P1 "):]
+			}
+		}
+		if strings.Count(w.output(), "waiting for the database's write lock") != 2 {
+			t.Errorf("want 2 lines of waiting (2s, 4s):\n%s", w.output())
+		}
+		recordReliability(t, "wall clock", "`worker --db FILE` while another connection holds BEGIN IMMEDIATE, released after the worker's second line", exitOK,
+			"waiting for the database's write lock (held by another connection) for 2s…, 4s…; "+got, "—")
+	})
+	t.Run("stopped while it waits", func(t *testing.T) {
+		path := seeded(t, t.TempDir(), "pay.db", 3)
+		release := hold(t, path)
+		defer release()
+		w := start(t, "worker", "--db", path, "--name", "P1", "--poll", "10ms")
+		waitLine(t, w, "for 2s…", 10*time.Second)
+		if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		code := exitOf(t, w)
+		if out := w.output(); code != 130 || !strings.Contains(out, "Worker-P1 stopped waiting for the database's write lock after ") {
+			t.Fatalf("SIGINT while it waits: exit %d, want 130 and \"stopped waiting\":\n%s", code, out)
+		}
+	})
 }
