@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -585,4 +586,66 @@ func TestWorkerWaitingForTheWriteLockSaysSo(t *testing.T) {
 			t.Fatalf("SIGINT while it waits: exit %d, want 130 and \"stopped waiting\":\n%s", code, out)
 		}
 	})
+}
+
+// The same on PostgreSQL, where a worker waits for a row lock: another connection holds every
+// payment row FOR UPDATE, so the worker's finalize waits; it says so after 2 s, and once the
+// other commits, that it got the lock.
+func TestWorkerWaitingForARowLockSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and waits seconds for a lock")
+	}
+	ctx := context.Background()
+	u := pgSchemaURL(t, "leaselab_test_rowwait")
+	if code, _, stderr := cli(t, "seed", "--db", u, "--messages", "1"); code != exitOK {
+		t.Fatalf("seed: exit %d: %s", code, stderr)
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT * FROM "+pu.Query().Get("schema")+".payments FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, "worker", "--db", u, "--name", "P1", "--poll", "10ms")
+	for _, want := range []string{"Worker-P1 waiting for a row lock (held by another connection) for 2s…", ""} {
+		if want == "" {
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want = "Worker-P1 got a row lock after "
+		}
+		timeout := time.After(10 * time.Second)
+	wait:
+		for {
+			select {
+			case line := <-w.seen:
+				if strings.Contains(line, want) {
+					break wait
+				}
+			case err := <-w.done:
+				t.Fatalf("the worker ended before %q: %v\n%s", want, err, w.output())
+			case <-timeout:
+				t.Fatalf("no %q within 10s:\n%s", want, w.output())
+			}
+		}
+	}
+	select {
+	case err := <-w.done:
+		if err != nil || !strings.Contains(w.output(), "1 finalized") {
+			t.Fatalf("after the lock: %v, want exit 0 and 1 finalized:\n%s", err, w.output())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the worker still runs 30s after the lock was released:\n%s", w.output())
+	}
 }
