@@ -9,8 +9,9 @@
 //
 // The schema parameter is leaselab's own (it is taken out before the URL reaches the server).
 // Without it, Create and Open use DefaultSchema, and CreateTemp makes a schema of its own that
-// Close drops (or, when Close cannot, the next run on the server: leftover.go). A schema that leaselab did not make is never changed (ErrNotOurs); one that holds
-// rows is emptied only with Options.Reset (ErrHoldsRows).
+// Close drops (or, when Close cannot, the next run on the server: leftover.go). A schema that
+// leaselab did not make is never changed (ErrNotOurs); one that holds rows is emptied only with
+// Options.Reset (ErrHoldsRows).
 package postgres
 
 import (
@@ -202,7 +203,7 @@ func Create(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return create(ctx, t, opts, false)
+	return create(ctx, t, opts)
 }
 
 // CreateTemp makes a new schema of its own on the server of rawURL (which must name no schema)
@@ -216,10 +217,11 @@ func CreateTemp(ctx context.Context, rawURL string, now time.Time, suffix string
 	if t.schema != name {
 		return nil, fmt.Errorf("--db %s: a temporary run names no schema", t.shown)
 	}
-	return create(ctx, t, Options{temp: true}, true)
+	return create(ctx, t, Options{temp: true})
 }
 
-func create(ctx context.Context, t target, opts Options, temp bool) (*DB, error) {
+func create(ctx context.Context, t target, opts Options) (*DB, error) {
+	temp := opts.temp
 	db, err := connect(ctx, t)
 	if err != nil {
 		return nil, err
