@@ -125,7 +125,8 @@ func TestReadOnlyFileIsRefusedUntouched(t *testing.T) {
 				t.Errorf("the file and its -wal, -shm, -journal: before %s, after %s", before, after)
 			}
 			if !t.Failed() {
-				recordReliability(t, "database", "as an unprivileged user: "+c.name+", FILE read-only (0444)", code, firstLine(out), hashCell(before, after))
+				recordReliability(t, "database", "as an unprivileged user: "+c.name+", FILE read-only (0444)", code,
+					firstLine(strings.ReplaceAll(out, dir+"/", "")), hashCell(before, after))
 			}
 		})
 	}
@@ -143,7 +144,8 @@ func TestReadOnlyFileIsRefusedUntouched(t *testing.T) {
 			t.Errorf("before %s, after %s", before, after)
 		}
 		if !t.Failed() {
-			recordReliability(t, "database", "as an unprivileged user: seed --reset --db FILE, FILE writable in a 0555 folder", code, firstLine(out), hashCell(before, after))
+			recordReliability(t, "database", "as an unprivileged user: seed --reset --db FILE, FILE writable in a 0555 folder", code,
+				firstLine(strings.ReplaceAll(out, top+"/", "")), hashCell(before, after))
 		}
 	})
 }
@@ -218,7 +220,7 @@ func TestWatchOnAReadOnlyFileLeavesNothing(t *testing.T) {
 				if c.code != exitOK {
 					first = c.msg.FindString(out)
 					if i := strings.Index(out, "leaselab: "); i >= 0 {
-						first = strings.TrimSpace(firstLine(out[i:]))
+						first = strings.TrimSpace(firstLine(strings.ReplaceAll(out[i:], dir+"/", "")))
 					}
 				}
 				recordReliability(t, "database", "as an unprivileged user: watch --db FILE in a terminal, FILE checkpointed and read-only ("+c.name+")", code, first, hashCell(before, after))
@@ -377,7 +379,7 @@ func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
 	if code != exitEnvError || !strings.Contains(out, want) || !strings.Contains(out, "the next leaselab run on this server, or a --reset, drops it") {
 		t.Fatalf("after its server stopped, the run: exit %d, want %d and %q:\n%s", code, exitEnvError, want, out)
 	}
-	line := firstLine(out[strings.Index(out, want):])
+	line := strings.ReplaceAll(firstLine(out[strings.Index(out, want):]), left, "leaselab_run_TIME_PROCESS")
 
 	startAgain()
 	if names := runSchemas(t, pgURL); len(names) != 1 || names[0] != left {

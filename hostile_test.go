@@ -117,6 +117,9 @@ func hashCell(before, after string) string {
 	if before != after {
 		verdict = "CHANGED"
 	}
+	if len(parts) == 0 {
+		return "no file before or after, nor -wal, -shm, -journal: nothing made"
+	}
 	return "sha256 " + strings.Join(parts, ", ") + " " + verdict
 }
 
