@@ -123,7 +123,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // while: the worker waits for a lock another connection holds (SQLite's write lock, up to
 // busy_timeout an attempt and then retried; a PostgreSQL row lock, up to lock_timeout). Without
 // it a worker behind another program's open transaction printed nothing for minutes. It is told
-// after 2 s, then at 4, 8, 16 s… and at least 30 s apart, and when the wait ends, with what the
+// after 2 s, then at 4, 8, 16 and 32 s, then every 30 s, and when the wait ends, with what the
 // worker got. A call starts, as near as can be told from outside the worker, when the pause
 // Serve takes after an event (pace, or poll after nothing to do) is over.
 type lockWait struct {
