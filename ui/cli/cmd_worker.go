@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store/postgres"
 )
 
 const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
@@ -86,7 +85,7 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	w := sess.Workers()[0]
 	var last engine.Event
 	lock := "the database's write lock"
-	if _, ok := db.(*postgres.DB); ok {
+	if b.Server.IsURL(*path) { // PostgreSQL locks rows, not the database
 		lock = "a row lock"
 	}
 	waits := &lockWait{out: stdout, name: w.Name, lock: lock, pace: *pace, poll: *poll,
