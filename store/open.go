@@ -75,6 +75,10 @@ func CheckCreate(ctx context.Context, path string, reset bool) (*Inspection, err
 	if err != nil {
 		return nil, err
 	}
+	// Before the rows: a file this user may not write cannot be reset either.
+	if err := checkWritable(ins.Path, ins.Exists); err != nil {
+		return nil, err
+	}
 	if ins.Kind != KindNew {
 		older := 0
 		if ins.Kind == KindOlder {
@@ -138,6 +142,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkWritable(abs, true); err != nil {
+		return nil, err
+	}
 	return open(ctx, abs, true)
 }
 
@@ -145,13 +152,28 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // (for the watch): mode=ro and query_only, and no journal_mode, so that the file and its journal
 // mode stay as they are. Writes through it fail. A -wal and -shm that its reads had to make
 // beside a file that had none are removed at Close, unless another connection still uses them.
+// Such a file that this user may not write (so could not remove them) is read as immutable
+// when no one may write it, and refused when someone may (frozenFile).
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	abs, err := CheckOpen(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	tidy := size(abs+"-wal") < 0 && size(abs+"-shm") < 0
-	admin, err := sql.Open("sqlite", readOnlyDSN(abs))
+	dsn := readOnlyDSN(abs)
+	if tidy {
+		frozen, err := frozenFile(abs)
+		if err != nil {
+			return nil, err
+		}
+		if frozen {
+			// No one but root may write it, and no one has it open: read it as immutable,
+			// which makes no -wal or -shm this user could not remove.
+			dsn += "&immutable=1"
+			tidy = false
+		}
+	}
+	admin, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, &EnvError{Path: abs, Err: err}
 	}

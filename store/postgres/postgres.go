@@ -9,8 +9,9 @@
 //
 // The schema parameter is leaselab's own (it is taken out before the URL reaches the server).
 // Without it, Create and Open use DefaultSchema, and CreateTemp makes a schema of its own that
-// Close drops. A schema that leaselab did not make is never changed (ErrNotOurs); one that holds
-// rows is emptied only with Options.Reset (ErrHoldsRows).
+// Close drops (or, when Close cannot, the next run on the server: leftover.go). A schema that
+// leaselab did not make is never changed (ErrNotOurs); one that holds rows is emptied only with
+// Options.Reset (ErrHoldsRows).
 package postgres
 
 import (
@@ -172,8 +173,10 @@ func Redact(raw string) string {
 
 // Options tune Create.
 type Options struct {
-	// Reset empties a leaselab schema that holds rows; without it Create refuses one.
+	// Reset empties a leaselab schema that holds rows; without it Create refuses one. It also
+	// drops the schemas runs on the server left behind (sweepLeftovers), as CreateTemp does.
 	Reset bool
+	temp  bool // CreateTemp's: the schema is marked runMark
 }
 
 // DB is one leaselab schema on a PostgreSQL server. It implements engine.DB. Its own pool
@@ -183,6 +186,10 @@ type DB struct {
 	admin *pgxpool.Pool
 	hold  *store.FinalizeHold // fault injection for crash tests; nil when off
 	drop  bool                // the schema is this DB's own (CreateTemp): Close drops it
+	// owner holds the run lock of a CreateTemp schema until Close has dropped it (leftover.go).
+	owner *pgx.Conn
+	swept []string // leftover run schemas dropped when this DB was made
+	left  error    // Close's *LeftoverError, when the run's schema could not be dropped
 }
 
 var _ engine.DB = (*DB)(nil)
@@ -196,7 +203,7 @@ func Create(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return create(ctx, t, opts, false)
+	return create(ctx, t, opts)
 }
 
 // CreateTemp makes a new schema of its own on the server of rawURL (which must name no schema)
@@ -210,23 +217,57 @@ func CreateTemp(ctx context.Context, rawURL string, now time.Time, suffix string
 	if t.schema != name {
 		return nil, fmt.Errorf("--db %s: a temporary run names no schema", t.shown)
 	}
-	return create(ctx, t, Options{}, true)
+	return create(ctx, t, Options{temp: true})
 }
 
-func create(ctx context.Context, t target, opts Options, temp bool) (*DB, error) {
+func create(ctx context.Context, t target, opts Options) (*DB, error) {
+	temp := opts.temp
 	db, err := connect(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
+	if temp {
+		// Before the schema exists: a sweeper never sees it without its lock.
+		if db.owner, err = lockRun(ctx, db.admin, t.schema); err != nil {
+			db.admin.Close()
+			return nil, envError(t, err)
+		}
+	}
+	if temp || opts.Reset {
+		db.swept, err = sweepLeftovers(ctx, db.admin, t.schema)
+		if err != nil {
+			db.closeOwner()
+			db.admin.Close()
+			return nil, envError(t, err)
+		}
+	}
 	err = pgx.BeginFunc(ctx, db.admin, func(tx pgx.Tx) error { return prepareSchema(ctx, tx, t.schema, opts) })
 	if err != nil {
+		db.closeOwner()
 		db.admin.Close()
 		return nil, envError(t, err)
 	}
 	db.drop = temp
 	return db, nil
+}
+
+// Swept names the schemas, left behind by runs that could not drop them, that making this DB
+// dropped (CreateTemp, or Create with Reset).
+func (db *DB) Swept() []string { return db.swept }
+
+// Leftover is Close's *LeftoverError when it could not drop the run's own schema, nil otherwise.
+func (db *DB) Leftover() error { return db.left }
+
+// closeOwner ends the connection that holds the run lock, which releases it.
+func (db *DB) closeOwner() {
+	if db.owner != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), ConnectTimeout)
+		defer cancel()
+		db.owner.Close(ctx)
+		db.owner = nil
+	}
 }
 
 // Open opens an existing leaselab schema without changing its rows (for worker processes and
@@ -303,10 +344,13 @@ func (db *DB) Close() error {
 	if db.drop {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
-		if _, err = db.admin.Exec(ctx, "DROP SCHEMA "+db.t.schema+" CASCADE"); err != nil {
-			err = envError(db.t, fmt.Errorf("drop the run's schema: %w", err))
+		if _, err = db.admin.Exec(ctx, "DROP SCHEMA IF EXISTS "+db.t.schema+" CASCADE"); err != nil {
+			db.left = &LeftoverError{Schema: db.t.schema, Err: err}
+			err = envError(db.t, db.left)
 		}
+		db.drop = false
 	}
+	db.closeOwner() // after the drop: until then no sweeper may take the schema
 	db.admin.Close()
 	return err
 }

@@ -47,7 +47,11 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 			return fmt.Errorf("create schema %s: %w", schema, err)
 		}
-		return createTables(ctx, tx, schema)
+		mark := schemaMark
+		if opts.temp {
+			mark = runMark
+		}
+		return createTables(ctx, tx, schema, mark)
 	}
 	facts, err := schemaFacts(ctx, tx, schema)
 	if err != nil {
@@ -57,7 +61,7 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 		return err
 	}
 	if len(facts) == 0 {
-		return createTables(ctx, tx, schema) // an empty schema someone made for leaselab
+		return createTables(ctx, tx, schema, schemaMark) // an empty schema someone made for leaselab
 	}
 	var rows int64
 	if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM OutboxMessages) + (SELECT count(*) FROM Payments)`).Scan(&rows); err != nil {
@@ -79,6 +83,9 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 // (what schema.sql builds, and leaselab's comment) or empty with no comment of another
 // program's; otherwise ErrNotOurs, saying why.
 func checkOurs(ctx context.Context, tx pgx.Tx, schema, mark string, facts []fact) error {
+	if mark == runMark {
+		mark = schemaMark // a run's own schema is leaselab's too (watch can read it)
+	}
 	if len(facts) == 0 {
 		if mark != "" && mark != schemaMark {
 			return fmt.Errorf("schema %s: %w: it is empty, but its comment %q is another program's; nothing was changed", schema, ErrNotOurs, mark)
@@ -94,12 +101,13 @@ func checkOurs(ctx context.Context, tx pgx.Tx, schema, mark string, facts []fact
 	return nil
 }
 
-// createTables runs schema.sql in schema (the connection's search_path) and marks it ours.
-func createTables(ctx context.Context, tx pgx.Tx, schema string) error {
+// createTables runs schema.sql in schema (the connection's search_path) and marks it ours with
+// mark (schemaMark, or runMark for a run's own).
+func createTables(ctx context.Context, tx pgx.Tx, schema, mark string) error {
 	if _, err := tx.Exec(ctx, schemaSQL); err != nil {
 		return fmt.Errorf("create tables in %s: %w", schema, err)
 	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", schema, schemaMark)); err != nil {
+	if _, err := tx.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", schema, mark)); err != nil {
 		return fmt.Errorf("mark schema %s: %w", schema, err)
 	}
 	return nil

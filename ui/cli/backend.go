@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -72,7 +73,39 @@ func (o *dbOpener) openPostgres(ctx context.Context) (db engine.Backend, note st
 		return nil, "", nil, pgError(err)
 	}
 	o.pgOurs = true
-	return pg, note, func() {}, nil
+	sch, _ := pg.(runSchemas)
+	if sch != nil {
+		noteSchemas(o.notes, sch.Swept(), nil)
+	}
+	// Called after db.Close, which records a schema it could not drop.
+	return pg, note, func() {
+		if sch != nil {
+			noteSchemas(o.notes, nil, sch.Leftover())
+		}
+	}, nil
+}
+
+// runSchemas is what a PostgreSQL backend (postgres.DB) tells of the schemas of runs: the
+// leftovers of earlier runs it dropped, and, after Close, the run's own schema when it could
+// not drop it (a *postgres.LeftoverError).
+type runSchemas interface {
+	Swept() []string
+	Leftover() error
+}
+
+// noteSchemas tells the user on w (when not nil), one line each, of the leftover run schemas
+// that were dropped and of the run's own schema left on the server: without a word, such
+// schemas would pile up unseen.
+func noteSchemas(w io.Writer, swept []string, left error) {
+	if w == nil {
+		return
+	}
+	for _, s := range swept {
+		fmt.Fprintf(w, "leaselab: dropped the schema %s, left on the server by a run that could not drop it\n", s)
+	}
+	if left != nil {
+		fmt.Fprintf(w, "leaselab: %v\n", left)
+	}
 }
 
 // createShared makes (or, with reset, empties) the database worker processes share (seed).

@@ -42,6 +42,9 @@ func cmdSeed(ctx context.Context, b Backends, args []string, stdout, stderr io.W
 		return err
 	}
 	defer db.Close()
+	if pg, ok := db.(runSchemas); ok {
+		noteSchemas(stderr, pg.Swept(), nil) // --reset drops the runs' leftover schemas
+	}
 	// Many rows a transaction: the same rows engine.Seed writes one payment at a time.
 	if err := db.SeedBulk(ctx, *n, time.Now().UTC()); err != nil {
 		var ps *engine.PartialSeedError

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/postgres"
 )
 
 const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
@@ -83,10 +85,23 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	sess.TraceSQL(*showSQL)
 	w := sess.Workers()[0]
 	var last engine.Event
+	lock := "the database's write lock"
+	if _, ok := db.(*postgres.DB); ok {
+		lock = "a row lock"
+	}
+	waits := &lockWait{out: stdout, name: w.Name, lock: lock, pace: *pace, poll: *poll,
+		busy: func() int { return sess.Ledger().Worker(w.Name).BusyRetries }}
+	if *hold == 0 { // a held finalize waits on purpose, and says so
+		stop := waits.watch(time.Now())
+		defer stop()
+	}
 	// Stopped by a signal or a closed output, it finishes the message it holds within its lease
 	// rather than leave the row Processing for another worker to wait out.
 	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty, Finish: *lease,
 		OnEvent: func(e engine.Event) {
+			waits.mu.Lock()
+			defer waits.mu.Unlock()
+			waits.answered(time.Now(), e)
 			// A blocked worker polls again and again: print a blocked poll once per lease it waits on.
 			if e.Kind == engine.EvClaim && e.Outcome == "blocked" && last.Outcome == "blocked" && e.Key == last.Key && e.Until.Equal(last.Until) {
 				return
@@ -97,8 +112,114 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 				fmt.Fprintln(stdout, "    sql: "+engine.Escape(l))
 			}
 		}})
+	waits.ended(time.Now(), err)
 	l := sess.Ledger().Worker(w.Name)
 	fmt.Fprintf(stdout, "%s done: %d claims won (%d reclaims), %d blocked, %d processed, %d finalized, %d rejected, %d busy retries\n",
 		w.Name, l.ClaimsWon, l.Reclaims, l.ClaimsBlocked, l.ProcessingAttempts, l.Finalized, l.RejectedFinalizes, l.BusyRetries)
 	return err
+}
+
+// lockWait tells, on a worker process's output, of a database call that has not answered for a
+// while: the worker waits for a lock another connection holds (SQLite's write lock, up to
+// busy_timeout an attempt and then retried; a PostgreSQL row lock, up to lock_timeout). Without
+// it a worker behind another program's open transaction printed nothing for minutes. It is told
+// after 2 s, then at 4, 8, 16 and 32 s, then every 30 s, and when the wait ends, with what the
+// worker got. A call starts, as near as can be told from outside the worker, when the pause
+// Serve takes after an event (pace, or poll after nothing to do) is over.
+type lockWait struct {
+	mu         sync.Mutex // held while a line is printed, by the watch and by the worker's events
+	out        io.Writer
+	name, lock string
+	pace, poll time.Duration
+	busy       func() int // the worker's busy retries so far (called on the worker's goroutine only)
+
+	since   time.Time     // when the call now running started
+	next    time.Duration // how long a wait must last to be told next; 0: never again
+	told    time.Duration // the wait last told; 0: none told since the last answer
+	busyWas int           // the busy retries when the call now running started
+}
+
+// firstWaitLine is how long a call runs before the worker says it is waiting.
+const firstWaitLine = 2 * time.Second
+
+// watch starts telling of long waits, the first call starting at now; stop ends it. It is
+// called on the worker's goroutine, before Serve.
+func (lw *lockWait) watch(now time.Time) (stop func()) {
+	lw.since, lw.next, lw.busyWas = now, firstWaitLine, lw.busy()
+	done := make(chan struct{})
+	t := time.NewTicker(100 * time.Millisecond)
+	go func() {
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				lw.mu.Lock()
+				lw.tick(now)
+				lw.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// tick tells of the wait when it has lasted long enough. lw.mu is held.
+func (lw *lockWait) tick(now time.Time) {
+	if lw.next == 0 || now.Sub(lw.since) < lw.next {
+		return
+	}
+	fmt.Fprintf(lw.out, "%s %s waiting for %s (held by another connection) for %s…\n",
+		engine.FormatClock(now), lw.name, lw.lock, lw.next)
+	lw.told = lw.next
+	lw.next = min(2*lw.next, lw.next+30*time.Second)
+}
+
+// answered is an event of the worker at now: the call it made has answered. It says what the
+// worker got after a wait it told of, and starts the next call's clock after Serve's pause.
+// lw.mu is held.
+func (lw *lockWait) answered(now time.Time, e engine.Event) {
+	if !e.At.IsZero() {
+		now = e.At // when the transaction took effect, as the event's own line says
+	}
+	if lw.told > 0 {
+		fmt.Fprintf(lw.out, "%s %s got %s after %s%s; it goes on\n", engine.FormatClock(now), lw.name, lw.lock,
+			now.Sub(lw.since).Round(100*time.Millisecond), lw.retries())
+	}
+	pause := lw.pace
+	if e.Outcome == engine.OutcomeBlocked || e.Outcome == engine.OutcomeEmpty {
+		pause = max(lw.poll, lw.pace)
+	}
+	lw.since, lw.told, lw.busyWas = now.Add(pause), 0, lw.busy()
+	if lw.next != 0 {
+		lw.next = firstWaitLine
+	}
+}
+
+// ended is Serve's return at now, with err: a wait told of ends without the lock.
+func (lw *lockWait) ended(now time.Time, err error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.told > 0 {
+		why := "it was stopped"
+		if err != nil {
+			why = "it stopped on an error"
+		}
+		fmt.Fprintf(lw.out, "%s %s stopped waiting for %s after %s%s: %s\n", engine.FormatClock(now), lw.name, lw.lock,
+			now.Sub(lw.since).Round(100*time.Millisecond), lw.retries(), why)
+	}
+	lw.next = 0 // nothing more is told
+}
+
+// retries says how many attempts of the wait gave up at the database's timeout (busy_timeout,
+// lock_timeout) and were tried again, counted from the worker's busy retries.
+func (lw *lockWait) retries() string {
+	switch n := lw.busy() - lw.busyWas; {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return " (1 attempt gave up at the database's timeout and was tried again)"
+	default:
+		return fmt.Sprintf(" (%d attempts gave up at the database's timeout and were tried again)", n)
+	}
 }

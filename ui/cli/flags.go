@@ -23,11 +23,15 @@ type scenarioFlags struct {
 	lease    time.Duration
 	seed     int64
 	toggles  map[string]*bool
+	// notes is where a line for the user goes that is not the command's output (the flag
+	// set's output, stderr): a PostgreSQL schema left behind, or leftovers dropped.
+	notes io.Writer
 }
 
 // register defines the flags; declared says what an unset flag means ("as the scenario
 // declares", or the command's own defaults).
 func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
+	f.notes = fs.Output()
 	def := func(name string) string {
 		if d, ok := declared[name]; ok {
 			return d
@@ -114,7 +118,7 @@ func loadScenario(b Backends, nameOrFile string, f *scenarioFlags, fs *flag.Flag
 // dbs returns the opener of the run's database on b, for this command's flags; fair is
 // stress's --fair-lock (Files.Create).
 func (f *scenarioFlags) dbs(b Backends, fair bool) *dbOpener {
-	return &dbOpener{b: b, path: f.db, reset: f.reset, fair: fair}
+	return &dbOpener{b: b, path: f.db, reset: f.reset, fair: fair, notes: f.notes}
 }
 
 // dbOpener opens the run's database, as often as the command needs it: the --db file, or a fresh
@@ -129,6 +133,8 @@ type dbOpener struct {
 	ours  os.FileInfo // the --db file as this process last made or emptied it; nil before
 	// pgOurs: the --db PostgreSQL schema is one this process made or emptied (backend.go).
 	pgOurs bool
+	// notes gets the lines openPostgres has for the user (nil: none are written).
+	notes io.Writer
 }
 
 // mayReset says whether the --db file may be emptied: --reset, or it is still the file this

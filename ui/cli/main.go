@@ -27,6 +27,8 @@ import (
 	"syscall"
 
 	"leaselab/engine"
+
+	"golang.org/x/sys/unix"
 )
 
 // Exit codes.
@@ -121,7 +123,9 @@ func RunWithSignals(args []string, stdio Stdio, b Backends) int {
 				fmt.Fprintf(stderr, "leaselab: %s again: stopped at once; its temporary folders are removed\n", signalName(sig))
 				os.Exit(interrupted{sig}.code())
 			case <-pipes:
-				cancel(closedOutput) // the first cause stays, if a signal came first
+				if outputClosed(stdio.Out, stdio.Err) {
+					cancel(closedOutput) // the first cause stays, if a signal came first
+				}
 			case <-done:
 				signal.Stop(sigs)
 				return
@@ -129,6 +133,32 @@ func RunWithSignals(args []string, stdio Stdio, b Backends) int {
 		}
 	}()
 	return Main(ctx, args, stdio, b)
+}
+
+// outputClosed says whether stdout or stderr is a pipe or socket whose reader is gone. A
+// SIGPIPE also comes of a write to a network connection whose peer went away (a PostgreSQL
+// server stopped in the middle of a run): that write fails with EPIPE, and its error says
+// so; it is not the output closed. Poll's POLLERR (a pipe with no reader) or POLLHUP (a socket
+// shut down) tells them apart. An output that is not a file, or a poll that fails, counts as
+// closed, as every SIGPIPE did before.
+func outputClosed(outs ...io.Writer) bool {
+	var fds []unix.PollFd
+	for _, w := range outs {
+		f, ok := w.(*os.File)
+		if !ok {
+			return true
+		}
+		fds = append(fds, unix.PollFd{Fd: int32(f.Fd()), Events: unix.POLLOUT})
+	}
+	if _, err := unix.Poll(fds, 0); err != nil {
+		return true
+	}
+	for _, p := range fds {
+		if p.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // removeRunFolders removes the temporary run folders process pid made (runFolderPrefix).
