@@ -36,10 +36,10 @@ type Session struct {
 	// runMoved: since the current run step last found nobody ready, some action did more than
 	// find nothing claimable (runOnce).
 	runMoved bool
-	rng     *rand.Rand
-	pauses  map[*Worker]int // worker -> actions left before a random pause ends
-	actions int             // actions done by the session, all kinds
-	free    freeOptions     // how concurrent steps run
+	rng      *rand.Rand
+	pauses   map[*Worker]int // worker -> actions left before a random pause ends
+	actions  int             // actions done by the session, all kinds
+	free     freeOptions     // how concurrent steps run
 	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
 	// since they last grew.
 	progressCommits, sinceProgress int
