@@ -79,6 +79,9 @@ var toggles = [...]Toggle{
 		field: func(s *Settings) *bool { return &s.Heartbeat }},
 }
 
+// NumToggles is how many toggles the registry declares.
+const NumToggles = len(toggles)
+
 // Toggles returns every toggle, in the order of the lab's ? screen.
 func Toggles() []Toggle { return slices.Clone(toggles[:]) }
 

@@ -155,18 +155,18 @@ func (m Model) togglesLine(w int) string {
 	s := f.Settings
 	narrow := w < 100
 	var parts []part
-	names := engine.ToggleNames()[1:]
-	if f.RowLocks {
-		names = append(names, engine.ToggleSkipLocked)
-	}
-	for _, name := range names {
-		on, _ := s.Get(name)
+	for _, name := range engine.AllToggleNames() {
+		t, _ := engine.LookupToggle(name)
+		if name == engine.ToggleLeasing || !t.Has(f.RowLocks) {
+			continue // leasing is the state line's badge
+		}
+		on := t.Of(s)
 		label := name
 		switch {
 		case narrow && f.RowLocks:
-			label = toggles[name].tiny // six toggles in 80 columns
+			label = t.Tiny // six toggles in 80 columns
 		case narrow:
-			label = toggles[name].short
+			label = t.Short
 		}
 		word := st.ToggleOff.Render(label + " off")
 		if on {
@@ -184,7 +184,7 @@ func (m Model) togglesLine(w int) string {
 	if s.ProviderLatency > 0 {
 		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
-	if _, ok := toggles[f.Teaches]; ok {
+	if _, ok := engine.LookupToggle(f.Teaches); ok {
 		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + m.toggleKey(f.Teaches) + ")")
 		short := st.Lesson.Render("◆ this lesson")
 		if narrow {
