@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"leaselab/engine"
 	"leaselab/ui"
 )
 
@@ -21,8 +22,8 @@ func TestTeacherView(t *testing.T) {
 	var rows []Info
 	for i := range 30 {
 		rows = append(rows, Info{User: fmt.Sprintf("user%02d", i), Addr: "10.0.0.1:5000", Scenario: "after",
-			LastKey: t0.Add(-90 * time.Second), Status: ui.LabStatus{Steps: i,
-				Toggles: "leasing on, atomic-claim on, ownership-check off, fencing off, heartbeat on", Verdict: "5 hold, 2 open"}})
+			LastKey: t0.Add(-90 * time.Second), Status: ui.LabStatus{Steps: i, Framed: true,
+				Settings: engine.Settings{Leasing: true, AtomicClaim: true, Heartbeat: true}, Verdict: "5 hold, 2 open"}})
 	}
 	rows[0].User = "evil\x1b]0;pwned\x07"
 	rows[1].User = "ana\u202eTXT.exe"
@@ -40,7 +41,8 @@ func TestTeacherView(t *testing.T) {
 			t.Errorf("a line %d wide: %q", w, l)
 		}
 	}
-	for _, want := range []string{"30 of 40 labs open", "user02", "LA··H", "1m30s", "… and ", `evil\x1b]0;p`, `ana\u202eTXT`} {
+	for _, want := range []string{"30 of 40 labs open", "user02", "LA··H", "1m30s", "… and ", `evil\x1b]0;p`, `ana\u202eTXT`,
+		"toggles: L leasing, A atomic claim, O ownership check, F fencing"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q in:\n%s", want, v)
 		}
@@ -59,5 +61,28 @@ func TestPrintableLog(t *testing.T) {
 	n, err := p.Write([]byte(in))
 	if err != nil || n != len(in) || b.String() != `user \x1b[2J\u009b\u202e\x0aforged here`+"\n" {
 		t.Fatalf("wrote %q (%d, %v)", b.String(), n, err)
+	}
+}
+
+// The table's toggles come from the lab's settings: "-" before it read any, skip-locked's S on a
+// database with row locks (and in the legend then), never on SQLite.
+func TestTeacherToggleLetters(t *testing.T) {
+	s := engine.DefaultSettings()
+	sqlite := ui.LabStatus{Framed: true, Settings: s}
+	s.SkipLocked = false
+	pg := ui.LabStatus{Framed: true, Settings: s, RowLocks: true}
+	for _, tc := range []struct {
+		st   ui.LabStatus
+		want string
+	}{{ui.LabStatus{}, "-"}, {sqlite, "LAO··"}, {pg, "LAO···"}, {ui.LabStatus{Framed: true, Settings: engine.DefaultSettings(), RowLocks: true}, "LAO··S"}} {
+		if got := toggleLetters(tc.st); got != tc.want {
+			t.Errorf("%+v: letters %q, want %q", tc.st, got, tc.want)
+		}
+	}
+	if got := toggleLegend([]Info{{Status: sqlite}}); strings.Contains(got, "skip") {
+		t.Errorf("SQLite labs: legend %q names skip-locked", got)
+	}
+	if got := toggleLegend([]Info{{Status: sqlite}, {Status: pg}}); !strings.HasSuffix(got, "H heartbeat, S skip-locked (· off)") {
+		t.Errorf("a PostgreSQL lab: legend %q", got)
 	}
 }
