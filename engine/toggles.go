@@ -25,8 +25,8 @@ type Toggle struct {
 	Words  string // the name in words, for help lines: "atomic claim"
 	Key    string // the lab's key: "k"
 	Letter string // the teacher's table: "F"
-	// Short and Tiny name it in the lab's header on narrow screens; Tiny is for the six
-	// toggles of PostgreSQL's lab in 80 columns.
+	// Short and Tiny name it in the lab's header on narrow screens; Tiny when the header shows
+	// more than four toggles besides leasing (PostgreSQL's lab, in 80 columns).
 	Short, Tiny string
 	Off, On     string // what each setting makes the workers do, as the lab's status line says it
 	// RowLocks: only a database that locks rows (PostgreSQL) has this toggle; SQLite's lab

@@ -155,16 +155,18 @@ func (m Model) togglesLine(w int) string {
 	s := f.Settings
 	narrow := w < 100
 	var parts []part
+	var shown []engine.Toggle
 	for _, name := range engine.AllToggleNames() {
-		t, _ := engine.LookupToggle(name)
-		if name == engine.ToggleLeasing || !t.Has(f.RowLocks) {
-			continue // leasing is the state line's badge
+		if t, _ := engine.LookupToggle(name); name != engine.ToggleLeasing && t.Has(f.RowLocks) {
+			shown = append(shown, t) // leasing is the state line's badge
 		}
-		on := t.Of(s)
+	}
+	for _, t := range shown {
+		name, on := t.Name, t.Of(s)
 		label := name
 		switch {
-		case narrow && f.RowLocks:
-			label = t.Tiny // six toggles in 80 columns
+		case narrow && len(shown) > 4:
+			label = t.Tiny // six toggles in 80 columns (PostgreSQL's lab)
 		case narrow:
 			label = t.Short
 		}
