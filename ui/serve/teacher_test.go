@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,22 +68,38 @@ func TestPrintableLog(t *testing.T) {
 // The table's toggles come from the lab's settings: "-" before it read any, skip-locked's S on a
 // database with row locks (and in the legend then), never on SQLite.
 func TestTeacherToggleLetters(t *testing.T) {
+	if got := toggleLetters(ui.LabStatus{}); got != "-" {
+		t.Errorf("no frame yet: letters %q, want -", got)
+	}
+	skip := slices.Index(engine.AllToggleNames(), engine.ToggleSkipLocked)
 	s := engine.DefaultSettings()
-	sqlite := ui.LabStatus{Framed: true, Settings: s}
-	s.SkipLocked = false
-	pg := ui.LabStatus{Framed: true, Settings: s, RowLocks: true}
 	for _, tc := range []struct {
 		st   ui.LabStatus
-		want string
-	}{{ui.LabStatus{}, "-"}, {sqlite, "LAO··"}, {pg, "LAO···"}, {ui.LabStatus{Framed: true, Settings: engine.DefaultSettings(), RowLocks: true}, "LAO··S"}} {
-		if got := toggleLetters(tc.st); got != tc.want {
-			t.Errorf("%+v: letters %q, want %q", tc.st, got, tc.want)
+		n    int    // letters
+		skip string // skip-locked's, "" for none
+	}{
+		{ui.LabStatus{Framed: true, Settings: s}, len(engine.ToggleNames()), ""},
+		{ui.LabStatus{Framed: true, Settings: s, RowLocks: true}, len(engine.AllToggleNames()), "S"},
+		{ui.LabStatus{Framed: true, Settings: engine.Settings{Leasing: true, AtomicClaim: true, OwnershipCheck: true}, RowLocks: true}, len(engine.AllToggleNames()), "·"},
+	} {
+		got := []rune(toggleLetters(tc.st))
+		if !strings.HasPrefix(string(got), "LAO··") || len(got) != tc.n {
+			t.Errorf("%+v: letters %q, want LAO·· and %d in all", tc.st, string(got), tc.n)
+			continue
+		}
+		if tc.skip != "" && string(got[skip]) != tc.skip {
+			t.Errorf("%+v: letters %q, want skip-locked's %s", tc.st, string(got), tc.skip)
+		}
+		if tc.skip == "" && strings.Contains(string(got), "S") {
+			t.Errorf("SQLite: letters %q name skip-locked", string(got))
 		}
 	}
-	if got := toggleLegend([]Info{{Status: sqlite}}); strings.Contains(got, "skip") {
-		t.Errorf("SQLite labs: legend %q names skip-locked", got)
+	sqlite, pg := Info{Status: ui.LabStatus{Framed: true}}, Info{Status: ui.LabStatus{Framed: true, RowLocks: true}}
+	const every = "toggles: L leasing, A atomic claim, O ownership check, F fencing, H heartbeat"
+	if got := toggleLegend([]Info{sqlite}); !strings.HasPrefix(got, every) || strings.Contains(got, "skip") {
+		t.Errorf("SQLite labs: legend %q", got)
 	}
-	if got := toggleLegend([]Info{{Status: sqlite}, {Status: pg}}); !strings.HasSuffix(got, "H heartbeat, S skip-locked (· off)") {
+	if got := toggleLegend([]Info{sqlite, pg}); !strings.HasPrefix(got, every) || !strings.Contains(got, ", S skip-locked") || !strings.HasSuffix(got, " (· off)") {
 		t.Errorf("a PostgreSQL lab: legend %q", got)
 	}
 }
