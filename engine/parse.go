@@ -197,6 +197,13 @@ func (p *parser) header(n int, line string) error {
 		val = stripComment(val)
 	}
 	sc := p.sc
+	if _, ok := LookupToggle(key); ok {
+		on, err := ParseOnOff(val)
+		if err != nil {
+			return p.errf(n, "bad %s: %v", key, err)
+		}
+		return sc.Settings.Set(key, on)
+	}
 	switch key {
 	case "name":
 		if !regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`).MatchString(val) {
@@ -239,12 +246,6 @@ func (p *parser) header(n int, line string) error {
 		default:
 			sc.Settings.ProviderLatency = d
 		}
-	case ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat, ToggleSkipLocked:
-		on, err := ParseOnOff(val)
-		if err != nil {
-			return p.errf(n, "bad %s: %v", key, err)
-		}
-		sc.Settings.Set(key, on)
 	case "slow":
 		return p.slow(n, val)
 	case "fail":

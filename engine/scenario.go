@@ -126,15 +126,7 @@ func (b ExpectBlock) Applies(s Settings) bool {
 }
 
 // WhenString renders the block's conditions: "fencing=off".
-func (b ExpectBlock) WhenString() string {
-	var parts []string
-	for _, t := range AllToggleNames() {
-		if v, ok := b.When[t]; ok {
-			parts = append(parts, t+"="+OnOff(v))
-		}
-	}
-	return strings.Join(parts, " ")
-}
+func (b ExpectBlock) WhenString() string { return whenString(b.When) }
 
 // decides reports whether check id counts towards the verdict. By default every check does but
 // processed-once: a message processed again after its owner lost the lease is at-least-once

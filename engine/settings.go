@@ -29,15 +29,15 @@ type Settings struct {
 // DefaultSettings are the lesson's AFTER settings: leasing with an atomic claim and an
 // ownership-checked finalize; no fencing, no heartbeat; a 500 ms lease.
 func DefaultSettings() Settings {
-	return Settings{
-		Leasing:        true,
-		AtomicClaim:    true,
-		OwnershipCheck: true,
+	s := Settings{
 		Lease:          500 * time.Millisecond,
 		HeartbeatEvery: 200 * time.Millisecond,
-		SkipLocked:     true,
 		LockTimeout:    DefaultLockTimeout,
 	}
+	for _, t := range toggles {
+		*t.field(&s) = t.Default
+	}
+	return s
 }
 
 // DefaultLockTimeout is how long a claim waits for a row lock with skip-locked off before it
@@ -48,45 +48,6 @@ const DefaultLockTimeout = 300 * time.Millisecond
 // (200 ms for a 500 ms lease), so that two heartbeats fit in one lease.
 func DefaultHeartbeat(lease time.Duration) time.Duration {
 	return max(lease*2/5, time.Millisecond).Truncate(time.Millisecond)
-}
-
-// Toggle names, as scenario files, flags and the lab use them.
-const (
-	ToggleLeasing        = "leasing"
-	ToggleAtomicClaim    = "atomic-claim"
-	ToggleOwnershipCheck = "ownership-check"
-	ToggleFencing        = "fencing"
-	ToggleHeartbeat      = "heartbeat"
-	// ToggleSkipLocked is a toggle of databases with row locks (PostgreSQL) only.
-	ToggleSkipLocked = "skip-locked"
-)
-
-// ToggleNames lists every toggle of the protocol, which every backend has, in a fixed order.
-func ToggleNames() []string {
-	return []string{ToggleLeasing, ToggleAtomicClaim, ToggleOwnershipCheck, ToggleFencing, ToggleHeartbeat}
-}
-
-// AllToggleNames is ToggleNames and the toggles only some backends have (skip-locked): what a
-// scenario file, a flag or the lab may set.
-func AllToggleNames() []string { return append(ToggleNames(), ToggleSkipLocked) }
-
-// toggle returns a pointer to the named switch.
-func (s *Settings) toggle(name string) (*bool, error) {
-	switch name {
-	case ToggleLeasing:
-		return &s.Leasing, nil
-	case ToggleAtomicClaim:
-		return &s.AtomicClaim, nil
-	case ToggleOwnershipCheck:
-		return &s.OwnershipCheck, nil
-	case ToggleFencing:
-		return &s.Fencing, nil
-	case ToggleHeartbeat:
-		return &s.Heartbeat, nil
-	case ToggleSkipLocked:
-		return &s.SkipLocked, nil
-	}
-	return nil, fmt.Errorf("unknown toggle %q (known: %s)", name, strings.Join(AllToggleNames(), ", "))
 }
 
 // Get reads the named toggle.
@@ -130,12 +91,15 @@ func ParseOnOff(s string) (bool, error) {
 // Describe is a one-line summary of the settings.
 func (s Settings) Describe() string {
 	parts := []string{}
-	for _, t := range ToggleNames() {
-		v, _ := s.Get(t)
-		parts = append(parts, t+"="+OnOff(v))
+	for _, name := range AllToggleNames() {
+		t, _ := LookupToggle(name)
+		// The toggles only some backends have are named when they are not their default.
+		if v := t.Of(s); !t.RowLocks || v != t.Default {
+			parts = append(parts, name+"="+OnOff(v))
+		}
 	}
 	if !s.SkipLocked {
-		parts = append(parts, ToggleSkipLocked+"=off", "lock-timeout="+s.LockTimeout.String())
+		parts = append(parts, "lock-timeout="+s.LockTimeout.String())
 	}
 	parts = append(parts, "lease="+s.Lease.String())
 	if s.Heartbeat {

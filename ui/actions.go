@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"leaselab/engine"
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
@@ -26,8 +24,9 @@ func (m Model) whyOff(act action) string {
 		return noQuestion(k)
 	case act == actEarlier || act == actLater:
 		return fmt.Sprintf("%s and %s scroll the diagram: %s shows it first", keyName(k.Earlier), keyName(k.Later), keyName(k.Diagram))
-	case act == actSkipLocked:
-		return "skip-locked is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
+	}
+	if t, ok := toggleOf(act); ok && t.RowLocks {
+		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
 	}
 	return ""
 }
@@ -35,6 +34,9 @@ func (m Model) whyOff(act action) string {
 // do carries out one key's action.
 func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	sel := m.workers.selected
+	if t, ok := toggleOf(act); ok {
+		return m.enqueue(op{kind: opToggle, toggle: t.Name})
+	}
 	switch act {
 	case actQuit:
 		m.quitting = true
@@ -84,18 +86,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.enqueue(op{kind: opRestart, worker: sel})
 	case actPause:
 		return m.enqueue(op{kind: opPause, worker: sel})
-	case actLeasing:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleLeasing})
-	case actAtomicClaim:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleAtomicClaim})
-	case actOwnership:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleOwnershipCheck})
-	case actFencing:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleFencing})
-	case actHeartbeat:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleHeartbeat})
-	case actSkipLocked:
-		return m.enqueue(op{kind: opToggle, toggle: engine.ToggleSkipLocked})
 	case actClock:
 		return m.enqueue(op{kind: opClock})
 	case actPastLease:

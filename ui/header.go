@@ -155,18 +155,20 @@ func (m Model) togglesLine(w int) string {
 	s := f.Settings
 	narrow := w < 100
 	var parts []part
-	names := engine.ToggleNames()[1:]
-	if f.RowLocks {
-		names = append(names, engine.ToggleSkipLocked)
+	var shown []engine.Toggle
+	for _, name := range engine.AllToggleNames() {
+		if t, _ := engine.LookupToggle(name); name != engine.ToggleLeasing && t.Has(f.RowLocks) {
+			shown = append(shown, t) // leasing is the state line's badge
+		}
 	}
-	for _, name := range names {
-		on, _ := s.Get(name)
+	for _, t := range shown {
+		name, on := t.Name, t.Of(s)
 		label := name
 		switch {
-		case narrow && f.RowLocks:
-			label = toggles[name].tiny // six toggles in 80 columns
+		case narrow && len(shown) > 4:
+			label = t.Tiny // six toggles in 80 columns (PostgreSQL's lab)
 		case narrow:
-			label = toggles[name].short
+			label = t.Short
 		}
 		word := st.ToggleOff.Render(label + " off")
 		if on {
@@ -184,7 +186,7 @@ func (m Model) togglesLine(w int) string {
 	if s.ProviderLatency > 0 {
 		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
-	if _, ok := toggles[f.Teaches]; ok {
+	if _, ok := engine.LookupToggle(f.Teaches); ok {
 		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + m.toggleKey(f.Teaches) + ")")
 		short := st.Lesson.Render("◆ this lesson")
 		if narrow {

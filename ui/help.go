@@ -44,10 +44,11 @@ func (k KeyMap) footItems(teaches string) []footItem {
 			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
 	}
-	teach, teachWord := k.Leasing, toggles[engine.ToggleLeasing].short
-	if b, ok := k.toggle(teaches); ok {
-		teach, teachWord = b, toggles[teaches].short
+	t, ok := engine.LookupToggle(teaches)
+	if !ok {
+		t, _ = engine.LookupToggle(engine.ToggleLeasing)
 	}
+	teach, teachWord := k.toggleKey(t.Name), t.Short
 	return []footItem{
 		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
 		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
@@ -57,30 +58,19 @@ func (k KeyMap) footItems(teaches string) []footItem {
 	}
 }
 
-// toggle is the key of toggle name (an engine toggle name).
-func (k KeyMap) toggle(name string) (key.Binding, bool) {
-	switch name {
-	case engine.ToggleLeasing:
-		return k.Leasing, true
-	case engine.ToggleAtomicClaim:
-		return k.AtomicClaim, true
-	case engine.ToggleOwnershipCheck:
-		return k.OwnershipCheck, true
-	case engine.ToggleFencing:
-		return k.Fencing, true
-	case engine.ToggleHeartbeat:
-		return k.Heartbeat, true
-	case engine.ToggleSkipLocked:
-		return k.SkipLocked, true
+// toggleKey is the key of toggle name (an engine toggle name); a binding with no keys for a name
+// the registry lacks.
+func (k KeyMap) toggleKey(name string) key.Binding {
+	for i, t := range engine.Toggles() {
+		if t.Name == name {
+			return k.Toggles[i]
+		}
 	}
-	return key.Binding{}, false
+	return key.Binding{}
 }
 
 // toggleKey is the name of toggle name's key, for the header's toggle line.
-func (m Model) toggleKey(name string) string {
-	b, _ := m.keys.toggle(name)
-	return keyName(b)
-}
+func (m Model) toggleKey(name string) string { return keyName(m.keys.toggleKey(name)) }
 
 // shortHelp is the footer in one line of at most w cells: as many keys as fit, the least
 // needed dropped first, separated by " · " or, when that is too wide, by two spaces.
@@ -135,9 +125,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
-		{"toggles", []helpEntry{one(k.Leasing), one(k.AtomicClaim), one(k.OwnershipCheck), one(k.Fencing),
-			one(k.SkipLocked),
-			{[]key.Binding{k.Heartbeat}, k.Heartbeat.Help().Desc + " — each from the next action on"}}},
+		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
@@ -146,6 +134,17 @@ func (k KeyMap) helpGroups() []helpGroup {
 			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
 			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
+}
+
+// toggleEntries are the toggles' keys on the ? screen, in the registry's order; the last says
+// when a flip applies.
+func toggleEntries(k KeyMap) []helpEntry {
+	var es []helpEntry
+	for _, b := range k.Toggles {
+		es = append(es, one(b))
+	}
+	es[len(es)-1].desc += " — each from the next action on"
+	return es
 }
 
 // fullHelpLines is the ? screen at width w: each group of keys on its own line(s) under a title,
@@ -171,9 +170,11 @@ func (m Model) fullHelpLines(w int) []string {
 				items = append(items, st.FullKey.Render(helpKeys(e.bs))+" "+st.FullDesc.Render(e.desc))
 			}
 		}
-		if g.title == "toggles" && !m.keys.SkipLocked.Enabled() {
-			// Off on SQLite: the screen still names it, and where it works.
-			items = append(items, st.FullKey.Render(keyName(m.keys.SkipLocked))+" "+st.FullDesc.Render("skip-locked: a PostgreSQL lesson (--db postgres://…)"))
+		for i, t := range engine.Toggles() {
+			if b := m.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
+				// Off on SQLite: the screen still names it, and where it works.
+				items = append(items, st.FullKey.Render(keyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
+			}
 		}
 		if len(items) > 0 {
 			lines = append(lines, flow(pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)

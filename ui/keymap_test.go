@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,7 +18,8 @@ import (
 	"leaselab/engine"
 )
 
-// bindingsOf returns every key.Binding field of a key map struct, by field name.
+// bindingsOf returns every key.Binding field of a key map struct, by field name, and each of its
+// toggle keys ("Toggles[2]").
 func bindingsOf(km any) map[string]key.Binding {
 	out := map[string]key.Binding{}
 	v := reflect.ValueOf(km)
@@ -27,6 +29,11 @@ func bindingsOf(km any) map[string]key.Binding {
 		}
 		if b, ok := v.Field(i).Interface().(key.Binding); ok {
 			out[v.Type().Field(i).Name] = b
+		}
+		if bs, ok := v.Field(i).Interface().([engine.NumToggles]key.Binding); ok {
+			for j, b := range bs {
+				out[fmt.Sprintf("%s[%d]", v.Type().Field(i).Name, j)] = b
+			}
 		}
 	}
 	return out

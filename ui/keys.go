@@ -5,11 +5,14 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
 )
 
 // action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
 // footer, the ? screen, the toggle line and every hint in the status line take the key's name
-// from its binding (keyName). To add a key: a field in KeyMap with its binding in DefaultKeyMap,
+// from its binding (keyName). The toggles' keys come from the engine's registry of toggles
+// (engine.Toggles), one binding and one action each. To add a key: a field in KeyMap with its binding in DefaultKeyMap,
 // its action in KeyMap.actions, its place in a help group (help.go), and a case in Model.do. A
 // test fails when a binding has no action or no place in the ? screen.
 type action int
@@ -25,12 +28,6 @@ const (
 	actCrash
 	actRestart
 	actPause
-	actLeasing
-	actAtomicClaim
-	actOwnership
-	actFencing
-	actHeartbeat
-	actSkipLocked
 	actClock
 	actPastLease
 	actPlay
@@ -61,56 +58,63 @@ const (
 	actPrevMark // history: back to the previous marked moment
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
+	// actToggle+i flips engine.Toggles()[i] (toggleOf); it stays last.
+	actToggle
 )
+
+// toggleOf is the toggle whose key act is.
+func toggleOf(act action) (engine.Toggle, bool) {
+	if i := int(act - actToggle); act >= actToggle && i < engine.NumToggles {
+		return engine.Toggles()[i], true
+	}
+	return engine.Toggle{}, false
+}
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
 // apply now is disabled (setFree, setSession, setScroll, setOverlay), and the screen leaves it
 // out.
 type KeyMap struct {
-	Step           key.Binding
-	StepWorker     key.Binding
-	Select         key.Binding
-	PrevWorker     key.Binding
-	NextWorker     key.Binding
-	Crash          key.Binding
-	Restart        key.Binding
-	Pause          key.Binding
-	Leasing        key.Binding
-	AtomicClaim    key.Binding
-	OwnershipCheck key.Binding
-	Fencing        key.Binding
-	Heartbeat      key.Binding
-	SkipLocked     key.Binding // PostgreSQL only
-	Clock          key.Binding
-	PastLease      key.Binding
-	Play           key.Binding
-	Free           key.Binding
-	Finish         key.Binding
-	Slower         key.Binding
-	Faster         key.Binding
-	Reset          key.Binding
-	NextScenario   key.Binding
-	PrevScenario   key.Binding
-	Up             key.Binding
-	Down           key.Binding
-	PageUp         key.Binding
-	PageDown       key.Binding
-	Top            key.Binding
-	Bottom         key.Binding
-	Explain        key.Binding
-	SQL            key.Binding
-	Transcript     key.Binding
-	Diagram        key.Binding
-	Earlier        key.Binding
-	Later          key.Binding
-	Close          key.Binding
-	Help           key.Binding
-	OpenOffer      key.Binding // a served lab: opens the scenario the teacher offers
-	Quit           key.Binding
-	Back           key.Binding
-	PrevMark       key.Binding
-	NextMark       key.Binding
-	Answer         key.Binding
+	Step       key.Binding
+	StepWorker key.Binding
+	Select     key.Binding
+	PrevWorker key.Binding
+	NextWorker key.Binding
+	Crash      key.Binding
+	Restart    key.Binding
+	Pause      key.Binding
+	// Toggles are the keys of engine.Toggles(), in its order. Those only a database with row
+	// locks has are off until a frame says the database locks rows (setRowLocks).
+	Toggles      [engine.NumToggles]key.Binding
+	Clock        key.Binding
+	PastLease    key.Binding
+	Play         key.Binding
+	Free         key.Binding
+	Finish       key.Binding
+	Slower       key.Binding
+	Faster       key.Binding
+	Reset        key.Binding
+	NextScenario key.Binding
+	PrevScenario key.Binding
+	Up           key.Binding
+	Down         key.Binding
+	PageUp       key.Binding
+	PageDown     key.Binding
+	Top          key.Binding
+	Bottom       key.Binding
+	Explain      key.Binding
+	SQL          key.Binding
+	Transcript   key.Binding
+	Diagram      key.Binding
+	Earlier      key.Binding
+	Later        key.Binding
+	Close        key.Binding
+	Help         key.Binding
+	OpenOffer    key.Binding // a served lab: opens the scenario the teacher offers
+	Quit         key.Binding
+	Back         key.Binding
+	PrevMark     key.Binding
+	NextMark     key.Binding
+	Answer       key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
 	finishing bool // e runs the scenario to its end
@@ -123,55 +127,52 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
 	}
 	k := KeyMap{
-		Step:           b([]string{" ", "n"}, "space/n", "step"),
-		StepWorker:     b([]string{"s"}, "s", "step selected worker"),
-		Select:         b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
-		PrevWorker:     b([]string{"left"}, "←", "previous worker"),
-		NextWorker:     b([]string{"right"}, "→", "next worker"),
-		Crash:          b([]string{"x"}, "x", "crash worker"),
-		Restart:        b([]string{"r"}, "r", "restart worker"),
-		Pause:          b([]string{"z"}, "z", "pause/wake worker"),
-		Leasing:        b([]string{"l"}, "l", "leasing on/off"),
-		AtomicClaim:    b([]string{"a"}, "a", "atomic claim on/off"),
-		OwnershipCheck: b([]string{"o"}, "o", "ownership check on/off"),
-		Fencing:        b([]string{"k"}, "k", "fencing on/off"),
-		Heartbeat:      b([]string{"h"}, "h", "heartbeat on/off"),
-		SkipLocked:     b([]string{"u"}, "u", "skip-locked on/off (PostgreSQL)"),
-		Clock:          b([]string{"+", "="}, "+", "clock +100ms"),
-		PastLease:      b([]string{"f"}, "f", "clock past lease"),
-		Play:           b([]string{"p"}, "p", "play/pause"),
-		Free:           b([]string{"g"}, "g", "free-run on/off"),
-		Finish:         b([]string{"e"}, "e", "run to the end at full speed"),
-		Slower:         b([]string{"<", ","}, "<", "slower"),
-		Faster:         b([]string{">", "."}, ">", "faster"),
-		Reset:          b([]string{"R"}, "R", "reset"),
-		NextScenario:   b([]string{"tab"}, "tab", "next scenario"),
-		PrevScenario:   b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
-		Up:             b([]string{"up"}, "↑", "scroll up"),
-		Down:           b([]string{"down"}, "↓", "scroll down"),
-		PageUp:         b([]string{"pgup"}, "pgup", "page up"),
-		PageDown:       b([]string{"pgdown"}, "pgdn", "page down"),
-		Top:            b([]string{"home"}, "home", "first row"),
-		Bottom:         b([]string{"end"}, "end", "last row"),
-		Explain:        b([]string{"i"}, "i", "explanation"),
-		SQL:            b([]string{"v"}, "v", "SQL of each action"),
-		Transcript:     b([]string{"w"}, "w", "write transcript (.md)"),
-		Diagram:        b([]string{"t"}, "t", "diagram on/off"),
-		Earlier:        disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
-		Later:          disabled(b([]string{"}"}, "}", "later in the diagram")),
-		Close:          b([]string{"esc"}, "esc", "close ? or the explanation"),
-		Help:           b([]string{"?"}, "?", "all keys"),
-		OpenOffer:      b([]string{"O"}, "O", "open the scenario the teacher offers"),
-		Quit:           b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
-		Back:           b([]string{"b"}, "b", "step back: the database as it was"),
-		PrevMark:       b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
-		NextMark:       b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
-		Answer:         b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
+		Step:         b([]string{" ", "n"}, "space/n", "step"),
+		StepWorker:   b([]string{"s"}, "s", "step selected worker"),
+		Select:       b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
+		PrevWorker:   b([]string{"left"}, "←", "previous worker"),
+		NextWorker:   b([]string{"right"}, "→", "next worker"),
+		Crash:        b([]string{"x"}, "x", "crash worker"),
+		Restart:      b([]string{"r"}, "r", "restart worker"),
+		Pause:        b([]string{"z"}, "z", "pause/wake worker"),
+		Clock:        b([]string{"+", "="}, "+", "clock +100ms"),
+		PastLease:    b([]string{"f"}, "f", "clock past lease"),
+		Play:         b([]string{"p"}, "p", "play/pause"),
+		Free:         b([]string{"g"}, "g", "free-run on/off"),
+		Finish:       b([]string{"e"}, "e", "run to the end at full speed"),
+		Slower:       b([]string{"<", ","}, "<", "slower"),
+		Faster:       b([]string{">", "."}, ">", "faster"),
+		Reset:        b([]string{"R"}, "R", "reset"),
+		NextScenario: b([]string{"tab"}, "tab", "next scenario"),
+		PrevScenario: b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
+		Up:           b([]string{"up"}, "↑", "scroll up"),
+		Down:         b([]string{"down"}, "↓", "scroll down"),
+		PageUp:       b([]string{"pgup"}, "pgup", "page up"),
+		PageDown:     b([]string{"pgdown"}, "pgdn", "page down"),
+		Top:          b([]string{"home"}, "home", "first row"),
+		Bottom:       b([]string{"end"}, "end", "last row"),
+		Explain:      b([]string{"i"}, "i", "explanation"),
+		SQL:          b([]string{"v"}, "v", "SQL of each action"),
+		Transcript:   b([]string{"w"}, "w", "write transcript (.md)"),
+		Diagram:      b([]string{"t"}, "t", "diagram on/off"),
+		Earlier:      disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
+		Later:        disabled(b([]string{"}"}, "}", "later in the diagram")),
+		Close:        b([]string{"esc"}, "esc", "close ? or the explanation"),
+		Help:         b([]string{"?"}, "?", "all keys"),
+		OpenOffer:    b([]string{"O"}, "O", "open the scenario the teacher offers"),
+		Quit:         b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
+		Back:         b([]string{"b"}, "b", "step back: the database as it was"),
+		PrevMark:     b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
+		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
+		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 	}
-	k.Close.SetEnabled(false)      // nothing to close yet
-	k.OpenOffer.SetEnabled(false)  // nothing offered yet
-	k.Answer.SetEnabled(false)     // no question open yet
-	k.SkipLocked.SetEnabled(false) // until a frame says the database locks rows
+	for i, t := range engine.Toggles() {
+		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())
+	}
+	k.Close.SetEnabled(false)     // nothing to close yet
+	k.OpenOffer.SetEnabled(false) // nothing offered yet
+	k.Answer.SetEnabled(false)    // no question open yet
+	k.setRowLocks(false)          // until a frame says the database locks rows
 	return k
 }
 
@@ -199,12 +200,15 @@ type keyAction struct {
 
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
-	return []keyAction{
+	kas := []keyAction{
 		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker}, {k.Select, actSelect},
 		{k.PrevWorker, actPrevWorker}, {k.NextWorker, actNextWorker},
 		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
-		{k.Leasing, actLeasing}, {k.AtomicClaim, actAtomicClaim}, {k.OwnershipCheck, actOwnership},
-		{k.Fencing, actFencing}, {k.Heartbeat, actHeartbeat}, {k.SkipLocked, actSkipLocked},
+	}
+	for i, b := range k.Toggles {
+		kas = append(kas, keyAction{b, actToggle + action(i)})
+	}
+	return append(kas, []keyAction{
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
@@ -214,7 +218,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
-	}
+	}...)
 }
 
 // match finds the action of the binding that matches msg. on is false when only a binding that

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
+
+	"leaselab/engine"
 )
 
 // The key map follows the lab's state: a binding that does not apply now is disabled, so that
@@ -36,11 +38,27 @@ func (k *KeyMap) setDiagram(on bool) {
 // setOverlay switches esc on while the ? screen or the explanation is open.
 func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 
-// sessionKeys are the keys that need an open session.
+// sessionKeys are the keys that need an open session. The toggles only a database with row
+// locks has are not among them: setRowLocks switches those.
 func (k *KeyMap) sessionKeys() []*key.Binding {
-	return []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
-		&k.Crash, &k.Restart, &k.Pause, &k.Leasing, &k.AtomicClaim, &k.OwnershipCheck, &k.Fencing,
-		&k.Heartbeat, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Finish, &k.Slower, &k.Faster}
+	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
+		&k.Crash, &k.Restart, &k.Pause}
+	for i, t := range engine.Toggles() {
+		if !t.RowLocks {
+			bs = append(bs, &k.Toggles[i])
+		}
+	}
+	return append(bs, &k.Clock, &k.PastLease, &k.Play, &k.Free, &k.Finish, &k.Slower, &k.Faster)
+}
+
+// setRowLocks switches on the keys of the toggles only a database with row locks has, while the
+// lab's database is one.
+func (k *KeyMap) setRowLocks(on bool) {
+	for i, t := range engine.Toggles() {
+		if t.RowLocks {
+			k.Toggles[i].SetEnabled(on)
+		}
+	}
 }
 
 // needsSession reports whether act's key is one of sessionKeys.

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -17,8 +16,13 @@ import (
 // LabStatus is what a lab shows, in a few words.
 type LabStatus struct {
 	Scenario string
-	Steps    int    // steps that did something since the scenario opened
-	Toggles  string // "leasing on, atomic-claim on, …"
+	Steps    int // steps that did something since the scenario opened
+	// Settings are the lab's toggles and durations, and RowLocks whether its database locks rows
+	// (then the toggles only such a database has are the lab's too), as the last frame read
+	// them; Framed says that a frame has been read.
+	Framed   bool
+	Settings engine.Settings
+	RowLocks bool
 	Verdict  string // "PASS", "FAIL", or the live checks: "5 hold, 2 open"
 	Free     bool   // the workers free-run
 	Held     bool   // the room holds the free run back (a served lab)
@@ -86,12 +90,7 @@ func (o offering) labStatus() LabStatus {
 	if f.Name != "" {
 		st.Scenario = f.Name
 	}
-	var ts []string
-	for _, t := range engine.ToggleNames() {
-		on, _ := f.Settings.Get(t)
-		ts = append(ts, map[bool]string{true: t + " on", false: t + " off"}[on])
-	}
-	st.Toggles = strings.Join(ts, ", ")
+	st.Framed, st.Settings, st.RowLocks = true, f.Settings, f.RowLocks
 	switch {
 	case f.Summary == nil:
 	case f.Done && f.Summary.Passed:

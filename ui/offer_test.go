@@ -66,7 +66,7 @@ func (ol *offerLab) last() LabStatus { return ol.reports[len(ol.reports)-1] }
 // scenario open; O opens the offered one. Each change is reported once.
 func TestOfferNeverForced(t *testing.T) {
 	ol := newOfferLab(t)
-	if st := ol.last(); st.Scenario != "playground" || st.Steps != 0 || !strings.Contains(st.Toggles, "leasing on") || st.Verdict == "" {
+	if st := ol.last(); st.Scenario != "playground" || st.Steps != 0 || !st.Framed || !st.Settings.Leasing || st.Verdict == "" {
 		t.Fatalf("opened: %+v", st)
 	}
 	ol.key(" ")

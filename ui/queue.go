@@ -183,7 +183,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
-	m.keys.SkipLocked.SetEnabled(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
+	m.keys.setRowLocks(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
 	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
@@ -216,7 +216,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		}
 		m.changes = diff(m.frame, msg.frame)
 		m.frame = msg.frame
-		m.keys.SkipLocked.SetEnabled(msg.frame.RowLocks) // a toggle of PostgreSQL's only
+		m.keys.setRowLocks(msg.frame.RowLocks) // the toggles of PostgreSQL's only
 		m.relayout()
 		if !m.free.on {
 			// Free-running, every poll changes rows: the table stays where the user put it.

@@ -27,10 +27,17 @@ take turns for the lock in the order they asked; compare the column with and wit
 
 func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("stress", stressUsage, stderr)
+	sc := &engine.Scenario{Messages: 5000, Settings: engine.DefaultSettings()}
+	sc.Settings.Fencing = true
+	sc.Settings.Lease = 200 * time.Millisecond
+	sc.SetWorkers(8)
+	declared := map[string]string{"workers": "8", "messages": "5000", "lease": "200ms", "seed": "0"}
+	for _, t := range engine.ToggleNames() {
+		on, _ := sc.Settings.Get(t)
+		declared[t] = engine.OnOff(on)
+	}
 	var sf scenarioFlags
-	sf.register(fs, map[string]string{"workers": "8", "messages": "5000", "lease": "200ms", "seed": "0",
-		engine.ToggleLeasing: "on", engine.ToggleAtomicClaim: "on", engine.ToggleOwnershipCheck: "on",
-		engine.ToggleFencing: "on", engine.ToggleHeartbeat: "off"})
+	sf.register(fs, declared)
 	crash := fs.Float64("crash-rate", 0.01, "chance per action that the worker crashes (then restarts)")
 	pause := fs.Float64("pause-rate", 0, "chance per action that the worker pauses (default: the crash rate)")
 	jump := fs.Float64("jump-rate", 0, "chance per action that the clock jumps by up to a lease (default: the crash rate)")
@@ -66,10 +73,6 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	if *runs < 1 || *runs > 10000 {
 		return 0, usageError{fmt.Errorf("--runs %d: want 1 to 10000", *runs)}
 	}
-	sc := &engine.Scenario{Messages: 5000, Settings: engine.DefaultSettings()}
-	sc.Settings.Fencing = true
-	sc.Settings.Lease = 200 * time.Millisecond
-	sc.SetWorkers(8)
 	o, err := sf.overrides(fs)
 	if err == nil {
 		err = sc.Apply(o)
@@ -120,10 +123,15 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		for _, r := range results {
 			if !r.OK() {
 				st := sc.Settings
+				var toggles strings.Builder
+				for _, t := range engine.ToggleNames() {
+					on, _ := st.Get(t)
+					fmt.Fprintf(&toggles, "--%s=%v ", t, on)
+				}
 				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
-					"--leasing=%v --atomic-claim=%v --ownership-check=%v --fencing=%v --heartbeat=%v --fair-lock=%v --timeout %s --seed %d\n",
+					"%s--fair-lock=%v --timeout %s --seed %d\n",
 					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
-					st.Leasing, st.AtomicClaim, st.OwnershipCheck, st.Fencing, st.Heartbeat, *fair, *timeout, r.Seed)
+					toggles.String(), *fair, *timeout, r.Seed)
 			}
 		}
 		return exitExpect, nil

@@ -26,10 +26,15 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	pace := fs.Duration("pace", 0, "pause after every action, e.g. 200ms, to watch it work")
 	poll := fs.Duration("poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
 	untilEmpty := fs.Bool("until-empty", true, "stop once no work is left (false: keep polling until stopped)")
+	// A worker process always claims (leasing); its other toggles default to the lesson's AFTER
+	// settings with fencing on.
+	st := engine.DefaultSettings()
+	st.Fencing = true
 	toggles := map[string]*bool{}
 	for _, t := range engine.AllToggleNames() {
 		if t != engine.ToggleLeasing {
-			toggles[t] = fs.Bool(t, t != engine.ToggleHeartbeat, t+" on (=true) or off (=false)")
+			on, _ := st.Get(t)
+			toggles[t] = fs.Bool(t, on, t+" on (=true) or off (=false)")
 		}
 	}
 	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
@@ -55,7 +60,6 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 		// message up without calling, so it would claim again and again and never finish one.
 		return usageError{fmt.Errorf("--pace %s: want less than --lease %s (a worker that pauses past its lease after every claim never gets to call the provider)", *pace, *lease)}
 	}
-	st := engine.DefaultSettings()
 	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
 	for t, p := range toggles {
 		st.Set(t, *p)

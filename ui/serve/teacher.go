@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/ui"
 )
 
 // The teacher's table: a connection authenticated with one of Config.TeacherKeys sees every
@@ -169,12 +171,12 @@ func (m teacherModel) View() string {
 			verdict += " · offered " + st.Offer
 		}
 		idle := m.at.Sub(in.LastKey).Truncate(time.Second)
-		lines = append(lines, row(clean(in.User), in.Addr, in.Scenario, steps, idle.String(), toggleLetters(st.Toggles), verdict))
+		lines = append(lines, row(clean(in.User), in.Addr, in.Scenario, steps, idle.String(), toggleLetters(st), verdict))
 	}
 	if len(m.rows) == 0 {
 		lines = append(lines, m.subtle.Render("no lab is open yet"))
 	}
-	lines = append(lines, "", m.subtle.Render("toggles: L leasing, A atomic claim, O ownership check, F fencing, H heartbeat (· off)"))
+	lines = append(lines, "", m.subtle.Render(toggleLegend(m.rows)))
 	if m.note != "" {
 		lines = append(lines, m.note)
 	}
@@ -192,22 +194,43 @@ func row(who, from, scenario, steps, idle, toggles, verdict string) string {
 	return fmt.Sprintf("%-12.12s %-21.21s %-15.15s %5s %6s  %-7s  %s", who, from, scenario, steps, idle, toggles, verdict)
 }
 
-// toggleLetters abbreviates "leasing on, atomic-claim off, …" to "L·OFH".
-func toggleLetters(toggles string) string {
-	if toggles == "" {
+// labToggles are the toggles a lab has: every backend's, and on a database with row locks
+// (PostgreSQL) that database's too, in the order of engine.AllToggleNames.
+func labToggles(rowLocks bool) []engine.Toggle {
+	var ts []engine.Toggle
+	for _, name := range engine.AllToggleNames() {
+		if t, _ := engine.LookupToggle(name); t.Has(rowLocks) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// toggleLetters abbreviates a lab's toggles to their letters, "·" for one that is off: "L·OFH"
+// (a lab on PostgreSQL has skip-locked's S too); "-" before the lab has read its settings.
+func toggleLetters(st ui.LabStatus) string {
+	if !st.Framed {
 		return "-"
 	}
-	letters := map[string]string{"leasing": "L", "atomic-claim": "A", "ownership-check": "O", "fencing": "F", "heartbeat": "H"}
 	var b strings.Builder
-	for _, t := range strings.Split(toggles, ", ") {
-		name, state, _ := strings.Cut(t, " ")
-		if state == "on" {
-			b.WriteString(letters[name])
+	for _, t := range labToggles(st.RowLocks) {
+		if t.Of(st.Settings) {
+			b.WriteString(t.Letter)
 		} else {
 			b.WriteString("·")
 		}
 	}
 	return b.String()
+}
+
+// toggleLegend names the letters of the toggles the labs in rows have.
+func toggleLegend(rows []Info) string {
+	rowLocks := slices.ContainsFunc(rows, func(in Info) bool { return in.Status.RowLocks })
+	var parts []string
+	for _, t := range labToggles(rowLocks) {
+		parts = append(parts, t.Letter+" "+t.Words)
+	}
+	return "toggles: " + strings.Join(parts, ", ") + " (· off)"
 }
 
 // clean keeps an SSH user name printable: it is the attendee's to choose, escapes, bidi

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"leaselab/engine"
 	"leaselab/ui"
 )
 
@@ -21,8 +23,8 @@ func TestTeacherView(t *testing.T) {
 	var rows []Info
 	for i := range 30 {
 		rows = append(rows, Info{User: fmt.Sprintf("user%02d", i), Addr: "10.0.0.1:5000", Scenario: "after",
-			LastKey: t0.Add(-90 * time.Second), Status: ui.LabStatus{Steps: i,
-				Toggles: "leasing on, atomic-claim on, ownership-check off, fencing off, heartbeat on", Verdict: "5 hold, 2 open"}})
+			LastKey: t0.Add(-90 * time.Second), Status: ui.LabStatus{Steps: i, Framed: true,
+				Settings: engine.Settings{Leasing: true, AtomicClaim: true, Heartbeat: true}, Verdict: "5 hold, 2 open"}})
 	}
 	rows[0].User = "evil\x1b]0;pwned\x07"
 	rows[1].User = "ana\u202eTXT.exe"
@@ -40,7 +42,8 @@ func TestTeacherView(t *testing.T) {
 			t.Errorf("a line %d wide: %q", w, l)
 		}
 	}
-	for _, want := range []string{"30 of 40 labs open", "user02", "LA··H", "1m30s", "… and ", `evil\x1b]0;p`, `ana\u202eTXT`} {
+	for _, want := range []string{"30 of 40 labs open", "user02", "LA··H", "1m30s", "… and ", `evil\x1b]0;p`, `ana\u202eTXT`,
+		"toggles: L leasing, A atomic claim, O ownership check, F fencing"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q in:\n%s", want, v)
 		}
@@ -59,5 +62,44 @@ func TestPrintableLog(t *testing.T) {
 	n, err := p.Write([]byte(in))
 	if err != nil || n != len(in) || b.String() != `user \x1b[2J\u009b\u202e\x0aforged here`+"\n" {
 		t.Fatalf("wrote %q (%d, %v)", b.String(), n, err)
+	}
+}
+
+// The table's toggles come from the lab's settings: "-" before it read any, skip-locked's S on a
+// database with row locks (and in the legend then), never on SQLite.
+func TestTeacherToggleLetters(t *testing.T) {
+	if got := toggleLetters(ui.LabStatus{}); got != "-" {
+		t.Errorf("no frame yet: letters %q, want -", got)
+	}
+	skip := slices.Index(engine.AllToggleNames(), engine.ToggleSkipLocked)
+	s := engine.DefaultSettings()
+	for _, tc := range []struct {
+		st   ui.LabStatus
+		n    int    // letters
+		skip string // skip-locked's, "" for none
+	}{
+		{ui.LabStatus{Framed: true, Settings: s}, len(engine.ToggleNames()), ""},
+		{ui.LabStatus{Framed: true, Settings: s, RowLocks: true}, len(engine.AllToggleNames()), "S"},
+		{ui.LabStatus{Framed: true, Settings: engine.Settings{Leasing: true, AtomicClaim: true, OwnershipCheck: true}, RowLocks: true}, len(engine.AllToggleNames()), "·"},
+	} {
+		got := []rune(toggleLetters(tc.st))
+		if !strings.HasPrefix(string(got), "LAO··") || len(got) != tc.n {
+			t.Errorf("%+v: letters %q, want LAO·· and %d in all", tc.st, string(got), tc.n)
+			continue
+		}
+		if tc.skip != "" && string(got[skip]) != tc.skip {
+			t.Errorf("%+v: letters %q, want skip-locked's %s", tc.st, string(got), tc.skip)
+		}
+		if tc.skip == "" && strings.Contains(string(got), "S") {
+			t.Errorf("SQLite: letters %q name skip-locked", string(got))
+		}
+	}
+	sqlite, pg := Info{Status: ui.LabStatus{Framed: true}}, Info{Status: ui.LabStatus{Framed: true, RowLocks: true}}
+	const every = "toggles: L leasing, A atomic claim, O ownership check, F fencing, H heartbeat"
+	if got := toggleLegend([]Info{sqlite}); !strings.HasPrefix(got, every) || strings.Contains(got, "skip") {
+		t.Errorf("SQLite labs: legend %q", got)
+	}
+	if got := toggleLegend([]Info{sqlite, pg}); !strings.HasPrefix(got, every) || !strings.Contains(got, ", S skip-locked") || !strings.HasSuffix(got, " (· off)") {
+		t.Errorf("a PostgreSQL lab: legend %q", got)
 	}
 }
