@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -295,16 +296,9 @@ type candidate struct {
 	status       string
 }
 
-// older orders candidates as the lesson's ORDER BY CreatedAtUtc does, ties by Id.
-func (a candidate) older(b candidate) bool {
-	if a.created != b.created {
-		return a.created < b.created
-	}
-	return a.m.ID < b.m.ID
-}
-
 // candidates returns up to k of the oldest claimable rows at now, oldest first: the claim's
-// read (ClaimPendingSQL, then ClaimExpiredSQL for each instant at which leases ended).
+// read (ClaimReadSQL, then ClaimExpiredSQL for each further instant at which leases ended),
+// in the lesson's ORDER BY CreatedAtUtc, ties by Id.
 func (t txn) candidates(now string, k int) ([]candidate, error) {
 	out, err := t.readCandidates(ClaimReadSQL, sql.Named("k", k), sql.Named("after", ""), sql.Named("now", now))
 	if err != nil {
@@ -328,13 +322,10 @@ func (t txn) candidates(now string, k int) ([]candidate, error) {
 		out = append(out, ended...)
 	}
 	slices.SortFunc(out, func(a, b candidate) int {
-		if a.older(b) {
-			return -1
+		if c := strings.Compare(a.created, b.created); c != 0 {
+			return c
 		}
-		if b.older(a) {
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.m.ID, b.m.ID)
 	})
 	return out[:min(k, len(out))], nil
 }
