@@ -429,6 +429,25 @@ func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
 	// The live run ends without dropping its schema (its session goes): a seed --reset, on a
 	// schema of its own, drops it.
 	conn.Close(ctx)
+	// The server ends the closed session, and frees its lock, a moment later: wait for that.
+	check, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer check.Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var held bool
+		if err := check.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted
+		   AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('leaselab_run:leaselab_run_live', 0)`).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if !held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the live run's lock is still held 10s after its session closed")
+		}
+	}
 	code3, _, err3 := cli(t, "seed", "--reset", "--messages", "3", "--db", pgURL+"&schema=leaselab_demo")
 	if code3 != exitOK || !strings.Contains(err3, "dropped the schema leaselab_run_live,") {
 		t.Errorf("seed --reset after the live run's session ended: exit %d:\n%s", code3, err3)
