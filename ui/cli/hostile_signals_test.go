@@ -376,11 +376,13 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	statusFile := filepath.Join(t.TempDir(), "status")
-	sock := fmt.Sprintf("leaselab-signals-%d", os.Getpid())
+	// The server's socket is in a folder of the test's own: tmux kill-server leaves the socket
+	// file behind, and the folder's removal takes it.
+	sock := filepath.Join(t.TempDir(), "tmux")
 	tmux := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).Output()
+		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).Output()
 		return strings.TrimSpace(string(out)), err
 	}
 	// Registered after every folder is made, so it runs before their removal: the tmux server
