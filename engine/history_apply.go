@@ -1,8 +1,6 @@
 package engine
 
-import (
-	"context"
-)
+import "context"
 
 // redo does command c on s again, as the lab's key did it the first time. after is where it
 // ended the first time: a CmdFinish of a scenario with no script calls Next until the session
