@@ -5,34 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"time"
 )
-
-// MoveKind is one kind of thing a person can do to a session: what the lab's keys do.
-type MoveKind int
-
-// Moves. Each replays by calling the same Session method again.
-const (
-	MoveNext       MoveKind = iota // Session.Next
-	MoveStepWorker                 // Session.StepWorker(Worker)
-	MoveCrash                      // Session.Crash(Worker)
-	MoveRestart                    // Session.Restart(Worker)
-	MovePause                      // Session.SetPaused(Worker, On)
-	MoveToggle                     // Session.SetToggle(Name, On)
-	MoveClock                      // Session.AdvanceClock(Delta)
-	MovePastLease                  // Session.ClockPastLease
-	MoveFinish                     // Session.Next again and again: one chunk of a run to the end
-	MoveFree                       // the workers ran free on goroutines: never replayed
-)
-
-// Move is one recorded action, with what it needs to be done again.
-type Move struct {
-	Kind   MoveKind
-	Worker int
-	Name   string
-	On     bool
-	Delta  time.Duration
-}
 
 // ErrNotReplayable is returned when a position can only be reached by replaying a concurrent
 // phase or a free run, whose interleaving was the goroutines' own; it wraps ErrNotNow.
@@ -42,9 +15,9 @@ var ErrNotReplayable = fmt.Errorf("not replayable: %w", ErrNotNow)
 // re-created): the lab's Config.Open.
 type Opener func(ctx context.Context) (*Session, error)
 
-// Entry is one recorded move and what it did.
+// Entry is one recorded command and what it did.
 type Entry struct {
-	Move Move
+	Command Command
 	// Exact is false for a move that ran workers free (a concurrent step, a free run): replaying
 	// it would not give the same interleaving, so no position after it can be rebuilt.
 	Exact bool
@@ -106,19 +79,20 @@ func (s *Session) here() mark {
 // Begin notes where the session stands before a move.
 func (h *History) Begin() Pending { return Pending{before: h.sess.here()} }
 
-// Commit records move m, made on the session since p. A move that changed nothing is not
+// Commit records command c, done on the session since p. A move that changed nothing is not
 // recorded. When the position is in the past, a move that is the recorded next one (and did
 // the same) moves along the recorded future; any other starts a new future and drops the old
 // one (Dropped says how many moves). It returns whether the move was recorded.
-func (h *History) Commit(m Move, p Pending, acted bool) bool {
+func (h *History) Commit(c Command, p Pending, acted bool) bool {
 	s := h.sess
 	after := s.here()
 	h.dropped = 0
-	if after == p.before && m.Kind != MoveFree {
+	_, free := c.(CmdFree)
+	if after == p.before && !free {
 		return false
 	}
 	evs := s.ledger.EventsSince(p.before.events)
-	e := Entry{Move: m, Acted: acted, Exact: m.Kind != MoveFree && !ranConcurrent(s, p.before.pc, after.pc),
+	e := Entry{Command: c, Acted: acted, Exact: !free && !ranConcurrent(s, p.before.pc, after.pc),
 		after: after, trace: traceOf(evs), Mark: markOf(evs)}
 	if !e.Exact {
 		e.Mark = '~'
@@ -127,7 +101,7 @@ func (h *History) Commit(m Move, p Pending, acted bool) bool {
 		e.Summary = evs[len(evs)-1].Text
 	}
 	if h.pos < len(h.entries) {
-		if old := h.entries[h.pos]; old.Exact && e.Exact && old.Move == m && old.trace == e.trace && old.after == e.after {
+		if old := h.entries[h.pos]; old.Exact && e.Exact && old.Command == c && old.trace == e.trace && old.after == e.after {
 			h.pos++
 			return true
 		}
@@ -223,7 +197,7 @@ var ErrDiverged = errors.New("the replay did not do what the recorded move did")
 func (h *History) redo(ctx context.Context, e Entry) error {
 	s := h.sess
 	before := s.here()
-	if err := s.apply(ctx, e.Move, e.after); err != nil {
+	if err := s.redo(ctx, e.Command, e.after); err != nil {
 		return err
 	}
 	if got := s.here(); got != e.after || traceOf(s.ledger.EventsSince(before.events)) != e.trace {

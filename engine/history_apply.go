@@ -1,42 +1,22 @@
 package engine
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
-// apply does move m on s, as the lab's key did it the first time. after is where the move
-// ended the first time: a chunk of a run to the end calls Next until the session stands there.
-func (s *Session) apply(ctx context.Context, m Move, after mark) error {
-	var err error
-	switch m.Kind {
-	case MoveNext:
-		_, err = s.Next(ctx)
-	case MoveStepWorker:
-		_, _, err = s.StepWorker(ctx, m.Worker)
-	case MoveCrash:
-		_, err = s.Crash(m.Worker)
-	case MoveRestart:
-		_, err = s.Restart(ctx, m.Worker)
-	case MovePause:
-		_, err = s.SetPaused(m.Worker, m.On)
-	case MoveToggle:
-		_, err = s.SetToggle(m.Name, m.On)
-	case MoveClock:
-		s.AdvanceClock(m.Delta)
-	case MovePastLease:
-		_, err = s.ClockPastLease(ctx)
-	case MoveFinish:
-		s.FinishSteps()
-		for s.here() != after && !s.ScriptDone() && s.actions <= after.actions {
-			if _, err = s.Next(ctx); err != nil {
-				break
-			}
-		}
-	default:
-		return fmt.Errorf("move %d: %w", m.Kind, ErrNotReplayable)
+// redo does command c on s again, as the lab's key did it the first time. after is where it
+// ended the first time: a CmdFinish of a scenario with no script calls Next until the session
+// stands there.
+func (s *Session) redo(ctx context.Context, c Command, after mark) error {
+	if _, ok := c.(CmdFinish); !ok {
+		_, err := s.Do(ctx, c)
+		return err
 	}
-	return err
+	s.FinishSteps()
+	for s.here() != after && !s.ScriptDone() && s.actions <= after.actions {
+		if _, err := s.Next(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FinishSteps gives a scenario with no script the one step a run to the end runs, "run

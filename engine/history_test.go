@@ -83,34 +83,15 @@ func picture(t testing.TB, s *engine.Session) string {
 	return b.String()
 }
 
-// do makes move m on h's session and records it.
-func do(t testing.TB, h *engine.History, m engine.Move) {
+// do does command c on h's session and records it.
+func do(t testing.TB, h *engine.History, c engine.Command) {
 	t.Helper()
-	ctx := context.Background()
-	s := h.Session()
 	p := h.Begin()
-	var err error
-	acted := false
-	switch m.Kind {
-	case engine.MoveNext:
-		acted, err = s.Next(ctx)
-	case engine.MoveCrash:
-		_, err = s.Crash(m.Worker)
-	case engine.MoveRestart:
-		_, err = s.Restart(ctx, m.Worker)
-	case engine.MoveToggle:
-		_, err = s.SetToggle(m.Name, m.On)
-	case engine.MovePastLease:
-		_, err = s.ClockPastLease(ctx)
-	case engine.MoveClock:
-		s.AdvanceClock(m.Delta)
-	default:
-		t.Fatalf("move %v", m)
-	}
+	r, err := h.Session().Do(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Commit(m, p, acted)
+	h.Commit(c, p, r.Acted)
 }
 
 // TestHistoryBackThenForward steps stale-owner through its script with a crash and a clock move
@@ -125,10 +106,10 @@ func TestHistoryBackThenForward(t *testing.T) {
 	}
 	h := engine.NewHistory(s, r.open)
 	pics := []string{picture(t, s)}
-	moves := []engine.Move{{Kind: engine.MoveNext}, {Kind: engine.MoveNext}, {Kind: engine.MoveClock, Delta: 100e6},
-		{Kind: engine.MoveNext}, {Kind: engine.MoveToggle, Name: engine.ToggleFencing, On: true}}
+	moves := []engine.Command{engine.CmdNext{}, engine.CmdNext{}, engine.CmdClock{Delta: 100e6},
+		engine.CmdNext{}, engine.CmdToggle{Name: engine.ToggleFencing}}
 	for i := 0; i < 20; i++ {
-		m := engine.Move{Kind: engine.MoveNext}
+		var m engine.Command = engine.CmdNext{}
 		if i < len(moves) {
 			m = moves[i]
 		}
@@ -170,16 +151,16 @@ func TestHistoryNewFuture(t *testing.T) {
 	s, _ := r.open(ctx)
 	h := engine.NewHistory(s, r.open)
 	for i := 0; i < 3; i++ { // phase, A claim PAY-001, A crash
-		do(t, h, engine.Move{Kind: engine.MoveNext})
+		do(t, h, engine.CmdNext{})
 	}
 	if _, err := h.Goto(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	do(t, h, engine.Move{Kind: engine.MoveNext}) // the same claim: the future stays
+	do(t, h, engine.CmdNext{}) // the same claim: the future stays
 	if h.Pos() != 2 || h.Len() != 3 || h.Dropped() != 0 {
 		t.Fatalf("the same move: pos %d len %d dropped %d, want 2 3 0", h.Pos(), h.Len(), h.Dropped())
 	}
-	do(t, h, engine.Move{Kind: engine.MoveClock, Delta: 100e6}) // not the crash: a new future
+	do(t, h, engine.CmdClock{Delta: 100e6}) // not the crash: a new future
 	if h.Pos() != 3 || h.Len() != 3 || h.Dropped() != 1 {
 		t.Fatalf("another move: pos %d len %d dropped %d, want 3 3 1", h.Pos(), h.Len(), h.Dropped())
 	}
@@ -193,7 +174,7 @@ func TestHistoryConcurrentPhase(t *testing.T) {
 	s, _ := r.open(ctx)
 	h := engine.NewHistory(s, r.open)
 	for h.Len() < 7 { // phase, claim, crash, restart, phase, concurrent, phase
-		do(t, h, engine.Move{Kind: engine.MoveNext})
+		do(t, h, engine.CmdNext{})
 	}
 	e := h.Entries()[5]
 	if e.Exact || e.Mark != '~' {
@@ -228,14 +209,14 @@ func BenchmarkHistoryReplay100(b *testing.B) {
 	}
 	h := engine.NewHistory(s, r.open)
 	for i := 0; h.Len() < 100; i++ {
-		m := engine.Move{Kind: engine.MoveNext}
+		var m engine.Command = engine.CmdNext{}
 		switch {
 		case i%7 == 3:
-			m = engine.Move{Kind: engine.MoveCrash, Worker: (i / 7) % 2}
+			m = engine.CmdCrash{Worker: (i / 7) % 2}
 		case i%7 == 4:
-			m = engine.Move{Kind: engine.MoveRestart, Worker: (i / 7) % 2}
+			m = engine.CmdRestart{Worker: (i / 7) % 2}
 		case i%7 == 5:
-			m = engine.Move{Kind: engine.MoveClock, Delta: 300e6}
+			m = engine.CmdClock{Delta: 300e6}
 		}
 		do(b, h, m)
 	}
@@ -257,14 +238,14 @@ func TestHistoryFreeRun(t *testing.T) {
 	r := newRebuilder(t, "playground")
 	s, _ := r.open(ctx)
 	h := engine.NewHistory(s, r.open)
-	do(t, h, engine.Move{Kind: engine.MoveNext})
+	do(t, h, engine.CmdNext{})
 	p := h.Begin()
 	f := s.StartFree(ctx, 0, nil)
 	if err := f.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	h.Commit(engine.Move{Kind: engine.MoveFree}, p, true)
-	do(t, h, engine.Move{Kind: engine.MoveClock, Delta: 100e6})
+	h.Commit(engine.CmdFree{}, p, true)
+	do(t, h, engine.CmdClock{Delta: 100e6})
 	if e := h.Entries()[1]; e.Exact || e.Mark != '~' {
 		t.Fatalf("the free run: %+v", e)
 	}

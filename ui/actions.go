@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 
+	"leaselab/engine"
+
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -35,7 +37,7 @@ func (m Model) whyOff(act action) string {
 func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	sel := m.workers.selected
 	if t, ok := toggleOf(act); ok {
-		return m.enqueue(op{kind: opToggle, toggle: t.Name})
+		return m.enqueue(op{cmd: engine.CmdToggle{Name: t.Name}})
 	}
 	switch act {
 	case actQuit:
@@ -64,9 +66,9 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m.startFinish()
 	case actStep:
-		return m.enqueue(op{kind: opNext})
+		return m.enqueue(op{cmd: engine.CmdNext{}})
 	case actStepWorker:
-		return m.enqueue(op{kind: opStepWorker, worker: sel})
+		return m.enqueue(op{cmd: engine.CmdStepWorker{Worker: sel}})
 	case actSelect:
 		return m.selectWorker(int(k.Runes[0] - '1'))
 	case actPrevWorker, actNextWorker:
@@ -81,15 +83,15 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m.selectWorker((sel + d) % n)
 	case actCrash:
-		return m.enqueue(op{kind: opCrash, worker: sel})
+		return m.enqueue(op{cmd: engine.CmdCrash{Worker: sel}})
 	case actRestart:
-		return m.enqueue(op{kind: opRestart, worker: sel})
+		return m.enqueue(op{cmd: engine.CmdRestart{Worker: sel}})
 	case actPause:
-		return m.enqueue(op{kind: opPause, worker: sel})
+		return m.enqueue(op{cmd: engine.CmdPause{Worker: sel}})
 	case actClock:
-		return m.enqueue(op{kind: opClock})
+		return m.enqueue(op{cmd: engine.CmdClock{Delta: clockStep}})
 	case actPastLease:
-		return m.enqueue(op{kind: opPastLease})
+		return m.enqueue(op{cmd: engine.CmdPastLease{}})
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()

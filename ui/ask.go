@@ -127,7 +127,7 @@ func (m Model) questionKey(k tea.KeyMsg) (Model, tea.Cmd) {
 	case k.Type == tea.KeyEsc:
 		m.ask.open = nil
 		m.keys.Answer.SetEnabled(false)
-		return m.enqueue(op{kind: opNext, answered: true, answer: -1})
+		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: -1})
 	}
 	q := m.ask.open
 	if i := answerIndex(k); i >= 0 {
@@ -143,7 +143,7 @@ func (m Model) questionKey(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.ask.asking = engine.Asked{BeforeSeq: before, Question: q, Picked: i, Answer: m.ask.expect}
 		m.ask.open, m.ask.picked = nil, i
 		m.keys.Answer.SetEnabled(false)
-		return m.enqueue(op{kind: opNext, answered: true, answer: i})
+		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: i})
 	}
 	m.status = status{text: answerFirst(q, m.keys), level: levelWarn}
 	return m, nil
@@ -192,7 +192,7 @@ func noQuestion(k KeyMap) string {
 func (m Model) counted() (asked, right int) {
 	t := m.line
 	for at, g := range m.ask.answers {
-		if t.valid && (at >= t.pos || t.entries[at].Move != g.step.Move || t.entries[at].Summary != g.step.Summary) {
+		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
 			continue // stepped back past it, or a new future replaced its step
 		}
 		asked++
@@ -208,7 +208,7 @@ func (m Model) askedSoFar() []engine.Asked {
 	t := m.line
 	var out []engine.Asked
 	for at, g := range m.ask.answers {
-		if t.valid && (at >= t.pos || t.entries[at].Move != g.step.Move || t.entries[at].Summary != g.step.Summary) {
+		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
 			continue
 		}
 		if g.asked.Question != nil {

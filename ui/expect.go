@@ -110,11 +110,23 @@ func (m Model) verdictView(w, h int) []string {
 	return box(lines, w, h)
 }
 
-// offScript names the moves that take a run off its script.
-var offScript = map[engine.MoveKind]string{
-	engine.MoveFree: "a free run", engine.MoveCrash: "a crash by hand", engine.MoveRestart: "a restart by hand",
-	engine.MovePause: "a pause by hand", engine.MoveClock: "the clock moved by hand",
-	engine.MovePastLease: "the clock moved by hand", engine.MoveStepWorker: "a worker stepped by hand",
+// offScript names what a command that takes a run off its script did; "" for the script's own.
+func offScript(c engine.Command) string {
+	switch c.(type) {
+	case engine.CmdFree:
+		return "a free run"
+	case engine.CmdCrash:
+		return "a crash by hand"
+	case engine.CmdRestart:
+		return "a restart by hand"
+	case engine.CmdPause:
+		return "a pause by hand"
+	case engine.CmdClock, engine.CmdPastLease:
+		return "the clock moved by hand"
+	case engine.CmdStepWorker:
+		return "a worker stepped by hand"
+	}
+	return ""
 }
 
 // leftScript names what took the run off its script, from the history up to its position: a
@@ -126,7 +138,7 @@ func (m Model) leftScript() []string {
 		return nil
 	}
 	for _, e := range t.entries[:t.pos] {
-		if w, ok := offScript[e.Move.Kind]; ok && !slices.Contains(out, w) {
+		if w := offScript(e.Command); w != "" && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

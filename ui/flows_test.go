@@ -44,7 +44,7 @@ func TestNothingToDoSaysWhy(t *testing.T) {
 func TestStaleResultIsDropped(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	f := l.m.frame
-	l.send(resultMsg{gen: l.m.gen - 1, op: op{kind: opNext}, frame: &frame{Name: "stale"}, acted: true, note: "stale note"})
+	l.send(resultMsg{gen: l.m.gen - 1, op: op{cmd: engine.CmdNext{}}, frame: &frame{Name: "stale"}, acted: true, note: "stale note"})
 	if l.m.frame != f || l.m.steps != 0 || strings.Contains(l.view(), "stale note") {
 		t.Fatal("a result of an older generation was taken")
 	}
@@ -54,12 +54,18 @@ func TestStaleResultIsDropped(t *testing.T) {
 	}
 }
 
+// isCrash reports whether o is x's command.
+func isCrash(o op) bool {
+	_, ok := o.cmd.(engine.CmdCrash)
+	return ok
+}
+
 func TestKeysWaitForTheEngine(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	// Press n, and before its command has run, x and q's cousins: they must queue, not run.
 	m, stepCmd := l.m.update(keyMsg("n"))
 	m, crashCmd := m.update(keyMsg("x"))
-	if crashCmd != nil || len(m.queue) != 1 || m.queue[0].kind != opCrash {
+	if crashCmd != nil || len(m.queue) != 1 || !isCrash(m.queue[0]) {
 		t.Fatalf("x while busy: cmd %v, queue %v; want it queued", crashCmd != nil, m.queue)
 	}
 	for i := 0; i < 3*maxQueuedSteps; i++ {
@@ -69,7 +75,7 @@ func TestKeysWaitForTheEngine(t *testing.T) {
 		t.Fatalf("%d steps queued, want them coalesced at %d", got, maxQueuedSteps)
 	}
 	m, _ = m.update(keyMsg("x"))
-	if m.queue[len(m.queue)-1].kind != opCrash {
+	if !isCrash(m.queue[len(m.queue)-1]) {
 		t.Fatal("a crash was dropped")
 	}
 	l.m = m

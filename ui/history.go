@@ -40,24 +40,21 @@ func timelineOf(h *engine.History) timeline {
 	return timeline{entries: h.Entries(), pos: h.Pos(), valid: true}
 }
 
-// moveKinds maps the lab's operations to the moves the history records.
-var moveKinds = map[opKind]engine.MoveKind{
-	opNext: engine.MoveNext, opStepWorker: engine.MoveStepWorker, opCrash: engine.MoveCrash,
-	opRestart: engine.MoveRestart, opPause: engine.MovePause, opToggle: engine.MoveToggle,
-	opClock: engine.MoveClock, opPastLease: engine.MovePastLease,
-}
-
 // applyHistory performs o on s as apply does, and records it in h; it also performs the history
 // operation (opGoto) and stops at a question. It does I/O.
 func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o op, k KeyMap, now func() time.Time) (note string, lvl level, acted bool, hx histResult) {
 	defer func() { hx.timeline = timelineOf(h) }()
 	if h == nil || h.Session() != s {
-		note, lvl, acted = apply(ctx, s, o, k)
+		if o.cmd == nil {
+			return "", levelInfo, false, hx // b [ ] with no history to move in
+		}
+		note, lvl, acted = apply(ctx, s, o.cmd, k)
 		return note, lvl, acted, hx
 	}
 	if o.kind == opGoto {
 		return gotoNote(ctx, h, s, o, k, now)
 	}
+	_, next := o.cmd.(engine.CmdNext)
 	q := s.NextQuestion()
 	var ans engine.Answer
 	if q != nil {
@@ -65,13 +62,13 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		ans = s.AnswerFor(q)
 	}
 	switch {
-	case o.kind == opNext && q != nil && ans.Skip != "":
+	case next && q != nil && ans.Skip != "":
 		// The question does not apply under these settings: the step runs, and says why.
 		defer func() { note = skipNote(ans) + " · " + note }()
-	case o.kind == opNext && !o.answered && q != nil:
+	case next && !o.answered && q != nil:
 		hx.ask, hx.answer = q, ans
 		return askNote(q, k), levelInfo, false, hx
-	case o.kind == opNext && o.answered && q != nil:
+	case next && o.answered && q != nil:
 		// The answer is given: the step runs, and the note starts with right or wrong, and why.
 		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
@@ -84,32 +81,16 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 			hx.timeline = timelineOf(h)
 		}()
 	}
-	kind, ok := moveKinds[o.kind]
-	if !ok {
-		note, lvl, acted = apply(ctx, s, o, k)
-		return note, lvl, acted, hx
-	}
 	p := h.Begin()
-	note, lvl, acted = apply(ctx, s, o, k)
-	m := engine.Move{Kind: kind, Worker: o.worker, Name: o.toggle}
-	switch o.kind {
-	case opPause:
-		if ws := s.Workers(); o.worker >= 0 && o.worker < len(ws) {
-			m.On = ws[o.worker].View().Paused
-		}
-	case opToggle:
-		m.On, _ = s.Settings().Get(o.toggle)
-	case opClock:
-		m.Delta = clockStep
-	}
-	commitNote(h, m, p, acted, &note)
+	note, lvl, acted = apply(ctx, s, o.cmd, k)
+	commitNote(h, o.cmd, p, acted, &note)
 	return note, lvl, acted, hx
 }
 
-// commitNote records m and, when it started a new future, says so in the note. It reports
-// whether m was recorded.
-func commitNote(h *engine.History, m engine.Move, p engine.Pending, acted bool, note *string) bool {
-	ok := h.Commit(m, p, acted)
+// commitNote records c and, when it started a new future, says so in the note. It reports
+// whether c was recorded.
+func commitNote(h *engine.History, c engine.Command, p engine.Pending, acted bool, note *string) bool {
+	ok := h.Commit(c, p, acted)
 	if ok && h.Dropped() > 0 {
 		*note = fmt.Sprintf("a new future from step %d (the old one, %d %s, was dropped): %s",
 			h.Pos()-1, h.Dropped(), plural(h.Dropped(), "step"), *note)
@@ -120,7 +101,7 @@ func commitNote(h *engine.History, m engine.Move, p engine.Pending, acted bool, 
 // recordFree records the start of a free run: no position after it can be rebuilt.
 func recordFree(h *engine.History, s *engine.Session, note *string) {
 	if h != nil && h.Session() == s {
-		commitNote(h, engine.Move{Kind: engine.MoveFree}, h.Begin(), true, note)
+		commitNote(h, engine.CmdFree{}, h.Begin(), true, note)
 	}
 }
 
@@ -133,10 +114,10 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 	}
 	// A scripted action is the one space would take: along the recorded future it follows it.
 	// A scenario with no script gets its one "run until-done" step first, which a replay
-	// needs too (MoveFinish does it).
-	kind := engine.MoveNext
+	// needs too (CmdFinish does it).
+	var c engine.Command = engine.CmdNext{}
 	if len(s.Scenario.Steps) == 0 {
-		kind = engine.MoveFinish
+		c = engine.CmdFinish{}
 	}
 	s.FinishSteps()
 	var (
@@ -149,13 +130,14 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 			return res, "error: " + err.Error(), levelError
 		}
 		p := h.Begin()
-		acted, err := s.Next(ctx)
+		r, err := s.Do(ctx, c)
+		acted := r.Acted
 		if err != nil {
 			res.took = now().Sub(start)
 			return res, "error: " + err.Error(), levelError
 		}
 		var dropped string
-		if commitNote(h, engine.Move{Kind: kind}, p, acted, &dropped) {
+		if commitNote(h, c, p, acted, &dropped) {
 			res.actions++ // a step of the history: the count the header and the history show
 		}
 		if note == "" {
@@ -210,7 +192,7 @@ func (m Model) stepCount() int {
 func historySteps(t timeline) int {
 	n := 0
 	for _, e := range t.entries[:t.pos] {
-		if e.Acted && (e.Move.Kind == engine.MoveNext || e.Move.Kind == engine.MoveStepWorker) {
+		if e.Acted && isStep(e.Command) {
 			n++
 		}
 	}

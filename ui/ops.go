@@ -12,45 +12,49 @@ import (
 // clockStep is how far + moves the scenario clock.
 const clockStep = 100 * time.Millisecond
 
-// opKind is one kind of engine work a key can ask for.
+// opKind is one kind of work the lab runs in a tea.Cmd, one at a time: an engine command, or
+// the lab's own work around the engine (opening a scenario, the free run, running to the end,
+// the history's positions).
 type opKind int
 
-// Engine operations. Each runs in a tea.Cmd, one at a time.
+// The lab's work. Everything a key asks of a session is an opCommand carrying an
+// engine.Command; the others are the lab's own.
 const (
-	opNext       opKind = iota // the next visible action (script, then round-robin)
-	opStepWorker               // the selected worker's next action
-	opCrash                    // crash the selected worker
-	opRestart                  // restart the selected worker
-	opPause                    // pause or wake the selected worker
-	opToggle                   // flip a protocol toggle
-	opClock                    // clock +100 ms
-	opPastLease                // clock just past the earliest live lease
-	opOpen                     // open (or reopen) a scenario on a fresh database
-	opFreeStart                // start every worker on its own goroutine (g)
-	opFreeStop                 // stop the free-running workers at a step boundary (g again)
-	opFreePace                 // restart the free-running workers at another pace (< >)
-	opPoll                     // read the database while the workers free-run
-	opFinish                   // one chunk of running the script to its end at full speed (e)
-	opGoto                     // bring the database to another position of the history (b [ ])
+	opCommand   opKind = iota // op.cmd, done by engine.Session.Do and recorded by engine.History
+	opOpen                    // open (or reopen) a scenario on a fresh database
+	opFreeStart               // start every worker on its own goroutine (g)
+	opFreeStop                // stop the free-running workers at a step boundary (g again)
+	opFreePace                // restart the free-running workers at another pace (< >)
+	opPoll                    // read the database while the workers free-run
+	opFinish                  // one chunk of running the script to its end at full speed (e)
+	opGoto                    // bring the database to another position of the history (b [ ])
 )
 
-// op is one piece of engine work, with what it needs captured when the key was pressed.
+// op is one piece of work, with what it needs captured when the key was pressed.
 type op struct {
 	kind   opKind
-	worker int           // worker ops: the worker selected when the key was pressed
-	toggle string        // opToggle: engine.ToggleLeasing, …
-	name   string        // opOpen: the scenario name or file
-	auto   bool          // issued by auto-play
-	pace   time.Duration // opFreeStart, opFreePace: each worker's pause after an action
-	poll   int           // opPoll, opFinish: the poll loop or the run to the end that asked
-	target int           // opGoto: the position in the history
-	// answered marks an opNext that the open question was answered for: it runs the step.
+	cmd    engine.Command // opCommand: what to do, with the worker selected at the press
+	name   string         // opOpen: the scenario name or file
+	auto   bool           // issued by auto-play
+	pace   time.Duration  // opFreeStart, opFreePace: each worker's pause after an action
+	poll   int            // opPoll, opFinish: the poll loop or the run to the end that asked
+	target int            // opGoto: the position in the history
+	// answered marks a Next that the open question was answered for: it runs the step.
 	answered bool
 	answer   int // with answered: the index of the answer chosen
 }
 
 // isStep reports whether o performs a worker action.
-func (o op) isStep() bool { return o.kind == opNext || o.kind == opStepWorker }
+func (o op) isStep() bool { return isStep(o.cmd) }
+
+// isStep reports whether c is a step, one worker's action: the keys space and s.
+func isStep(c engine.Command) bool {
+	switch c.(type) {
+	case engine.CmdNext, engine.CmdStepWorker:
+		return true
+	}
+	return false
+}
 
 // level is how a status note is shown.
 type level int
@@ -88,50 +92,17 @@ type openedMsg struct {
 	err   error
 }
 
-// apply performs o on s and says what happened, in words. It does I/O.
-func apply(ctx context.Context, s *engine.Session, o op, k KeyMap) (note string, lvl level, acted bool) {
+// apply does c on s and says what happened, in words. It does I/O.
+func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl level, acted bool) {
 	defer func() { note = engine.Escape(note) }() // events and errors may quote database values
 	before := s.Ledger().EventCount()
-	var (
-		err error
-		own engine.Event // the event the operation itself wrote (not a step's)
-	)
-	switch o.kind {
-	case opNext:
-		acted, err = s.Next(ctx)
-	case opStepWorker:
-		var ev engine.Event
-		ev, acted, err = s.StepWorker(ctx, o.worker)
-		if err == nil && !acted {
-			if ev.Outcome == engine.OutcomeBusy {
-				return "the database stayed busy; nothing happened: try again", levelWarn, false
-			}
-			return workerIdle(s, o.worker, k), levelWarn, false
-		}
-	case opCrash:
-		own, err = s.Crash(o.worker)
-	case opRestart:
-		own, err = s.Restart(ctx, o.worker)
-	case opPause:
-		ws := s.Workers()
-		paused := o.worker >= 0 && o.worker < len(ws) && ws[o.worker].View().Paused
-		own, err = s.SetPaused(o.worker, !paused)
-	case opToggle:
-		var on bool
-		if on, err = s.Settings().Get(o.toggle); err == nil {
-			fresh := s.Ledger().Total() == (engine.WorkerLedger{})
-			if _, err = s.SetToggle(o.toggle, !on); err == nil {
-				return toggleNote(o.toggle, !on, s.Settings(), fresh), levelInfo, false
-			}
-		}
-	case opClock:
-		own = s.AdvanceClock(clockStep)
-	case opPastLease:
-		own, err = s.ClockPastLease(ctx)
-	}
+	fresh := s.Ledger().Total() == (engine.WorkerLedger{})
+	r, err := s.Do(ctx, c)
+	acted = r.Acted
+	sw, stepped := c.(engine.CmdStepWorker)
 	switch {
 	case errors.Is(err, engine.ErrNoWorker):
-		return fmt.Sprintf("no worker %d: this scenario has %d", o.worker+1, len(s.Workers())), levelWarn, false
+		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), levelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
 			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), levelWarn, false
@@ -139,10 +110,18 @@ func apply(ctx context.Context, s *engine.Session, o op, k KeyMap) (note string,
 		return err.Error(), levelWarn, acted
 	case err != nil:
 		return "error: " + err.Error(), levelError, acted
+	case r.Busy:
+		return "the database stayed busy; nothing happened: try again", levelWarn, false
+	case stepped && !acted:
+		return workerIdle(s, sw.Worker, k), levelWarn, false
 	}
-	if own.Seq > 0 {
-		// Free-running workers write events meanwhile: the note is this operation's own.
-		return own.String(), levelInfo, acted
+	if t, ok := c.(engine.CmdToggle); ok {
+		on, _ := s.Settings().Get(t.Name)
+		return toggleNote(t.Name, on, s.Settings(), fresh), levelInfo, false
+	}
+	if r.Event.Seq > 0 {
+		// Free-running workers write events meanwhile: the note is this command's own.
+		return r.Event.String(), levelInfo, acted
 	}
 	evs := s.Ledger().EventsSince(before)
 	switch {
@@ -151,11 +130,26 @@ func apply(ctx context.Context, s *engine.Session, o op, k KeyMap) (note string,
 	case len(evs) > 1:
 		note = fmt.Sprintf("%s (and %d more above)", evs[len(evs)-1], len(evs)-1)
 	}
-	if _, at, total := s.ScriptPosition(); o.kind == opStepWorker && acted && at < total {
+	if _, at, total := s.ScriptPosition(); stepped && acted && at < total {
 		// The script goes on from where it was: the lesson's expectations assume it alone acts.
 		note += " — a step outside the script: the lesson's expectations may no longer hold"
 	}
 	return note, levelInfo, acted
+}
+
+// workerOf is the worker a command is aimed at, for the note that it does not exist.
+func workerOf(c engine.Command) int {
+	switch c := c.(type) {
+	case engine.CmdStepWorker:
+		return c.Worker
+	case engine.CmdCrash:
+		return c.Worker
+	case engine.CmdRestart:
+		return c.Worker
+	case engine.CmdPause:
+		return c.Worker
+	}
+	return -1
 }
 
 // workerIdle explains why worker i did nothing.

@@ -208,10 +208,10 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	m.busy = false
 	m = m.historyResult(msg)
 	if msg.frame != nil {
-		if msg.op.kind == opToggle && m.frame != nil {
-			was, _ := m.frame.Settings.Get(msg.op.toggle)
-			if on, err := msg.frame.Settings.Get(msg.op.toggle); err == nil && on != was {
-				m.start.toggled(msg.op.toggle, on, m.frame)
+		if t, ok := msg.op.cmd.(engine.CmdToggle); ok && m.frame != nil {
+			was, _ := m.frame.Settings.Get(t.Name)
+			if on, err := msg.frame.Settings.Get(t.Name); err == nil && on != was {
+				m.start.toggled(t.Name, on, m.frame)
 			}
 		}
 		m.changes = diff(m.frame, msg.frame)
@@ -267,7 +267,7 @@ func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
 	}
 	m.play.pending = true
 	var cmd tea.Cmd
-	m, cmd = m.enqueue(op{kind: opNext, auto: true})
+	m, cmd = m.enqueue(op{cmd: engine.CmdNext{}, auto: true})
 	return m, tea.Batch(cmd, next)
 }
 

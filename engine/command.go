@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Command is one thing a person can do to a session, as a value: what the lab's keys ask for.
+// Session.Do carries it out, and History records the same value and replays it by handing it to
+// Do again, so a command is made, done and redone in one shape. The set is closed (run is
+// unexported); every command is comparable, so that a recorded one can be told from a new one.
+type Command interface {
+	run(ctx context.Context, s *Session) (Result, error)
+}
+
+// Result is what a command did.
+type Result struct {
+	// Acted reports a step (CmdNext, CmdStepWorker, CmdFinish) that performed an action.
+	Acted bool
+	// Busy reports a CmdStepWorker that did nothing because the database stayed busy.
+	Busy bool
+	// Event is the event the command itself wrote (a crash, a restart, a pause, a toggle, a
+	// clock move); the zero Event for a step, whose events are the workers'.
+	Event Event
+}
+
+// CmdNext is Session.Next: the script's next action, or one in round-robin.
+type CmdNext struct{}
+
+// CmdStepWorker is Session.StepWorker: worker Worker's next action.
+type CmdStepWorker struct{ Worker int }
+
+// CmdCrash is Session.Crash: worker Worker loses its memory and its connection.
+type CmdCrash struct{ Worker int }
+
+// CmdRestart is Session.Restart: crashed worker Worker gets a new connection.
+type CmdRestart struct{ Worker int }
+
+// CmdPause pauses worker Worker, or wakes it when it is paused.
+type CmdPause struct{ Worker int }
+
+// CmdToggle flips the toggle Name (ToggleLeasing, …): on when it is off, off when it is on.
+type CmdToggle struct{ Name string }
+
+// CmdClock is Session.AdvanceClock: the scenario clock moves forward by Delta.
+type CmdClock struct{ Delta time.Duration }
+
+// CmdPastLease is Session.ClockPastLease: the clock moves 1 ms past the earliest live lease.
+type CmdPastLease struct{}
+
+// CmdFinish is one action of a run to the end of a scenario with no script: Next, after
+// FinishSteps has given it its one "run until-done" step.
+type CmdFinish struct{}
+
+// CmdFree records that the workers ran free on goroutines (the lab's g). It is never done again:
+// Do refuses it, and no position after it can be rebuilt.
+type CmdFree struct{}
+
+// Do carries out c on the session. Like every Session method, it is not safe to call while
+// another command runs.
+func (s *Session) Do(ctx context.Context, c Command) (Result, error) { return c.run(ctx, s) }
+
+func (CmdNext) run(ctx context.Context, s *Session) (Result, error) {
+	acted, err := s.Next(ctx)
+	return Result{Acted: acted}, err
+}
+
+func (c CmdStepWorker) run(ctx context.Context, s *Session) (Result, error) {
+	ev, acted, err := s.StepWorker(ctx, c.Worker)
+	return Result{Acted: acted, Busy: err == nil && !acted && ev.Outcome == OutcomeBusy}, err
+}
+
+func (c CmdCrash) run(_ context.Context, s *Session) (Result, error) {
+	ev, err := s.Crash(c.Worker)
+	return Result{Event: ev}, err
+}
+
+func (c CmdRestart) run(ctx context.Context, s *Session) (Result, error) {
+	ev, err := s.Restart(ctx, c.Worker)
+	return Result{Event: ev}, err
+}
+
+func (c CmdPause) run(_ context.Context, s *Session) (Result, error) {
+	paused := c.Worker >= 0 && c.Worker < len(s.workers) && s.workers[c.Worker].View().Paused
+	ev, err := s.SetPaused(c.Worker, !paused)
+	return Result{Event: ev}, err
+}
+
+func (c CmdToggle) run(_ context.Context, s *Session) (Result, error) {
+	on, err := s.Settings().Get(c.Name)
+	if err != nil {
+		return Result{}, err
+	}
+	ev, err := s.SetToggle(c.Name, !on)
+	return Result{Event: ev}, err
+}
+
+func (c CmdClock) run(_ context.Context, s *Session) (Result, error) {
+	return Result{Event: s.AdvanceClock(c.Delta)}, nil
+}
+
+func (CmdPastLease) run(ctx context.Context, s *Session) (Result, error) {
+	ev, err := s.ClockPastLease(ctx)
+	return Result{Event: ev}, err
+}
+
+func (CmdFinish) run(ctx context.Context, s *Session) (Result, error) {
+	s.FinishSteps()
+	acted, err := s.Next(ctx)
+	return Result{Acted: acted}, err
+}
+
+func (CmdFree) run(context.Context, *Session) (Result, error) {
+	return Result{}, fmt.Errorf("a free run: %w", ErrNotReplayable)
+}
