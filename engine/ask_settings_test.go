@@ -11,6 +11,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"leaselab/store"
 	"leaselab/store/postgres"
 	"leaselab/store/storetest"
@@ -235,7 +236,7 @@ func TestAnswersAreWhatTheStepDoes(t *testing.T) {
 	for _, be := range backends {
 		for _, name := range assets.Names() {
 			data, src, _ := assets.Scenario(name)
-			sc, err := engine.Parse(src, data)
+			sc, err := scenario.Parse(src, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +288,7 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sc := scenario(t, name, "")
+	sc := loadScenario(t, name, "")
 	s := sessionOn(t, be, sc)
 	flipIt := func() {
 		on, _ := s.Settings().Get(f.toggle)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // A run that keeps acting without finishing anything is ended by the watchdog, after a bounded
@@ -18,7 +19,7 @@ import (
 func TestWatchdogEndsALivelock(t *testing.T) {
 	// Worker-A's provider call takes a day; its heartbeat renews a 2ms lease every 1ms, so a
 	// run until-done renews for ever and never finalizes.
-	sc := scenario(t, "", "name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n")
+	sc := loadScenario(t, "", "name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n")
 	s := session(t, sc)
 	ctx := context.Background()
 	err := s.RunToEnd(ctx)
@@ -46,7 +47,7 @@ func TestLongRunCountsFromLedgers(t *testing.T) {
 		t.Skip("7,000 messages")
 	}
 	const n = 7000
-	sc := scenario(t, "", "name: long\nmessages: 7000\nworkers: 2\n")
+	sc := loadScenario(t, "", "name: long\nmessages: 7000\nworkers: 2\n")
 	s, sum := runToEnd(t, sc)
 	led := s.Ledger()
 	if led.EventCount() <= engine.MaxEventsKept || len(led.Events()) != engine.MaxEventsKept ||
@@ -63,7 +64,7 @@ func TestLongRunCountsFromLedgers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
+	if err := words.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "events not kept here (every count below is from the ledgers") {
@@ -74,7 +75,7 @@ func TestLongRunCountsFromLedgers(t *testing.T) {
 // The lease-expiry proof kept as the events arrive is the one read from the whole event log.
 func TestRecoveryRecordsMatchTheEventLog(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
-		sc := scenario(t, "many-workers", "")
+		sc := loadScenario(t, "many-workers", "")
 		sc.Seed = seed
 		s, sum := runToEnd(t, sc)
 		events := s.Ledger().Events()
@@ -152,7 +153,7 @@ func referenceRecoveries(events []engine.Event, attempts map[string][]engine.Att
 
 // A lease set at run time follows the same range, and the heartbeat rule only binds when on.
 func TestSetLeaseAtRunTime(t *testing.T) {
-	s := session(t, scenario(t, "", "name: x\n"))
+	s := session(t, loadScenario(t, "", "name: x\n"))
 	if _, err := s.SetDuration("lease", time.Millisecond); err != nil {
 		t.Errorf("set lease 1ms with the heartbeat off: %v", err)
 	}
@@ -241,7 +242,7 @@ func TestRepeatsMatchTheEventLog(t *testing.T) {
 		{"naive-claim", engine.Overrides{Toggles: map[string]bool{engine.ToggleAtomicClaim: false, engine.ToggleOwnershipCheck: false}}, 0},
 		{"aba-fencing", engine.Overrides{}, 0},
 	} {
-		sc := scenario(t, c.name, "")
+		sc := loadScenario(t, c.name, "")
 		if err := sc.Apply(c.o); err != nil {
 			t.Fatal(err)
 		}

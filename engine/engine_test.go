@@ -10,11 +10,13 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/engine/words"
 	"leaselab/store"
 )
 
-// scenario parses a built-in scenario by name, or text when name is "".
-func scenario(t testing.TB, name, text string) *engine.Scenario {
+// loadScenario parses a built-in scenario by name, or text when name is "".
+func loadScenario(t testing.TB, name, text string) *engine.Scenario {
 	t.Helper()
 	data, src := []byte(text), "test.scenario"
 	if name != "" {
@@ -24,7 +26,7 @@ func scenario(t testing.TB, name, text string) *engine.Scenario {
 			t.Fatalf("no built-in scenario %q", name)
 		}
 	}
-	sc, err := engine.Parse(src, data)
+	sc, err := scenario.Parse(src, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func checkSummary(t *testing.T, sum *engine.Summary, w want) {
 
 // The lesson's BEFORE report: 12 attempts for 6 messages, final rows perfect, verdict failing.
 func TestBeforeReproducesTheLesson(t *testing.T) {
-	_, sum := runToEnd(t, scenario(t, "before", ""))
+	_, sum := runToEnd(t, loadScenario(t, "before", ""))
 	checkSummary(t, sum, want{attempts: 12, checks: 12, dup: 6, unique: 6, paid: 4, failed: 2, processed: 6})
 	if !sum.ExpectationsMet || sum.Verdict != "THE OUTBOX WAS DURABLE — BUT TWO WORKERS PROCESSED THE SAME WORK ❌" {
 		t.Fatalf("expectations met %v, verdict %q", sum.ExpectationsMet, sum.Verdict)
@@ -102,7 +104,7 @@ func TestAfterReproducesTheLessonEveryTime(t *testing.T) {
 	}
 	splits := map[string]int{}
 	for i := 0; i < runs; i++ {
-		_, sum := runToEnd(t, scenario(t, "after", ""))
+		_, sum := runToEnd(t, loadScenario(t, "after", ""))
 		checkSummary(t, sum, want{attempts: 6, checks: 6, unique: 6, paid: 4, failed: 2, processed: 6, passed: true})
 		if len(sum.Recovery) != 1 || !sum.Recovery[0].OK || !sum.Recovery[0].BlockedBeforeExpiry || sum.Recovery[0].ReclaimedBy != "Worker-B" {
 			t.Fatalf("run %d: recovery = %+v", i, sum.Recovery)
@@ -116,7 +118,7 @@ func TestAfterReproducesTheLessonEveryTime(t *testing.T) {
 }
 
 func TestBeforeWithLeasingOnProcessesOnce(t *testing.T) {
-	sc := scenario(t, "before", "")
+	sc := loadScenario(t, "before", "")
 	if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleLeasing: true}}); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestBeforeWithLeasingOnProcessesOnce(t *testing.T) {
 func TestFreeRunningWorkers(t *testing.T) {
 	for _, leasing := range []bool{true, false} {
 		t.Run(fmt.Sprintf("leasing=%v", leasing), func(t *testing.T) {
-			sc := scenario(t, "", fmt.Sprintf("name: free\nmessages: 500\nworkers: 8\nlease: 30s\nleasing: %v\nsteps:\n  concurrent\n", engine.OnOff(leasing)))
+			sc := loadScenario(t, "", fmt.Sprintf("name: free\nmessages: 500\nworkers: 8\nlease: 30s\nleasing: %v\nsteps:\n  concurrent\n", engine.OnOff(leasing)))
 			_, sum := runToEndWith(t, sc, engine.SessionOptions{Seed: true}) // no provider latency: 4,000 calls without leasing
 			if sum.UniqueProcessed != 500 || sum.Outbox.Processed != 500 || sum.Lost != 0 {
 				t.Fatalf("unique %d, processed %d, lost %d", sum.UniqueProcessed, sum.Outbox.Processed, sum.Lost)
@@ -166,16 +168,16 @@ steps:
 
 func reportBody(t *testing.T, seed int64) string {
 	t.Helper()
-	s, _ := runToEnd(t, scenario(t, "", fmt.Sprintf(seededScenario, seed)))
+	s, _ := runToEnd(t, loadScenario(t, "", fmt.Sprintf(seededScenario, seed)))
 	rep, err := s.BuildReport(context.Background(), "(schema)", time.Time{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
+	if err := words.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitN(b.String(), "\n", engine.HeaderLines+1)
+	lines := strings.SplitN(b.String(), "\n", words.HeaderLines+1)
 	return lines[len(lines)-1]
 }
 
@@ -196,7 +198,7 @@ func TestSeededSchedulerIsByteIdentical(t *testing.T) {
 
 // A crashed owner's lease is reclaimed after expiry by run until-done, and nothing is lost.
 func TestUntilDoneRecoversCrashedLeases(t *testing.T) {
-	sc := scenario(t, "", "name: t\nmessages: 3\nworkers: A B\nlease: 500ms\nsteps:\n  A claim\n  A crash\n  run until-done\n")
+	sc := loadScenario(t, "", "name: t\nmessages: 3\nworkers: A B\nlease: 500ms\nsteps:\n  A claim\n  A crash\n  run until-done\n")
 	s, sum := runToEnd(t, sc)
 	if sum.Outbox.Processed != 3 || sum.ProcessedMoreThanOnce != 0 || len(sum.Recovery) != 1 || !sum.Recovery[0].OK {
 		t.Fatalf("processed %d, duplicates %d, recovery %+v", sum.Outbox.Processed, sum.ProcessedMoreThanOnce, sum.Recovery)
@@ -207,7 +209,7 @@ func TestUntilDoneRecoversCrashedLeases(t *testing.T) {
 }
 
 func TestScriptErrorsNameTheLine(t *testing.T) {
-	sc := scenario(t, "", "name: t\nmessages: 1\nworkers: A\nsteps:\n  A crash\n  A check\n")
+	sc := loadScenario(t, "", "name: t\nmessages: 1\nworkers: A\nsteps:\n  A crash\n  A check\n")
 	s := session(t, sc)
 	err := s.RunToEnd(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "test.scenario:6:") {
@@ -217,7 +219,7 @@ func TestScriptErrorsNameTheLine(t *testing.T) {
 
 // Free-running workers can be crashed, paused and restarted while they run, and stop cleanly.
 func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
-	sc := scenario(t, "", "name: t\nmessages: 200\nworkers: 4\nlease: 200ms\n")
+	sc := loadScenario(t, "", "name: t\nmessages: 200\nworkers: 4\nlease: 200ms\n")
 	s := session(t, sc)
 	ctx := context.Background()
 	f := s.StartFree(ctx, 0, nil)
@@ -260,7 +262,7 @@ func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
 // The same worker, restarted, may reclaim the lease its crashed self held: that is recovery too,
 // and the message counts as processed once.
 func TestRecoveryBySelfAfterRestart(t *testing.T) {
-	sc := scenario(t, "", "name: t\nmessages: 1\nworkers: A\nlease: 500ms\nsteps:\n  A claim\n  A crash\n  A restart\n  clock past-lease\n  A run\n")
+	sc := loadScenario(t, "", "name: t\nmessages: 1\nworkers: A\nlease: 500ms\nsteps:\n  A claim\n  A crash\n  A restart\n  clock past-lease\n  A run\n")
 	_, sum := runToEnd(t, sc)
 	if len(sum.Recovery) != 1 || !sum.Recovery[0].OK || sum.Recovery[0].ReclaimedBy != "Worker-A" || sum.Recovery[0].ProcessedTimes != 1 {
 		t.Fatalf("recovery = %+v", sum.Recovery)
@@ -270,7 +272,7 @@ func TestRecoveryBySelfAfterRestart(t *testing.T) {
 // A crash after the provider call: the reclaimer processes the message again (at-least-once);
 // the recovery proof counts only processing under the new lease.
 func TestRecoveryCountsOnlyTheNewLease(t *testing.T) {
-	sc := scenario(t, "", "name: t\nmessages: 1\nworkers: A B\nlease: 500ms\nsteps:\n  A claim\n  A check\n  A crash\n  clock past-lease\n  B run\n")
+	sc := loadScenario(t, "", "name: t\nmessages: 1\nworkers: A B\nlease: 500ms\nsteps:\n  A claim\n  A check\n  A crash\n  clock past-lease\n  B run\n")
 	_, sum := runToEnd(t, sc)
 	r := sum.Recovery
 	if len(r) != 1 || !r[0].OK || r[0].ProcessedTimes != 1 || sum.ProcessedMoreThanOnce != 1 || sum.FinalizedMoreThanOnce != 0 {
@@ -289,7 +291,7 @@ func TestScriptClaimFollowsTheSettings(t *testing.T) {
 		{map[string]bool{engine.ToggleLeasing: false}, "load"},
 		{map[string]bool{engine.ToggleAtomicClaim: false}, "select take"},
 	} {
-		sc := scenario(t, "", "name: t\nmessages: 2\nworkers: A\nsteps:\n  A claim\n")
+		sc := loadScenario(t, "", "name: t\nmessages: 2\nworkers: A\nsteps:\n  A claim\n")
 		if err := sc.Apply(engine.Overrides{Toggles: c.flags}); err != nil {
 			t.Fatal(err)
 		}
@@ -307,11 +309,11 @@ func TestScriptClaimFollowsTheSettings(t *testing.T) {
 // The verdict can name the checks that decide it; the others are shown but do not fail it.
 func TestVerdictChecks(t *testing.T) {
 	src := "name: t\nmessages: 1\nworkers: A B\nverdict-checks: written-once\nleasing: off\n"
-	_, sum := runToEnd(t, scenario(t, "", src))
+	_, sum := runToEnd(t, loadScenario(t, "", src))
 	if sum.Passed {
 		t.Fatal("leasing off wrote outcomes twice, yet the verdict passed")
 	}
-	_, sum = runToEnd(t, scenario(t, "", strings.Replace(src, "written-once", "no-duplicate-rows", 1)))
+	_, sum = runToEnd(t, loadScenario(t, "", strings.Replace(src, "written-once", "no-duplicate-rows", 1)))
 	if !sum.Passed {
 		t.Fatal("no-duplicate-rows holds; the verdict should pass")
 	}
@@ -325,7 +327,7 @@ func TestVerdictChecks(t *testing.T) {
 // A toggle switched before any worker acts is the run's own setting: the scenario's
 // expectations for it apply, as with the flag. Switched later, the run keeps its start.
 func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
-	s := session(t, scenario(t, "before", ""))
+	s := session(t, loadScenario(t, "before", ""))
 	ctx := context.Background()
 	if _, err := s.SetToggle(engine.ToggleLeasing, true); err != nil {
 		t.Fatal(err)
@@ -353,7 +355,7 @@ func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
 // PAY-001 after A has processed and finalized it, and processes it again. The run must report
 // that, not stop on an error.
 func TestNonAtomicTakeAfterFinalize(t *testing.T) {
-	_, sum := runToEnd(t, scenario(t, "", `name: naive-late-take
+	_, sum := runToEnd(t, loadScenario(t, "", `name: naive-late-take
 messages: 1
 workers: A B
 lease: 500ms
@@ -380,7 +382,7 @@ steps:
 // reclaims and finalizes) is recovered: processed twice after the first reclaim is
 // at-least-once, and every safety check holds, so the verdict passes.
 func TestReclaimedTwiceIsRecovered(t *testing.T) {
-	sc := scenario(t, "", "name: twice\nmessages: 1\nworkers: A B C\nlease: 500ms\nsteps:\n"+
+	sc := loadScenario(t, "", "name: twice\nmessages: 1\nworkers: A B C\nlease: 500ms\nsteps:\n"+
 		"  A claim PAY-001\n  A crash\n  clock past-lease\n"+
 		"  B claim PAY-001\n  B check\n  B crash\n  clock past-lease\n"+
 		"  C claim PAY-001\n  C check\n  C finalize\n")

@@ -1,22 +1,22 @@
 package engine
 
 // The event log keeps what a person can read, not everything a long run does: the first
-// keepHead events (how the run began: the lesson) and the latest keepTail (how it ended), in a
+// KeepHead events (how the run began: the lesson) and the latest KeepTail (how it ended), in a
 // ring. Seq keeps counting every event. Nothing is counted from the kept log: the ledgers, the
 // attempts, the commits and the lease-expiry records (recovery.go) see every event as it is
 // recorded.
 const (
-	keepHead = 5_000
-	keepTail = 15_000
+	KeepHead = 5_000
+	KeepTail = 15_000
 )
 
 // MaxEventsKept is how many events a ledger keeps at most.
-const MaxEventsKept = keepHead + keepTail
+const MaxEventsKept = KeepHead + KeepTail
 
 // eventLog is the kept events and the count of all of them. Not safe for concurrent use: the
 // ledger's mutex guards it.
 type eventLog struct {
-	head  []Event // events 1..keepHead
+	head  []Event // events 1..KeepHead
 	tail  []Event // a ring of the latest events after the head
 	start int     // index of the oldest event in tail once it is full
 	total int     // every event recorded, kept or not
@@ -28,13 +28,13 @@ func (g *eventLog) add(e Event) Event {
 	g.total++
 	e.Seq = g.total
 	switch {
-	case len(g.head) < keepHead:
+	case len(g.head) < KeepHead:
 		g.head = append(g.head, e)
-	case len(g.tail) < keepTail:
+	case len(g.tail) < KeepTail:
 		g.tail = append(g.tail, e)
 	default:
 		g.tail[g.start] = e
-		g.start = (g.start + 1) % keepTail
+		g.start = (g.start + 1) % KeepTail
 	}
 	switch e.Kind {
 	case EvLoad, EvClaim, EvSelect, EvTake, EvCheck, EvRenew, EvFinalize:

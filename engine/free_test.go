@@ -50,7 +50,7 @@ func TestAfterConcurrentPhaseIsAContest(t *testing.T) {
 	}
 	both, splits := 0, map[string]int{}
 	for i := 0; i < runs; i++ {
-		s, sum := runToEnd(t, scenario(t, "after", ""))
+		s, sum := runToEnd(t, loadScenario(t, "after", ""))
 		if sum.ProcessedMoreThanOnce != 0 || !sum.Passed {
 			t.Fatalf("run %d: %d processed more than once, passed %v", i, sum.ProcessedMoreThanOnce, sum.Passed)
 		}
@@ -93,7 +93,7 @@ func TestConcurrentLatencyIsInjected(t *testing.T) {
 		calls = append(calls, d)
 		mu.Unlock()
 	}
-	sc := scenario(t, "", "name: c\nmessages: 8\nworkers: 2\nsteps:\n  concurrent\n")
+	sc := loadScenario(t, "", "name: c\nmessages: 8\nworkers: 2\nsteps:\n  concurrent\n")
 	_, sum := runToEndWith(t, sc, engine.SessionOptions{Seed: true, FreeLatency: 7 * time.Millisecond, Sleep: sleep})
 	if len(calls) != 8 || sum.ProcessingAttempts != 8 {
 		t.Fatalf("%d sleeps for %d provider calls", len(calls), sum.ProcessingAttempts)

@@ -43,7 +43,7 @@ func (r *rebuilder) open(ctx context.Context) (*engine.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := engine.NewSession(ctx, scenario(r.t, r.name, ""), db)
+	s, err := engine.NewSession(ctx, loadScenario(r.t, r.name, ""), db)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -8,13 +8,15 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/engine/words"
 )
 
 // parseErr parses text and returns its ParseError, failing when it parses.
-func parseErr(t *testing.T, text string) *engine.ParseError {
+func parseErr(t *testing.T, text string) *scenario.ParseError {
 	t.Helper()
-	_, err := engine.Parse("h.scenario", []byte(text))
-	var pe *engine.ParseError
+	_, err := scenario.Parse("h.scenario", []byte(text))
+	var pe *scenario.ParseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("Parse(%q) = %v, want a ParseError", text, err)
 	}
@@ -25,7 +27,7 @@ const lfScenario = "name: ends\ntitle: Line ends\nexplain: one\nexplain: two\nme
 
 // A BOM, CRLF and CR-only line ends read as the LF file does, line numbers included.
 func TestParseLineEndingsAndBOM(t *testing.T) {
-	ref, err := engine.Parse("lf.scenario", []byte(lfScenario))
+	ref, err := scenario.Parse("lf.scenario", []byte(lfScenario))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func TestParseLineEndingsAndBOM(t *testing.T) {
 		"cr":       strings.ReplaceAll(lfScenario, "\n", "\r"),
 		"bom+crlf": "\uFEFF" + strings.ReplaceAll(lfScenario, "\n", "\r\n"),
 	} {
-		sc, err := engine.Parse(name, []byte(text))
+		sc, err := scenario.Parse(name, []byte(text))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -73,7 +75,7 @@ func TestParseRefusesControlCharacters(t *testing.T) {
 		}
 	}
 	// A tab is text.
-	if _, err := engine.Parse("t", []byte("name: x\ntitle: a\tb\n")); err != nil {
+	if _, err := scenario.Parse("t", []byte("name: x\ntitle: a\tb\n")); err != nil {
 		t.Errorf("tab refused: %v", err)
 	}
 }
@@ -92,7 +94,7 @@ func TestEscape(t *testing.T) {
 		"tab\tkept":            "tab\tkept",
 		"new\nline":            `new\x0aline`,
 	} {
-		if got := engine.Escape(in); got != want {
+		if got := words.Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -110,9 +112,9 @@ func TestOneLeaseRange(t *testing.T) {
 		}
 		// The file, a set step and the flag agree.
 		text := fmt.Sprintf("name: x\nlease: %s\n", c.d)
-		_, ferr := engine.Parse("l", []byte(text))
-		_, serr := engine.Parse("l", []byte(fmt.Sprintf("name: x\nsteps:\n  set lease %s\n", c.d)))
-		sc := scenario(t, "", "name: x\n")
+		_, ferr := scenario.Parse("l", []byte(text))
+		_, serr := scenario.Parse("l", []byte(fmt.Sprintf("name: x\nsteps:\n  set lease %s\n", c.d)))
+		sc := loadScenario(t, "", "name: x\n")
 		aerr := sc.Apply(engine.Overrides{Lease: c.d})
 		if c.d == 0 {
 			aerr = errors.New("0 means: as declared") // Overrides treats 0 as unset; flags.go refuses it
@@ -122,7 +124,7 @@ func TestOneLeaseRange(t *testing.T) {
 		}
 	}
 	// lease: 1ms without a heartbeat is a lease, not a heartbeat error.
-	sc := scenario(t, "", "name: x\nlease: 1ms\n")
+	sc := loadScenario(t, "", "name: x\nlease: 1ms\n")
 	if sc.Settings.Lease != time.Millisecond {
 		t.Fatalf("lease %s", sc.Settings.Lease)
 	}
@@ -137,11 +139,11 @@ func TestOneLeaseRange(t *testing.T) {
 		t.Errorf("heartbeat-every 600ms: %v", pe)
 	}
 	// --heartbeat=true on a 1ms lease is refused by Apply; on 2ms it fits a 1ms heartbeat.
-	sc = scenario(t, "", "name: x\nlease: 1ms\n")
+	sc = loadScenario(t, "", "name: x\nlease: 1ms\n")
 	if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: true}}); err == nil {
 		t.Error("--heartbeat on a 1ms lease accepted")
 	}
-	sc = scenario(t, "", "name: x\nlease: 2ms\n")
+	sc = loadScenario(t, "", "name: x\nlease: 2ms\n")
 	if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: true}}); err != nil || sc.Settings.HeartbeatEvery != time.Millisecond {
 		t.Errorf("--heartbeat on 2ms: %v, every %s", err, sc.Settings.HeartbeatEvery)
 	}
@@ -154,14 +156,14 @@ func TestParseBoundsTheWork(t *testing.T) {
 	for i := 0; i < 3900; i++ {
 		b.WriteString("  A step 100000\n")
 	}
-	if b.Len() > engine.MaxScenarioSize {
+	if b.Len() > scenario.MaxScenarioSize {
 		t.Fatalf("test file of %d bytes is over the size limit", b.Len())
 	}
 	pe := parseErr(t, b.String())
 	if pe.Line != 4 || !strings.Contains(pe.Msg, "200000 worker actions") {
 		t.Errorf("3,900 × A step 100000: %v", pe)
 	}
-	if _, err := engine.Parse("ok", []byte("name: x\nsteps:\n  A step 60000\n  B step 40000\n")); err != nil {
+	if _, err := scenario.Parse("ok", []byte("name: x\nsteps:\n  A step 60000\n  B step 40000\n")); err != nil {
 		t.Errorf("100,000 actions in all refused: %v", err)
 	}
 	for text, want := range map[string]string{
@@ -181,7 +183,7 @@ func TestParseBoundsTheWork(t *testing.T) {
 			t.Errorf("%q: %v, want %q", text, pe, want)
 		}
 	}
-	if _, err := engine.Parse("ok", []byte("name: x\nsteps:\n  run random crash-rate=0.25 pause-rate=0.25\n")); err != nil {
+	if _, err := scenario.Parse("ok", []byte("name: x\nsteps:\n  run random crash-rate=0.25 pause-rate=0.25\n")); err != nil {
 		t.Errorf("rates summing to 0.5 refused: %v", err)
 	}
 }
@@ -193,7 +195,7 @@ func TestReportEscapesDatabaseValues(t *testing.T) {
 		Rows:   []engine.Row{{ID: 1, IdempotencyKey: "PAY-\x1b[31m", Status: engine.StatusProcessing, LockedBy: "Ev\x1b]0;x\x07", TransactionID: "tx\u009b"}},
 		Events: []engine.Event{{Seq: 1, Kind: engine.EvClaim, Text: "Worker-A claim BLOCKED: PAY-001 is leased by Ev\x1b]0;x\x07"}}}
 	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
+	if err := words.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

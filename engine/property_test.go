@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"leaselab/store"
 
 	"pgregory.net/rapid"
@@ -110,7 +111,7 @@ func TestProtocolProperty(t *testing.T) {
 		if sharedID {
 			src += "worker: A2 id=Worker-A\n"
 		}
-		sc, err := engine.Parse("prop.scenario", []byte(src))
+		sc, err := scenario.Parse("prop.scenario", []byte(src))
 		if err != nil {
 			rt.Fatal(err)
 		}

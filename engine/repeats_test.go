@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // lessonRun is a built-in lesson run to its end with toggles set.
 func lessonRun(t *testing.T, name string, toggles map[string]bool) *engine.Summary {
 	t.Helper()
-	sc := scenario(t, name, "")
+	sc := loadScenario(t, name, "")
 	if err := sc.Apply(engine.Overrides{Toggles: toggles}); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestAtLeastOnceIsNotADoubleOwner(t *testing.T) {
 // leasing on. The message is processed twice (at-least-once) and the verdict still passes; the
 // report explains it; before still fails with its 12 attempts.
 func TestCrashAfterTheProviderCallPasses(t *testing.T) {
-	sc := scenario(t, "", "name: crash\nmessages: 2\nworkers: A B\nsteps:\n  A claim PAY-001\n  A check\n  A crash\n"+
+	sc := loadScenario(t, "", "name: crash\nmessages: 2\nworkers: A B\nsteps:\n  A claim PAY-001\n  A check\n  A crash\n"+
 		"  clock past-lease\n  run until-done\n")
 	s, sum := runToEnd(t, sc)
 	if sum.ProcessedMoreThanOnce != 1 || sum.ReprocessedAfterLostLease != 1 || sum.ProcessedByTwoOwners != 0 || !sum.Passed {
@@ -86,7 +87,7 @@ func TestCrashAfterTheProviderCallPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
+	if err := words.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"again after a lost lease (at-least-once)      1", "At-least-once: a worker crashed",

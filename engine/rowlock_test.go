@@ -8,11 +8,12 @@ import (
 	"time"
 
 	. "leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 // The scenario keys of the skip-locked lesson, and their errors with file:line.
 func TestParseRowLockKeys(t *testing.T) {
-	sc, err := Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nbackend: postgres\nskip-locked: off\nlock-timeout: 250ms\nsteps:\n  A lock\n  A step\n"))
+	sc, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nbackend: postgres\nskip-locked: off\nlock-timeout: 250ms\nsteps:\n  A lock\n  A step\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestParseRowLockKeys(t *testing.T) {
 		{"lock-timeout: 0s", "x.scenario:4: bad duration for lock-timeout: want at least 1ms"},
 		{"skip-locked: maybe", "x.scenario:4: bad skip-locked"},
 	} {
-		_, err := Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\n"+c.line+"\nsteps:\n  A step\n"))
+		_, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\n"+c.line+"\nsteps:\n  A step\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.line, err, c.want)
 		}
@@ -36,7 +37,7 @@ func TestParseRowLockKeys(t *testing.T) {
 
 // A lock step needs a database with row locks: on SQLite it is refused, and says why.
 func TestLockStepNeedsRowLocks(t *testing.T) {
-	sc, err := Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nsteps:\n  A lock\n"))
+	sc, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nsteps:\n  A lock\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // TestEveryEventIsPutInWordsBySentence: across the built-in lessons, every recorded event's
@@ -17,7 +18,7 @@ import (
 func TestEveryEventIsPutInWordsBySentence(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"before", "after", "naive-claim", "stale-owner", "lease-too-short", "aba-fencing", "many-workers"} {
-		s := session(t, scenario(t, name, ""))
+		s := session(t, loadScenario(t, name, ""))
 		if err := s.RunToEnd(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -26,10 +27,10 @@ func TestEveryEventIsPutInWordsBySentence(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text, md strings.Builder
-		if err := rep.WriteText(&text); err != nil {
+		if err := words.WriteText(&text, rep); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteMarkdown(&md, nil); err != nil {
+		if err := words.WriteMarkdown(&md, rep, nil); err != nil {
 			t.Fatal(err)
 		}
 		left := leftOut(t, md.String())

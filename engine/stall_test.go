@@ -15,7 +15,7 @@ func TestRunUntilDoneMovesTheClockAfterARoundOfBlockedClaims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 300 messages through 8 workers")
 	}
-	sc := scenario(t, "", `name: stall
+	sc := loadScenario(t, "", `name: stall
 title: stall
 explain: a run with crashes and pauses while the clock stands
 messages: 300

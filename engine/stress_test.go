@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 	"leaselab/store"
 )
 
@@ -87,7 +88,7 @@ func TestWriteStressLeastShare(t *testing.T) {
 			Summary: &engine.Summary{ProcessedByWorker: byWorker}}
 	}
 	var out strings.Builder
-	err := engine.WriteStress(&out, engine.DefaultSettings(), []*engine.StressResult{
+	err := words.WriteStress(&out, engine.DefaultSettings(), []*engine.StressResult{
 		run(1, map[string]int{"Worker-1": 1, "Worker-2": 3}),
 		run(2, map[string]int{"Worker-1": 0, "Worker-2": 5}),
 	})

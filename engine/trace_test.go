@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // TestStaleOwnerTraceShowsTheRejectedUpdate runs stale-owner with the SQL traced: the paused
 // owner's finalize ran the guarded UPDATE as the database ran it (with Worker-A bound), it
 // changed 0 rows, and the transaction rolled back, undoing the payment update.
 func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
-	s := session(t, scenario(t, "stale-owner", ""))
+	s := session(t, loadScenario(t, "stale-owner", ""))
 	s.TraceSQL(true)
 	if err := s.RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 		}
 	}
 	if guarded == nil {
-		t.Fatalf("no outbox UPDATE in %v", engine.SQLLines(tr))
+		t.Fatalf("no outbox UPDATE in %v", words.SQLLines(tr))
 	}
 	for _, want := range []string{"WHERE Id = 1 AND Status = 'Processing' AND LockedBy = 'Worker-A'", "SET Status = 'Processed'"} {
 		if !strings.Contains(guarded.SQL, want) {
@@ -47,7 +48,7 @@ func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 	if guarded.Rows != 0 || !guarded.Write {
 		t.Errorf("guarded UPDATE rows %d write %v, want 0 rows, a write", guarded.Rows, guarded.Write)
 	}
-	text := strings.Join(engine.SQLLines(tr), "\n")
+	text := strings.Join(words.SQLLines(tr), "\n")
 	t.Log("\n" + text)
 	for _, want := range []string{"LockedBy = 'Worker-A'", "→ 0 rows", "→ ROLLBACK (the payment update is undone too)",
 		"BEGIN IMMEDIATE  → write lock taken at once"} {
@@ -60,9 +61,9 @@ func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 	for _, e := range s.Ledger().Events() {
 		switch {
 		case e.Kind == engine.EvFinalize && e.Outcome == engine.OutcomeCommitted:
-			committed = strings.Join(engine.SQLLines(e.Trace), "\n")
+			committed = strings.Join(words.SQLLines(e.Trace), "\n")
 		case e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed:
-			reclaim = strings.Join(engine.SQLLines(e.Trace), "\n")
+			reclaim = strings.Join(words.SQLLines(e.Trace), "\n")
 		}
 	}
 	if !strings.HasSuffix(committed, "→ COMMIT") || !strings.Contains(committed, "LockedBy = 'Worker-B'") {
@@ -75,7 +76,7 @@ func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 
 // TestTraceOffRecordsNothing: without TraceSQL no event carries SQL.
 func TestTraceOffRecordsNothing(t *testing.T) {
-	s := session(t, scenario(t, "stale-owner", ""))
+	s := session(t, loadScenario(t, "stale-owner", ""))
 	if err := s.RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)
 	}

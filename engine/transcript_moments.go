@@ -39,7 +39,7 @@ func (m Moment) Excerpt() bool { return len(m.Rows) < m.Total }
 // moments is what RecordMoments keeps.
 type moments struct {
 	mu   sync.Mutex
-	plan handoutPlan
+	plan HandoutPlan
 	list []Moment
 }
 
@@ -90,18 +90,18 @@ func Frames(e Event) bool {
 	return false
 }
 
-// handoutPlan decides, event by event in the order of the run, which events a handout shows:
+// HandoutPlan decides, event by event in the order of the run, which events a handout shows:
 // the first handoutHead, then those that teach, at most handoutTeach of the events a lease is
 // for and handoutFrame of those that frame them; of the claims blocked on one message, only the
 // first (a polling worker meets the same live lease again and again). The recorder of moments
 // and the writer each walk the run with one, so that they agree.
-type handoutPlan struct {
+type HandoutPlan struct {
 	taught, framed int
 	blocked        map[string]bool
 }
 
-// shows reports whether the handout shows e, and counts it.
-func (p *handoutPlan) shows(e Event) bool {
+// Shows reports whether the handout shows e, and counts it.
+func (p *HandoutPlan) Shows(e Event) bool {
 	if e.Seq <= handoutHead {
 		return true
 	}
@@ -146,13 +146,13 @@ func (s *Session) RecordMoments() {
 	m, db := s.env.moments, s.db
 	s.ledger.onRecord = func(e Event) {
 		m.mu.Lock()
-		want := m.plan.shows(e) && IsMoment(e)
+		want := m.plan.Shows(e) && IsMoment(e)
 		m.mu.Unlock()
 		if !want {
 			return
 		}
 		rows, err := db.Snapshot(context.Background())
-		mo := tableAt(rows, func(r Row) bool {
+		mo := TableAt(rows, func(r Row) bool {
 			return e.Key != "" && r.IdempotencyKey == e.Key || e.Key == "" && r.Status == StatusProcessing
 		})
 		mo.Seq, mo.Err = e.Seq, err
@@ -162,9 +162,9 @@ func (s *Session) RecordMoments() {
 	}
 }
 
-// tableAt is the table as a handout keeps it: whole when it is small, else the rows around the
+// TableAt is the table as a handout keeps it: whole when it is small, else the rows around the
 // rows involved (the first rows when none is), the others counted by status.
-func tableAt(rows []Row, involved func(Row) bool) Moment {
+func TableAt(rows []Row, involved func(Row) bool) Moment {
 	m := Moment{Rows: rows, Total: len(rows)}
 	if len(rows) <= handoutWholeTable {
 		return m

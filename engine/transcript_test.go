@@ -2,20 +2,19 @@ package engine_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // transcript runs a built-in scenario with SQL and moments recorded and returns its Markdown.
 func transcript(t *testing.T, name string) string {
 	t.Helper()
 	ctx := context.Background()
-	s := session(t, scenario(t, name, ""))
+	s := session(t, loadScenario(t, name, ""))
 	s.TraceSQL(true)
 	s.RecordMoments()
 	if err := s.RunToEnd(ctx); err != nil {
@@ -26,7 +25,7 @@ func transcript(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := rep.WriteMarkdown(&b, s.Moments()); err != nil {
+	if err := words.WriteMarkdown(&b, rep, s.Moments()); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -92,33 +91,6 @@ func TestTranscriptOfStaleOwnerShowsTheRollback(t *testing.T) {
 	}
 }
 
-// TestSaveTranscriptNeverOverwrites: two saves in the same millisecond get two files, 0600.
-func TestSaveTranscriptNeverOverwrites(t *testing.T) {
-	ctx := context.Background()
-	s := session(t, scenario(t, "stale-owner", ""))
-	if err := s.RunToEnd(ctx); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := s.BuildReport(ctx, "", time.Now(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, at := t.TempDir(), time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	p1, err1 := engine.SaveTranscript(dir, "stale-owner", at, rep, nil)
-	p2, err2 := engine.SaveTranscript(dir, "stale-owner", at, rep, nil)
-	if err1 != nil || err2 != nil || p1 == p2 {
-		t.Fatalf("saves: %q %v, %q %v", p1, err1, p2, err2)
-	}
-	if filepath.Base(p1) != "leaselab-stale-owner-20261201T100000000Z.md" {
-		t.Errorf("name %s", filepath.Base(p1))
-	}
-	for _, p := range []string{p1, p2} {
-		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("%s: %v %v", p, st.Mode(), err)
-		}
-	}
-}
-
 // TestTranscriptOfALongRunIsAHandout: the transcript of many-workers (500 messages, 8 workers,
 // crashes and pauses) is a handout, not a dump: under 300 KB; its first steps in full; every
 // crash, pause and reclaim after them still shown, the routine steps between counted; tables of
@@ -138,7 +110,7 @@ func TestTranscriptOfALongRunIsAHandout(t *testing.T) {
 	if rows := strings.Count(md, "\n| ") - 2*tables; rows > tables*12 {
 		t.Errorf("%d table rows in %d tables: more than 12 a table", rows, tables)
 	}
-	s := session(t, scenario(t, "many-workers", ""))
+	s := session(t, loadScenario(t, "many-workers", ""))
 	s.RecordMoments()
 	if err := s.RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func TestWallClockWorkerSkipsTheCallAfterItsLeaseEnded(t *testing.T) {
 // lease ended, because that is what lease-too-short and stale-owner teach.
 func TestScenarioClockStaleOwnerStillCalls(t *testing.T) {
 	for _, name := range []string{"lease-too-short", "stale-owner"} {
-		sc := scenario(t, name, "")
+		sc := loadScenario(t, name, "")
 		// Without the heartbeat (lease-too-short's lesson), the stale owner's call is made.
 		if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: false}}); err != nil {
 			t.Fatal(err)

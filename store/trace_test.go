@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // traced runs fn with c tracing into a fresh trace, and returns it.
@@ -44,7 +45,7 @@ func TestTraceOfARejectedFinalize(t *testing.T) {
 		}
 	})
 	if tr.End != engine.EndRollback || len(tr.Statements) != 4 {
-		t.Fatalf("trace:\n%s", strings.Join(engine.SQLLines(tr), "\n"))
+		t.Fatalf("trace:\n%s", strings.Join(words.SQLLines(tr), "\n"))
 	}
 	begin, pay, guarded, read := tr.Statements[0], tr.Statements[1], tr.Statements[2], tr.Statements[3]
 	if !begin.Lock || begin.Waited {
@@ -60,7 +61,7 @@ func TestTraceOfARejectedFinalize(t *testing.T) {
 	if read.Write || read.Rows != 1 || !strings.HasPrefix(read.SQL, "SELECT Status, LockedBy, LeaseVersion") {
 		t.Errorf("read %+v", read)
 	}
-	if got := engine.SQLLines(tr); got[len(got)-1] != "→ ROLLBACK (the payment update is undone too)" {
+	if got := words.SQLLines(tr); got[len(got)-1] != "→ ROLLBACK (the payment update is undone too)" {
 		t.Errorf("last line %q", got[len(got)-1])
 	}
 	// Off again: the owner's finalize records nothing anywhere.
@@ -111,7 +112,7 @@ func TestTraceSaysWhenItWaitedForTheLock(t *testing.T) {
 	if !begin.Lock || !begin.Waited || begin.Wait < hold/2 {
 		t.Fatalf("BEGIN %+v: want waited about %s", begin, hold)
 	}
-	if line := engine.StatementLine(begin); !strings.Contains(line, "→ waited ") || !strings.Contains(line, "for the write lock") {
+	if line := words.StatementLine(begin); !strings.Contains(line, "→ waited ") || !strings.Contains(line, "for the write lock") {
 		t.Errorf("line %q", line)
 	}
 	tr = traced(t, c, func() {
@@ -135,6 +136,6 @@ func TestTraceBindsValuesAsLiterals(t *testing.T) {
 	})
 	if len(tr.Statements) < 2 || !strings.HasSuffix(tr.Statements[1].SQL, "WHERE IdempotencyKey = 'O''Brien' ORDER BY Id LIMIT 1") ||
 		tr.Statements[1].Rows != 0 || tr.End != engine.EndRollback {
-		t.Fatalf("trace:\n%s", strings.Join(engine.SQLLines(tr), "\n"))
+		t.Fatalf("trace:\n%s", strings.Join(words.SQLLines(tr), "\n"))
 	}
 }

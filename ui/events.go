@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // eventsView is the event log: the latest events in words, newest last, the ones the last
@@ -56,7 +57,7 @@ func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string 
 	// The words come from the engine's one renderer (engine.Sentence); what they are made of
 	// (kind, outcome, subject) decides their style, never the words themselves. They may quote
 	// a key or a LockedBy read from the database: escaped.
-	text := engine.Escape(e.Words())
+	text := words.Escape(e.Words())
 	switch {
 	case e.Kind == engine.EvPhase:
 		return mark + at + " " + st.Section.Render("== "+text+" ==")

@@ -9,6 +9,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"leaselab/store"
 )
 
@@ -17,11 +18,11 @@ import (
 func runLikeRun(t *testing.T, name string, o engine.Overrides) (*engine.Summary, []engine.WorkerLedger) {
 	t.Helper()
 	ctx := context.Background()
-	data, source, err := assets.Load(name, engine.MaxScenarioSize)
+	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := engine.Parse(source, data)
+	sc, err := scenario.Parse(source, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +206,11 @@ func TestFinishKeyReachesEveryVerdict(t *testing.T) {
 // concurrent reports whether scenario name has a concurrent phase.
 func concurrent(t *testing.T, name string) bool {
 	t.Helper()
-	data, source, err := assets.Load(name, engine.MaxScenarioSize)
+	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := engine.Parse(source, data)
+	sc, err := scenario.Parse(source, data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"leaselab/store"
 )
 
@@ -59,11 +60,11 @@ func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (en
 			closeAll()
 			closeAll = nil
 		}
-		data, source, err := assets.Load(name, engine.MaxScenarioSize)
+		data, source, err := assets.Load(name, scenario.MaxScenarioSize)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := engine.Parse(source, data)
+		sc, err := scenario.Parse(source, data)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +241,7 @@ func sqliteLessons() []string {
 	var out []string
 	for _, n := range assets.Names() {
 		data, src, _ := assets.Scenario(n)
-		if sc, err := engine.Parse(src, data); err == nil && sc.Backend == "" {
+		if sc, err := scenario.Parse(src, data); err == nil && sc.Backend == "" {
 			out = append(out, n)
 		}
 	}

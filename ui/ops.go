@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // clockStep is how far + moves the scenario clock.
@@ -94,7 +95,7 @@ type openedMsg struct {
 
 // apply does c on s and says what happened, in words. It does I/O.
 func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl level, acted bool) {
-	defer func() { note = engine.Escape(note) }() // events and errors may quote database values
+	defer func() { note = words.Escape(note) }() // events and errors may quote database values
 	before := s.Ledger().EventCount()
 	fresh := s.Ledger().Total() == (engine.WorkerLedger{})
 	r, err := s.Do(ctx, c)

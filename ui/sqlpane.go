@@ -8,10 +8,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // sqlPane is the SQL pane (v): every statement the actions in the frame ran, as the store
-// recorded them (engine.Trace, put in words by engine.SQLLines: the UI writes no SQL), newest
+// recorded them (engine.Trace, put in words by words.SQLLines: the UI writes no SQL), newest
 // last. It opens on the last action and follows each new one; its own scrolling (the outbox's
 // scroll keys, while it is open) moves back to earlier actions.
 type sqlPane struct {
@@ -35,7 +36,7 @@ func (m Model) sqlLines(w int) []string {
 	idx := f.workerIndex()
 	var out []string
 	for _, e := range f.Events {
-		lines := engine.SQLLines(e.Trace)
+		lines := words.SQLLines(e.Trace)
 		if len(lines) == 0 {
 			continue
 		}

@@ -6,16 +6,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
-// safeRows returns rows with every text the database holds escaped (engine.Escape): any process
+// safeRows returns rows with every text the database holds escaped (words.Escape): any process
 // can write a LockedBy (or a key, a status) full of terminal escapes, and the screen shows them
 // as visible \x1b, never acts on them. Ordinary values come back unchanged.
 func safeRows(rows []engine.Row) []engine.Row {
 	out := make([]engine.Row, len(rows))
 	for i, r := range rows {
-		r.IdempotencyKey, r.Status, r.LockedBy = engine.Escape(r.IdempotencyKey), engine.Escape(r.Status), engine.Escape(r.LockedBy)
-		r.PaymentStatus, r.TransactionID = engine.Escape(r.PaymentStatus), engine.Escape(r.TransactionID)
+		r.IdempotencyKey, r.Status, r.LockedBy = words.Escape(r.IdempotencyKey), words.Escape(r.Status), words.Escape(r.LockedBy)
+		r.PaymentStatus, r.TransactionID = words.Escape(r.PaymentStatus), words.Escape(r.TransactionID)
 		out[i] = r
 	}
 	return out
@@ -23,7 +24,7 @@ func safeRows(rows []engine.Row) []engine.Row {
 
 // safeWorker escapes what a worker's memory quotes from the database: the key it holds.
 func safeWorker(v engine.WorkerView) engine.WorkerView {
-	v.State, v.Holding, v.Last = engine.Escape(v.State), engine.Escape(v.Holding), engine.Escape(v.Last)
+	v.State, v.Holding, v.Last = words.Escape(v.State), words.Escape(v.Holding), words.Escape(v.Last)
 	return v
 }
 

@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"io"
+	"leaselab/engine/words"
+	"os"
 	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"leaselab/engine"
 )
 
 // transcriptMsg says where w wrote the session's transcript, or why it could not.
@@ -16,7 +17,7 @@ type transcriptMsg struct {
 	err  error
 }
 
-// writeTranscript is w: the session so far as a Markdown transcript (engine.WriteMarkdown),
+// writeTranscript is w: the session so far as a Markdown transcript (words.WriteMarkdown),
 // written in a tea.Cmd to a new file in Config.TranscriptDir (beside the --db database) or the
 // working folder: leaselab-<scenario>-<time>.md, never overwriting a file (O_EXCL, 0600).
 func (m Model) writeTranscript() (Model, tea.Cmd) {
@@ -58,7 +59,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 			}
 			return transcriptMsg{gen: gen, err: err}
 		}
-		path, err := engine.SaveTranscript(dir, s.Scenario.Name, at, rep, s.Moments())
+		path, err := words.SaveTranscript(OSFiles{}, dir, s.Scenario.Name, at, rep, s.Moments())
 		if err != nil && quota != nil {
 			quota.giveBack()
 		}
@@ -85,3 +86,15 @@ func (m Model) transcriptWritten(msg transcriptMsg) Model {
 	}
 	return m
 }
+
+// OSFiles are the operating system's files, where the lab and leaselab run write
+// transcripts (words.Files): a new file each, mode 0600, never one that is there already.
+type OSFiles struct{}
+
+// Create makes a new file at path (O_EXCL, 0600).
+func (OSFiles) Create(path string) (io.WriteCloser, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// Remove removes the file at path.
+func (OSFiles) Remove(path string) error { return os.Remove(path) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // traced runs fn on c with a trace on and returns the trace in words.
@@ -15,7 +16,7 @@ func traced(t *testing.T, c engine.Conn, fn func()) (*engine.Trace, string) {
 	c.(engine.Tracer).SetTrace(tr)
 	fn()
 	c.(engine.Tracer).SetTrace(nil)
-	return tr, strings.Join(engine.SQLLines(tr), "\n")
+	return tr, strings.Join(words.SQLLines(tr), "\n")
 }
 
 // The SQL trace on PostgreSQL is what the server ran: the claim as one statement with its values

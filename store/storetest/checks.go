@@ -6,6 +6,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 // RunScenario runs a built-in scenario to its end on db and returns its session and summary.
@@ -15,7 +16,7 @@ func RunScenario(t testing.TB, db engine.DB, name string) (*engine.Session, *eng
 	if !ok {
 		t.Fatalf("no built-in scenario %q", name)
 	}
-	sc, err := engine.Parse(src, data)
+	sc, err := scenario.Parse(src, data)
 	if err != nil {
 		t.Fatal(err)
 	}

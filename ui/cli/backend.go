@@ -10,6 +10,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 // Backends makes and opens the databases the commands run on (engine.Backend). The command line
@@ -167,7 +168,7 @@ func lessonsFor(b Backends, db string) []string {
 	var out []string
 	for _, n := range assets.Names() {
 		data, src, _ := assets.Scenario(n)
-		if sc, err := engine.Parse(src, data); err == nil && backendFits(b, sc, db) != nil {
+		if sc, err := scenario.Parse(src, data); err == nil && backendFits(b, sc, db) != nil {
 			continue
 		}
 		out = append(out, n)

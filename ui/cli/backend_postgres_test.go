@@ -9,6 +9,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"leaselab/store/storetest"
 )
 
@@ -76,14 +77,14 @@ func TestScenariosSameOnPostgres(t *testing.T) {
 	for _, name := range assets.Names() {
 		t.Run(name, func(t *testing.T) {
 			data, src, _ := assets.Scenario(name)
-			if sc, err := engine.Parse(src, data); err == nil && sc.Backend == engine.BackendPostgres {
+			if sc, err := scenario.Parse(src, data); err == nil && sc.Backend == engine.BackendPostgres {
 				// SQLite cannot run it (TestPostgresOnlyLessonOnSQLite); on PostgreSQL its own
 				// expectations are the measure (TestSkipLockedLesson).
 				t.Skip("PostgreSQL only")
 			}
 			var got [2]string
 			for i, where := range []string{"", pg} {
-				sc, err := engine.Parse(src, data)
+				sc, err := scenario.Parse(src, data)
 				if err != nil {
 					t.Fatal(err)
 				}

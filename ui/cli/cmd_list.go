@@ -6,6 +6,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 func cmdList(args []string, stdout, stderr io.Writer) error {
@@ -19,7 +20,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	for _, n := range assets.Names() {
 		data, src, _ := assets.Scenario(n)
 		title := ""
-		if sc, err := engine.Parse(src, data); err == nil {
+		if sc, err := scenario.Parse(src, data); err == nil {
 			title = sc.Title
 			if sc.Backend == engine.BackendPostgres {
 				title += " (PostgreSQL only: --db postgres://…)"

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
+	"leaselab/ui"
 )
 
 const runUsage = `Usage: leaselab run NAME|FILE [flags]
@@ -70,7 +72,7 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	rep := run.report
 	rep.SQL = *showSQL
 	var text strings.Builder
-	if err := rep.WriteText(&text); err != nil {
+	if err := words.WriteText(&text, rep); err != nil {
 		return 0, err
 	}
 	if stalled != nil {
@@ -93,7 +95,7 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 		}
 	}
 	if *transcript != "" {
-		if err := engine.WriteTranscriptFile(*transcript, rep, run.moments); err != nil {
+		if err := words.WriteTranscriptFile(ui.OSFiles{}, *transcript, rep, run.moments); err != nil {
 			return 0, errors.Join(saveErr, err)
 		}
 		if !*asJSON {
@@ -216,7 +218,7 @@ func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenario
 		}
 		if reportDir != "" {
 			var text strings.Builder
-			if err := rep.WriteText(&text); err != nil {
+			if err := words.WriteText(&text, rep); err != nil {
 				return 0, err
 			}
 			name := sc.Name + "-" + strings.ReplaceAll(m.label, "+", "-")
@@ -236,7 +238,7 @@ func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenario
 		}
 		return exitOK, saveErr
 	}
-	if err := engine.WriteCompare(stdout, labels, sums); err != nil {
+	if err := words.WriteCompare(stdout, labels, sums); err != nil {
 		return 0, err
 	}
 	for i, s := range sums {

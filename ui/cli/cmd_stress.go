@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 const stressUsage = `Usage: leaselab stress [flags]
@@ -113,7 +114,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		}
 	}
 	if len(results) > 0 {
-		engine.WriteStress(stdout, sc.Settings, results)
+		words.WriteStress(stdout, sc.Settings, results)
 	}
 	if stopped != nil {
 		fmt.Fprintf(stdout, "\ninterrupted: %d of %d runs finished\n", len(results), *runs)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
@@ -110,9 +111,9 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 				return
 			}
 			last = e
-			fmt.Fprintln(stdout, engine.Escape(e.String())) // it may quote a LockedBy another process wrote
-			for _, l := range engine.SQLLines(e.Trace) {
-				fmt.Fprintln(stdout, "    sql: "+engine.Escape(l))
+			fmt.Fprintln(stdout, words.Escape(e.String())) // it may quote a LockedBy another process wrote
+			for _, l := range words.SQLLines(e.Trace) {
+				fmt.Fprintln(stdout, "    sql: "+words.Escape(l))
 			}
 		}})
 	waits.ended(time.Now(), err)

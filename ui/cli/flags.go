@@ -12,6 +12,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 // scenarioFlags are the flags every command that runs a scenario takes.
@@ -89,11 +90,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // loadScenario reads a built-in or file scenario and applies the flags.
 func loadScenario(b Backends, nameOrFile string, f *scenarioFlags, fs *flag.FlagSet) (*engine.Scenario, error) {
-	data, source, err := assets.Load(nameOrFile, engine.MaxScenarioSize)
+	data, source, err := assets.Load(nameOrFile, scenario.MaxScenarioSize)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	sc, err := engine.Parse(source, data)
+	sc, err := scenario.Parse(source, data)
 	if err != nil {
 		return nil, err
 	}

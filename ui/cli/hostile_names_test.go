@@ -48,7 +48,7 @@ func TestNetworkNamesAreEscaped(t *testing.T) {
 		}
 	}
 	if strings.Contains(log, "\u202e") || !strings.Contains(log, `mal\u202eexe.txt\x0a2026/12/01 09:00:00 forged`) {
-		t.Errorf("the log shows the name raw, or not as engine.Escape writes it:\n%s", log)
+		t.Errorf("the log shows the name raw, or not as words.Escape writes it:\n%s", log)
 	}
 	if !t.Failed() {
 		recordReliability(t, "serve", "an SSH user name with U+202E and a line feed (forged log line)", exitOK,

@@ -8,6 +8,8 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/engine/words"
 	"leaselab/store/storetest"
 )
 
@@ -20,7 +22,7 @@ func TestSkipLockedLesson(t *testing.T) {
 	data, src, _ := assets.Scenario("skip-locked")
 	for _, on := range []bool{true, false} {
 		t.Run(engine.OnOff(on), func(t *testing.T) {
-			sc, err := engine.Parse(src, data)
+			sc, err := scenario.Parse(src, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +38,7 @@ func TestSkipLockedLesson(t *testing.T) {
 				t.Fatalf("expectations not met: %+v", sum.Expectations)
 			}
 			var b strings.Builder
-			if err := rep.WriteText(&b); err != nil {
+			if err := words.WriteText(&b, rep); err != nil {
 				t.Fatal(err)
 			}
 			text := b.String()

@@ -27,6 +27,8 @@ import (
 	"syscall"
 
 	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/engine/words"
 
 	"golang.org/x/sys/unix"
 )
@@ -258,9 +260,9 @@ func report(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "leaselab: %s\n", engine.Escape(err.Error())) // it may quote a file's or a database's text
+	fmt.Fprintf(stderr, "leaselab: %s\n", words.Escape(err.Error())) // it may quote a file's or a database's text
 	var ue usageError
-	var pe *engine.ParseError
+	var pe *scenario.ParseError
 	var se *engine.ScriptError
 	switch {
 	case errors.As(err, &ue), errors.As(err, &pe):

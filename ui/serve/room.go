@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"leaselab/engine"
+	"leaselab/engine/words"
 	"leaselab/ui"
 )
 
@@ -89,7 +89,7 @@ func (s *Server) unregister(ss *session) {
 	s.handlers.Done()
 }
 
-// printable writes log lines with engine.Escape: SSH user names and commands are the client's to
+// printable writes log lines with words.Escape: SSH user names and commands are the client's to
 // choose, escape sequences, bidi overrides (U+202E) and line feeds included, and the log is a
 // terminal or a file others read line by line. Only the line's own final newline is kept, so a
 // name cannot split a line and forge the next.
@@ -97,7 +97,7 @@ type printable struct{ w io.Writer }
 
 func (p printable) Write(b []byte) (int, error) {
 	body, nl := strings.CutSuffix(string(b), "\n")
-	line := engine.Escape(body)
+	line := words.Escape(body)
 	if nl {
 		line += "\n"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 	"leaselab/ui"
 )
 
@@ -234,5 +235,5 @@ func toggleLegend(rows []Info) string {
 }
 
 // clean keeps an SSH user name printable: it is the attendee's to choose, escapes, bidi
-// overrides and line feeds included; engine.Escape shows them as \x1b, \u202e, \x0a.
-func clean(s string) string { return engine.Escape(s) }
+// overrides and line feeds included; words.Escape shows them as \x1b, \u202e, \x0a.
+func clean(s string) string { return words.Escape(s) }

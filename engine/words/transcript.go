@@ -1,8 +1,11 @@
-package engine
+package words
 
 import (
 	"fmt"
 	"io"
+	"leaselab/engine"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -11,7 +14,7 @@ import (
 // and printed: the settings, each event in words with the SQL its action ran, the outbox table
 // at the moments that matter (moments, from Session.Moments; none when nil), the lease-expiry
 // demo, the ledgers, the checks and the verdict. Everything in it is counted from the run.
-func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
+func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Moment) error {
 	sum := r.Summary
 	var b strings.Builder
 	fmt.Fprintf(&b, "# leaselab transcript: %s\n\n", md(sum.Scenario))
@@ -27,20 +30,20 @@ func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
 		fmt.Fprintf(&b, " (%s)", md(r.DBNote))
 	}
 	b.WriteString(".\n\n## Settings\n\n| Setting | Value |\n|---|---|\n")
-	for _, k := range sortedKeys(sum.Settings) {
+	for _, k := range slices.Sorted(maps.Keys(sum.Settings)) {
 		fmt.Fprintf(&b, "| %s | %s |\n", md(k), md(sum.Settings[k]))
 	}
 
 	b.WriteString("\n## Steps\n")
-	r.mdSteps(&b, moments)
+	mdSteps(r, &b, moments)
 	if len(sum.Recovery) > 0 {
 		b.WriteString("\n## Lease-expiry demo\n")
-		r.mdRecovery(&b)
+		mdRecovery(r, &b)
 	}
 	b.WriteString("\n## Outbox at the verdict\n\n")
-	mdMoment(&b, tableAt(r.Rows, func(row Row) bool { return row.Status != StatusProcessed }))
+	mdMoment(&b, engine.TableAt(r.Rows, func(row engine.Row) bool { return row.Status != engine.StatusProcessed }))
 	b.WriteString("\n## Ledgers\n\n```text\n")
-	r.ledgers(&b)
+	ledgers(r, &b)
 	b.WriteString("```\n\n## Safety checks\n\n")
 	for _, c := range sum.Checks {
 		note := ""
@@ -73,18 +76,8 @@ func (r *Report) WriteMarkdown(out io.Writer, moments map[int]Moment) error {
 	return err
 }
 
-// Asked is a question the lab asked and the answer given, for the transcript: where it was
-// asked (before the event BeforeSeq), what it asked, what was picked and what was right under
-// the settings of the moment.
-type Asked struct {
-	BeforeSeq int
-	Question  *Question
-	Picked    int // the answer given (an index of Question.Answers)
-	Answer    Answer
-}
-
 // mdAsked writes a question where it was asked, with the answer given.
-func mdAsked(b *strings.Builder, a Asked) {
+func mdAsked(b *strings.Builder, a engine.Asked) {
 	q := a.Question
 	fmt.Fprintf(b, "\n> **Question:** %s\n>\n", md(q.Text))
 	for i, ans := range q.Answers {
@@ -109,14 +102,14 @@ func mdAsked(b *strings.Builder, a Asked) {
 }
 
 // mdSteps writes the timeline: a heading per phase, a numbered line per event with its SQL,
-// and the outbox table after each moment; of a long run, what handoutPlan shows, the routine
+// and the outbox table after each moment; of a long run, what HandoutPlan shows, the routine
 // steps between counted, and the events the log did not keep named.
-func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
+func mdSteps(r *engine.Report, b *strings.Builder, moments map[int]engine.Moment) {
 	if len(r.Events) == 0 {
 		b.WriteString("\nNothing happened.\n")
 	}
 	var (
-		plan    handoutPlan
+		plan    engine.HandoutPlan
 		skipped routineSteps
 		last    int // the Seq of the last event walked
 		asked   = r.Questions
@@ -130,25 +123,25 @@ func (r *Report) mdSteps(b *strings.Builder, moments map[int]Moment) {
 		if e.Seq > last+1 {
 			skipped.flush(b)
 			fmt.Fprintf(b, "\n*Events %d–%d were not kept: the log keeps the first %s and the latest %s events of a run (every count above and below is of the whole run).*\n",
-				last+1, e.Seq-1, thousands(keepHead), thousands(keepTail))
+				last+1, e.Seq-1, thousands(engine.KeepHead), thousands(engine.KeepTail))
 		}
 		last = e.Seq
-		if !plan.shows(e) {
+		if !plan.Shows(e) {
 			skipped.add(e)
 			continue
 		}
 		skipped.flush(b)
 		switch e.Kind {
-		case EvPhase:
+		case engine.EvPhase:
 			fmt.Fprintf(b, "\n### %s\n", md(e.Words()))
 			continue
-		case EvNote:
-			fmt.Fprintf(b, "\n**%d.** `%s` *note: %s*\n", e.Seq, FormatClock(e.At), md(e.Words()))
+		case engine.EvNote:
+			fmt.Fprintf(b, "\n**%d.** `%s` *note: %s*\n", e.Seq, engine.FormatClock(e.At), md(e.Words()))
 			continue
 		}
 		// Steps are numbered by the event's Seq in bold, not as a Markdown list: a list would
 		// be renumbered from its first item by the renderer.
-		fmt.Fprintf(b, "\n**%d.** `%s` %s\n", e.Seq, FormatClock(e.At), md(e.Words()))
+		fmt.Fprintf(b, "\n**%d.** `%s` %s\n", e.Seq, engine.FormatClock(e.At), md(e.Words()))
 		if lines := SQLLines(e.Trace); len(lines) > 0 {
 			b.WriteString("\n```sql\n")
 			for _, l := range lines {
@@ -179,7 +172,7 @@ type routineSteps struct {
 	count       map[string]int // by kind
 }
 
-func (s *routineSteps) add(e Event) {
+func (s *routineSteps) add(e engine.Event) {
 	if s.n == 0 {
 		s.first, s.count, s.kinds = e.Seq, map[string]int{}, s.kinds[:0]
 	}
@@ -216,19 +209,19 @@ func (s *routineSteps) flush(b *strings.Builder) {
 
 // mdRecovery is the lease-expiry demo's four moments for each crashed owner: the claim, the
 // crash, a claim blocked before the lease ended, the reclaim after.
-func (r *Report) mdRecovery(b *strings.Builder) {
+func mdRecovery(r *engine.Report, b *strings.Builder) {
 	for _, rc := range r.Summary.Recovery {
 		fmt.Fprintf(b, "\n**%s**, processed %d %s:\n\n", md(rc.Key), rc.ProcessedTimes, plural(rc.ProcessedTimes, "time"))
-		claim, crash, blocked, reclaim := r.recoveryEvents(rc)
+		claim, crash, blocked, reclaim := recoveryEvents(r, rc)
 		for i, m := range []struct {
 			what string
-			e    *Event
+			e    *engine.Event
 		}{{"Claim", claim}, {"Crash", crash}, {"Blocked before expiry", blocked}, {"Reclaimed after expiry", reclaim}} {
 			if m.e == nil {
 				fmt.Fprintf(b, "%d. **%s**: did not happen\n", i+1, m.what)
 				continue
 			}
-			fmt.Fprintf(b, "%d. **%s** (step %d): `%s` %s\n", i+1, m.what, m.e.Seq, FormatClock(m.e.At), md(m.e.Words()))
+			fmt.Fprintf(b, "%d. **%s** (step %d): `%s` %s\n", i+1, m.what, m.e.Seq, engine.FormatClock(m.e.At), md(m.e.Words()))
 		}
 		if rc.OK {
 			b.WriteString("\nA lock would have lost this message; the lease recovered it.\n")
@@ -237,20 +230,20 @@ func (r *Report) mdRecovery(b *strings.Builder) {
 }
 
 // recoveryEvents finds the four moments of rc in the timeline.
-func (r *Report) recoveryEvents(rc Recovery) (claim, crash, blocked, reclaim *Event) {
+func recoveryEvents(r *engine.Report, rc engine.Recovery) (claim, crash, blocked, reclaim *engine.Event) {
 	for i := range r.Events {
 		e := &r.Events[i]
 		if e.Key != rc.Key {
 			continue
 		}
 		switch {
-		case crash == nil && e.Kind == EvClaim && e.Worker == rc.CrashedOwner && e.SetsLease():
+		case crash == nil && e.Kind == engine.EvClaim && e.Worker == rc.CrashedOwner && e.SetsLease():
 			claim = e
-		case crash == nil && claim != nil && e.Kind == EvCrash:
+		case crash == nil && claim != nil && e.Kind == engine.EvCrash:
 			crash = e
-		case crash != nil && reclaim == nil && e.Kind == EvClaim && e.Outcome == OutcomeBlocked && blocked == nil:
+		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeBlocked && blocked == nil:
 			blocked = e
-		case crash != nil && reclaim == nil && e.Kind == EvClaim && e.Outcome == OutcomeReclaimed:
+		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed:
 			reclaim = e
 		}
 	}
@@ -258,19 +251,19 @@ func (r *Report) recoveryEvents(rc Recovery) (claim, crash, blocked, reclaim *Ev
 }
 
 // mdMoment is a moment's table, and what an excerpt leaves out.
-func mdMoment(b *strings.Builder, m Moment) {
+func mdMoment(b *strings.Builder, m engine.Moment) {
 	mdRows(b, m.Rows)
 	if !m.Excerpt() {
 		return
 	}
 	var parts []string
-	for _, st := range []string{StatusPending, StatusProcessing, StatusProcessed} {
+	for _, st := range []string{engine.StatusPending, engine.StatusProcessing, engine.StatusProcessed} {
 		if n := m.Hidden[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(n), st))
 		}
 	}
-	for _, st := range sortedKeys(m.Hidden) {
-		if st != StatusPending && st != StatusProcessing && st != StatusProcessed {
+	for _, st := range slices.Sorted(maps.Keys(m.Hidden)) {
+		if st != engine.StatusPending && st != engine.StatusProcessing && st != engine.StatusProcessed {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(m.Hidden[st]), md(st)))
 		}
 	}
@@ -278,7 +271,7 @@ func mdMoment(b *strings.Builder, m Moment) {
 }
 
 // mdRows is an outbox table as a Markdown table.
-func mdRows(b *strings.Builder, rows []Row) {
+func mdRows(b *strings.Builder, rows []engine.Row) {
 	b.WriteString("| Id | Key | Status | LockedBy | LockedUntilUtc | LeaseVersion | Attempts | Payment | TransactionId |\n")
 	b.WriteString("|---:|---|---|---|---|---:|---:|---|---|\n")
 	for _, row := range rows {

@@ -1,4 +1,4 @@
-package engine_test
+package scenario_test
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 
 	"leaselab/assets"
 	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/engine/words"
 )
 
 // Every built-in scenario parses.
@@ -17,7 +19,7 @@ func TestBuiltInScenariosParse(t *testing.T) {
 	}
 	for _, n := range names {
 		data, src, _ := assets.Scenario(n)
-		sc, err := engine.Parse(src, data)
+		sc, err := scenario.Parse(src, data)
 		if err != nil {
 			t.Errorf("%s: %v", n, err)
 			continue
@@ -67,7 +69,7 @@ expect when fencing=off leasing=on:
   status_checks[PAY-001] = 2
   verdict = fail
 `
-	sc, err := engine.Parse("demo.scenario", []byte(src))
+	sc, err := scenario.Parse("demo.scenario", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"empty", "", "f.scenario: empty scenario file"},
 		{"only comments", "# nothing\n\n", "f.scenario: empty scenario file"},
-		{"too large", "name: x\n" + strings.Repeat("# pad\n", engine.MaxScenarioSize/6+1), "f.scenario: file too large"},
+		{"too large", "name: x\n" + strings.Repeat("# pad\n", scenario.MaxScenarioSize/6+1), "f.scenario: file too large"},
 		{"not utf8", "name: x\xff\n", "not UTF-8"},
 		{"unknown key", "name: x\ncolour: blue\n", `f.scenario:2: unknown key "colour"`},
 		{"no colon", "name: x\nworkers A B\n", `f.scenario:2: expected "key: value"`},
@@ -131,8 +133,8 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := engine.Parse("f.scenario", []byte(c.src))
-			var pe *engine.ParseError
+			_, err := scenario.Parse("f.scenario", []byte(c.src))
+			var pe *scenario.ParseError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v\nwant a ParseError containing %q", err, c.want)
 			}
@@ -150,9 +152,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\nworkers: 3\nworker: Z id=Worker-A\nslow: Z 1s\n"))
 	f.Add([]byte("\uFEFFname: x\r\ntitle: a\x1b[2J\r\nsteps:\r  A step 100000\r  B step 2\n  run crash-rate=0.3 pause-rate=0.2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := engine.Parse("fuzz.scenario", data)
+		sc, err := scenario.Parse("fuzz.scenario", data)
 		if err != nil {
-			var pe *engine.ParseError
+			var pe *scenario.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error of the wrong type: %T %v", err, err)
 			}
@@ -173,7 +175,7 @@ func FuzzParse(f *testing.F) {
 			texts = append(texts, st.Text)
 		}
 		for _, s := range texts {
-			if engine.Escape(s) != s {
+			if words.Escape(s) != s {
 				t.Fatalf("accepted text %q that needs escaping", s)
 			}
 		}
@@ -184,7 +186,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("accepted rates %v + %v", st.CrashRate, st.PauseRate)
 			}
 		}
-		if actions > engine.MaxScriptActions || sc.Messages > engine.MaxScenarioMessages || sc.Messages*len(sc.Workers) > engine.MaxScenarioWork || engine.CheckLease(sc.Settings.Lease) != nil {
+		if actions > scenario.MaxScriptActions || sc.Messages > engine.MaxScenarioMessages || sc.Messages*len(sc.Workers) > engine.MaxScenarioWork || engine.CheckLease(sc.Settings.Lease) != nil {
 			t.Fatalf("accepted %d actions, %d messages, lease %s", actions, sc.Messages, sc.Settings.Lease)
 		}
 	})

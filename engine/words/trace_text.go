@@ -1,7 +1,8 @@
-package engine
+package words
 
 import (
 	"fmt"
+	"leaselab/engine"
 	"strings"
 	"time"
 )
@@ -15,7 +16,7 @@ import (
 //	→ ROLLBACK (the payment update is undone too)
 //
 // None for a nil trace.
-func SQLLines(t *Trace) []string {
+func SQLLines(t *engine.Trace) []string {
 	if t == nil {
 		return nil
 	}
@@ -28,17 +29,17 @@ func SQLLines(t *Trace) []string {
 		}
 	}
 	switch t.End {
-	case EndCommit:
+	case engine.EndCommit:
 		out = append(out, "→ COMMIT")
-	case EndRollback:
+	case engine.EndRollback:
 		line := "→ ROLLBACK"
 		if len(undone) > 0 {
 			line += fmt.Sprintf(" (%s %s undone too)", strings.Join(undone, " and "), map[bool]string{true: "is", false: "are"}[len(undone) == 1])
 		}
 		out = append(out, line)
-	case EndAutocommit:
+	case engine.EndAutocommit:
 		out = append(out, "→ no BEGIN: each statement was a transaction of its own, committed as it ran")
-	case EndOpen:
+	case engine.EndOpen:
 		out = append(out, "→ the transaction stays open (its locks with it)")
 	default:
 		out = append(out, "(autocommit: no transaction)")
@@ -47,7 +48,7 @@ func SQLLines(t *Trace) []string {
 }
 
 // StatementLine is one statement in words: its SQL with the values bound, then what it did.
-func StatementLine(st Statement) string {
+func StatementLine(st engine.Statement) string {
 	var b strings.Builder
 	b.WriteString(st.SQL)
 	switch {
@@ -59,7 +60,7 @@ func StatementLine(st Statement) string {
 		if st.Waited { // a row lock (PostgreSQL)
 			fmt.Fprintf(&b, "  → waited %s for a row lock", st.Wait.Round(time.Millisecond))
 		}
-		if st.Rows != RowsUnknown {
+		if st.Rows != engine.RowsUnknown {
 			fmt.Fprintf(&b, "  → %d %s", st.Rows, plural(int(st.Rows), "row"))
 		}
 	}

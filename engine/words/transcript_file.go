@@ -1,20 +1,31 @@
-package engine
+package words
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
+	"leaselab/engine"
 	"path/filepath"
 	"strings"
 	"time"
 )
 
+// Files is where transcripts go, as the caller opens them (leaselab passes ui.OSFiles): the
+// words open no file of their own.
+type Files interface {
+	// Create makes a new file at path for writing, mode 0600, and fails with an error that
+	// is fs.ErrExist when there is one already (O_EXCL).
+	Create(path string) (io.WriteCloser, error)
+	// Remove takes away a file Create made.
+	Remove(path string) error
+}
+
 // SaveTranscript writes r's transcript to a new file in dir named
 // leaselab-<scenario>-<UTC time to the millisecond>.md, created with O_EXCL and mode 0600 like
 // the reports (it holds payment data): a file already there is never overwritten; the next
 // name gets "-2", "-3", and so on. It returns the path written.
-func SaveTranscript(dir, scenario string, at time.Time, r *Report, moments map[int]Moment) (string, error) {
+func SaveTranscript(files Files, dir, scenario string, at time.Time, r *engine.Report, moments map[int]engine.Moment) (string, error) {
 	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
 	base := filepath.Join(dir, fmt.Sprintf("leaselab-%s-%s", safeName(scenario), stamp))
 	for n := 1; n <= 1000; n++ {
@@ -22,7 +33,7 @@ func SaveTranscript(dir, scenario string, at time.Time, r *Report, moments map[i
 		if n > 1 {
 			path = fmt.Sprintf("%s-%d.md", base, n)
 		}
-		err := WriteTranscriptFile(path, r, moments)
+		err := WriteTranscriptFile(files, path, r, moments)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -31,16 +42,16 @@ func SaveTranscript(dir, scenario string, at time.Time, r *Report, moments map[i
 	return "", fmt.Errorf("transcript: %s.md and 999 others like it exist already", base)
 }
 
-// WriteTranscriptFile writes r's transcript to path, which must not exist (O_EXCL, 0600). A
+// WriteTranscriptFile writes r's transcript to path in files, which must not exist (O_EXCL, 0600). A
 // transcript that cannot be written whole is removed: nothing half-written is left.
-func WriteTranscriptFile(path string, r *Report, moments map[int]Moment) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+func WriteTranscriptFile(files Files, path string, r *engine.Report, moments map[int]engine.Moment) error {
+	f, err := files.Create(path)
 	if err != nil {
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
-	werr := r.WriteMarkdown(f, moments)
+	werr := WriteMarkdown(f, r, moments)
 	if err := errors.Join(werr, f.Close()); err != nil {
-		os.Remove(path) // ours (O_EXCL)
+		files.Remove(path) // ours (O_EXCL)
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return nil

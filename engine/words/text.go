@@ -1,72 +1,20 @@
-package engine
+package words
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"leaselab/engine"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// Report is a finished run, ready to print: what the lesson's reports print.
-type Report struct {
-	Summary *Summary
-	Events  []Event
-	// Rows are the outbox rows at the end, the first MaxReportRows of them by Id; RowsTotal
-	// counts them all.
-	Rows      []Row
-	RowsTotal int
-	Ledgers   map[string]WorkerLedger
-	Workers   []string
-	Explain   []string
-	Schema    string
-	RunAt     time.Time            // wall-clock time of the run, for the header only
-	DBNote    string               // how the database file is kept ("temporary, removed at exit")
-	Attempts  map[string][]Attempt // the processing attempts of the keys of Rows
-	// SQL prints, under each timeline line, the statements its action ran (run --sql; the
-	// session must trace: Session.TraceSQL).
-	SQL bool
-	// Questions are the lab's questions answered so far, by where they were asked, for the
-	// transcript (none in a headless run).
-	Questions []Asked
-}
-
-// BuildReport collects a finished session's report. schema is the database's CREATE statements.
-func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Time, dbNote string) (*Report, error) {
-	sum, err := s.Summarize(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []Row
-	total := 0
-	err = s.db.EachRow(ctx, func(row Row) error {
-		if total++; len(rows) < MaxReportRows {
-			rows = append(rows, row)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
-		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
-	for _, w := range s.workers {
-		r.Workers = append(r.Workers, w.Name)
-		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)
-	}
-	return r, nil
-}
-
-// MaxReportRows is how many outbox rows a report lists; a larger run's report counts the rest.
-const MaxReportRows = 1000
-
 // HeaderLines is how many lines of WriteText's output depend on the wall clock or the database
 // path; everything after them is a pure function of the scenario, the seed and the schedule.
 const HeaderLines = 4
 
-// WriteText prints the report as text.
-func (r *Report) WriteText(out io.Writer) error {
+// WriteText prints the report r as text.
+func WriteText(out io.Writer, r *engine.Report) error {
 	sum := r.Summary
 	var b strings.Builder
 	fmt.Fprintf(&b, "LEASELAB RUN REPORT: %s\n", sum.Scenario)
@@ -86,7 +34,7 @@ func (r *Report) WriteText(out io.Writer) error {
 	b.WriteString(r.Schema + "\n")
 
 	section(&b, "Timeline (scenario clock)")
-	r.timeline(&b)
+	timeline(r, &b)
 
 	if len(sum.Recovery) > 0 {
 		section(&b, "Lease-expiry demo")
@@ -109,10 +57,10 @@ func (r *Report) WriteText(out io.Writer) error {
 	}
 
 	section(&b, "Per-message ownership (database rows, and who processed them)")
-	r.ownership(&b)
+	ownership(r, &b)
 
 	section(&b, "Ledgers (claims and processing are counted apart)")
-	r.ledgers(&b)
+	ledgers(r, &b)
 
 	section(&b, "Safety checks")
 	for _, c := range sum.Checks {
@@ -167,11 +115,11 @@ func okWord(ok bool) string {
 
 func settingsLine(m map[string]string) string {
 	parts := []string{}
-	for _, t := range ToggleNames() {
+	for _, t := range engine.ToggleNames() {
 		parts = append(parts, t+"="+m[t])
 	}
 	parts = append(parts, "lease="+m["lease"])
-	if m[ToggleHeartbeat] == "on" {
+	if m[engine.ToggleHeartbeat] == "on" {
 		parts = append(parts, "heartbeat-every="+m["heartbeat-every"])
 	}
 	if m["provider-latency"] != "0s" {
@@ -180,7 +128,7 @@ func settingsLine(m map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-func (r *Report) timeline(b *strings.Builder) {
+func timeline(r *engine.Report, b *strings.Builder) {
 	prev := 0
 	for _, e := range r.Events {
 		if e.Seq > prev+1 && prev > 0 {
@@ -190,12 +138,12 @@ func (r *Report) timeline(b *strings.Builder) {
 		prev = e.Seq
 		text := Escape(e.Text) // it may quote a key or a LockedBy read from the database
 		switch e.Kind {
-		case EvPhase:
+		case engine.EvPhase:
 			fmt.Fprintf(b, "-- %s\n", text)
-		case EvNote:
-			fmt.Fprintf(b, "   %s  note: %s\n", FormatClock(e.At), text)
+		case engine.EvNote:
+			fmt.Fprintf(b, "   %s  note: %s\n", engine.FormatClock(e.At), text)
 		default:
-			fmt.Fprintf(b, "   %s  %s\n", FormatClock(e.At), Escape(e.Words()))
+			fmt.Fprintf(b, "   %s  %s\n", engine.FormatClock(e.At), Escape(e.Words()))
 		}
 		if r.SQL {
 			for _, l := range SQLLines(e.Trace) {
@@ -208,7 +156,7 @@ func (r *Report) timeline(b *strings.Builder) {
 	}
 }
 
-func (r *Report) ownership(b *strings.Builder) {
+func ownership(r *engine.Report, b *strings.Builder) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "Key\tStatus\tLockedBy\tLockedUntilUtc\tProcessedAtUtc\tPayment\tTransactionId\tClaims\tVersion\tProcessed by")
 	for _, row := range r.Rows {
@@ -238,13 +186,13 @@ func clockOrNull(t time.Time) string {
 	if t.IsZero() {
 		return "NULL"
 	}
-	return FormatClock(t)
+	return engine.FormatClock(t)
 }
 
-func (r *Report) ledgers(b *strings.Builder) {
+func ledgers(r *engine.Report, b *strings.Builder) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\t%s\tTotal\t\n", strings.Join(r.Workers, "\t"))
-	line := func(name string, get func(WorkerLedger) int) {
+	line := func(name string, get func(engine.WorkerLedger) int) {
 		fmt.Fprintf(tw, "%s\t", name)
 		t := 0
 		for _, w := range r.Workers {
@@ -254,21 +202,21 @@ func (r *Report) ledgers(b *strings.Builder) {
 		}
 		fmt.Fprintf(tw, "%d\t\n", t)
 	}
-	line("Rows loaded (no claim)", func(l WorkerLedger) int { return l.RowsLoaded })
-	line("Claims won", func(l WorkerLedger) int { return l.ClaimsWon })
-	line("  of which reclaims", func(l WorkerLedger) int { return l.Reclaims })
-	line("Claims empty", func(l WorkerLedger) int { return l.ClaimsEmpty })
-	line("Claims blocked (live lease)", func(l WorkerLedger) int { return l.ClaimsBlocked })
+	line("Rows loaded (no claim)", func(l engine.WorkerLedger) int { return l.RowsLoaded })
+	line("Claims won", func(l engine.WorkerLedger) int { return l.ClaimsWon })
+	line("  of which reclaims", func(l engine.WorkerLedger) int { return l.Reclaims })
+	line("Claims empty", func(l engine.WorkerLedger) int { return l.ClaimsEmpty })
+	line("Claims blocked (live lease)", func(l engine.WorkerLedger) int { return l.ClaimsBlocked })
 	if r.Summary.LockWaits > 0 || r.Summary.Backend != "" {
-		line("  of which waited for a row lock", func(l WorkerLedger) int { return l.LockWaits })
+		line("  of which waited for a row lock", func(l engine.WorkerLedger) int { return l.LockWaits })
 	}
-	line("Processing attempts", func(l WorkerLedger) int { return l.ProcessingAttempts })
-	line("Finalizes committed", func(l WorkerLedger) int { return l.Finalized })
-	line("Finalizes rejected (0 rows)", func(l WorkerLedger) int { return l.RejectedFinalizes })
-	line("Ownership violations", func(l WorkerLedger) int { return l.OwnershipViolations })
-	line("Heartbeat renewals", func(l WorkerLedger) int { return l.Renewals })
-	line("Busy retries", func(l WorkerLedger) int { return l.BusyRetries })
-	line("Crashes", func(l WorkerLedger) int { return l.Crashes })
+	line("Processing attempts", func(l engine.WorkerLedger) int { return l.ProcessingAttempts })
+	line("Finalizes committed", func(l engine.WorkerLedger) int { return l.Finalized })
+	line("Finalizes rejected (0 rows)", func(l engine.WorkerLedger) int { return l.RejectedFinalizes })
+	line("Ownership violations", func(l engine.WorkerLedger) int { return l.OwnershipViolations })
+	line("Heartbeat renewals", func(l engine.WorkerLedger) int { return l.Renewals })
+	line("Busy retries", func(l engine.WorkerLedger) int { return l.BusyRetries })
+	line("Crashes", func(l engine.WorkerLedger) int { return l.Crashes })
 	tw.Flush()
 	sum := r.Summary
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
@@ -293,44 +241,44 @@ func (r *Report) ledgers(b *strings.Builder) {
 }
 
 // WriteCompare prints one table of several runs' ledgers side by side, one column per run.
-func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
+func WriteCompare(out io.Writer, labels []string, sums []*engine.Summary) error {
 	if len(sums) == 0 {
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%s: %s\n\n", sums[0].Scenario, sums[0].Title)
 	fmt.Fprintf(tw, "\t%s\t\n", strings.Join(labels, "\t"))
-	row := func(name string, get func(*Summary) string) {
+	row := func(name string, get func(*engine.Summary) string) {
 		fmt.Fprintf(tw, "%s\t", name)
 		for _, s := range sums {
 			fmt.Fprintf(tw, "%s\t", get(s))
 		}
 		fmt.Fprintln(tw)
 	}
-	num := func(f func(*Summary) int) func(*Summary) string {
-		return func(s *Summary) string { return fmt.Sprint(f(s)) }
+	num := func(f func(*engine.Summary) int) func(*engine.Summary) string {
+		return func(s *engine.Summary) string { return fmt.Sprint(f(s)) }
 	}
-	row("settings", func(s *Summary) string {
-		return fmt.Sprintf("leasing=%s fencing=%s", s.Settings[ToggleLeasing], s.Settings[ToggleFencing])
+	row("settings", func(s *engine.Summary) string {
+		return fmt.Sprintf("leasing=%s fencing=%s", s.Settings[engine.ToggleLeasing], s.Settings[engine.ToggleFencing])
 	})
-	row("messages", num(func(s *Summary) int { return s.Messages }))
-	row("rows loaded (no claim)", num(func(s *Summary) int { return s.RowsLoaded }))
-	row("claims won", num(func(s *Summary) int { return s.ClaimsWon }))
-	row("claims empty", num(func(s *Summary) int { return s.ClaimsEmpty }))
-	row("claims blocked", num(func(s *Summary) int { return s.ClaimsBlocked }))
-	row("processing attempts", num(func(s *Summary) int { return s.ProcessingAttempts }))
-	row("provider status checks", num(func(s *Summary) int { return s.StatusChecks }))
-	row("processed more than once", num(func(s *Summary) int { return s.ProcessedMoreThanOnce }))
-	row("  by two owners at once", num(func(s *Summary) int { return s.ProcessedByTwoOwners }))
-	row("  after a lost lease", num(func(s *Summary) int { return s.ReprocessedAfterLostLease }))
-	row("finalized more than once", num(func(s *Summary) int { return s.FinalizedMoreThanOnce }))
-	row("rejected finalizes", num(func(s *Summary) int { return s.RejectedFinalizes }))
-	row("ownership violations", num(func(s *Summary) int { return s.OwnershipViolations }))
-	row("lost", num(func(s *Summary) int { return s.Lost }))
-	row("Paid / Failed / Pending", func(s *Summary) string {
+	row("messages", num(func(s *engine.Summary) int { return s.Messages }))
+	row("rows loaded (no claim)", num(func(s *engine.Summary) int { return s.RowsLoaded }))
+	row("claims won", num(func(s *engine.Summary) int { return s.ClaimsWon }))
+	row("claims empty", num(func(s *engine.Summary) int { return s.ClaimsEmpty }))
+	row("claims blocked", num(func(s *engine.Summary) int { return s.ClaimsBlocked }))
+	row("processing attempts", num(func(s *engine.Summary) int { return s.ProcessingAttempts }))
+	row("provider status checks", num(func(s *engine.Summary) int { return s.StatusChecks }))
+	row("processed more than once", num(func(s *engine.Summary) int { return s.ProcessedMoreThanOnce }))
+	row("  by two owners at once", num(func(s *engine.Summary) int { return s.ProcessedByTwoOwners }))
+	row("  after a lost lease", num(func(s *engine.Summary) int { return s.ReprocessedAfterLostLease }))
+	row("finalized more than once", num(func(s *engine.Summary) int { return s.FinalizedMoreThanOnce }))
+	row("rejected finalizes", num(func(s *engine.Summary) int { return s.RejectedFinalizes }))
+	row("ownership violations", num(func(s *engine.Summary) int { return s.OwnershipViolations }))
+	row("lost", num(func(s *engine.Summary) int { return s.Lost }))
+	row("Paid / Failed / Pending", func(s *engine.Summary) string {
 		return fmt.Sprintf("%d / %d / %d", s.Payments.Paid, s.Payments.Failed, s.Payments.Pending)
 	})
-	row("checks passed", func(s *Summary) string {
+	row("checks passed", func(s *engine.Summary) string {
 		ok := 0
 		for _, c := range s.Checks {
 			if c.OK {
@@ -339,17 +287,17 @@ func WriteCompare(out io.Writer, labels []string, sums []*Summary) error {
 		}
 		return fmt.Sprintf("%d of %d", ok, len(s.Checks))
 	})
-	row("verdict", func(s *Summary) string { return passFail(s.Passed) })
+	row("verdict", func(s *engine.Summary) string { return passFail(s.Passed) })
 	return tw.Flush()
 }
 
 // WriteStress prints one row per stress run and a total.
-func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
+func WriteStress(out io.Writer, st engine.Settings, results []*engine.StressResult) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
 	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\ttwo owners\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
-	var t StressResult
-	t.Summary = &Summary{}
+	var t engine.StressResult
+	t.Summary = &engine.Summary{}
 	least := 100.0
 	for _, r := range results {
 		s := r.Summary
@@ -402,7 +350,7 @@ func WriteStress(out io.Writer, st Settings, results []*StressResult) error {
 
 // leastShare is the least busy worker's share of the processing attempts, in per cent (a fair
 // share is 100 / workers).
-func leastShare(s *Summary) float64 {
+func leastShare(s *engine.Summary) float64 {
 	total, least := 0, -1
 	for _, n := range s.ProcessedByWorker {
 		total += n

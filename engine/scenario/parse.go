@@ -1,7 +1,9 @@
-package engine
+package scenario
 
 import (
 	"fmt"
+	"leaselab/engine"
+	"leaselab/engine/words"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,7 +62,7 @@ func (e *ParseError) Error() string {
 //	  processing_attempts = 6
 //	expect when fencing=off:    # applies only with that setting
 //	  ownership_violations = 1
-func Parse(file string, data []byte) (*Scenario, error) {
+func Parse(file string, data []byte) (*engine.Scenario, error) {
 	p := &parser{file: file, seen: map[string]int{}}
 	if len(data) > MaxScenarioSize {
 		return nil, p.errf(0, "file too large: %d bytes (at most %d)", len(data), MaxScenarioSize)
@@ -72,16 +74,16 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	// line ends at CRLF, LF or a lone CR (old Mac files).
 	text := strings.TrimPrefix(string(data), "\uFEFF")
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	sc := &Scenario{Source: file, Messages: 6, Settings: DefaultSettings(), Pass: DefaultPass, Failure: DefaultFailure}
+	sc := &engine.Scenario{Source: file, Messages: 6, Settings: engine.DefaultSettings(), Pass: engine.DefaultPass, Failure: engine.DefaultFailure}
 	p.sc = sc
 	section := "header"
-	var block *ExpectBlock
+	var block *engine.ExpectBlock
 	lines := strings.Split(text, "\n")
 	content := false
 	for i, raw := range lines {
 		n := i + 1
-		if r, bad := firstUnsafe(raw); bad {
-			return nil, p.errf(n, "control character %s in %q: scenario files are plain text, and a terminal would act on it", describeRune(r), lineLabel(raw))
+		if r, bad := words.FirstUnsafe(raw); bad {
+			return nil, p.errf(n, "control character %s in %q: scenario files are plain text, and a terminal would act on it", words.DescribeRune(r), lineLabel(raw))
 		}
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -117,7 +119,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 				err = p.step(n, stripComment(line))
 			}
 		case "expect":
-			var e Expectation
+			var e engine.Expectation
 			e, err = p.expectation(n, stripComment(line))
 			block.Items = append(block.Items, e)
 		}
@@ -156,7 +158,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 type parser struct {
 	file              string
-	sc                *Scenario
+	sc                *engine.Scenario
 	seen              map[string]int // header key -> line
 	pendingWorkerRefs []workerRef
 	actions           int // worker actions the script's steps ask for, in all
@@ -197,8 +199,8 @@ func (p *parser) header(n int, line string) error {
 		val = stripComment(val)
 	}
 	sc := p.sc
-	if _, ok := LookupToggle(key); ok {
-		on, err := ParseOnOff(val)
+	if _, ok := engine.LookupToggle(key); ok {
+		on, err := engine.ParseOnOff(val)
 		if err != nil {
 			return p.errf(n, "bad %s: %v", key, err)
 		}
@@ -220,8 +222,8 @@ func (p *parser) header(n int, line string) error {
 		sc.Failure = val
 	case "messages":
 		v, err := strconv.Atoi(val)
-		if err != nil || v < 1 || v > MaxScenarioMessages {
-			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, MaxScenarioMessages)
+		if err != nil || v < 1 || v > engine.MaxScenarioMessages {
+			return p.errf(n, "bad messages %q: want a whole number from 1 to %d", val, engine.MaxScenarioMessages)
 		}
 		sc.Messages = v
 	case "workers":
@@ -258,21 +260,21 @@ func (p *parser) header(n int, line string) error {
 		sc.Seed = v
 	case "verdict-checks":
 		known := map[string]bool{}
-		for _, id := range CheckIDs() {
+		for _, id := range engine.CheckIDs() {
 			known[id] = true
 		}
 		for _, id := range strings.Fields(val) {
 			if !known[id] {
-				return p.errf(n, "verdict-checks: unknown check %q (known: %s)", id, strings.Join(CheckIDs(), ", "))
+				return p.errf(n, "verdict-checks: unknown check %q (known: %s)", id, strings.Join(engine.CheckIDs(), ", "))
 			}
 			sc.VerdictChecks = append(sc.VerdictChecks, id)
 		}
 		if len(sc.VerdictChecks) == 0 {
-			return p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(CheckIDs(), ", "))
+			return p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(engine.CheckIDs(), ", "))
 		}
 	case "backend":
-		if val != BackendPostgres {
-			return p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, BackendPostgres)
+		if val != engine.BackendPostgres {
+			return p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, engine.BackendPostgres)
 		}
 		sc.Backend = val
 	case "teaches":
@@ -281,7 +283,7 @@ func (p *parser) header(n int, line string) error {
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(AllToggleNames(), ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(engine.AllToggleNames(), ", "))
 	}
 	return nil
 }
@@ -292,7 +294,7 @@ func (p *parser) duration(n int, key, val string) (time.Duration, error) {
 		return 0, p.errf(n, "bad duration for %s: %q (write it like 500ms or 1.5s)", key, val)
 	}
 	if key == "lease" {
-		if err := CheckLease(d); err != nil {
+		if err := engine.CheckLease(d); err != nil {
 			return 0, p.errf(n, "bad duration for lease: %v", err)
 		}
 		return d, nil
@@ -311,8 +313,8 @@ func (p *parser) workers(n int, val string) error {
 		return p.errf(n, "\"workers:\" must come before any \"worker:\" line")
 	}
 	if k, err := strconv.Atoi(val); err == nil {
-		if k < 1 || k > MaxWorkers {
-			return p.errf(n, "bad workers %d: want 1 to %d", k, MaxWorkers)
+		if k < 1 || k > engine.MaxWorkers {
+			return p.errf(n, "bad workers %d: want 1 to %d", k, engine.MaxWorkers)
 		}
 		p.sc.SetWorkers(k)
 		return nil
@@ -375,13 +377,13 @@ func (p *parser) addWorker(n int, short, id string) error {
 	if p.hasWorker(short) {
 		return p.errf(n, "duplicate worker name %q", short)
 	}
-	if len(p.sc.Workers) >= MaxWorkers {
-		return p.errf(n, "too many workers (at most %d)", MaxWorkers)
+	if len(p.sc.Workers) >= engine.MaxWorkers {
+		return p.errf(n, "too many workers (at most %d)", engine.MaxWorkers)
 	}
 	if id == "" {
-		id = WorkerName(short)
+		id = engine.WorkerName(short)
 	}
-	p.sc.Workers = append(p.sc.Workers, WorkerSpec{Short: short, ID: id})
+	p.sc.Workers = append(p.sc.Workers, engine.WorkerSpec{Short: short, ID: id})
 	return nil
 }
 

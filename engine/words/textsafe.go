@@ -1,4 +1,4 @@
-package engine
+package words
 
 import (
 	"fmt"
@@ -28,16 +28,16 @@ func unsafeRune(r rune) bool {
 // controlNames are the short names people know control characters by.
 var controlNames = map[rune]string{0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0a: "LF", 0x0d: "CR", 0x1b: "ESC", 0x7f: "DEL", 0x9b: "CSI"}
 
-// describeRune names r for an error message: "ESC (U+001B)".
-func describeRune(r rune) string {
+// DescribeRune names r for an error message: "ESC (U+001B)".
+func DescribeRune(r rune) string {
 	if n, ok := controlNames[r]; ok {
 		return fmt.Sprintf("%s (U+%04X)", n, r)
 	}
 	return fmt.Sprintf("U+%04X", r)
 }
 
-// firstUnsafe returns the first rune of s that Escape would change, and whether there is one.
-func firstUnsafe(s string) (rune, bool) {
+// FirstUnsafe returns the first rune of s that Escape would change, and whether there is one.
+func FirstUnsafe(s string) (rune, bool) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if unsafeRune(r) || (r == utf8.RuneError && size <= 1) {
@@ -53,7 +53,7 @@ func firstUnsafe(s string) (rune, bool) {
 // doubled only when s needed escaping, so ordinary text is returned unchanged. It is the one
 // function every place that shows data from a file or a database uses.
 func Escape(s string) string {
-	if _, bad := firstUnsafe(s); !bad {
+	if _, bad := FirstUnsafe(s); !bad {
 		return s
 	}
 	var b strings.Builder

@@ -1,16 +1,17 @@
-package engine_test
+package scenario_test
 
 import (
 	"strings"
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/engine/scenario"
 )
 
 const askHead = "name: q\nworkers: A B\nsteps:\n"
 
 func TestParseAsk(t *testing.T) {
-	sc, err := engine.Parse("q.scenario", []byte(askHead+
+	sc, err := scenario.Parse("q.scenario", []byte(askHead+
 		"  A claim PAY-001\n"+
 		"  ask: Who owns PAY-001 after this step? | Worker-A | Worker-B | nobody = Worker-B   # a comment\n"+
 		"  because: Worker-A's lease ran out, so Worker-B's claim took it over.\n"+
@@ -52,7 +53,7 @@ func TestParseAskErrors(t *testing.T) {
 		{"  ask: Who? | A | B = A\n  because:\n  A claim\n", "q.scenario:5: because: needs a sentence"},
 		{"  ask: " + strings.Repeat("x", 201) + " | A | B = A\n  A claim\n", "q.scenario:4: ask: question too long (201 characters, at most 200)"},
 	} {
-		_, err := engine.Parse("q.scenario", []byte(askHead+c.body))
+		_, err := scenario.Parse("q.scenario", []byte(askHead+c.body))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q…", c.body, err, c.want)
 		}
@@ -62,7 +63,7 @@ func TestParseAskErrors(t *testing.T) {
 // A question's "when" lines give its answer under other settings, or skip it; the first that
 // holds decides, and "throughout" also needs the toggle so when the run began.
 func TestAskAnswerRules(t *testing.T) {
-	sc, err := engine.Parse("q.scenario", []byte(askHead+
+	sc, err := scenario.Parse("q.scenario", []byte(askHead+
 		"  ask: Rows changed? | 1 | 0 = 0\n"+
 		"  because: guarded.\n"+
 		"  when leasing=off: skip: nothing was claimed\n"+
@@ -109,7 +110,7 @@ func TestAskAnswerRules(t *testing.T) {
 		{"  ask: Who? | A | B = A\n  when leasing=off: skip:\n  A claim\n", "q.scenario:5: when … skip: say why"},
 		{"  ask: Who? | A | B = A\n  when leasing=off: skip: no\n  because: x\n  A claim\n", "q.scenario:6: because: the when line 5 skips"},
 	} {
-		_, err := engine.Parse("q.scenario", []byte(askHead+c.body))
+		_, err := scenario.Parse("q.scenario", []byte(askHead+c.body))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q…", c.body, err, c.want)
 		}

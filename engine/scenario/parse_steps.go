@@ -1,6 +1,7 @@
-package engine
+package scenario
 
 import (
+	"leaselab/engine"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func (p *parser) step(n int, line string) error {
 	if len(f) == 0 {
 		return nil
 	}
-	st := Step{Line: n}
+	st := engine.Step{Line: n}
 	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 	switch f[0] {
 	case "ask:", "because:", "when":
@@ -32,9 +33,9 @@ func (p *parser) step(n int, line string) error {
 		if rest == "" {
 			return p.errf(n, "%s: needs some text", f[0])
 		}
-		st.Kind, st.Text = StepPhase, rest
+		st.Kind, st.Text = engine.StepPhase, rest
 		if f[0] == "note" {
-			st.Kind = StepNote
+			st.Kind = engine.StepNote
 		}
 	case "clock":
 		if err := p.clockStep(n, f, &st); err != nil {
@@ -45,9 +46,9 @@ func (p *parser) step(n int, line string) error {
 			return err
 		}
 	case "run", "concurrent":
-		st.Kind = StepRun
+		st.Kind = engine.StepRun
 		if f[0] == "concurrent" {
-			st.Kind = StepConcurrent
+			st.Kind = engine.StepConcurrent
 		}
 		if err := p.runOptions(n, f[0], f[1:], &st); err != nil {
 			return err
@@ -65,8 +66,8 @@ func (p *parser) step(n int, line string) error {
 	return nil
 }
 
-func (p *parser) clockStep(n int, f []string, st *Step) error {
-	st.Kind = StepClock
+func (p *parser) clockStep(n int, f []string, st *engine.Step) error {
+	st.Kind = engine.StepClock
 	if len(f) != 2 {
 		return p.errf(n, "clock: want \"clock +600ms\", \"clock 09:00:00.600Z\" or \"clock past-lease\"")
 	}
@@ -88,13 +89,13 @@ func (p *parser) clockStep(n int, f []string, st *Step) error {
 		if err != nil {
 			return p.errf(n, "clock: bad time %q (write it like 09:00:00.600Z)", arg)
 		}
-		st.At = time.Date(Epoch.Year(), Epoch.Month(), Epoch.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+		st.At = time.Date(engine.Epoch.Year(), engine.Epoch.Month(), engine.Epoch.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 	}
 	return nil
 }
 
-func (p *parser) setStep(n int, f []string, st *Step) error {
-	st.Kind = StepSet
+func (p *parser) setStep(n int, f []string, st *engine.Step) error {
+	st.Kind = engine.StepSet
 	if len(f) != 3 {
 		return p.errf(n, "set: want \"set TOGGLE on|off\" or \"set lease|heartbeat-every|provider-latency DURATION\"")
 	}
@@ -111,7 +112,7 @@ func (p *parser) setStep(n int, f []string, st *Step) error {
 	if _, err := p.sc.Settings.Get(f[1]); err != nil {
 		return p.errf(n, "set: %v", err)
 	}
-	on, err := ParseOnOff(f[2])
+	on, err := engine.ParseOnOff(f[2])
 	if err != nil {
 		return p.errf(n, "set %s: %v", f[1], err)
 	}
@@ -119,7 +120,7 @@ func (p *parser) setStep(n int, f []string, st *Step) error {
 	return nil
 }
 
-func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
+func (p *parser) runOptions(n int, verb string, args []string, st *engine.Step) error {
 	for _, a := range args {
 		switch {
 		case verb == "run" && a == "random":
@@ -143,7 +144,7 @@ func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
 				return p.errf(n, "run: crash-rate + pause-rate is %v, more than %v: workers interrupted that often may never finish a message", sum, maxRunRates)
 			}
 		case verb == "run" && strings.HasPrefix(a, "crash-at="):
-			act, ok := ParseAction(strings.TrimPrefix(a, "crash-at="))
+			act, ok := engine.ParseAction(strings.TrimPrefix(a, "crash-at="))
 			if !ok {
 				return p.errf(n, "run: bad crash-at %q: want an action (claim, check, finalize, …)", a)
 			}
@@ -158,7 +159,7 @@ func (p *parser) runOptions(n int, verb string, args []string, st *Step) error {
 	return nil
 }
 
-func (p *parser) workerStep(n int, f []string, st *Step) error {
+func (p *parser) workerStep(n int, f []string, st *engine.Step) error {
 	if !workerNameRE.MatchString(f[0]) {
 		return p.errf(n, "unknown step %q (steps: phase, note, clock, set, run, concurrent, or a worker name and a verb)", f[0])
 	}
@@ -171,7 +172,7 @@ func (p *parser) workerStep(n int, f []string, st *Step) error {
 	maxArgs := 0
 	switch verb {
 	case "step":
-		st.Kind, maxArgs = StepWorker, 1
+		st.Kind, maxArgs = engine.StepWorker, 1
 		if len(args) == 1 {
 			c, err := strconv.Atoi(args[0])
 			if err != nil || c < 1 || c > maxStepCount {
@@ -180,26 +181,26 @@ func (p *parser) workerStep(n int, f []string, st *Step) error {
 			st.Count = c
 		}
 	case "run":
-		st.Kind = StepWorkerRun
+		st.Kind = engine.StepWorkerRun
 	case "crash":
-		st.Kind = StepCrash
+		st.Kind = engine.StepCrash
 	case "restart":
-		st.Kind = StepRestart
+		st.Kind = engine.StepRestart
 	case "pause":
-		st.Kind = StepPause
+		st.Kind = engine.StepPause
 	case "resume", "wake":
-		st.Kind = StepResume
+		st.Kind = engine.StepResume
 	case "claim":
-		st.Kind, st.Action, maxArgs = StepWorker, ActClaim, 1
+		st.Kind, st.Action, maxArgs = engine.StepWorker, engine.ActClaim, 1
 		if len(args) == 1 {
 			st.Key = args[0]
 		}
 	default:
-		a, ok := ParseAction(verb)
+		a, ok := engine.ParseAction(verb)
 		if !ok {
 			return p.errf(n, "%s: unknown verb %q (step, run, load, claim, select, take, check, renew, finalize, crash, restart, pause, resume)", f[0], verb)
 		}
-		st.Kind, st.Action = StepWorker, a
+		st.Kind, st.Action = engine.StepWorker, a
 	}
 	if len(args) > maxArgs {
 		return p.errf(n, "%s %s: unexpected %q", f[0], verb, strings.Join(args, " "))
@@ -207,8 +208,8 @@ func (p *parser) workerStep(n int, f []string, st *Step) error {
 	return nil
 }
 
-func (p *parser) expectHeader(n int, head string) (ExpectBlock, error) {
-	b := ExpectBlock{Line: n, When: map[string]bool{}}
+func (p *parser) expectHeader(n int, head string) (engine.ExpectBlock, error) {
+	b := engine.ExpectBlock{Line: n, When: map[string]bool{}}
 	rest := strings.TrimSpace(strings.TrimPrefix(head, "expect"))
 	if rest == "" {
 		return b, nil
@@ -225,7 +226,7 @@ func (p *parser) expectHeader(n int, head string) (ExpectBlock, error) {
 		if _, err := p.sc.Settings.Get(k); err != nil {
 			return b, p.errf(n, "expect when: %v", err)
 		}
-		on, err := ParseOnOff(v)
+		on, err := engine.ParseOnOff(v)
 		if err != nil {
 			return b, p.errf(n, "expect when %s: %v", k, err)
 		}
@@ -239,14 +240,14 @@ func (p *parser) expectHeader(n int, head string) (ExpectBlock, error) {
 
 var expectOps = []string{"!=", "<=", ">=", "=", "<", ">"}
 
-func (p *parser) expectation(n int, line string) (Expectation, error) {
-	e := Expectation{Line: n}
+func (p *parser) expectation(n int, line string) (engine.Expectation, error) {
+	e := engine.Expectation{Line: n}
 	for _, op := range expectOps {
 		if i := strings.Index(line, op); i > 0 {
 			e.Metric, e.Op = strings.TrimSpace(line[:i]), op
 			val := strings.TrimSpace(line[i+len(op):])
-			if !IsMetric(e.Metric) {
-				return e, p.errf(n, "expect: unknown metric %q (known: %s)", e.Metric, strings.Join(MetricNames(), ", "))
+			if !engine.IsMetric(e.Metric) {
+				return e, p.errf(n, "expect: unknown metric %q (known: %s)", e.Metric, strings.Join(engine.MetricNames(), ", "))
 			}
 			if w, ok := strings.CutPrefix(e.Metric, "processed_by_worker["); ok {
 				// Checked once every worker is declared, as a step's worker is.

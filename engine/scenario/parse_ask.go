@@ -1,6 +1,7 @@
-package engine
+package scenario
 
 import (
+	"leaselab/engine"
 	"strings"
 	"unicode/utf8"
 )
@@ -13,97 +14,8 @@ const (
 	maxBecauseText = 300
 )
 
-// Question is a prediction the lab asks before a script step: "what happens next?". The lab
-// stops at the step, shows the question with its answers on keys, runs the step once it is
-// answered, and says whether the answer was right and why. leaselab run ignores questions.
-type Question struct {
-	Line    int
-	Text    string
-	Answers []string // 2 to 4, in the order of their keys
-	Right   int      // index of the right answer under the script's settings
-	Because string   // one sentence of why; may be empty
-	// Rules are the answers under other settings, first match wins ("when" lines).
-	Rules []AnswerRule
-}
-
-// AnswerRule is a question's right answer, or a reason to skip it, under some settings:
-//
-//	when ownership-check=off: = 1
-//	because: Without the check the UPDATE matches the row by its key alone, and overwrites Worker-B's result.
-//	when leasing=off: skip: with leasing off nothing is claimed, so there is no lease to end
-//
-// A rule holds when every toggle it names has that value now; with "throughout", also when
-// the first worker acted (a toggle flipped in mid-lesson changed what came before).
-type AnswerRule struct {
-	Line       int
-	When       map[string]bool
-	Throughout bool
-	Right      int    // the right answer's index; -1 for a skip
-	Skip       string // why the question does not apply under these settings
-	Because    string // why, under these settings; "" keeps the question's own
-}
-
-// Answer is what a question expects under given settings.
-type Answer struct {
-	Right   int    // the index of the right answer; -1 when the question is skipped
-	Because string // why it is right
-	Skip    string // why the question does not apply now; "" when it does
-	When    string // the settings of the rule that decided, "" for the script's own answer
-}
-
-// For is the question's answer under the settings in force now, and those the run started
-// with (InitialSettings): the first rule that holds, else the script's own answer.
-func (q *Question) For(now, initial Settings) Answer {
-	for _, r := range q.Rules {
-		holds := true
-		for name, want := range r.When {
-			v, err := now.Get(name)
-			w, err2 := initial.Get(name)
-			holds = holds && err == nil && err2 == nil && v == want && (!r.Throughout || w == want)
-		}
-		if !holds {
-			continue
-		}
-		when := whenString(r.When)
-		if r.Throughout {
-			when += " throughout"
-		}
-		if r.Skip != "" {
-			return Answer{Right: -1, Skip: r.Skip, When: when}
-		}
-		because := r.Because
-		if because == "" {
-			because = q.Because
-		}
-		return Answer{Right: r.Right, Because: because, When: when}
-	}
-	return Answer{Right: q.Right, Because: q.Because}
-}
-
-// whenString renders conditions in the order of the toggles: "leasing=off fencing=on".
-func whenString(when map[string]bool) string {
-	var parts []string
-	for _, t := range AllToggleNames() {
-		if v, ok := when[t]; ok {
-			parts = append(parts, t+"="+OnOff(v))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// Questions counts the script's questions.
-func (sc *Scenario) Questions() int {
-	n := 0
-	for _, st := range sc.Steps {
-		if st.Ask != nil {
-			n++
-		}
-	}
-	return n
-}
-
 // stepAsk marks the placeholder step an "ask:" line leaves for the step after it.
-const stepAsk StepKind = -1
+const stepAsk engine.StepKind = -1
 
 // askLine parses a step line that starts with "ask:" or "because:":
 //
@@ -113,7 +25,7 @@ const stepAsk StepKind = -1
 // The question belongs to the next step; "because:" (optional) follows its "ask:".
 func (p *parser) askLine(n int, verb, rest string) error {
 	steps := p.sc.Steps
-	var last *Step
+	var last *engine.Step
 	if len(steps) > 0 && steps[len(steps)-1].Kind == stepAsk {
 		last = &p.sc.Steps[len(steps)-1]
 	}
@@ -164,14 +76,14 @@ func (p *parser) askLine(n int, verb, rest string) error {
 	if err != nil {
 		return err
 	}
-	p.sc.Steps = append(p.sc.Steps, Step{Line: n, Kind: stepAsk, Ask: q})
+	p.sc.Steps = append(p.sc.Steps, engine.Step{Line: n, Kind: stepAsk, Ask: q})
 	return nil
 }
 
 const askForm = "want \"ask: QUESTION | ANSWER | ANSWER … = RIGHT ANSWER\" (2 to 4 answers)"
 
 // question parses "QUESTION | ANSWER | ANSWER … = RIGHT".
-func (p *parser) question(n int, rest string) (*Question, error) {
+func (p *parser) question(n int, rest string) (*engine.Question, error) {
 	parts := strings.Split(rest, "|")
 	text := strings.TrimSpace(parts[0])
 	switch {
@@ -198,7 +110,7 @@ func (p *parser) question(n int, rest string) (*Question, error) {
 	// The line reaches here whole: a " #" in the question or an answer is text, one after the
 	// right answer starts a comment.
 	right := stripComment(strings.TrimPrefix(strings.TrimSpace(lastPart[i:]), "="))
-	q := &Question{Line: n, Text: text, Right: -1}
+	q := &engine.Question{Line: n, Text: text, Right: -1}
 	for _, a := range parts[1:] {
 		a = strings.TrimSpace(a)
 		switch {
@@ -226,8 +138,8 @@ func (p *parser) question(n int, rest string) (*Question, error) {
 const ruleForm = "want \"when TOGGLE=on|off …[ throughout]: = ANSWER\" or \"when TOGGLE=on|off …: skip: REASON\""
 
 // answerRule parses "TOGGLE=on|off … [throughout]: = ANSWER" or "…: skip: REASON".
-func (p *parser) answerRule(n int, q *Question, rest string) (AnswerRule, error) {
-	r := AnswerRule{Line: n, When: map[string]bool{}, Right: -1}
+func (p *parser) answerRule(n int, q *engine.Question, rest string) (engine.AnswerRule, error) {
+	r := engine.AnswerRule{Line: n, When: map[string]bool{}, Right: -1}
 	conds, what, ok := strings.Cut(rest, ":")
 	if !ok {
 		return r, p.errf(n, "when: %s", ruleForm)
@@ -244,7 +156,7 @@ func (p *parser) answerRule(n int, q *Question, rest string) (AnswerRule, error)
 		if _, err := p.sc.Settings.Get(k); err != nil {
 			return r, p.errf(n, "when: %v", err)
 		}
-		on, err := ParseOnOff(v)
+		on, err := engine.ParseOnOff(v)
 		if err != nil {
 			return r, p.errf(n, "when %s: %v", k, err)
 		}
@@ -285,7 +197,7 @@ func (p *parser) answerRule(n int, q *Question, rest string) (AnswerRule, error)
 
 // askStep gives step st the question a placeholder before it holds, and takes the placeholder
 // out. It is called for every step the parser appends.
-func (p *parser) askStep(st *Step) {
+func (p *parser) askStep(st *engine.Step) {
 	if k := len(p.sc.Steps); k > 0 && p.sc.Steps[k-1].Kind == stepAsk {
 		st.Ask = p.sc.Steps[k-1].Ask
 		p.sc.Steps = p.sc.Steps[:k-1]

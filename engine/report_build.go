@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Report is a finished run, ready to print: what the lesson's reports print.
+type Report struct {
+	Summary *Summary
+	Events  []Event
+	// Rows are the outbox rows at the end, the first MaxReportRows of them by Id; RowsTotal
+	// counts them all.
+	Rows      []Row
+	RowsTotal int
+	Ledgers   map[string]WorkerLedger
+	Workers   []string
+	Explain   []string
+	Schema    string
+	RunAt     time.Time            // wall-clock time of the run, for the header only
+	DBNote    string               // how the database file is kept ("temporary, removed at exit")
+	Attempts  map[string][]Attempt // the processing attempts of the keys of Rows
+	// SQL prints, under each timeline line, the statements its action ran (run --sql; the
+	// session must trace: Session.TraceSQL).
+	SQL bool
+	// Questions are the lab's questions answered so far, by where they were asked, for the
+	// transcript (none in a headless run).
+	Questions []Asked
+}
+
+// BuildReport collects a finished session's report. schema is the database's CREATE statements.
+func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Time, dbNote string) (*Report, error) {
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	total := 0
+	err = s.db.EachRow(ctx, func(row Row) error {
+		if total++; len(rows) < MaxReportRows {
+			rows = append(rows, row)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
+		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
+	for _, w := range s.workers {
+		r.Workers = append(r.Workers, w.Name)
+		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)
+	}
+	return r, nil
+}
+
+// MaxReportRows is how many outbox rows a report lists; a larger run's report counts the rest.
+const MaxReportRows = 1000
+
+// Asked is a question the lab asked and the answer given, for the transcript: where it was
+// asked (before the event BeforeSeq), what it asked, what was picked and what was right under
+// the settings of the moment.
+type Asked struct {
+	BeforeSeq int
+	Question  *Question
+	Picked    int // the answer given (an index of Question.Answers)
+	Answer    Answer
+}

@@ -1,0 +1,25 @@
+package words
+
+// plural is word, with an "s" unless n is one.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// orNone is s, or NULL for an empty column.
+func orNone(s string) string {
+	if s == "" {
+		return "NULL"
+	}
+	return s
+}
+
+// passFail is a check's result in one word.
+func passFail(b bool) string {
+	if b {
+		return "pass"
+	}
+	return "fail"
+}
