@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
@@ -51,4 +52,31 @@ func FormatClock(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("15:04:05.000Z")
+}
+
+// Wall is real time, for what the engine does in real time rather than on the scenario clock:
+// a stress run's elapsed time and its workers' pauses, a concurrent step's provider latency, a
+// busy database's retry. Callers inject it (stress.Config.Wall, SessionOptions.Sleep);
+// SystemWall is the operating system's, the one place the engine reads time.Now or waits on a
+// timer of its own.
+type Wall interface {
+	Now() time.Time
+	// Sleep waits for d, or until ctx ends.
+	Sleep(ctx context.Context, d time.Duration)
+}
+
+// SystemWall is the operating system's clock and timers.
+type SystemWall struct{}
+
+// Now is the time of day.
+func (SystemWall) Now() time.Time { return time.Now() }
+
+// Sleep waits for d on a timer, or until ctx ends.
+func (SystemWall) Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

@@ -199,22 +199,13 @@ const DefaultFreeLatency = 20 * time.Millisecond
 // freeOptions shape a session's concurrent steps.
 type freeOptions struct {
 	latency time.Duration                              // real time a provider call takes
-	sleep   func(ctx context.Context, d time.Duration) // nil: a real timer
+	sleep   func(ctx context.Context, d time.Duration) // the injected wait (SessionOptions.Sleep)
 }
 
 // wait sleeps for the provider latency, or until ctx ends.
 func (o freeOptions) wait(ctx context.Context) {
-	switch {
-	case o.latency <= 0:
-	case o.sleep != nil:
+	if o.latency > 0 {
 		o.sleep(ctx, o.latency)
-	default:
-		t := time.NewTimer(o.latency)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
 	}
 }
 
@@ -279,7 +270,7 @@ func runFree(ctx context.Context, w *Worker, free freeOptions) error {
 		}
 		switch {
 		case ev.Outcome == OutcomeBusy:
-			time.Sleep(time.Millisecond)
+			free.sleep(ctx, time.Millisecond)
 		case !ok:
 			return nil // crashed, paused, or waiting on a clock that does not move
 		case ev.Outcome == OutcomeEmpty || ev.Outcome == OutcomeBlocked:

@@ -93,8 +93,8 @@ func (l *Ledger) committedCount() int {
 	return l.committed
 }
 
-// finishedCount is how many messages have had a finalize committed.
-func (l *Ledger) finishedCount() int {
+// FinishedCount is how many messages have had a finalize committed.
+func (l *Ledger) FinishedCount() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.finished

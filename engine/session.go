@@ -61,15 +61,19 @@ type SessionOptions struct {
 	// FreeLatency is how long, in real time, a provider call takes in a concurrent step, where
 	// the workers run free and the scenario clock stands still (NewSession: DefaultFreeLatency).
 	FreeLatency time.Duration
-	// Sleep waits for d or until ctx ends; nil: a real timer. Tests may inject their own.
+	// Sleep waits for d or until ctx ends, in real time; nil: SystemWall's. Tests may inject
+	// their own.
 	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // NewSessionWith is NewSession with options.
 func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions) (*Session, error) {
-	clock := opt.Clock
+	clock, sleep := opt.Clock, opt.Sleep
 	if clock == nil {
 		clock = NewClock(Epoch)
+	}
+	if sleep == nil {
+		sleep = SystemWall{}.Sleep
 	}
 	s := &Session{
 		Scenario: sc,
@@ -81,7 +85,7 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		initial:  sc.Settings,
 		rng:      rand.New(rand.NewPCG(uint64(sc.Seed), 0x1ea5e1ab)),
 		pauses:   map[*Worker]int{},
-		free:     freeOptions{latency: opt.FreeLatency, sleep: opt.Sleep},
+		free:     freeOptions{latency: opt.FreeLatency, sleep: sleep},
 	}
 	s.gateway = newGateway(db, sc.Messages)
 	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings}
@@ -388,3 +392,18 @@ func (s *Session) ScriptPosition() (line, index, total int) {
 
 // Actions is how many actions the session has taken.
 func (s *Session) Actions() int { return s.actions }
+
+// Runnable is the workers that can act now.
+func (s *Session) Runnable() []*Worker { return runnable(s.workers) }
+
+// NeverFinalized counts the messages the session created that no finalize has written, except
+// those except names (a run cut short leaves some unfinished; they are not lost).
+func (s *Session) NeverFinalized(except func(key string) bool) int {
+	n := 0
+	s.gateway.eachKey(func(k keyRef) {
+		if key := k.String(); s.ledger.commitsOf(key) == 0 && !except(key) {
+			n++
+		}
+	})
+	return n
+}

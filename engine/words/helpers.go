@@ -1,7 +1,7 @@
 package words
 
-// plural is word, with an "s" unless n is one.
-func plural(n int, word string) string {
+// Plural is word, with an "s" unless n is one.
+func Plural(n int, word string) string {
 	if n == 1 {
 		return word
 	}
@@ -16,8 +16,8 @@ func orNone(s string) string {
 	return s
 }
 
-// passFail is a check's result in one word.
-func passFail(b bool) string {
+// PassFail is a check's result in one word.
+func PassFail(b bool) string {
 	if b {
 		return "pass"
 	}

@@ -45,7 +45,7 @@ func WriteText(out io.Writer, r *engine.Report) error {
 			if rc.ReclaimedBy != "" {
 				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
 			}
-			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, plural(rc.ProcessedTimes, "time"))
+			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
 			if rc.OK {
 				b.WriteString("  A lock would have lost this message; the lease recovered it.\n")
 			}
@@ -178,7 +178,7 @@ func ownership(r *engine.Report, b *strings.Builder) {
 	}
 	tw.Flush()
 	if more := r.RowsTotal - len(r.Rows); more > 0 {
-		fmt.Fprintf(b, "… and %d more %s, not listed (the counts and checks cover every row)\n", more, plural(more, "row"))
+		fmt.Fprintf(b, "… and %d more %s, not listed (the counts and checks cover every row)\n", more, Plural(more, "row"))
 	}
 }
 
@@ -287,79 +287,6 @@ func WriteCompare(out io.Writer, labels []string, sums []*engine.Summary) error 
 		}
 		return fmt.Sprintf("%d of %d", ok, len(s.Checks))
 	})
-	row("verdict", func(s *engine.Summary) string { return passFail(s.Passed) })
+	row("verdict", func(s *engine.Summary) string { return PassFail(s.Passed) })
 	return tw.Flush()
-}
-
-// WriteStress prints one row per stress run and a total.
-func WriteStress(out io.Writer, st engine.Settings, results []*engine.StressResult) error {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
-	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\ttwo owners\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
-	var t engine.StressResult
-	t.Summary = &engine.Summary{}
-	least := 100.0
-	for _, r := range results {
-		s := r.Summary
-		least = min(least, leastShare(s))
-		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, r.FinalizedTwice, r.Lost(), r.Unfinished, s.OwnershipViolations,
-			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, leastShare(s), passFail(r.OK()))
-		t.Summary.Messages += s.Messages
-		t.Summary.Outbox.Processed += s.Outbox.Processed
-		t.Summary.ProcessingAttempts += s.ProcessingAttempts
-		t.Summary.ReprocessedAfterLostLease += s.ReprocessedAfterLostLease
-		t.Summary.ProcessedByTwoOwners += s.ProcessedByTwoOwners
-		t.FinalizedTwice += r.FinalizedTwice
-		t.NeverFinalized += r.Lost()
-		t.Unfinished += r.Unfinished
-		t.Summary.OwnershipViolations += s.OwnershipViolations
-		t.Summary.RejectedFinalizes += s.RejectedFinalizes
-		t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing = t.Crashes+r.Crashes, t.Pauses+r.Pauses, t.ClockJumps+r.ClockJumps, t.StuckProcessing+r.StuckProcessing
-		t.Elapsed += r.Elapsed
-		if !r.OK() {
-			t.Problems = append(t.Problems, r.Problems...)
-		}
-	}
-	if len(results) > 1 {
-		s := t.Summary
-		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
-			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, t.FinalizedTwice, t.NeverFinalized, t.Unfinished, s.OwnershipViolations,
-			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), least, passFail(t.OK()))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	waits, waited := 0, int64(0)
-	for _, r := range results {
-		waits, waited = waits+r.Summary.LockWaits, waited+r.Summary.LockWaitedMS
-	}
-	if waits > 0 {
-		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",
-			waits, plural(waits, "claim"), waited)
-	}
-	_, err := fmt.Fprintln(out, "\nre-processed: messages processed again after their owner lost the lease (a crash or pause after the provider\n"+
-		"call: at-least-once, which no lease prevents); two owners: messages processed by two owners at once (no lease,\n"+
-		"or a lease taken over a live one), which leasing prevents;\n"+
-		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent;\n"+
-		"unfinished: messages a run cut by its --timeout had not finished (not lost: their rows are intact);\n"+
-		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")
-	return err
-}
-
-// leastShare is the least busy worker's share of the processing attempts, in per cent (a fair
-// share is 100 / workers).
-func leastShare(s *engine.Summary) float64 {
-	total, least := 0, -1
-	for _, n := range s.ProcessedByWorker {
-		total += n
-		if least < 0 || n < least {
-			least = n
-		}
-	}
-	if total == 0 {
-		return 0
-	}
-	return 100 * float64(least) / float64(total)
 }

@@ -61,7 +61,7 @@ func StatementLine(st engine.Statement) string {
 			fmt.Fprintf(&b, "  → waited %s for a row lock", st.Wait.Round(time.Millisecond))
 		}
 		if st.Rows != engine.RowsUnknown {
-			fmt.Fprintf(&b, "  → %d %s", st.Rows, plural(int(st.Rows), "row"))
+			fmt.Fprintf(&b, "  → %d %s", st.Rows, Plural(int(st.Rows), "row"))
 		}
 	}
 	if st.Err != "" {

@@ -197,7 +197,7 @@ func (s *routineSteps) flush(b *strings.Builder) {
 	for i, k := range s.kinds {
 		parts[i] = fmt.Sprintf("%s ×%s", md(k), thousands(s.count[k]))
 	}
-	what := fmt.Sprintf("%s %s", thousands(s.n), plural(s.n, "step"))
+	what := fmt.Sprintf("%s %s", thousands(s.n), Plural(s.n, "step"))
 	if s.first != s.last {
 		what += fmt.Sprintf(" (%d–%d)", s.first, s.last)
 	} else {
@@ -211,7 +211,7 @@ func (s *routineSteps) flush(b *strings.Builder) {
 // crash, a claim blocked before the lease ended, the reclaim after.
 func mdRecovery(r *engine.Report, b *strings.Builder) {
 	for _, rc := range r.Summary.Recovery {
-		fmt.Fprintf(b, "\n**%s**, processed %d %s:\n\n", md(rc.Key), rc.ProcessedTimes, plural(rc.ProcessedTimes, "time"))
+		fmt.Fprintf(b, "\n**%s**, processed %d %s:\n\n", md(rc.Key), rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
 		claim, crash, blocked, reclaim := recoveryEvents(r, rc)
 		for i, m := range []struct {
 			what string

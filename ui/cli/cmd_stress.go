@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/engine/words"
+	"leaselab/engine/stress"
 )
 
 const stressUsage = `Usage: leaselab stress [flags]
@@ -82,16 +82,16 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		return 0, usageError{err}
 	}
 	if !set["timeout"] {
-		*timeout = engine.DefaultStressTimeout(sc.Messages) // 5m, more for the largest runs
+		*timeout = stress.DefaultTimeout(sc.Messages) // 5m, more for the largest runs
 	}
 	showProgress := isTerminal(stderr)
-	results := []*engine.StressResult{}
+	results := []*stress.Result{}
 	dbs := sf.dbs(b, *fair) // run i re-creates run 1's --db file
 	failed := 0
 	var stopped error // the interrupt that ended the runs early
 	for i := 0; i < *runs; i++ {
-		cfg := engine.StressConfig{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
-			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout}
+		cfg := stress.Config{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
+			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
 		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
@@ -114,7 +114,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		}
 	}
 	if len(results) > 0 {
-		words.WriteStress(stdout, sc.Settings, results)
+		stress.WriteResults(stdout, sc.Settings, results)
 	}
 	if stopped != nil {
 		fmt.Fprintf(stdout, "\ninterrupted: %d of %d runs finished\n", len(results), *runs)
@@ -142,14 +142,14 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 
 // stressRun runs one stress run on a fresh database from dbs (the --db file or a temporary
 // folder, which it removes however the run ends).
-func stressRun(ctx context.Context, dbs *dbOpener, cfg engine.StressConfig, progress func(done, total int)) (*engine.StressResult, error) {
+func stressRun(ctx context.Context, dbs *dbOpener, cfg stress.Config, progress func(done, total int)) (*stress.Result, error) {
 	db, _, cleanup, err := dbs.open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
 	defer db.Close()
-	return engine.Stress(ctx, db, cfg, progress)
+	return stress.Run(ctx, db, cfg, progress)
 }
 
 // bar draws a progress bar of width w.

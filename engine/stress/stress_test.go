@@ -1,7 +1,8 @@
-package engine_test
+package stress_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,19 +10,16 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/engine/words"
+	"leaselab/engine/stress"
 	"leaselab/store"
 )
 
-func stress(t *testing.T, cfg engine.StressConfig) *engine.StressResult {
+// runStress runs cfg on a fresh database, and checks the database is whole after it.
+func runStress(t *testing.T, cfg stress.Config) *stress.Result {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "stress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	res, err := engine.Stress(ctx, db, cfg, nil)
+	db := stressDB(t)
+	res, err := stress.Run(ctx, db, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +35,8 @@ func stress(t *testing.T, cfg engine.StressConfig) *engine.StressResult {
 func TestStressSmall(t *testing.T) {
 	st := engine.DefaultSettings()
 	st.Fencing, st.Lease = true, 200*time.Millisecond
-	cfg := engine.StressConfig{Workers: 4, Messages: 300, CrashRate: 0.03, PauseRate: 0.03, JumpRate: 0.03, Seed: 11, Settings: st}
-	res := stress(t, cfg)
+	cfg := stress.Config{Workers: 4, Messages: 300, CrashRate: 0.03, PauseRate: 0.03, JumpRate: 0.03, Seed: 11, Settings: st}
+	res := runStress(t, cfg)
 	if !res.OK() {
 		t.Fatalf("with leasing and fencing: %v", res.Problems)
 	}
@@ -49,7 +47,7 @@ func TestStressSmall(t *testing.T) {
 		res.Summary.ProcessedMoreThanOnce, res.Summary.RejectedFinalizes)
 
 	cfg.Settings.Leasing = false
-	if res := stress(t, cfg); res.OK() || res.FinalizedTwice == 0 {
+	if res := runStress(t, cfg); res.OK() || res.FinalizedTwice == 0 {
 		t.Fatalf("without leasing the stress checker found nothing: %+v", res)
 	}
 }
@@ -70,7 +68,7 @@ func TestStressWithEachSafetyOff(t *testing.T) {
 			st := engine.DefaultSettings()
 			st.Fencing, st.Lease = true, 200*time.Millisecond
 			c.off(&st)
-			res := stress(t, engine.StressConfig{Workers: 4, Messages: 200, CrashRate: 0.03, PauseRate: 0.03,
+			res := runStress(t, stress.Config{Workers: 4, Messages: 200, CrashRate: 0.03, PauseRate: 0.03,
 				JumpRate: 0.03, Seed: 5, Settings: st})
 			t.Logf("finalized twice %d, violations %d, problems %v", res.FinalizedTwice, res.Summary.OwnershipViolations, res.Problems)
 			if c.name == "atomic-claim" && res.OK() {
@@ -83,12 +81,12 @@ func TestStressWithEachSafetyOff(t *testing.T) {
 // The stress table's "least share" is the least busy worker's share of the processing; the total
 // row shows the least of the runs.
 func TestWriteStressLeastShare(t *testing.T) {
-	run := func(seed int64, byWorker map[string]int) *engine.StressResult {
-		return &engine.StressResult{Seed: seed, Elapsed: time.Second,
+	run := func(seed int64, byWorker map[string]int) *stress.Result {
+		return &stress.Result{Seed: seed, Elapsed: time.Second,
 			Summary: &engine.Summary{ProcessedByWorker: byWorker}}
 	}
 	var out strings.Builder
-	err := words.WriteStress(&out, engine.DefaultSettings(), []*engine.StressResult{
+	err := stress.WriteResults(&out, engine.DefaultSettings(), []*stress.Result{
 		run(1, map[string]int{"Worker-1": 1, "Worker-2": 3}),
 		run(2, map[string]int{"Worker-1": 0, "Worker-2": 5}),
 	})
@@ -130,8 +128,8 @@ func BenchmarkStress(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				cfg := engine.StressConfig{Workers: 8, Messages: n, CrashRate: 0.01, PauseRate: 0.01, JumpRate: 0.01, Seed: int64(i), Settings: st}
-				res, err := engine.Stress(ctx, db, cfg, nil)
+				cfg := stress.Config{Workers: 8, Messages: n, CrashRate: 0.01, PauseRate: 0.01, JumpRate: 0.01, Seed: int64(i), Settings: st}
+				res, err := stress.Run(ctx, db, cfg, nil)
 				b.StopTimer()
 				db.Close()
 				if err != nil {
@@ -144,5 +142,63 @@ func BenchmarkStress(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "messages/s")
 		})
+	}
+}
+
+// stressDB is a fresh database for one stress run.
+func stressDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Create(context.Background(), filepath.Join(t.TempDir(), "stress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// The timeout covers the seeding, and a run it cuts short is a failed result, not an error: its
+// messages not Processed are unfinished, none lost. Today a timeout while seeding was an error
+// (exit 3), and a run cut later reported every unfinished message as lost.
+func TestStressTimeoutCountsUnfinishedNotLost(t *testing.T) {
+	st := engine.DefaultSettings()
+	st.Fencing, st.Lease = true, 200*time.Millisecond
+	for _, c := range []struct {
+		name     string
+		messages int
+		timeout  time.Duration
+	}{
+		{"while seeding", 50, time.Nanosecond},
+		{"while working", 3000, 1500 * time.Millisecond}, // seeding takes about a second here
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := stress.Config{Workers: 4, Messages: c.messages, CrashRate: 0.02, Seed: 3, Settings: st, Timeout: c.timeout}
+			res, err := stress.Run(context.Background(), stressDB(t), cfg, nil)
+			if err != nil {
+				t.Fatalf("a timed-out run is a result, not an error: %v", err)
+			}
+			if !res.TimedOut {
+				t.Skipf("the run finished within %s on this machine", c.timeout)
+			}
+			if res.OK() || res.Lost() != 0 || res.Unfinished == 0 || res.Unfinished != c.messages-res.Summary.Outbox.Processed {
+				t.Fatalf("ok %v, lost %d, unfinished %d of %d (processed %d), problems %v", res.OK(), res.Lost(), res.Unfinished,
+					c.messages, res.Summary.Outbox.Processed, res.Problems)
+			}
+			t.Logf("%d processed, %d unfinished: %v", res.Summary.Outbox.Processed, res.Unfinished, res.Problems)
+		})
+	}
+}
+
+// An interrupt (the caller's ctx ends) is not a result: Stress returns an error that wraps the
+// context's cause, so that the command can say "interrupted" and drop the unfinished run.
+func TestStressInterruptIsAnError(t *testing.T) {
+	st := engine.DefaultSettings()
+	st.Fencing, st.Lease = true, 200*time.Millisecond
+	stop := errors.New("interrupted by the test")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(stop) })
+	cfg := stress.Config{Workers: 4, Messages: 3000, CrashRate: 0.02, Seed: 3, Settings: st}
+	res, err := stress.Run(ctx, stressDB(t), cfg, nil)
+	if !errors.Is(err, stop) || res != nil {
+		t.Fatalf("interrupted run: result %v, error %v; want no result and an error wrapping the cause", res, err)
 	}
 }

@@ -1,0 +1,397 @@
+package stress
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"leaselab/engine"
+	"leaselab/engine/words"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+// Config is one stress run: real goroutine workers on separate connections with random
+// crashes, pauses and clock jumps.
+type Config struct {
+	Workers   int
+	Messages  int
+	CrashRate float64 // per action and worker: crash, then restart a moment later
+	PauseRate float64 // per action and worker: pause for a moment (it keeps what it holds)
+	JumpRate  float64 // per action and worker: move the scenario clock by up to one lease
+	Seed      int64
+	Settings  engine.Settings
+	// Timeout is the real-time limit of the run, seeding included; 0: DefaultTimeout. A
+	// run cut by it is a result (TimedOut, its unfinished messages counted as such), not an
+	// error.
+	Timeout time.Duration
+	// Wall is the real time the run measures and its workers pause on; nil: engine.SystemWall.
+	Wall engine.Wall
+}
+
+// Result is what a stress run did and what its checks found.
+type Result struct {
+	Seed       int64
+	Summary    *engine.Summary
+	Crashes    int
+	Pauses     int
+	ClockJumps int
+	// Finalized counts committed finalizes per message; exactly one each is the guarantee.
+	FinalizedTwice int
+	// NeverFinalized counts messages with no committed finalize, except, in a run cut by its
+	// timeout, those still unfinished in the database (Unfinished): those were not lost, the
+	// run ended before their turn.
+	NeverFinalized int
+	// TimedOut: the run reached Config.Timeout (perhaps while seeding) before every
+	// message was Processed.
+	TimedOut bool
+	// Unfinished counts, in a timed-out run, the messages not Processed when it stopped
+	// (Pending, Processing, or not yet created by the seeding).
+	Unfinished      int
+	StuckProcessing int // rows left Processing with an expired lease
+	Elapsed         time.Duration
+	Problems        []string
+}
+
+// OK reports whether every stress check held.
+func (r *Result) OK() bool { return len(r.Problems) == 0 }
+
+// Lost is the number of messages lost: never finalized although the run gave them time. In a
+// run that ran to its end that is every message without a finalize or not Processed; in a run
+// cut by its timeout, unfinished messages are counted in Unfinished, not here.
+func (r *Result) Lost() int {
+	if r.TimedOut || r.Summary == nil {
+		return r.NeverFinalized
+	}
+	return max(r.NeverFinalized, r.Summary.Lost)
+}
+
+// Run seeds db and runs cfg until every message is Processed (or the timeout), then checks:
+// every message finalized exactly once, none lost, no ownership violation, no row left
+// Processing past its lease. progress, when set, is called with the processed count now and
+// then. The seed fixes each worker's chaos schedule; the interleaving of real goroutines is the
+// operating system's, so a failing seed reproduces the conditions, not the exact schedule.
+//
+// When ctx ends (an interrupt), Run returns an error that wraps context.Cause(ctx): the run
+// did not finish and has no result. When the run's own Timeout ends it, seeding included, the
+// result says so (TimedOut, Unfinished) and fails its checks.
+func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, total int)) (*Result, error) {
+	sc := &engine.Scenario{Name: "stress", Title: "stress", Source: "stress", Messages: cfg.Messages,
+		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed}
+	sc.SetWorkers(cfg.Workers)
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout(cfg.Messages)
+	}
+	if cfg.Wall == nil {
+		cfg.Wall = engine.SystemWall{}
+	}
+	wall := cfg.Wall
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := wall.Now()
+	s, err := engine.NewSession(ctx, sc, db)
+	switch {
+	case err != nil && parent.Err() != nil:
+		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	case err != nil && ctx.Err() != nil:
+		return seedTimedOut(parent, db, cfg, wall.Now().Sub(start)), nil
+	case err != nil:
+		return nil, err
+	}
+	defer s.Close()
+
+	res := &Result{Seed: cfg.Seed}
+	var (
+		done                   atomic.Bool
+		crashes, pauses, jumps atomic.Int64
+		wg                     sync.WaitGroup
+		errMu                  sync.Mutex
+		runErr                 error
+	)
+	for i := range s.Workers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)+1))
+			if err := chaosWorker(ctx, s, i, rng, cfg, &done, &crashes, &pauses, &jumps); err != nil {
+				errMu.Lock()
+				runErr = err
+				errMu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	// The driver: report progress, and when every live worker is idle behind a live lease
+	// (its owner crashed or paused), move the clock just past it, as time would. Progress is
+	// the ledger's count of messages written; the database's counts, a read of every row, are
+	// read to confirm the end, and now and then in case the database has rows of its own.
+	var countsAt time.Time
+	countsEvery := time.Second
+	for !done.Load() {
+		finished := s.Ledger().FinishedCount()
+		if progress != nil {
+			progress(min(finished, cfg.Messages), cfg.Messages)
+		}
+		if finished >= cfg.Messages || wall.Now().Sub(countsAt) >= countsEvery {
+			t0 := wall.Now()
+			c, err := db.Counts(ctx)
+			if err != nil && ctx.Err() != nil && parent.Err() == nil {
+				// The run's timeout (or a worker's error) ended the read: the run is cut, not
+				// broken, and what it did is counted below.
+				break
+			}
+			if err != nil {
+				cancel()
+				wg.Wait()
+				if runErr != nil {
+					return nil, runErr
+				}
+				return nil, fmt.Errorf("stress: %w (after %s)", err, wall.Now().Sub(start).Round(time.Millisecond))
+			}
+			countsAt, countsEvery = wall.Now(), max(time.Second, 20*wall.Now().Sub(t0))
+			if c.OutboxProcessed == c.Messages {
+				if progress != nil {
+					progress(c.OutboxProcessed, c.Messages)
+				}
+				done.Store(true)
+				break
+			}
+		}
+		if len(s.Runnable()) == 0 {
+			if _, err := s.ClockPastLease(ctx); err == nil {
+				jumps.Add(1)
+			}
+		}
+		if wall.Sleep(ctx, 2*time.Millisecond); ctx.Err() != nil {
+			done.Store(true)
+		}
+	}
+	wg.Wait()
+	res.Elapsed = wall.Now().Sub(start)
+	if parent.Err() != nil {
+		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	// Every row is Processed, but a worker may still hold a stale lease (paused, or slow): let
+	// each finish what it holds, so that a stale write, if the guards allow one, is counted.
+	if err := drain(context.WithoutCancel(ctx), s); err != nil {
+		return nil, err
+	}
+	res.Crashes, res.Pauses, res.ClockJumps = int(crashes.Load()), int(pauses.Load()), int(jumps.Load())
+	if res.Summary, err = s.Summarize(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	return res, checks(context.WithoutCancel(ctx), s, res, ctx.Err() != nil)
+}
+
+// DefaultTimeout is a stress run's real-time limit when none is given: 5 minutes, or 2 ms
+// per message for more than 150,000 (a 1,000,000-message run took 13 minutes on a shared 2-core
+// machine, about 0.8 ms per message, seeding included; the limit leaves more than twice that).
+func DefaultTimeout(messages int) time.Duration {
+	return max(5*time.Minute, time.Duration(messages)*2*time.Millisecond)
+}
+
+// seedTimedOut is the result of a run whose timeout ended it while it was still seeding: no
+// worker ran, and every message is unfinished, none lost.
+func seedTimedOut(parent context.Context, db engine.DB, cfg Config, elapsed time.Duration) *Result {
+	created := 0
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 5*time.Second)
+	defer cancel()
+	if c, err := db.Counts(ctx); err == nil {
+		created = c.Messages
+	}
+	res := &Result{Seed: cfg.Seed, TimedOut: true, Unfinished: cfg.Messages, Elapsed: elapsed,
+		Summary: &engine.Summary{Messages: cfg.Messages, ProcessedByWorker: map[string]int{}}}
+	res.Problems = append(res.Problems, fmt.Sprintf("timed out after %s while seeding (%d of %d messages created): %d messages unfinished (timeout)",
+		elapsed.Round(time.Millisecond), created, cfg.Messages, cfg.Messages))
+	return res
+}
+
+// chaosWorker runs worker i until done, and after each action maybe crashes it (restarting it
+// a moment later), pauses it, or jumps the clock.
+func chaosWorker(ctx context.Context, s *engine.Session, i int, rng *rand.Rand, cfg Config, done *atomic.Bool, crashes, pauses, jumps *atomic.Int64) error {
+	w := s.Workers()[i]
+	for !done.Load() && ctx.Err() == nil {
+		if !w.Runnable() {
+			cfg.Wall.Sleep(ctx, 200*time.Microsecond)
+			continue
+		}
+		_, acted, err := w.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if !acted {
+			continue
+		}
+		r := rng.Float64()
+		switch {
+		case r < cfg.CrashRate:
+			if _, err := s.Crash(i); err == nil {
+				crashes.Add(1)
+			}
+			cfg.Wall.Sleep(ctx, time.Duration(rng.IntN(2000))*time.Microsecond)
+			if _, err := s.Restart(ctx, i); err != nil && ctx.Err() == nil {
+				return err
+			}
+		case r < cfg.CrashRate+cfg.PauseRate:
+			if _, err := s.SetPaused(i, true); err == nil {
+				pauses.Add(1)
+			}
+			cfg.Wall.Sleep(ctx, time.Duration(rng.IntN(3000))*time.Microsecond)
+			s.SetPaused(i, false)
+		case r < cfg.CrashRate+cfg.PauseRate+cfg.JumpRate:
+			s.AdvanceClock(time.Duration(1+rng.Int64N(s.Settings().Lease.Milliseconds())) * time.Millisecond)
+			jumps.Add(1)
+		}
+	}
+	return nil
+}
+
+// drain wakes every worker and steps each until it holds nothing: no message in progress and
+// no loaded rows.
+func drain(ctx context.Context, s *engine.Session) error {
+	for i, w := range s.Workers() {
+		v := w.View()
+		if v.Paused {
+			if _, err := s.SetPaused(i, false); err != nil {
+				return err
+			}
+		}
+		for n := 0; n < 1_000_000; n++ {
+			v = w.View()
+			if v.Crashed || (v.Holding == "" && v.Queue == 0) {
+				break
+			}
+			if w.Next() == engine.ActNone { // waiting on a provider answer: it is due now or later
+				if t := w.Timer(); !t.IsZero() {
+					s.SetClock(t)
+				}
+			}
+			if _, _, err := w.Step(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checks(ctx context.Context, s *engine.Session, res *Result, timedOut bool) error {
+	sum := res.Summary
+	// Written twice, and two owners at once, are the Summary's own counts (one definition for
+	// stress and every report); only the messages never written are stress's own.
+	res.FinalizedTwice = sum.FinalizedMoreThanOnce
+	unfinished := map[string]bool{} // rows not Processed when a timed-out run stopped
+	now := s.Clock().Now()
+	err := s.DB().EachRow(ctx, func(r engine.Row) error {
+		if r.Status == engine.StatusProcessing && r.LockedUntil.Before(now) && !timedOut {
+			res.StuckProcessing++ // a run cut short leaves leases behind: that is not a fault
+		}
+		if timedOut && r.Status != engine.StatusProcessed {
+			unfinished[r.IdempotencyKey] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.NeverFinalized = s.NeverFinalized(func(key string) bool { return unfinished[key] })
+	res.TimedOut = timedOut
+	if timedOut {
+		res.Unfinished = sum.Messages - sum.Outbox.Processed
+	}
+	add := func(ok bool, format string, args ...any) {
+		if !ok {
+			res.Problems = append(res.Problems, fmt.Sprintf(format, args...))
+		}
+	}
+	add(!timedOut, "timed out after %s with %d of %d processed: %d %s unfinished (timeout)",
+		res.Elapsed.Round(time.Millisecond), sum.Outbox.Processed, sum.Messages, res.Unfinished, words.Plural(res.Unfinished, "message"))
+	add(res.FinalizedTwice == 0, "%d %s finalized more than once", res.FinalizedTwice, words.Plural(res.FinalizedTwice, "message"))
+	add(sum.ProcessedByTwoOwners == 0, "%d %s processed by two owners at once", sum.ProcessedByTwoOwners, words.Plural(sum.ProcessedByTwoOwners, "message"))
+	add(res.Lost() == 0, "%d %s lost (never finalized)", res.Lost(), words.Plural(res.Lost(), "message"))
+	add(sum.OwnershipViolations == 0, "%d ownership %s", sum.OwnershipViolations, words.Plural(sum.OwnershipViolations, "violation"))
+	add(res.StuckProcessing == 0, "%d %s left Processing past their lease", res.StuckProcessing, words.Plural(res.StuckProcessing, "row"))
+	return nil
+}
+
+// WriteResults prints one row per stress run and a total.
+func WriteResults(out io.Writer, st engine.Settings, results []*Result) error {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "stress: %s\n\n", st.Describe())
+	fmt.Fprintln(tw, "seed\tmessages\tprocessed\tattempts\tre-processed\ttwo owners\tfinalized 2+\tlost\tunfinished\tviolations\trejected\tcrashes\tpauses\tclock jumps\tstuck\tmsgs/s\tleast share\tresult\t")
+	var t Result
+	t.Summary = &engine.Summary{}
+	least := 100.0
+	for _, r := range results {
+		s := r.Summary
+		least = min(least, leastShare(s))
+		rate := float64(s.Outbox.Processed) / r.Elapsed.Seconds()
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", r.Seed, s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, r.FinalizedTwice, r.Lost(), r.Unfinished, s.OwnershipViolations,
+			s.RejectedFinalizes, r.Crashes, r.Pauses, r.ClockJumps, r.StuckProcessing, rate, leastShare(s), words.PassFail(r.OK()))
+		t.Summary.Messages += s.Messages
+		t.Summary.Outbox.Processed += s.Outbox.Processed
+		t.Summary.ProcessingAttempts += s.ProcessingAttempts
+		t.Summary.ReprocessedAfterLostLease += s.ReprocessedAfterLostLease
+		t.Summary.ProcessedByTwoOwners += s.ProcessedByTwoOwners
+		t.FinalizedTwice += r.FinalizedTwice
+		t.NeverFinalized += r.Lost()
+		t.Unfinished += r.Unfinished
+		t.Summary.OwnershipViolations += s.OwnershipViolations
+		t.Summary.RejectedFinalizes += s.RejectedFinalizes
+		t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing = t.Crashes+r.Crashes, t.Pauses+r.Pauses, t.ClockJumps+r.ClockJumps, t.StuckProcessing+r.StuckProcessing
+		t.Elapsed += r.Elapsed
+		if !r.OK() {
+			t.Problems = append(t.Problems, r.Problems...)
+		}
+	}
+	if len(results) > 1 {
+		s := t.Summary
+		fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%.1f %%\t%s\t\n", s.Messages, s.Outbox.Processed,
+			s.ProcessingAttempts, s.ReprocessedAfterLostLease, s.ProcessedByTwoOwners, t.FinalizedTwice, t.NeverFinalized, t.Unfinished, s.OwnershipViolations,
+			s.RejectedFinalizes, t.Crashes, t.Pauses, t.ClockJumps, t.StuckProcessing, float64(s.Outbox.Processed)/t.Elapsed.Seconds(), least, words.PassFail(t.OK()))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	waits, waited := 0, int64(0)
+	for _, r := range results {
+		waits, waited = waits+r.Summary.LockWaits, waited+r.Summary.LockWaitedMS
+	}
+	if waits > 0 {
+		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",
+			waits, words.Plural(waits, "claim"), waited)
+	}
+	_, err := fmt.Fprintln(out, "\nre-processed: messages processed again after their owner lost the lease (a crash or pause after the provider\n"+
+		"call: at-least-once, which no lease prevents); two owners: messages processed by two owners at once (no lease,\n"+
+		"or a lease taken over a live one), which leasing prevents;\n"+
+		"finalized 2+: messages whose outcome was written more than once, which leasing with fencing must prevent;\n"+
+		"unfinished: messages a run cut by its --timeout had not finished (not lost: their rows are intact);\n"+
+		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")
+	return err
+}
+
+// leastShare is the least busy worker's share of the processing attempts, in per cent (a fair
+// share is 100 / workers).
+func leastShare(s *engine.Summary) float64 {
+	total, least := 0, -1
+	for _, n := range s.ProcessedByWorker {
+		total += n
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(least) / float64(total)
+}
