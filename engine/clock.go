@@ -23,8 +23,8 @@ func NewWallClock(now func() time.Time) *Clock { return &Clock{wall: now} }
 // Follows reports whether the clock follows the wall clock (and so cannot be moved).
 func (c *Clock) Follows() bool { return c.wall != nil }
 
-// NewClock returns a clock standing at start.
-func NewClock(start time.Time) *Clock {
+// newClock returns a clock standing at start.
+func newClock(start time.Time) *Clock {
 	c := &Clock{}
 	c.Set(start)
 	return c

@@ -68,7 +68,7 @@ func (CmdNext) run(ctx context.Context, s *Session) (Result, error) {
 
 func (c CmdStepWorker) run(ctx context.Context, s *Session) (Result, error) {
 	ev, acted, err := s.StepWorker(ctx, c.Worker)
-	return Result{Acted: acted, Busy: err == nil && !acted && ev.Outcome == OutcomeBusy}, err
+	return Result{Acted: acted, Busy: err == nil && !acted && ev.Outcome == outcomeBusy}, err
 }
 
 func (c CmdCrash) run(_ context.Context, s *Session) (Result, error) {

@@ -189,12 +189,12 @@ func (f *FreeRun) Stop() error {
 	return errors.Join(f.errs...)
 }
 
-// DefaultFreeLatency is how long a provider call takes, in real time, in a concurrent step of a
+// defaultFreeLatency is how long a provider call takes, in real time, in a concurrent step of a
 // session from NewSession. With none, a worker's whole cycle (claim, call, finalize) is a few
 // hundred microseconds, and SQLite's write lock, which is not fair, hands it back to whoever just
 // committed: one worker takes every message. A provider that answers in 20 ms, as a payment
 // API would at best, leaves the database free while one worker waits, and the other claims.
-const DefaultFreeLatency = 20 * time.Millisecond
+const defaultFreeLatency = 20 * time.Millisecond
 
 // freeOptions shape a session's concurrent steps.
 type freeOptions struct {
@@ -269,7 +269,7 @@ func runFree(ctx context.Context, w *Worker, free freeOptions) error {
 			return err
 		}
 		switch {
-		case ev.Outcome == OutcomeBusy:
+		case ev.Outcome == outcomeBusy:
 			free.sleep(ctx, time.Millisecond)
 		case !ok:
 			return nil // crashed, paused, or waiting on a clock that does not move

@@ -190,8 +190,8 @@ func (h *History) Goto(ctx context.Context, t int) (*Session, error) {
 	return h.sess, nil
 }
 
-// ErrDiverged is returned when a replayed move did not do what it did the first time.
-var ErrDiverged = errors.New("the replay did not do what the recorded move did")
+// errDiverged is returned when a replayed move did not do what it did the first time.
+var errDiverged = errors.New("the replay did not do what the recorded move did")
 
 // redo does e's move again and checks it did the same.
 func (h *History) redo(ctx context.Context, e Entry) error {
@@ -201,7 +201,7 @@ func (h *History) redo(ctx context.Context, e Entry) error {
 		return err
 	}
 	if got := s.here(); got != e.after || traceOf(s.ledger.EventsSince(before.events)) != e.trace {
-		return fmt.Errorf("%w (%s)", ErrDiverged, e.Summary)
+		return fmt.Errorf("%w (%s)", errDiverged, e.Summary)
 	}
 	return nil
 }

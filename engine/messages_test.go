@@ -155,7 +155,7 @@ func TestKeyedOtherKeys(t *testing.T) {
 
 // Issued knows exactly the ids CheckPaymentStatus made.
 func TestIssuedIsWhatWasMade(t *testing.T) {
-	p := NewProvider(nil)
+	p := newProvider(nil, 0)
 	var made []string
 	for _, key := range []string{"PAY-001", "PAY-001", "PAY-003", "ORDER_7", "PAY-002"} {
 		if id := p.CheckPaymentStatus(key).TransactionID; id != "" {

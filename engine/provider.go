@@ -31,12 +31,9 @@ type Provider struct {
 	again int // keys called more than once
 }
 
-// NewProvider returns a provider. failKeys, when not empty, lists exactly the keys that fail;
-// otherwise a key fails when its number is a multiple of 3 (PAY-003, PAY-006: the default six
-// give 4 Paid and 2 Failed).
-func NewProvider(failKeys []string) *Provider { return newProvider(failKeys, 0) }
-
-// newProvider is NewProvider sized for a run of n messages.
+// newProvider returns a provider sized for a run of n messages. failKeys, when not empty, lists
+// exactly the keys that fail; otherwise a key fails when its number is a multiple of 3 (PAY-003,
+// PAY-006: the default six give 4 Paid and 2 Failed).
 func newProvider(failKeys []string, n int) *Provider {
 	p := &Provider{calls: newKeyed[uint32](n)}
 	if len(failKeys) > 0 {
@@ -149,7 +146,7 @@ type Gateway struct {
 	mu        sync.Mutex
 	calls     *keyed[uint32] // key -> calls
 	total     int
-	byWorkers int // calls by callers other than SeedCaller
+	byWorkers int // calls by callers other than seedCaller
 	maxPerKey int
 }
 
@@ -165,7 +162,7 @@ func (g *Gateway) CreatePayment(ctx context.Context, caller string, p NewPayment
 	c := g.calls.at(p.Key)
 	*c++
 	g.total++
-	if caller != SeedCaller {
+	if caller != seedCaller {
 		g.byWorkers++
 	}
 	g.maxPerKey = max(g.maxPerKey, int(*c))
@@ -206,8 +203,8 @@ func (g *Gateway) eachKey(fn func(k keyRef)) {
 	})
 }
 
-// SeedCaller is the caller name of the seeding step.
-const SeedCaller = "seed"
+// seedCaller is the caller name of the seeding step.
+const seedCaller = "seed"
 
 // MessageKey is the idempotency key of the i-th seeded payment (1-based): PAY-001.
 func MessageKey(i int) string {
@@ -234,7 +231,7 @@ func SeedPayment(i, n int, start time.Time) NewPayment {
 func Seed(ctx context.Context, g *Gateway, n int, start time.Time) error {
 	for i := 1; i <= n; i++ {
 		p := SeedPayment(i, n, start)
-		if err := g.CreatePayment(ctx, SeedCaller, p); err != nil {
+		if err := g.CreatePayment(ctx, seedCaller, p); err != nil {
 			return fmt.Errorf("seed %s: %w", p.Key, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 type Report struct {
 	Summary *Summary
 	Events  []Event
-	// Rows are the outbox rows at the end, the first MaxReportRows of them by Id; RowsTotal
+	// Rows are the outbox rows at the end, the first maxReportRows of them by Id; RowsTotal
 	// counts them all.
 	Rows      []Row
 	RowsTotal int
@@ -37,7 +37,7 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 	var rows []Row
 	total := 0
 	err = s.db.EachRow(ctx, func(row Row) error {
-		if total++; len(rows) < MaxReportRows {
+		if total++; len(rows) < maxReportRows {
 			rows = append(rows, row)
 		}
 		return nil
@@ -54,8 +54,8 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 	return r, nil
 }
 
-// MaxReportRows is how many outbox rows a report lists; a larger run's report counts the rest.
-const MaxReportRows = 1000
+// maxReportRows is how many outbox rows a report lists; a larger run's report counts the rest.
+const maxReportRows = 1000
 
 // Asked is a question the lab asked and the answer given, for the transcript: where it was
 // asked (before the event BeforeSeq), what it asked, what was picked and what was right under

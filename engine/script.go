@@ -174,14 +174,14 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 			// With the atomic claim off, a scripted claim is its two halves: select, then take.
 			ev, ok, e := w.Do(ctx, ActTake, "")
 			s.actions++
-			return ok || ev.Outcome == OutcomeBusy, ok, e
+			return ok || ev.Outcome == outcomeBusy, ok, e
 		}
 		ev, ok, e := w.Do(ctx, act, st.Key)
 		s.actions++
 		if e != nil {
 			return false, true, e
 		}
-		if !ok && ev.Outcome == OutcomeBusy {
+		if !ok && ev.Outcome == outcomeBusy {
 			return false, false, nil // retry
 		}
 		if !ok {
@@ -205,7 +205,7 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 		if e == nil {
 			e = s.watchdog()
 		}
-		return ok || ev.Outcome == OutcomeBusy, false, e
+		return ok || ev.Outcome == outcomeBusy, false, e
 	case StepRun, StepConcurrent:
 		return s.runOnce(ctx, st)
 	}
@@ -268,7 +268,7 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 	ev, ok, err := w.Step(ctx)
 	s.actions++
 	if err != nil || !ok {
-		return ev.Outcome == OutcomeBusy, false, err
+		return ev.Outcome == outcomeBusy, false, err
 	}
 	if ev.Outcome != OutcomeBlocked && ev.Outcome != OutcomeEmpty {
 		s.runMoved = true
@@ -342,7 +342,7 @@ func (s *Session) roundRobin(ctx context.Context, ws []*Worker) (bool, error) {
 		if err != nil || ok {
 			return ok, err
 		}
-		if ev.Outcome != OutcomeBusy {
+		if ev.Outcome != outcomeBusy {
 			return false, nil
 		}
 	}

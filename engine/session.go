@@ -48,7 +48,7 @@ type Session struct {
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
 // worker per declared worker, each on its own connection. The clock starts at Epoch.
 func NewSession(ctx context.Context, sc *Scenario, db DB) (*Session, error) {
-	return NewSessionWith(ctx, sc, db, SessionOptions{Seed: true, FreeLatency: DefaultFreeLatency})
+	return NewSessionWith(ctx, sc, db, SessionOptions{Seed: true, FreeLatency: defaultFreeLatency})
 }
 
 // SessionOptions change how a session starts.
@@ -59,7 +59,7 @@ type SessionOptions struct {
 	// Clock replaces the scenario clock (a wall clock for separate processes).
 	Clock *Clock
 	// FreeLatency is how long, in real time, a provider call takes in a concurrent step, where
-	// the workers run free and the scenario clock stands still (NewSession: DefaultFreeLatency).
+	// the workers run free and the scenario clock stands still (NewSession: defaultFreeLatency).
 	FreeLatency time.Duration
 	// Sleep waits for d or until ctx ends, in real time; nil: SystemWall's. Tests may inject
 	// their own.
@@ -70,7 +70,7 @@ type SessionOptions struct {
 func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions) (*Session, error) {
 	clock, sleep := opt.Clock, opt.Sleep
 	if clock == nil {
-		clock = NewClock(Epoch)
+		clock = newClock(Epoch)
 	}
 	if sleep == nil {
 		sleep = SystemWall{}.Sleep

@@ -32,7 +32,7 @@ func DefaultSettings() Settings {
 	s := Settings{
 		Lease:          500 * time.Millisecond,
 		HeartbeatEvery: 200 * time.Millisecond,
-		LockTimeout:    DefaultLockTimeout,
+		LockTimeout:    defaultLockTimeout,
 	}
 	for _, t := range toggles {
 		*t.field(&s) = t.Default
@@ -40,9 +40,9 @@ func DefaultSettings() Settings {
 	return s
 }
 
-// DefaultLockTimeout is how long a claim waits for a row lock with skip-locked off before it
+// defaultLockTimeout is how long a claim waits for a row lock with skip-locked off before it
 // gives up (PostgreSQL's lock_timeout): long enough to see, short enough not to stall a lesson.
-const DefaultLockTimeout = 300 * time.Millisecond
+const defaultLockTimeout = 300 * time.Millisecond
 
 // DefaultHeartbeat is the heartbeat interval for a lease when none is given: two fifths of it
 // (200 ms for a 500 ms lease), so that two heartbeats fit in one lease.
@@ -113,17 +113,17 @@ func (s Settings) Describe() string {
 
 // The one lease range, for scenario files, `set lease` steps and every command's --lease flag.
 const (
-	MinLease = time.Millisecond
-	MaxLease = 24 * time.Hour
+	minLease = time.Millisecond
+	maxLease = 24 * time.Hour
 )
 
-// CheckLease says whether d is a lease leaselab accepts: whole milliseconds from MinLease to
-// MaxLease. The database stores times in milliseconds, so a finer lease could not be kept.
+// CheckLease says whether d is a lease leaselab accepts: whole milliseconds from minLease to
+// maxLease. The database stores times in milliseconds, so a finer lease could not be kept.
 func CheckLease(d time.Duration) error {
 	switch {
 	case d == 0:
 		return fmt.Errorf("want a positive duration, e.g. 500ms (a lease is 1ms to 24h)")
-	case d < MinLease || d > MaxLease:
+	case d < minLease || d > maxLease:
 		return fmt.Errorf("%s is out of range: a lease is 1ms to 24h", d)
 	case d%time.Millisecond != 0:
 		return fmt.Errorf("%s is finer than a millisecond: a lease is whole milliseconds", d)

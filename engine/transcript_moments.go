@@ -43,8 +43,8 @@ type moments struct {
 	list []Moment
 }
 
-// IsMoment reports whether a transcript shows the outbox table after e.
-func IsMoment(e Event) bool {
+// isMoment reports whether a transcript shows the outbox table after e.
+func isMoment(e Event) bool {
 	switch e.Kind {
 	case EvClaim:
 		return e.Outcome != OutcomeEmpty
@@ -56,11 +56,11 @@ func IsMoment(e Event) bool {
 	return false
 }
 
-// Teaches reports whether a long run's handout still shows e after its first events: what a
+// teaches reports whether a long run's handout still shows e after its first events: what a
 // lease is for happens there (a crash, a pause, a clock move, a reclaim, a claim blocked by a
 // live lease, a rejected or unguarded finalize, a lost heartbeat, a lease over before its
 // provider call) and what frames the run (a phase, a note, a setting changed).
-func Teaches(e Event) bool {
+func teaches(e Event) bool {
 	switch e.Kind {
 	case EvCrash, EvRestart, EvPause, EvResume, EvClock, EvSetting, EvPhase, EvNote:
 		return true
@@ -76,11 +76,11 @@ func Teaches(e Event) bool {
 	return false
 }
 
-// Frames reports whether e, which Teaches, frames what a lease is for rather than being it: a
+// frames reports whether e, which teaches, frames what a lease is for rather than being it: a
 // pause and a wake-up, a restart, a setting, a phase, a note, a claim blocked by a live lease. A
 // long run has many of them (a free run pauses workers again and again); they have a budget of
 // their own, so that they never crowd out a crash or a reclaim.
-func Frames(e Event) bool {
+func frames(e Event) bool {
 	switch e.Kind {
 	case EvPause, EvResume, EvRestart, EvSetting, EvPhase, EvNote:
 		return true
@@ -105,10 +105,10 @@ func (p *HandoutPlan) Shows(e Event) bool {
 	if e.Seq <= handoutHead {
 		return true
 	}
-	if !Teaches(e) {
+	if !teaches(e) {
 		return false
 	}
-	if Frames(e) {
+	if frames(e) {
 		if p.framed >= handoutFrame {
 			return false
 		}
@@ -131,7 +131,7 @@ func (p *HandoutPlan) Shows(e Event) bool {
 	return true
 }
 
-// RecordMoments makes the session read the outbox table right after every event IsMoment
+// RecordMoments makes the session read the outbox table right after every event isMoment
 // picks that the handout shows, for the transcript (Moments). Turn it on before the first
 // action; it costs one read of the table per such event, on the database's reader, and at
 // most handoutHead + handoutTeach + handoutFrame of them are read and kept, each of at most handoutExcerpt
@@ -146,7 +146,7 @@ func (s *Session) RecordMoments() {
 	m, db := s.env.moments, s.db
 	s.ledger.onRecord = func(e Event) {
 		m.mu.Lock()
-		want := m.plan.Shows(e) && IsMoment(e)
+		want := m.plan.Shows(e) && isMoment(e)
 		m.mu.Unlock()
 		if !want {
 			return

@@ -18,14 +18,14 @@ const (
 	// stallActions is how many actions of run steps may follow one another without a finalize
 	// committing. A healthy run commits every few actions (every lesson, each way, stays far below).
 	stallActions = 10_000
-	// MaxSessionActions bounds every action of a session together: a million messages need
+	// maxSessionActions bounds every action of a session together: a million messages need
 	// about four million.
-	MaxSessionActions = 10_000_000
+	maxSessionActions = 10_000_000
 )
 
 // watchdog is called after each action of a run step (run, A run): it ends the run when no
 // finalize has committed for stallActions actions, or when the session has taken
-// MaxSessionActions.
+// maxSessionActions.
 func (s *Session) watchdog() error {
 	if c := s.ledger.committedCount(); c != s.progressCommits {
 		s.progressCommits, s.sinceProgress = c, 0
@@ -36,7 +36,7 @@ func (s *Session) watchdog() error {
 	case s.sinceProgress >= stallActions:
 		return fmt.Errorf("%w: no message finalized in the last %d actions (%d finalized in all); "+
 			"workers interrupted too often, or a lease shorter than the work, keep any from finishing", ErrNoProgress, stallActions, s.progressCommits)
-	case s.actions >= MaxSessionActions:
+	case s.actions >= maxSessionActions:
 		return fmt.Errorf("%w: the session has taken %d actions, the most any run may take", ErrNoProgress, s.actions)
 	}
 	return nil

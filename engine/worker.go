@@ -244,9 +244,9 @@ func (w *Worker) Step(ctx context.Context) (ev Event, acted bool, err error) {
 	return w.Do(ctx, ActNone, "")
 }
 
-// OutcomeBusy marks the empty event Do returns when SQLite stayed busy past busy_timeout: nothing
+// outcomeBusy marks the empty event Do returns when SQLite stayed busy past busy_timeout: nothing
 // happened and the action may be retried.
-const OutcomeBusy = "busy"
+const outcomeBusy = "busy"
 
 // ErrNotNow is returned when a script asks a worker for an action its state does not allow.
 var ErrNotNow = errors.New("action not possible now")
@@ -294,7 +294,7 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	ev.Trace = w.traceStop(tr)
 	if errors.Is(err, ErrBusy) {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.BusyRetries++ })
-		return Event{Outcome: OutcomeBusy}, false, nil
+		return Event{Outcome: outcomeBusy}, false, nil
 	}
 	if err != nil {
 		return Event{}, false, err
