@@ -214,7 +214,7 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 	}
 	rows := safeRows(msg.rows) // any process can write these values: shown escaped
 	m.holders = holdersOf(rows, msg.at)
-	f := &frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: rows, Watch: true}
+	f := &frame{Frame: engine.Frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: rows}, Watch: true}
 	f.Settings.Lease = m.lease
 	for _, h := range m.holders {
 		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})

@@ -28,13 +28,13 @@ func TestTitleFollowsTheOverrides(t *testing.T) {
 // ones for all, though one worker's long counts would fit and another's would not.
 func TestWorkerLinesShareOneFormat(t *testing.T) {
 	st := DefaultStyles(nil)
-	f := &frame{
+	f := &frame{Frame: engine.Frame{
 		Workers: []engine.WorkerView{{Name: "Worker-A", State: "claimed PAY-001"}, {Name: "Worker-B", State: "idle"}},
 		Ledgers: []engine.WorkerLedger{
 			{ClaimsWon: 1},
 			{ClaimsWon: 12, ClaimsBlocked: 30, Reclaims: 4, ProcessingAttempts: 12, Finalized: 11, RejectedFinalizes: 1, Crashes: 2},
 		},
-	}
+	}}
 	for _, w := range []int{100, 110, 120, 160} {
 		lines := workersPane{}.view(f, changes{}, &st, w, true, 2)
 		var long, short int

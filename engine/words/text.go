@@ -172,8 +172,8 @@ func ownership(r *engine.Report, b *strings.Builder) {
 			who += fmt.Sprintf("  (%d×)", len(by))
 		}
 		// Row values come from a database any process can write: printed escaped.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", Escape(row.IdempotencyKey), Escape(row.Status), orNone(Escape(row.LockedBy)),
-			clockOrNull(row.LockedUntil), clockOrNull(row.ProcessedAt), Escape(row.PaymentStatus), orNone(Escape(row.TransactionID)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", Escape(row.IdempotencyKey), Escape(row.Status), orNull(Escape(row.LockedBy)),
+			clockOrNull(row.LockedUntil), clockOrNull(row.ProcessedAt), Escape(row.PaymentStatus), orNull(Escape(row.TransactionID)),
 			row.Attempts, row.LeaseVersion, who)
 	}
 	tw.Flush()

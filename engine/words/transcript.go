@@ -276,8 +276,8 @@ func mdRows(b *strings.Builder, rows []engine.Row) {
 	b.WriteString("|---:|---|---|---|---|---:|---:|---|---|\n")
 	for _, row := range rows {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d | %d | %s | %s |\n", row.ID, md(row.IdempotencyKey), md(row.Status),
-			md(orNone(row.LockedBy)), clockOrNull(row.LockedUntil), row.LeaseVersion, row.Attempts,
-			md(row.PaymentStatus), md(orNone(row.TransactionID)))
+			md(orNull(row.LockedBy)), clockOrNull(row.LockedUntil), row.LeaseVersion, row.Attempts,
+			md(row.PaymentStatus), md(orNull(row.TransactionID)))
 	}
 	if len(rows) == 0 {
 		b.WriteString("| | (no rows) | | | | | | | |\n")

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Frame is a session read back at one instant, after a command: the rows as the database holds
+// them and a copy of the session's memory. It is the engine's read model of a session: the lab
+// draws frames and nothing else, so the screen never shows a copy of the outbox kept aside.
+type Frame struct {
+	Name     string // scenario name
+	Title    string
+	Explain  []string
+	DBPath   string
+	Settings Settings
+	Teaches  string // the toggle the lesson is about, if any
+	// RowLocks: the database locks rows (PostgreSQL), so skip-locked is a toggle of this lab.
+	RowLocks bool
+	Now      time.Time
+
+	Rows     []Row
+	Workers  []WorkerView
+	Ledgers  []WorkerLedger // one per worker, in the order of Workers
+	Total    WorkerLedger
+	Attempts map[string][]Attempt // processing attempts per message key
+
+	Events     []Event // the latest events, oldest first
+	EventCount int
+
+	Summary *Summary
+	Done    bool
+
+	ScriptIndex, ScriptTotal int
+	// NextTimer is the earliest time at which a worker will have something to do without anyone
+	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
+	NextTimer time.Time
+}
+
+// Snapshot reads the session's frame, with the latest events (at most that many): the rows
+// and the counts from the database, the rest from the session's memory. It does I/O. Like every
+// Session method, it is not safe to call while a command runs.
+func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
+	rows, err := s.db.Snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the outbox: %w", err)
+	}
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("summarize: %w", err)
+	}
+	led := s.ledger
+	f := &Frame{
+		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
+		DBPath: s.db.Path(), Settings: s.Settings(),
+		Teaches: s.Scenario.Teaches, RowLocks: HasRowLocks(s.db), Now: s.clock.Now(),
+		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
+		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
+	}
+	f.Events = led.EventsSince(max(0, f.EventCount-events))
+	_, f.ScriptIndex, f.ScriptTotal = s.ScriptPosition()
+	for _, w := range s.workers {
+		v := w.View()
+		f.Workers = append(f.Workers, v)
+		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
+	}
+	f.NextTimer = s.NextTimer()
+	return f, nil
+}
