@@ -34,14 +34,22 @@ func loadScenario(t testing.TB, name, text string) *engine.Scenario {
 }
 
 // session opens a fresh database file and a session on it.
-func session(t testing.TB, sc *engine.Scenario) *engine.Session {
+func session(t testing.TB, sc *engine.Scenario) *engine.Session { return sessionWith(t, sc, nil) }
+
+// sessionWith is session opened with opt (nil: NewSession's options).
+func sessionWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions) *engine.Session {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "leaselab.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.NewSession(ctx, sc, db)
+	var s *engine.Session
+	if opt == nil {
+		s, err = engine.NewSession(ctx, sc, db)
+	} else {
+		s, err = engine.NewSessionWith(ctx, sc, db, *opt)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +62,13 @@ func session(t testing.TB, sc *engine.Scenario) *engine.Session {
 
 func runToEnd(t testing.TB, sc *engine.Scenario) (*engine.Session, *engine.Summary) {
 	t.Helper()
-	s := session(t, sc)
+	return runToEndWith(t, sc, nil)
+}
+
+// runToEndWith is runToEnd on a session opened with opt (nil: NewSession's options).
+func runToEndWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions) (*engine.Session, *engine.Summary) {
+	t.Helper()
+	s := sessionWith(t, sc, opt)
 	ctx := context.Background()
 	if err := s.RunToEnd(ctx); err != nil {
 		t.Fatal(err)
@@ -134,7 +148,7 @@ func TestFreeRunningWorkers(t *testing.T) {
 	for _, leasing := range []bool{true, false} {
 		t.Run(fmt.Sprintf("leasing=%v", leasing), func(t *testing.T) {
 			sc := loadScenario(t, "", fmt.Sprintf("name: free\nmessages: 500\nworkers: 8\nlease: 30s\nleasing: %v\nsteps:\n  concurrent\n", engine.OnOff(leasing)))
-			_, sum := runToEndWith(t, sc, engine.SessionOptions{Seed: true}) // no provider latency: 4,000 calls without leasing
+			_, sum := runToEndWith(t, sc, &engine.SessionOptions{Seed: true}) // no provider latency: 4,000 calls without leasing
 			if sum.UniqueProcessed != 500 || sum.Outbox.Processed != 500 || sum.Lost != 0 {
 				t.Fatalf("unique %d, processed %d, lost %d", sum.UniqueProcessed, sum.Outbox.Processed, sum.Lost)
 			}

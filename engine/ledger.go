@@ -86,19 +86,16 @@ func (l *Ledger) commit(key string) {
 	l.committed++
 }
 
-// committedCount is how many finalizes committed, all messages together: the runs' progress.
-func (l *Ledger) committedCount() int {
+// progress is how many finalizes committed, all messages together (the runs' progress), and
+// how many messages have had one.
+func (l *Ledger) progress() (committed, finished int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.committed
+	return l.committed, l.finished
 }
 
 // FinishedCount is how many messages have had a finalize committed.
-func (l *Ledger) FinishedCount() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.finished
-}
+func (l *Ledger) FinishedCount() int { _, n := l.progress(); return n }
 
 // Commits returns the committed finalizes per message key: how often an outcome was written.
 // It builds a map of every message; the reports count from the ledger without it.

@@ -126,6 +126,14 @@ func (o ClaimOutcome) String() string {
 	return "unknown"
 }
 
+// requestTimes is a request's Times: its fixed now and until, or with a clock one reading of it.
+func requestTimes(now, until time.Time, clock func() time.Time, lease time.Duration) (time.Time, time.Time) {
+	if clock == nil {
+		return now, until
+	}
+	return wallTimes(clock, lease)
+}
+
 // wallTimes is Times for a request with a clock: one reading, now truncated and the lease end
 // rounded up to the millisecond, as stored.
 func wallTimes(clock func() time.Time, lease time.Duration) (now, until time.Time) {
@@ -159,10 +167,7 @@ type ClaimRequest struct {
 // Times is the claim's now and lease end: Now and Until, or with Clock one reading of it (see
 // the package documentation, "Time in a request"). A store calls it once per request, inside the transaction, after the lock is held.
 func (r ClaimRequest) Times() (now, until time.Time) {
-	if r.Clock == nil {
-		return r.Now, r.Until
-	}
-	return wallTimes(r.Clock, r.Lease)
+	return requestTimes(r.Now, r.Until, r.Clock, r.Lease)
 }
 
 // ClaimResult is what a claim transaction saw and did.
@@ -214,10 +219,7 @@ type TakeRequest struct {
 
 // Times is the take's now and lease end, as ClaimRequest.Times.
 func (r TakeRequest) Times() (now, until time.Time) {
-	if r.Clock == nil {
-		return r.Now, r.Until
-	}
-	return wallTimes(r.Clock, r.Lease)
+	return requestTimes(r.Now, r.Until, r.Clock, r.Lease)
 }
 
 // TakeResult is what an unconditional take wrote.
@@ -240,10 +242,7 @@ type RenewRequest struct {
 
 // Times is the renewal's now and new lease end, as ClaimRequest.Times.
 func (r RenewRequest) Times() (now, until time.Time) {
-	if r.Clock == nil {
-		return r.Now, r.Until
-	}
-	return wallTimes(r.Clock, r.Lease)
+	return requestTimes(r.Now, r.Until, r.Clock, r.Lease)
 }
 
 // RenewResult is what a renewal did.

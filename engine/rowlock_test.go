@@ -11,30 +11,6 @@ import (
 	"leaselab/engine/scenario"
 )
 
-// The scenario keys of the skip-locked lesson, and their errors with file:line.
-func TestParseRowLockKeys(t *testing.T) {
-	sc, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nbackend: postgres\nskip-locked: off\nlock-timeout: 250ms\nsteps:\n  A lock\n  A step\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sc.Backend != BackendPostgres || sc.Settings.SkipLocked || sc.Settings.LockTimeout != 250*time.Millisecond || sc.Steps[0].Action != ActLock {
-		t.Fatalf("parsed %+v %+v", sc.Settings, sc.Steps[0])
-	}
-	if !strings.Contains(sc.Settings.Describe(), "skip-locked=off lock-timeout=250ms") {
-		t.Fatalf("describe: %s", sc.Settings.Describe())
-	}
-	for _, c := range []struct{ line, want string }{
-		{"backend: mysql", "x.scenario:4: bad backend \"mysql\""},
-		{"lock-timeout: 0s", "x.scenario:4: bad duration for lock-timeout: want at least 1ms"},
-		{"skip-locked: maybe", "x.scenario:4: bad skip-locked"},
-	} {
-		_, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\n"+c.line+"\nsteps:\n  A step\n"))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.line, err, c.want)
-		}
-	}
-}
-
 // A lock step needs a database with row locks: on SQLite it is refused, and says why.
 func TestLockStepNeedsRowLocks(t *testing.T) {
 	sc, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nsteps:\n  A lock\n"))

@@ -130,18 +130,17 @@ func (s *Session) Ledger() *Ledger { return s.ledger }
 func (s *Session) Workers() []*Worker { return s.workers }
 
 // Settings returns the current settings.
-func (s *Session) Settings() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings
-}
+func (s *Session) Settings() Settings { now, _ := s.bothSettings(); return now }
 
 // InitialSettings are the settings the session started with: after flags, and after toggles
 // switched before any worker acted.
-func (s *Session) InitialSettings() Settings {
+func (s *Session) InitialSettings() Settings { _, initial := s.bothSettings(); return initial }
+
+// bothSettings are the current settings and the initial ones.
+func (s *Session) bothSettings() (now, initial Settings) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.initial
+	return s.settings, s.initial
 }
 
 // started reports whether any worker has taken an action yet.

@@ -27,7 +27,7 @@ const (
 // finalize has committed for stallActions actions, or when the session has taken
 // maxSessionActions.
 func (s *Session) watchdog() error {
-	if c := s.ledger.committedCount(); c != s.progressCommits {
+	if c, _ := s.ledger.progress(); c != s.progressCommits {
 		s.progressCommits, s.sinceProgress = c, 0
 	} else {
 		s.sinceProgress++

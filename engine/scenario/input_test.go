@@ -1,15 +1,13 @@
-package engine_test
+package scenario_test
 
 import (
 	"errors"
 	"fmt"
+	"leaselab/engine"
+	"leaselab/engine/scenario"
 	"strings"
 	"testing"
 	"time"
-
-	"leaselab/engine"
-	"leaselab/engine/scenario"
-	"leaselab/engine/words"
 )
 
 // parseErr parses text and returns its ParseError, failing when it parses.
@@ -22,8 +20,6 @@ func parseErr(t *testing.T, text string) *scenario.ParseError {
 	}
 	return pe
 }
-
-const lfScenario = "name: ends\ntitle: Line ends\nexplain: one\nexplain: two\nmessages: 2\nsteps:\n  A claim\n  run\nexpect:\n  outbox.processed = 2\n"
 
 // A BOM, CRLF and CR-only line ends read as the LF file does, line numbers included.
 func TestParseLineEndingsAndBOM(t *testing.T) {
@@ -80,26 +76,6 @@ func TestParseRefusesControlCharacters(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"Worker-A":             "Worker-A",
-		"PAY-001 → Worker-B ✅": "PAY-001 → Worker-B ✅",
-		`back\slash`:           `back\slash`,
-		"a\x1b[2Jb":            `a\x1b[2Jb`,
-		"bell\x07\\":           `bell\x07\\`,
-		"nul\x00":              `nul\x00`,
-		"c1\u009b":             `c1\u009b`,
-		"bidi\u202e":           `bidi\u202e`,
-		"bad\xffutf8":          `bad\xffutf8`,
-		"tab\tkept":            "tab\tkept",
-		"new\nline":            `new\x0aline`,
-	} {
-		if got := words.Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // One lease range for files, set steps and flags; the heartbeat rule only when it matters.
 func TestOneLeaseRange(t *testing.T) {
 	for _, c := range []struct {
@@ -114,7 +90,7 @@ func TestOneLeaseRange(t *testing.T) {
 		text := fmt.Sprintf("name: x\nlease: %s\n", c.d)
 		_, ferr := scenario.Parse("l", []byte(text))
 		_, serr := scenario.Parse("l", []byte(fmt.Sprintf("name: x\nsteps:\n  set lease %s\n", c.d)))
-		sc := loadScenario(t, "", "name: x\n")
+		sc := mustParse(t, "name: x\n")
 		aerr := sc.Apply(engine.Overrides{Lease: c.d})
 		if c.d == 0 {
 			aerr = errors.New("0 means: as declared") // Overrides treats 0 as unset; flags.go refuses it
@@ -124,7 +100,7 @@ func TestOneLeaseRange(t *testing.T) {
 		}
 	}
 	// lease: 1ms without a heartbeat is a lease, not a heartbeat error.
-	sc := loadScenario(t, "", "name: x\nlease: 1ms\n")
+	sc := mustParse(t, "name: x\nlease: 1ms\n")
 	if sc.Settings.Lease != time.Millisecond {
 		t.Fatalf("lease %s", sc.Settings.Lease)
 	}
@@ -139,11 +115,11 @@ func TestOneLeaseRange(t *testing.T) {
 		t.Errorf("heartbeat-every 600ms: %v", pe)
 	}
 	// --heartbeat=true on a 1ms lease is refused by Apply; on 2ms it fits a 1ms heartbeat.
-	sc = loadScenario(t, "", "name: x\nlease: 1ms\n")
+	sc = mustParse(t, "name: x\nlease: 1ms\n")
 	if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: true}}); err == nil {
 		t.Error("--heartbeat on a 1ms lease accepted")
 	}
-	sc = loadScenario(t, "", "name: x\nlease: 2ms\n")
+	sc = mustParse(t, "name: x\nlease: 2ms\n")
 	if err := sc.Apply(engine.Overrides{Toggles: map[string]bool{engine.ToggleHeartbeat: true}}); err != nil || sc.Settings.HeartbeatEvery != time.Millisecond {
 		t.Errorf("--heartbeat on 2ms: %v, every %s", err, sc.Settings.HeartbeatEvery)
 	}
@@ -188,23 +164,38 @@ func TestParseBoundsTheWork(t *testing.T) {
 	}
 }
 
-// The report prints what the database holds escaped: a LockedBy (or a key) that another
-// process wrote with terminal escapes reaches the report, and stdout, as visible text.
-func TestReportEscapesDatabaseValues(t *testing.T) {
-	rep := &engine.Report{Summary: &engine.Summary{Scenario: "x"},
-		Rows:   []engine.Row{{ID: 1, IdempotencyKey: "PAY-\x1b[31m", Status: engine.StatusProcessing, LockedBy: "Ev\x1b]0;x\x07", TransactionID: "tx\u009b"}},
-		Events: []engine.Event{{Seq: 1, Kind: engine.EvClaim, Text: "Worker-A claim BLOCKED: PAY-001 is leased by Ev\x1b]0;x\x07"}}}
-	var b strings.Builder
-	if err := words.WriteText(&b, rep); err != nil {
+// The scenario keys of the skip-locked lesson, and their errors with file:line.
+func TestParseRowLockKeys(t *testing.T) {
+	sc, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\nbackend: postgres\nskip-locked: off\nlock-timeout: 250ms\nsteps:\n  A lock\n  A step\n"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := b.String()
-	if strings.ContainsAny(out, "\x1b\x07\u009b") {
-		t.Fatalf("raw control characters in the report:\n%q", out)
+	if sc.Backend != engine.BackendPostgres || sc.Settings.SkipLocked || sc.Settings.LockTimeout != 250*time.Millisecond || sc.Steps[0].Action != engine.ActLock {
+		t.Fatalf("parsed %+v %+v", sc.Settings, sc.Steps[0])
 	}
-	for _, want := range []string{`PAY-\x1b[31m`, `Ev\x1b]0;x\x07`, `tx\u009b`, `leased by Ev\x1b]0;x\x07`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q", want)
+	if !strings.Contains(sc.Settings.Describe(), "skip-locked=off lock-timeout=250ms") {
+		t.Fatalf("describe: %s", sc.Settings.Describe())
+	}
+	for _, c := range []struct{ line, want string }{
+		{"backend: mysql", "x.scenario:4: bad backend \"mysql\""},
+		{"lock-timeout: 0s", "x.scenario:4: bad duration for lock-timeout: want at least 1ms"},
+		{"skip-locked: maybe", "x.scenario:4: bad skip-locked"},
+	} {
+		_, err := scenario.Parse("x.scenario", []byte("name: x\nmessages: 1\nworkers: A\n"+c.line+"\nsteps:\n  A step\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.line, err, c.want)
 		}
 	}
 }
+
+// mustParse parses text, failing the test when it does not parse.
+func mustParse(t *testing.T, text string) *engine.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("test.scenario", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+const lfScenario = "name: ends\ntitle: Line ends\nexplain: one\nexplain: two\nmessages: 2\nsteps:\n  A claim\n  run\nexpect:\n  outbox.processed = 2\n"

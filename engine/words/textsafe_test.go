@@ -1,0 +1,23 @@
+package words
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"Worker-A":             "Worker-A",
+		"PAY-001 → Worker-B ✅": "PAY-001 → Worker-B ✅",
+		`back\slash`:           `back\slash`,
+		"a\x1b[2Jb":            `a\x1b[2Jb`,
+		"bell\x07\\":           `bell\x07\\`,
+		"nul\x00":              `nul\x00`,
+		"c1\u009b":             `c1\u009b`,
+		"bidi\u202e":           `bidi\u202e`,
+		"bad\xffutf8":          `bad\xffutf8`,
+		"tab\tkept":            "tab\tkept",
+		"new\nline":            `new\x0aline`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
