@@ -13,12 +13,7 @@ import (
 // values back to the same place.
 func TestCommandsFlipAndRecord(t *testing.T) {
 	ctx := context.Background()
-	r := newRebuilder(t, "playground")
-	s, err := r.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := engine.NewHistory(s, r.open)
+	s, h, _ := openHistory(t, "playground")
 	was, _ := s.Settings().Get(engine.ToggleFencing)
 	for i, want := range []bool{!was, was} {
 		do(t, h, engine.CmdToggle{Name: engine.ToggleFencing})

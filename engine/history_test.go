@@ -29,6 +29,17 @@ func newRebuilder(t testing.TB, name string) *rebuilder {
 	return r
 }
 
+// openHistory opens a session of the built-in scenario name on a fresh database and starts its
+// history, which rebuilds it on the same file.
+func openHistory(t testing.TB, name string) (*engine.Session, *engine.History, *rebuilder) {
+	r := newRebuilder(t, name)
+	s, err := r.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, engine.NewHistory(s, r.open), r
+}
+
 func (r *rebuilder) close() {
 	if r.sess != nil {
 		r.sess.Close()
@@ -99,12 +110,7 @@ func do(t testing.TB, h *engine.History, c engine.Command) {
 // must show the same rows, ledgers and events as the first time, byte for byte.
 func TestHistoryBackThenForward(t *testing.T) {
 	ctx := context.Background()
-	r := newRebuilder(t, "stale-owner")
-	s, err := r.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := engine.NewHistory(s, r.open)
+	s, h, r := openHistory(t, "stale-owner")
 	pics := []string{picture(t, s)}
 	moves := []engine.Command{engine.CmdNext{}, engine.CmdNext{}, engine.CmdClock{Delta: 100e6},
 		engine.CmdNext{}, engine.CmdToggle{Name: engine.ToggleFencing}}
@@ -202,12 +208,7 @@ func TestHistoryConcurrentPhase(t *testing.T) {
 // (the playground: a fresh file, the seed, and 100 recorded moves replayed).
 func BenchmarkHistoryReplay100(b *testing.B) {
 	ctx := context.Background()
-	r := newRebuilder(b, "playground")
-	s, err := r.open(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := engine.NewHistory(s, r.open)
+	_, h, _ := openHistory(b, "playground")
 	for i := 0; h.Len() < 100; i++ {
 		var m engine.Command = engine.CmdNext{}
 		switch {

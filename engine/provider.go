@@ -81,17 +81,7 @@ func (p *Provider) CheckPaymentStatus(key string) ProviderResult {
 
 // Calls returns the number of status checks per key. It builds a map of every key called;
 // CallsFor and CallCounts count without it.
-func (p *Provider) Calls() map[string]int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := map[string]int{}
-	p.calls.each(func(k keyRef, c *uint32) {
-		if *c > 0 {
-			out[k.String()] = int(*c)
-		}
-	})
-	return out
-}
+func (p *Provider) Calls() map[string]int { return p.calledMore(0) }
 
 // CallsFor is the number of status checks for key.
 func (p *Provider) CallsFor(key string) int {
@@ -109,12 +99,15 @@ func (p *Provider) CallCounts() (calls, keys, again int) {
 }
 
 // calledAgain returns the keys called more than once, with their calls.
-func (p *Provider) calledAgain() map[string]int {
+func (p *Provider) calledAgain() map[string]int { return p.calledMore(1) }
+
+// calledMore returns the keys called more than n times, with their calls.
+func (p *Provider) calledMore(n uint32) map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
 	p.calls.each(func(k keyRef, c *uint32) {
-		if *c > 1 {
+		if *c > n {
 			out[k.String()] = int(*c)
 		}
 	})

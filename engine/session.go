@@ -264,25 +264,21 @@ func (s *Session) Crash(i int) (Event, error) {
 
 // Restart gives crashed worker i a new connection and empty memory.
 func (s *Session) Restart(ctx context.Context, i int) (Event, error) {
-	w, err := s.worker(i)
-	if err != nil {
-		return Event{}, err
-	}
-	ev, err := w.restart(ctx)
-	if err != nil {
-		return ev, err
-	}
-	ev.Worker = w.Name
-	return s.event(ev), nil
+	return s.byWorker(i, func(w *Worker) (Event, error) { return w.restart(ctx) })
 }
 
 // SetPaused pauses or wakes worker i.
 func (s *Session) SetPaused(i int, paused bool) (Event, error) {
+	return s.byWorker(i, func(w *Worker) (Event, error) { return w.setPaused(paused) })
+}
+
+// byWorker does do to worker i and records the event it returns, as that worker's.
+func (s *Session) byWorker(i int, do func(w *Worker) (Event, error)) (Event, error) {
 	w, err := s.worker(i)
 	if err != nil {
 		return Event{}, err
 	}
-	ev, err := w.setPaused(paused)
+	ev, err := do(w)
 	if err != nil {
 		return ev, err
 	}

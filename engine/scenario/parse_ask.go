@@ -149,21 +149,9 @@ func (p *parser) answerRule(n int, q *engine.Question, rest string) (engine.Answ
 			r.Throughout = true
 			continue
 		}
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			return r, p.errf(n, "when: want TOGGLE=on|off, got %q: %s", c, ruleForm)
+		if err := p.condition(n, "when", c, ruleForm, r.When); err != nil {
+			return r, err
 		}
-		if _, err := p.sc.Settings.Get(k); err != nil {
-			return r, p.errf(n, "when: %v", err)
-		}
-		on, err := engine.ParseOnOff(v)
-		if err != nil {
-			return r, p.errf(n, "when %s: %v", k, err)
-		}
-		if _, dup := r.When[k]; dup {
-			return r, p.errf(n, "when: %s named twice", k)
-		}
-		r.When[k] = on
 	}
 	if len(r.When) == 0 {
 		return r, p.errf(n, "when: name at least one toggle: %s", ruleForm)

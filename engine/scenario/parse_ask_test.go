@@ -11,16 +11,13 @@ import (
 const askHead = "name: q\nworkers: A B\nsteps:\n"
 
 func TestParseAsk(t *testing.T) {
-	sc, err := scenario.Parse("q.scenario", []byte(askHead+
+	sc := mustParse(t, askHead+
 		"  A claim PAY-001\n"+
 		"  ask: Who owns PAY-001 after this step? | Worker-A | Worker-B | nobody = Worker-B   # a comment\n"+
 		"  because: Worker-A's lease ran out, so Worker-B's claim took it over.\n"+
 		"  B claim PAY-001\n"+
 		"  ask: Does the finalize commit? | LockedBy=A | no = no\n"+
-		"  A finalize\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+		"  A finalize\n")
 	if len(sc.Steps) != 3 || sc.Questions() != 2 {
 		t.Fatalf("%d steps, %d questions; want 3 and 2", len(sc.Steps), sc.Questions())
 	}
@@ -63,17 +60,14 @@ func TestParseAskErrors(t *testing.T) {
 // A question's "when" lines give its answer under other settings, or skip it; the first that
 // holds decides, and "throughout" also needs the toggle so when the run began.
 func TestAskAnswerRules(t *testing.T) {
-	sc, err := scenario.Parse("q.scenario", []byte(askHead+
+	sc := mustParse(t, askHead+
 		"  ask: Rows changed? | 1 | 0 = 0\n"+
 		"  because: guarded.\n"+
 		"  when leasing=off: skip: nothing was claimed\n"+
 		"  when ownership-check=off: = 1\n"+
 		"  because: unguarded.\n"+
 		"  when fencing=on throughout: = 1\n"+
-		"  A finalize\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+		"  A finalize\n")
 	q := sc.Steps[0].Ask
 	def := engine.DefaultSettings()
 	with := func(name string, on bool) engine.Settings {

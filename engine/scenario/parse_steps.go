@@ -219,23 +219,35 @@ func (p *parser) expectHeader(n int, head string) (engine.ExpectBlock, error) {
 		return b, p.errf(n, "want \"expect:\" or \"expect when TOGGLE=on|off:\", got %q", head+":")
 	}
 	for _, c := range strings.Fields(conds) {
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			return b, p.errf(n, "expect when: want TOGGLE=on|off, got %q", c)
+		if err := p.condition(n, "expect when", c, "", b.When); err != nil {
+			return b, err
 		}
-		if _, err := p.sc.Settings.Get(k); err != nil {
-			return b, p.errf(n, "expect when: %v", err)
-		}
-		on, err := engine.ParseOnOff(v)
-		if err != nil {
-			return b, p.errf(n, "expect when %s: %v", k, err)
-		}
-		if _, dup := b.When[k]; dup {
-			return b, p.errf(n, "expect when: %s named twice", k)
-		}
-		b.When[k] = on
 	}
 	return b, nil
+}
+
+// condition parses c, one TOGGLE=on|off of a "when", into when. what names the line in its
+// errors ("when", "expect when"); form, when set, follows the error of a malformed condition.
+func (p *parser) condition(n int, what, c, form string, when map[string]bool) error {
+	k, v, ok := strings.Cut(c, "=")
+	switch {
+	case !ok && form != "":
+		return p.errf(n, "%s: want TOGGLE=on|off, got %q: %s", what, c, form)
+	case !ok:
+		return p.errf(n, "%s: want TOGGLE=on|off, got %q", what, c)
+	}
+	if _, err := p.sc.Settings.Get(k); err != nil {
+		return p.errf(n, "%s: %v", what, err)
+	}
+	on, err := engine.ParseOnOff(v)
+	if err != nil {
+		return p.errf(n, "%s %s: %v", what, k, err)
+	}
+	if _, dup := when[k]; dup {
+		return p.errf(n, "%s: %s named twice", what, k)
+	}
+	when[k] = on
+	return nil
 }
 
 var expectOps = []string{"!=", "<=", ">=", "=", "<", ">"}
