@@ -55,14 +55,14 @@ func FormatClock(t time.Time) string {
 }
 
 // Wall is real time, for what the engine does in real time rather than on the scenario clock:
-// a stress run's elapsed time and its workers' pauses, a concurrent step's provider latency, a
-// busy database's retry. Callers inject it (stress.Config.Wall, SessionOptions.Sleep);
-// SystemWall is the operating system's, the one place the engine reads time.Now or waits on a
-// timer of its own.
+// a stress run's elapsed time and its workers' pauses, a serving worker's pace and polls, a
+// concurrent step's provider latency, a busy database's retry. Callers inject it
+// (stress.Config.Wall, ServeOptions.Wall, SessionOptions.Sleep); SystemWall is the operating
+// system's, the one place the engine reads time.Now or starts a timer of its own.
 type Wall interface {
 	Now() time.Time
-	// Sleep waits for d, or until ctx ends.
-	Sleep(ctx context.Context, d time.Duration)
+	// After sends the time on the channel it returns once d has passed.
+	After(d time.Duration) <-chan time.Time
 }
 
 // SystemWall is the operating system's clock and timers.
@@ -71,12 +71,16 @@ type SystemWall struct{}
 // Now is the time of day.
 func (SystemWall) Now() time.Time { return time.Now() }
 
-// Sleep waits for d on a timer, or until ctx ends.
-func (SystemWall) Sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// After is time.After.
+func (SystemWall) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Sleep waits for d, or until ctx ends: SessionOptions.Sleep when none is given.
+func (w SystemWall) Sleep(ctx context.Context, d time.Duration) { sleep(ctx, w, d) }
+
+// sleep waits on w for d, or until ctx ends.
+func sleep(ctx context.Context, w Wall, d time.Duration) {
 	select {
 	case <-ctx.Done():
-	case <-t.C:
+	case <-w.After(d):
 	}
 }

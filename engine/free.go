@@ -30,6 +30,8 @@ type ServeOptions struct {
 	// and its finalize, so that the row is not left Processing under a lease nobody will
 	// finish. It never claims again. A stop through the stop channel does not finish.
 	Finish time.Duration
+	// Wall is the real time the worker waits on (its pace and its polls); nil: SystemWall.
+	Wall Wall
 }
 
 // Serve runs w continuously: one action after another, polling when there is nothing to do,
@@ -38,6 +40,9 @@ type ServeOptions struct {
 func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptions) error {
 	if opt.Poll <= 0 {
 		opt.Poll = 5 * time.Millisecond
+	}
+	if opt.Wall == nil {
+		opt.Wall = SystemWall{}
 	}
 	for {
 		select {
@@ -88,15 +93,12 @@ func (w *Worker) Serve(ctx context.Context, stop <-chan struct{}, opt ServeOptio
 			wait = max(opt.Poll, opt.Pace) // nothing to do: poll again later, not in a busy loop
 		}
 		if wait > 0 {
-			t := time.NewTimer(wait)
 			select {
 			case <-stop:
-				t.Stop()
 				return nil
 			case <-ctx.Done():
-				t.Stop()
 				return w.finish(opt)
-			case <-t.C:
+			case <-opt.Wall.After(wait):
 			}
 		}
 	}
@@ -124,12 +126,8 @@ func (w *Worker) finish(opt ServeOptions) error {
 			}
 			continue
 		}
-		t := time.NewTimer(opt.Poll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if sleep(ctx, opt.Wall, opt.Poll); ctx.Err() != nil {
 			return nil
-		case <-t.C:
 		}
 	}
 	return nil

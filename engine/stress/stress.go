@@ -166,8 +166,10 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 				jumps.Add(1)
 			}
 		}
-		if wall.Sleep(ctx, 2*time.Millisecond); ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			done.Store(true)
+		case <-wall.After(2 * time.Millisecond):
 		}
 	}
 	wg.Wait()
@@ -219,7 +221,7 @@ func chaosWorker(ctx context.Context, s *engine.Session, i int, rng *rand.Rand, 
 	w := s.Workers()[i]
 	for !done.Load() && ctx.Err() == nil {
 		if !w.Runnable() {
-			cfg.Wall.Sleep(ctx, 200*time.Microsecond)
+			sleep(ctx, cfg.Wall, 200*time.Microsecond)
 			continue
 		}
 		_, acted, err := w.Step(ctx)
@@ -238,7 +240,7 @@ func chaosWorker(ctx context.Context, s *engine.Session, i int, rng *rand.Rand, 
 			if _, err := s.Crash(i); err == nil {
 				crashes.Add(1)
 			}
-			cfg.Wall.Sleep(ctx, time.Duration(rng.IntN(2000))*time.Microsecond)
+			sleep(ctx, cfg.Wall, time.Duration(rng.IntN(2000))*time.Microsecond)
 			if _, err := s.Restart(ctx, i); err != nil && ctx.Err() == nil {
 				return err
 			}
@@ -246,7 +248,7 @@ func chaosWorker(ctx context.Context, s *engine.Session, i int, rng *rand.Rand, 
 			if _, err := s.SetPaused(i, true); err == nil {
 				pauses.Add(1)
 			}
-			cfg.Wall.Sleep(ctx, time.Duration(rng.IntN(3000))*time.Microsecond)
+			sleep(ctx, cfg.Wall, time.Duration(rng.IntN(3000))*time.Microsecond)
 			s.SetPaused(i, false)
 		case r < cfg.CrashRate+cfg.PauseRate+cfg.JumpRate:
 			s.AdvanceClock(time.Duration(1+rng.Int64N(s.Settings().Lease.Milliseconds())) * time.Millisecond)
@@ -394,4 +396,12 @@ func leastShare(s *engine.Summary) float64 {
 		return 0
 	}
 	return 100 * float64(least) / float64(total)
+}
+
+// sleep waits on wall for d, or until ctx ends.
+func sleep(ctx context.Context, wall engine.Wall, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-wall.After(d):
+	}
 }
