@@ -137,14 +137,10 @@ func TestServeCommand(t *testing.T) {
 		!strings.Contains(text, "attendees type:  ssh -t -p ") {
 		t.Fatalf("start-up lines:\n%s\nstderr: %s", text, errb.String())
 	}
-	k, _, err := serve.HostKey(keyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text, serve.Fingerprint(k.PublicKey())) {
+	ts := servedAt(t, addr[1], keyPath, tmp)
+	if !strings.Contains(text, serve.Fingerprint(ts.hostPK)) {
 		t.Errorf("the printed fingerprint is not the key's: %s", text)
 	}
-	ts := &testServer{addr: addr[1], hostPK: k.PublicKey(), tmp: tmp}
 	a := ts.connect(t, dialOpts{})
 	a.waitFor("PAY-006")
 	cancel() // SIGTERM

@@ -124,12 +124,6 @@ func hashCell(before, after string) string {
 	return "sha256 " + strings.Join(parts, ", ") + " " + verdict
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 var reliabilityMu sync.Mutex
 
 // tempPath is the test's temporary folder in a message, left out of the table: the file's
