@@ -26,11 +26,6 @@ func inputFile(name, text string, extra ...string) func(t *testing.T, dir string
 	}
 }
 
-// args is a setup for a command line that names no file of its own.
-func args(a ...string) func(t *testing.T, dir string) ([]string, string) {
-	return func(t *testing.T, dir string) ([]string, string) { return a, "" }
-}
-
 // bigScript is 3,900 lines of "A step 100000": 62 KB that asked for 390 million actions.
 func bigScript() string {
 	var b strings.Builder
@@ -90,9 +85,7 @@ func TestHostileInput(t *testing.T) {
 			"name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n"),
 			code: exitExpect, msg: "hb.scenario:9: the run made no progress: no message finalized in the last 10000 actions", unchanged: true},
 		{name: "a FIFO as the scenario file", setup: fifo, code: exitUsage, msg: "is a named pipe (FIFO), not a regular file"},
-		{name: "a directory as the scenario file", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"run", dir, "--report-dir", ""}, ""
-		}, code: exitUsage, msg: "is a directory, not a regular file"},
+		{name: "a directory as the scenario file", setup: inDir("run", "DIR", "--report-dir", ""), code: exitUsage, msg: "is a directory, not a regular file"},
 		{name: "/dev/null as the scenario file", setup: args("run", "/dev/null", "--report-dir", ""),
 			code: exitUsage, msg: "is a character device"},
 		{name: "UTF-8 BOM", setup: inputFile("bom.scenario", "\uFEFF"+passing), code: exitOK, msg: "The run did what the scenario expects", unchanged: true},

@@ -14,13 +14,9 @@ import (
 func TestHostilePostgres(t *testing.T) {
 	runHostile(t, "PostgreSQL --db", []hostileCase{
 		{name: "a schema name that would need quoting", code: exitUsage, msg: `schema "Bad-Name"`,
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"run", "after", "--db", "postgres://u@127.0.0.1/db?schema=Bad-Name"}, ""
-			}},
+			setup: args("run", "after", "--db", "postgres://u@127.0.0.1/db?schema=Bad-Name")},
 		{name: "no server at the URL (with a password)", code: exitEnvError, msg: "127.0.0.1:1",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"run", "after", "--db", "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2"}, ""
-			}},
+			setup: args("run", "after", "--db", "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2")},
 		{name: "--fair-lock on PostgreSQL", code: exitUsage, msg: "--fair-lock",
 			setup: func(t *testing.T, dir string) ([]string, string) {
 				return []string{"stress", "--fair-lock", "--db", storetest.PostgresURL(t)}, ""

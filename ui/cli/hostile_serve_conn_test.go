@@ -187,9 +187,7 @@ func TestServeSilentTerminals(t *testing.T) {
 // --handshake must be a positive duration.
 func TestHostileServeHandshake(t *testing.T) {
 	runHostile(t, "serve", []hostileCase{
-		{name: "--handshake 0", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--handshake", "0", "--host-key", dir + "/key"}, ""
-		}, code: exitUsage, msg: "--handshake 0s: want a positive duration"},
+		{name: "--handshake 0", setup: inDir("serve", "--handshake", "0", "--host-key", "DIR/key"), code: exitUsage, msg: "--handshake 0s: want a positive duration"},
 	})
 }
 

@@ -146,11 +146,9 @@ func TestHostileExitCodes(t *testing.T) {
 	}
 	runHostile(t, "exit codes", []hostileCase{
 		{name: "`help extra`", code: exitUsage, msg: "help extra: want",
-			setup: func(*testing.T, string) ([]string, string) { return []string{"help", "extra"}, "" }},
+			setup: args("help", "extra")},
 		{name: "`stress --timeout 1ns` (the timeout covers the seeding)", code: exitExpect, msg: "messages unfinished (timeout)",
-			setup: func(*testing.T, string) ([]string, string) {
-				return []string{"stress", "--timeout", "1ns", "--messages", "50", "--workers", "2"}, ""
-			}},
+			setup: args("stress", "--timeout", "1ns", "--messages", "50", "--workers", "2")},
 		{name: "`--report-dir` names a file", code: exitEnvError, msg: "not a folder", unchanged: true, setup: notAFolder},
 		{name: "`--report-dir` is a dangling symbolic link", code: exitEnvError, msg: "which does not exist",
 			setup: func(t *testing.T, dir string) ([]string, string) {
@@ -345,9 +343,7 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 func TestHostileWorkerPace(t *testing.T) {
 	runHostile(t, "wall clock", []hostileCase{
 		{name: "`worker --lease 100ms --pace 200ms`", code: exitUsage, msg: "--pace 200ms: want less than --lease 100ms",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"worker", "--db", filepath.Join(dir, "x.db"), "--name", "P1", "--lease", "100ms", "--pace", "200ms"}, ""
-			}},
+			setup: inDir("worker", "--db", "DIR/x.db", "--name", "P1", "--lease", "100ms", "--pace", "200ms")},
 	})
 }
 

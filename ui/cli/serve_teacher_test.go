@@ -79,8 +79,6 @@ func TestTeacherKeyFile(t *testing.T) {
 		{name: "no key in the file", setup: func(t *testing.T, d string) ([]string, string) {
 			return []string{"serve", "--teacher-key", empty, "--host-key", filepath.Join(d, "k")}, empty
 		}, code: exitUsage, msg: "no public key in it", unchanged: true},
-		{name: "a missing file", setup: func(t *testing.T, d string) ([]string, string) {
-			return []string{"serve", "--teacher-key", filepath.Join(d, "none.pub"), "--host-key", filepath.Join(d, "k")}, ""
-		}, code: exitEnvError, msg: "--teacher-key: stat"},
+		{name: "a missing file", setup: inDir("serve", "--teacher-key", "DIR/none.pub", "--host-key", "DIR/k"), code: exitEnvError, msg: "--teacher-key: stat"},
 	})
 }
