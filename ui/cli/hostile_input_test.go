@@ -153,8 +153,10 @@ func TestHostileControlCharacters(t *testing.T) {
 }
 
 // hostileLockedBy seeds a shared database, then lets a foreign "process" claim PAY-001 under a
-// LockedBy full of terminal escapes, for 300 ms; a worker process is then blocked by it and
-// reclaims it, printing that LockedBy.
+// LockedBy full of terminal escapes, for 2 s; a worker process is then blocked by it and
+// reclaims it, printing that LockedBy. The lease is long enough that a worker started on a busy
+// machine still meets it live (with 300 ms, one started late found it expired, and was never
+// blocked).
 func hostileLockedBy(t *testing.T, dir string) ([]string, string) {
 	t.Helper()
 	path := seeded(t, dir, "shared.db", 2)
@@ -169,7 +171,7 @@ func hostileLockedBy(t *testing.T, dir string) ([]string, string) {
 	if err == nil {
 		defer conn.Close()
 		now := time.Now()
-		_, err = conn.Claim(ctx, engine.ClaimRequest{Worker: "Evil\x1b]0;pwned\x07\x1b[2J", Now: now, Until: now.Add(300 * time.Millisecond)})
+		_, err = conn.Claim(ctx, engine.ClaimRequest{Worker: "Evil\x1b]0;pwned\x07\x1b[2J", Now: now, Until: now.Add(2 * time.Second)})
 	}
 	if err != nil {
 		t.Fatalf("the foreign claim: %v", err)
