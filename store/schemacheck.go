@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"leaselab/store/internal/shared"
 )
 
 // A file is leaselab's when its schema is, object by object and column by column, what one of
@@ -207,14 +209,8 @@ func recognize(ctx context.Context, got []schemaFact) (version int, diff string,
 
 // compareSchemas counts the facts that differ between want and got and says the first in words.
 func compareSchemas(want, got []schemaFact) (int, string) {
-	index := func(fs []schemaFact) map[string]string {
-		m := map[string]string{}
-		for _, f := range fs {
-			m[f.key] = f.value
-		}
-		return m
-	}
-	w, g := index(want), index(got)
+	kv := func(f schemaFact) (string, string) { return f.key, f.value }
+	w, g := shared.Index(want, kv), shared.Index(got, kv)
 	var diffs []string
 	for _, f := range want {
 		gv, ok := g[f.key]

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // SetTrace implements engine.Tracer: with t set, every statement the connection runs is
@@ -115,11 +116,7 @@ func stmtLabel(query string) string {
 	if l, ok := stmtLabels[query]; ok {
 		return l
 	}
-	f := strings.Fields(query)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToLower(f[0])
+	return shared.Verb(query)
 }
 
 func isWrite(query string) bool {

@@ -8,6 +8,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -170,11 +171,7 @@ func pgLabel(sql string) string {
 	if strings.HasPrefix(sql, "UPDATE OutboxMessages\n   SET Status = 'Processed'") {
 		return "outbox update"
 	}
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToLower(f[0])
+	return shared.Verb(sql)
 }
 
 // pgWrite reports whether sql changes rows: an UPDATE, INSERT or DELETE, also inside a WITH.
