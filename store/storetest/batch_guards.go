@@ -40,7 +40,7 @@ func testFinalizeBatchMixedGuardsSayWhyEach(t *testing.T, be Backend) {
 	}
 	before := map[string]engine.Row{}
 	for _, k := range []string{"PAY-002", "PAY-003", "PAY-004"} {
-		before[k] = rowByKey(t, db, k)
+		before[k] = RowByKey(t, db, k)
 	}
 	reqs := make([]engine.FinalizeRequest, len(msgs))
 	for i, m := range msgs {
@@ -75,12 +75,12 @@ func testFinalizeBatchMixedGuardsSayWhyEach(t *testing.T, be Backend) {
 		}
 	}
 	for k, row := range before {
-		if after := rowByKey(t, db, k); after != row {
+		if after := RowByKey(t, db, k); after != row {
 			t.Errorf("%s changed by a finalize whose guard failed:\nbefore %+v\nafter  %+v", k, row, after)
 		}
 	}
 	for _, k := range []string{"PAY-001", "PAY-005"} {
-		if r := rowByKey(t, db, k); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_"+k {
+		if r := RowByKey(t, db, k); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_"+k {
 			t.Errorf("%s = %+v, want finalized and paid", k, r)
 		}
 	}
@@ -105,7 +105,7 @@ func testFinalizeBatchRepeatedMessageOnce(t *testing.T, be Backend) {
 	if !res[0].Committed || res[1].Committed || res[1].PriorStatus != engine.StatusProcessed || res[1].PriorOwner != "Worker-A" {
 		t.Fatalf("results = %+v, want the first committed and the second rolled back (row Processed)", res)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
+	if r := RowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
 		t.Fatalf("PAY-001 = %+v, want the first finalize's payment", r)
 	}
 }
@@ -129,7 +129,7 @@ func testFinalizeBatchResultsInRequestOrder(t *testing.T, be Backend) {
 		t.Fatalf("results = %+v, want PAY-003, PAY-001 and PAY-002 committed and PAY-003's second finalize rolled back", res)
 	}
 	for _, m := range msgs {
-		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+		if r := RowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
 			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
 		}
 	}
