@@ -176,15 +176,12 @@ func TestOtherSchemaVersion(t *testing.T) {
 func testOtherSchemaVersion(t *testing.T, version int) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := os.ReadFile(fmt.Sprintf("schema_v%d.sql", version))
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := store.KnownSchema(version)
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = raw.ExecContext(ctx, string(old)+fmt.Sprintf(`; PRAGMA application_id = 1279607123; PRAGMA user_version = %d;
+	_, err = raw.ExecContext(ctx, old+fmt.Sprintf(`; PRAGMA application_id = 1279607123; PRAGMA user_version = %d;
 		INSERT INTO Payments (IdempotencyKey, Amount, CreatedAtUtc) VALUES ('PAY-001', 100, '2026-01-15T09:00:00.000Z');
 		INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, CreatedAtUtc) VALUES ('PAY-001', 'PaymentRequested', '{}', '2026-01-15T09:00:00.000Z')`, version))
 	raw.Close()
