@@ -135,15 +135,10 @@ func traceArgs(args []any) []engine.Arg {
 	if len(args) == 0 {
 		return nil
 	}
-	out := make([]engine.Arg, len(args))
-	for i, a := range args {
-		if n, ok := a.(sql.NamedArg); ok {
-			out[i] = engine.Arg{Name: n.Name, Value: n.Value}
-		} else {
-			out[i] = engine.Arg{Name: fmt.Sprint(i + 1), Value: a}
-		}
-	}
-	return out
+	return shared.Args(args, func(a any) (engine.Arg, bool) {
+		n, ok := a.(sql.NamedArg)
+		return engine.Arg{Name: n.Name, Value: n.Value}, ok
+	})
 }
 
 // bindSQL is query on one line with its parameters (:name, or ? in order) replaced by the

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"leaselab/engine"
+	"leaselab/store/storetest"
 )
 
 // claimReq is a claim at t0 with a one-second lease; wait makes it wait for row locks.
@@ -19,12 +20,7 @@ func claimReq(worker string, wait bool) engine.ClaimRequest {
 // rowLocker connects a worker whose connection can claim in two steps.
 func rowLocker(t *testing.T, db engine.DB) engine.RowLocker {
 	t.Helper()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rl, ok := c.(engine.RowLocker)
+	rl, ok := storetest.Connect(t, db).(engine.RowLocker)
 	if !ok {
 		t.Fatal("a PostgreSQL connection is not an engine.RowLocker")
 	}

@@ -194,11 +194,7 @@ func pgArgs(args []any) []engine.Arg {
 	if len(args) == 0 {
 		return nil
 	}
-	out := make([]engine.Arg, len(args))
-	for i, a := range args {
-		out[i] = engine.Arg{Name: fmt.Sprint(i + 1), Value: a}
-	}
-	return out
+	return shared.Args(args, nil)
 }
 
 // bindPG is sql on one line with $1, $2, … replaced by the values bound to them, as

@@ -36,6 +36,16 @@ func batcher(t *testing.T, db engine.DB) Batcher {
 // claimFor is worker's claim of the oldest claimable message at t0, with a one-second lease.
 func claimFor(worker string) engine.ClaimRequest { return claimAt(worker, t0, time.Second) }
 
+// mustClaimBatch is Worker-A's batch claim of k messages at t0; the test fails unless it takes k.
+func mustClaimBatch(t *testing.T, c Batcher, k int) []engine.Message {
+	t.Helper()
+	msgs, err := c.ClaimBatch(context.Background(), claimFor("Worker-A"), k)
+	if err != nil || len(msgs) != k {
+		t.Fatal(msgs, err)
+	}
+	return msgs
+}
+
 func keysOf(msgs []engine.Message) string {
 	keys := make([]string, len(msgs))
 	for i, m := range msgs {
@@ -368,10 +378,7 @@ func testFinalizeBatchCommitsEach(t *testing.T, be Backend) {
 	db := seeded(t, be, 4)
 	c := batcher(t, db)
 	ctx := context.Background()
-	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
-	if err != nil || len(msgs) != 3 {
-		t.Fatal(msgs, err)
-	}
+	msgs := mustClaimBatch(t, c, 3)
 	reqs := make([]engine.FinalizeRequest, len(msgs))
 	for i, m := range msgs {
 		reqs[i] = paid("Worker-A", m)

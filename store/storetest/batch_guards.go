@@ -116,10 +116,7 @@ func testFinalizeBatchResultsInRequestOrder(t *testing.T, be Backend) {
 	db := seeded(t, be, 3)
 	c := batcher(t, db)
 	ctx := context.Background()
-	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
-	if err != nil || len(msgs) != 3 {
-		t.Fatal(msgs, err)
-	}
+	msgs := mustClaimBatch(t, c, 3)
 	reqs := []engine.FinalizeRequest{paid("Worker-A", msgs[2]), paid("Worker-A", msgs[0]), paid("Worker-A", msgs[2]), paid("Worker-A", msgs[1])}
 	res, err := c.FinalizeBatch(ctx, reqs)
 	if err != nil || len(res) != 4 {

@@ -98,6 +98,22 @@ func InClaimOrder[T any](got []Claimed[T], compare func(a, b T) int) []engine.Me
 	return out
 }
 
+// Args is a statement's parameters as a trace shows them: each one named (named says whether
+// it is, and how: nil names none), the others by their position, from 1.
+func Args(args []any, named func(any) (engine.Arg, bool)) []engine.Arg {
+	out := make([]engine.Arg, len(args))
+	for i, a := range args {
+		if named != nil {
+			if arg, ok := named(a); ok {
+				out[i] = arg
+				continue
+			}
+		}
+		out[i] = engine.Arg{Name: fmt.Sprint(i + 1), Value: a}
+	}
+	return out
+}
+
 // Index maps each of fs's keys to its value, as kv reads them: a schema's facts by name.
 func Index[F any](fs []F, kv func(F) (key, value string)) map[string]string {
 	m := make(map[string]string, len(fs))
