@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"strings"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // ClaimBatchSQL takes the rows the claim's read found (candidates, with k): their ids come as one
@@ -65,35 +66,11 @@ func (c *Conn) claimBatchTx(t txn, req engine.ClaimRequest, k int) ([]engine.Mes
 		return nil, fmt.Errorf("claim batch: %w", describe(err))
 	}
 	defer rows.Close()
-	type claimed struct {
-		m       engine.Message
-		created string
+	got, err := shared.All(rows, "claim batch", describe, shared.ScanClaimed[string](until.UTC()))
+	if err != nil {
+		return nil, err
 	}
-	var got []claimed
-	until = until.UTC()
-	for rows.Next() {
-		var cl claimed
-		if err := rows.Scan(&cl.m.ID, &cl.m.IdempotencyKey, &cl.m.Type, &cl.m.Payload, &cl.m.LeaseVersion, &cl.created); err != nil {
-			return nil, fmt.Errorf("claim batch: %w", err)
-		}
-		cl.m.LockedUntil = until
-		got = append(got, cl)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim batch: %w", describe(err))
-	}
-	// RETURNING has no defined order; give the caller claim order.
-	sort.Slice(got, func(i, j int) bool {
-		if got[i].created != got[j].created {
-			return got[i].created < got[j].created
-		}
-		return got[i].m.ID < got[j].m.ID
-	})
-	out := make([]engine.Message, len(got))
-	for i, cl := range got {
-		out[i] = cl.m
-	}
-	return out, nil
+	return shared.InClaimOrder(got, strings.Compare), nil
 }
 
 // FinalizeAndClaim is the fused step: it finalizes fin exactly as Finalize does and claims the
@@ -117,18 +94,7 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 		cres, err = c.claimTx(t, next)
 		return err
 	})
-	switch {
-	case errors.Is(err, errRolledBack):
-		cres, err = c.Claim(ctx, next)
-		if err != nil {
-			return fres, engine.ClaimResult{}, err
-		}
-		return fres, cres, nil
-	case err != nil:
-		return engine.FinalizeResult{}, engine.ClaimResult{}, err
-	}
-	fres.Committed = true
-	return fres, cres, nil
+	return shared.Fused(fres, cres, err, func() (engine.ClaimResult, error) { return c.Claim(ctx, next) })
 }
 
 // The savepoint around each finalize of FinalizeBatch.
@@ -155,7 +121,7 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 			}
 			res, err := c.finalizeTx(t, req)
 			switch {
-			case errors.Is(err, errRolledBack):
+			case errors.Is(err, shared.ErrRolledBack):
 				if _, err := t.exec(rollbackToSQL); err != nil {
 					return fmt.Errorf("finalize batch: roll back %s: %w", req.Message.IdempotencyKey, describe(err))
 				}

@@ -49,19 +49,8 @@ func TestSeedBulkMatchesSeed(t *testing.T) {
 	const n = 250
 	ctx := context.Background()
 	seeded := newDB(t, n)
-	bulk, err := store.Create(ctx, filepath.Join(t.TempDir(), "bulk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
-	if err := bulk.SeedBulk(ctx, n, t0); err != nil {
-		t.Fatal(err)
-	}
+	bulk, got := bulkSeeded(t, n)
 	want, err := seeded.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := bulk.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,19 +90,7 @@ func TestSeedBulkLarge(t *testing.T) {
 		t.Skip("10,001 rows")
 	}
 	const n = 10_001
-	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "large.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.SeedBulk(ctx, n, t0); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := db.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rows := bulkSeeded(t, n)
 	if len(rows) != n {
 		t.Fatalf("%d rows, want %d", len(rows), n)
 	}
@@ -123,4 +100,24 @@ func TestSeedBulkLarge(t *testing.T) {
 			t.Fatalf("row %d = %+v, want %s created %v", i, r, key, created)
 		}
 	}
+}
+
+// bulkSeeded seeds n payments with SeedBulk into a new database file, closed at the end of the
+// test, and returns it with its rows.
+func bulkSeeded(t *testing.T, n int) (*store.DB, []engine.Row) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "bulk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.SeedBulk(ctx, n, t0); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, rows
 }

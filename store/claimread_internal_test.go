@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"leaselab/store/storetest"
 )
 
 // lessonClaimSQL is the claim's read as the lesson writes it: one SELECT with the OR. The claim's
@@ -76,11 +78,7 @@ func lessonIDs(t *testing.T, c *Conn, now string, k int) string {
 	}
 	defer rows.Close()
 	var ids []string
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
+	for _, id := range storetest.Column[int64](t, rows) {
 		ids = append(ids, fmt.Sprint(id))
 	}
 	return strings.Join(ids, ",")

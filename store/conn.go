@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // Conn is one worker's own connection (a separate *sql.DB holding exactly one SQLite
@@ -199,6 +200,18 @@ func (c *Conn) inTx(ctx context.Context, fn func(txn) error) error {
 	return nil
 }
 
+// inTxResult runs body in one transaction, as inTx does, and returns what body returned: on an
+// error of body, its result too (a finalize whose guard changed no row says why).
+func inTxResult[T any](c *Conn, ctx context.Context, body func(txn) (T, error)) (T, error) {
+	var res T
+	err := c.inTx(ctx, func(t txn) error {
+		var err error
+		res, err = body(t)
+		return err
+	})
+	return res, err
+}
+
 // rollbackAfter ends a failed transaction. SQLite may have rolled it back already (after some
 // errors it does). If the ROLLBACK fails for another reason, the SQLite connection itself is
 // closed, which rolls the transaction back and frees the write lock for the other workers, and
@@ -383,16 +396,9 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 		return nil, fmt.Errorf("load pending: %w", describe(err))
 	}
 	defer rows.Close()
-	var out []engine.Message
-	for rows.Next() {
-		var m engine.Message
-		if err := rows.Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload); err != nil {
-			return nil, fmt.Errorf("load pending: %w", err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load pending: %w", describe(err))
+	out, err := shared.All(rows, "load pending", describe, shared.ScanMessage)
+	if err != nil {
+		return nil, err
 	}
 	if c.trace != nil {
 		c.trace.Statements[c.record(loadPendingSQL, nil)].Rows = int64(len(out))
@@ -408,12 +414,7 @@ const loadPendingSQL = `SELECT Id, IdempotencyKey, Type, Payload
 // front, a read finds the candidate, and a conditional UPDATE takes it only if it is still
 // claimable. With req.Key set it claims that message or reports why it cannot.
 func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
-	var res engine.ClaimResult
-	err := c.inTx(ctx, func(t txn) error {
-		var err error
-		res, err = c.claimTx(t, req)
-		return err
-	})
+	res, err := inTxResult(c, ctx, func(t txn) (engine.ClaimResult, error) { return c.claimTx(t, req) })
 	if err != nil {
 		return engine.ClaimResult{}, err
 	}
@@ -610,31 +611,15 @@ RETURNING LeaseVersion`
 	return q
 }
 
-// errRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
-var errRolledBack = errors.New("guarded update changed no row")
-
 // Finalize writes the provider's outcome to the payment and marks the message Processed, in one
 // transaction. With req.OwnershipCheck the outbox UPDATE also requires Status='Processing' AND
 // LockedBy=worker (and, with req.Fencing, the worker's lease version); unless it changes exactly
 // one row the whole transaction rolls back, the payment update with it.
 func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
-	var res engine.FinalizeResult
-	err := c.inTx(ctx, func(t txn) error {
-		var err error
-		res, err = c.finalizeTx(t, req)
-		return err
-	})
-	switch {
-	case errors.Is(err, errRolledBack):
-		return res, nil
-	case err != nil:
-		return engine.FinalizeResult{}, err
-	}
-	res.Committed = true
-	return res, nil
+	return shared.Finalized(inTxResult(c, ctx, func(t txn) (engine.FinalizeResult, error) { return c.finalizeTx(t, req) }))
 }
 
-// finalizeTx is the body of Finalize, run on tx. It returns errRolledBack (with res filled) when
+// finalizeTx is the body of Finalize, run on tx. It returns shared.ErrRolledBack (with res filled) when
 // the guarded UPDATE changed no row: the caller must then roll the transaction back.
 //
 // The ledger needs the row as it was just before the write. Without a guard it is read first.
@@ -671,7 +656,7 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 			return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
 		}
 		if res.RowsAffected != 1 {
-			return res, errRolledBack // the row is gone: nothing to finalize
+			return res, shared.ErrRolledBack // the row is gone: nothing to finalize
 		}
 		return res, nil
 	}
@@ -682,7 +667,7 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 		if err := c.readPrior(t, req.Message, &res); err != nil {
 			return res, err
 		}
-		return res, errRolledBack
+		return res, shared.ErrRolledBack
 	case err != nil:
 		return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // TimeLayout is how every time is stored: UTC, fixed width, milliseconds, so that string
@@ -51,12 +52,7 @@ const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.
 
 // Snapshot reads every outbox row with its payment, in one read transaction.
 func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
-	var out []engine.Row
-	err := db.EachRow(ctx, func(r engine.Row) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
+	return shared.Collect(func(fn func(engine.Row) error) error { return db.EachRow(ctx, fn) })
 }
 
 // EachRow calls fn with each row Snapshot reads, one at a time, in one read statement.
@@ -68,30 +64,27 @@ func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
 		return fmt.Errorf("snapshot: %w", describe(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var (
-			r                                  engine.Row
-			created                            string
-			processed, owner, until, payStatus sql.NullString
-			txID                               sql.NullString
-			amount                             sql.NullInt64
-		)
-		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
-			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
-			return fmt.Errorf("snapshot: %w", err)
-		}
-		r.CreatedAt, _ = ParseTime(created)
-		r.ProcessedAt, _ = ParseTime(processed.String)
-		r.LockedUntil, _ = ParseTime(until.String)
-		r.LockedBy, r.PaymentStatus, r.TransactionID, r.Amount = owner.String, payStatus.String, txID.String, amount.Int64
-		if err := fn(r); err != nil {
-			return err
-		}
+	return shared.Each(rows, "snapshot", describe, scanRow, fn)
+}
+
+// scanRow reads one row of snapshotSQL.
+func scanRow(rows shared.Rows) (engine.Row, error) {
+	var (
+		r                                  engine.Row
+		created                            string
+		processed, owner, until, payStatus sql.NullString
+		txID                               sql.NullString
+		amount                             sql.NullInt64
+	)
+	if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
+		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
+		return r, err
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("snapshot: %w", describe(err))
-	}
-	return nil
+	r.CreatedAt, _ = ParseTime(created)
+	r.ProcessedAt, _ = ParseTime(processed.String)
+	r.LockedUntil, _ = ParseTime(until.String)
+	r.LockedBy, r.PaymentStatus, r.TransactionID, r.Amount = owner.String, payStatus.String, txID.String, amount.Int64
+	return r, nil
 }
 
 // EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
@@ -104,20 +97,13 @@ func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) err
 		return fmt.Errorf("transaction ids: %w", describe(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
+	type keyID struct{ key, id string }
+	return shared.Each(rows, "transaction ids", describe, func(r shared.Rows) (keyID, error) {
 		var key string
 		var id sql.NullString
-		if err := rows.Scan(&key, &id); err != nil {
-			return fmt.Errorf("transaction ids: %w", err)
-		}
-		if err := fn(key, id.String); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("transaction ids: %w", describe(err))
-	}
-	return nil
+		err := r.Scan(&key, &id)
+		return keyID{key, id.String}, err
+	}, func(k keyID) error { return fn(k.key, k.id) })
 }
 
 // Counts reads the figures the safety checks need, in one read transaction.

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"leaselab/store"
+	"leaselab/store/storetest"
 )
 
 // What leaselab does to files that already exist: it recognises its own schemas column by
@@ -20,17 +20,7 @@ import (
 // what it refuses byte for byte as it was, with no -wal or -shm beside it.
 
 // exec runs statements on path with a plain connection, as sqlite3 would.
-func exec(t *testing.T, path, stmts string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(stmts); err != nil {
-		t.Fatalf("%s: %v", stmts, err)
-	}
-}
+func exec(t *testing.T, path, stmts string) { storetest.ExecFile(t, path, stmts) }
 
 // seededFile is a closed leaselab database of n messages.
 func seededFile(t *testing.T, n int) string {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"leaselab/store/internal/shared"
 )
 
 // A file is leaselab's when its schema is, object by object and column by column, what one of
@@ -18,12 +20,55 @@ import (
 //go:embed schema_v1.sql
 var schemaV1SQL string
 
-//go:embed schema_v2.sql
-var schemaV2SQL string
-
 // knownSchemas are the schemas of every version leaselab recognises, by PRAGMA user_version.
 // Create rebuilds an older one; nothing else is ever changed.
-var knownSchemas = map[int]string{1: schemaV1SQL, 2: schemaV2SQL, schemaVersion: schemaSQL}
+var knownSchemas = map[int]string{1: schemaV1SQL, 2: derive(schemaSQL, v3ToV2), schemaVersion: schemaSQL}
+
+// An edit undoes one version's change to the schema: the text of the newer version (from) and
+// what the older one has in its place (to).
+type edit struct{ from, to string }
+
+// v3ToV2 undoes schema 3: schema 2 had one claim index, over unfinished rows, where schema 3 has
+// two, of Pending rows and of leases.
+var v3ToV2 = []edit{{
+	from: `-- The claim's two indexes. The claim takes the oldest claimable row: the oldest Pending row, or
+-- the oldest row whose lease has ended, whichever is older. Pending rows are kept in claim order,
+-- so the oldest is the first entry. Leases are kept in the order they end, then claim order: the
+-- ended ones come first, and the first entry of each instant is the oldest row whose lease ended
+-- then. So a claim reads a few entries whatever the backlog, and never walks the live leases
+-- (a crashed worker's row stays Processing until its lease ends; a run with many crashes and a
+-- clock that does not move holds thousands).
+CREATE INDEX OutboxMessages_Pending
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending';
+CREATE INDEX OutboxMessages_Leases
+    ON OutboxMessages (LockedUntilUtc, CreatedAtUtc) WHERE Status = 'Processing';
+
+`,
+	to: `-- The claim's index: a partial index over unfinished rows, in claim order. The claim's WHERE
+-- repeats this index's condition word for word, so SQLite walks it in order and stops at the
+-- first claimable row, whatever the backlog. The condition is on ProcessedAtUtc, not Status:
+-- the claim changes Status (Pending -> Processing) but neither column of this index, so SQLite
+-- leaves the index alone and a claim writes one page (the row's), not two. Only the finalize,
+-- which sets ProcessedAtUtc, takes the row out of the index.
+CREATE INDEX OutboxMessages_Claimable
+    ON OutboxMessages (CreatedAtUtc) WHERE ProcessedAtUtc IS NULL;
+
+`,
+}}
+
+// derive is schema with edits applied, in order: an older version's schema, written as what
+// differs from the newer one. Each edit's from must stand in schema exactly once; an edit that no
+// longer finds its text is a schema.sql changed without its edits, and panics (at start, in
+// every test of this package).
+func derive(schema string, edits []edit) string {
+	for _, e := range edits {
+		if n := strings.Count(schema, e.from); n != 1 {
+			panic(fmt.Sprintf("store: deriving an older schema: the text to undo stands %d times in the newer one, want once:\n%s", n, e.from))
+		}
+		schema = strings.Replace(schema, e.from, e.to, 1)
+	}
+	return schema
+}
 
 // querier is what reading a schema needs: a *sql.DB, *sql.Conn or *sql.Tx.
 type querier interface {
@@ -207,14 +252,8 @@ func recognize(ctx context.Context, got []schemaFact) (version int, diff string,
 
 // compareSchemas counts the facts that differ between want and got and says the first in words.
 func compareSchemas(want, got []schemaFact) (int, string) {
-	index := func(fs []schemaFact) map[string]string {
-		m := map[string]string{}
-		for _, f := range fs {
-			m[f.key] = f.value
-		}
-		return m
-	}
-	w, g := index(want), index(got)
+	kv := func(f schemaFact) (string, string) { return f.key, f.value }
+	w, g := shared.Index(want, kv), shared.Index(got, kv)
 	var diffs []string
 	for _, f := range want {
 		gv, ok := g[f.key]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // seedChunk is how many payments SeedBulk writes per transaction: large enough that the commit
@@ -20,16 +21,9 @@ const seedChunk = 10_000
 // (benchmarks, `leaselab seed`); each transaction is still all-or-nothing for its rows.
 // The keys must not exist yet: a second seed of the same keys fails on the UNIQUE key.
 func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
-	if n < 0 {
-		return fmt.Errorf("seed: negative count %d", n)
-	}
-	for from := 1; from <= n; from += seedChunk {
-		to := min(from+seedChunk-1, n)
-		if err := db.seedRange(ctx, from, to, n, start); err != nil {
-			return &PartialSeedError{Written: from - 1, Of: n, Err: err}
-		}
-	}
-	return nil
+	return shared.SeedChunks(n, seedChunk, func(from, to int) error {
+		return db.seedRange(ctx, from, to, n, start)
+	})
 }
 
 // PartialSeedError is a SeedBulk that stopped part way (an interrupt, a full disk): the first

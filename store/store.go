@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -251,10 +252,7 @@ func notRegular(m os.FileMode) error {
 }
 
 func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, callTimeout)
+	return shared.WithTimeout(ctx, callTimeout)
 }
 
 // describe maps SQLite result codes to errors the engine and the CLI understand: BUSY (the write

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/storetest"
 
 	_ "modernc.org/sqlite"
 )
@@ -24,33 +24,13 @@ var t0 = engine.Epoch
 // newDB creates a database file in a test folder with n seeded payments (PAY-001…).
 func newDB(t *testing.T, n int) *store.DB {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		busy, err := db.Checkpoint(ctx)
-		if err != nil || busy {
-			t.Errorf("final checkpoint: busy=%v err=%v (an unclosed read blocks it)", busy, err)
-		}
-		db.Close()
-	})
-	if err := engine.Seed(ctx, engine.NewGateway(db), n, t0); err != nil {
-		t.Fatal(err)
-	}
+	db := sqliteBackend.New(t).(*store.DB)
+	storetest.Seed(t, db, n)
 	return db
 }
 
-func connect(t *testing.T, db *store.DB) engine.Conn {
-	t.Helper()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+// connect opens a worker connection to db, closed at the end of the test.
+func connect(t *testing.T, db *store.DB) engine.Conn { return storetest.Connect(t, db) }
 
 // claimFor is worker's claim of the oldest claimable message at t0, with a one-second lease.
 func claimFor(worker string) engine.ClaimRequest {
@@ -58,18 +38,7 @@ func claimFor(worker string) engine.ClaimRequest {
 }
 
 func rowByKey(t *testing.T, db *store.DB, key string) engine.Row {
-	t.Helper()
-	rows, err := db.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if r.IdempotencyKey == key {
-			return r
-		}
-	}
-	t.Fatalf("no row %s", key)
-	return engine.Row{}
+	return storetest.RowByKey(t, db, key)
 }
 
 // The claim's reads are each a search of one partial index that stops after :k entries: no full
@@ -207,15 +176,12 @@ func TestOtherSchemaVersion(t *testing.T) {
 func testOtherSchemaVersion(t *testing.T, version int) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := os.ReadFile(fmt.Sprintf("schema_v%d.sql", version))
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := store.KnownSchema(version)
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = raw.ExecContext(ctx, string(old)+fmt.Sprintf(`; PRAGMA application_id = 1279607123; PRAGMA user_version = %d;
+	_, err = raw.ExecContext(ctx, old+fmt.Sprintf(`; PRAGMA application_id = 1279607123; PRAGMA user_version = %d;
 		INSERT INTO Payments (IdempotencyKey, Amount, CreatedAtUtc) VALUES ('PAY-001', 100, '2026-01-15T09:00:00.000Z');
 		INSERT INTO OutboxMessages (IdempotencyKey, Type, Payload, CreatedAtUtc) VALUES ('PAY-001', 'PaymentRequested', '{}', '2026-01-15T09:00:00.000Z')`, version))
 	raw.Close()
@@ -257,25 +223,12 @@ func testOtherSchemaVersion(t *testing.T, version int) {
 func TestCancelledWaitForWriteLock(t *testing.T) {
 	db := newDB(t, 2)
 	ctx := context.Background()
-	u := url.URL{Scheme: "file", OmitHost: true, Path: db.Path()}
-	holder, err := sql.Open("sqlite", u.String()+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	held, err := holder.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	if _, err := held.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	held := takeWriteLock(t, db)
 	a := connect(t, db)
 	wait, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = a.Claim(wait, claimFor("Worker-A"))
+	_, err := a.Claim(wait, claimFor("Worker-A"))
 	if err == nil {
 		t.Fatal("claim while another connection holds the write lock: want an error")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // SetTrace implements engine.Tracer: with t set, every statement the connection runs is
@@ -115,11 +116,7 @@ func stmtLabel(query string) string {
 	if l, ok := stmtLabels[query]; ok {
 		return l
 	}
-	f := strings.Fields(query)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToLower(f[0])
+	return shared.Verb(query)
 }
 
 func isWrite(query string) bool {
@@ -138,15 +135,10 @@ func traceArgs(args []any) []engine.Arg {
 	if len(args) == 0 {
 		return nil
 	}
-	out := make([]engine.Arg, len(args))
-	for i, a := range args {
-		if n, ok := a.(sql.NamedArg); ok {
-			out[i] = engine.Arg{Name: n.Name, Value: n.Value}
-		} else {
-			out[i] = engine.Arg{Name: fmt.Sprint(i + 1), Value: a}
-		}
-	}
-	return out
+	return shared.Args(args, func(a any) (engine.Arg, bool) {
+		n, ok := a.(sql.NamedArg)
+		return engine.Arg{Name: n.Name, Value: n.Value}, ok
+	})
 }
 
 // bindSQL is query on one line with its parameters (:name, or ? in order) replaced by the

@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,19 +78,7 @@ func TestTraceSaysWhenItWaitedForTheLock(t *testing.T) {
 	db := newDB(t, 2)
 	c := connect(t, db)
 	ctx := context.Background()
-	holder, err := sql.Open("sqlite", "file:"+filepath.ToSlash(db.Path())+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	hc, err := holder.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hc.Close()
-	if _, err := hc.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	hc := takeWriteLock(t, db)
 	const hold = 150 * time.Millisecond
 	released := make(chan error, 1)
 	go func() {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -56,34 +56,11 @@ func (c *Conn) ClaimBatch(ctx context.Context, req engine.ClaimRequest, k int) (
 		return nil, fmt.Errorf("claim batch: %w", describe(err))
 	}
 	defer rows.Close()
-	type claimed struct {
-		m       engine.Message
-		created time.Time
+	got, err := shared.All(rows, "claim batch", describe, shared.ScanClaimed[time.Time](until))
+	if err != nil {
+		return nil, err
 	}
-	var got []claimed
-	for rows.Next() {
-		var cl claimed
-		if err := rows.Scan(&cl.m.ID, &cl.m.IdempotencyKey, &cl.m.Type, &cl.m.Payload, &cl.m.LeaseVersion, &cl.created); err != nil {
-			return nil, fmt.Errorf("claim batch: %w", err)
-		}
-		cl.m.LockedUntil = until
-		got = append(got, cl)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("claim batch: %w", describe(err))
-	}
-	// RETURNING has no defined order; give the caller claim order.
-	sort.Slice(got, func(i, j int) bool {
-		if !got[i].created.Equal(got[j].created) {
-			return got[i].created.Before(got[j].created)
-		}
-		return got[i].m.ID < got[j].m.ID
-	})
-	out := make([]engine.Message, len(got))
-	for i, cl := range got {
-		out[i] = cl.m
-	}
-	return out, nil
+	return shared.InClaimOrder(got, time.Time.Compare), nil
 }
 
 // FinalizeAndClaim is the fused step: it finalizes fin exactly as Finalize does and claims the
@@ -114,18 +91,7 @@ func (c *Conn) FinalizeAndClaim(ctx context.Context, fin engine.FinalizeRequest,
 		}
 		return err
 	})
-	switch {
-	case errors.Is(err, errRolledBack):
-		cres, err = c.Claim(ctx, next)
-		if err != nil {
-			return fres, engine.ClaimResult{}, err
-		}
-		return fres, cres, nil
-	case err != nil:
-		return engine.FinalizeResult{}, engine.ClaimResult{}, err
-	}
-	fres.Committed = true
-	return fres, cres, nil
+	return shared.Fused(fres, cres, err, func() (engine.ClaimResult, error) { return c.Claim(ctx, next) })
 }
 
 // FinalizeBatch finalizes each of reqs exactly as Finalize does, all in one transaction: one
@@ -155,7 +121,7 @@ func (c *Conn) FinalizeBatch(ctx context.Context, reqs []engine.FinalizeRequest)
 			}
 			res, err := c.finalizeTx(ctx, sp, req)
 			switch {
-			case errors.Is(err, errRolledBack):
+			case errors.Is(err, shared.ErrRolledBack):
 				if err := sp.Rollback(run); err != nil {
 					return fmt.Errorf("finalize batch: roll back %s: %w", req.Message.IdempotencyKey, describe(err))
 				}

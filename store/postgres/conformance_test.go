@@ -10,8 +10,6 @@ import (
 	"leaselab/engine"
 	"leaselab/store/postgres"
 	"leaselab/store/storetest"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // schemas numbers the schemas of one test process, so that parallel packages and runs never
@@ -34,6 +32,14 @@ func newDB(t testing.TB) *postgres.DB {
 	return db
 }
 
+// seededDB is newDB with n seeded payments (PAY-001…).
+func seededDB(t testing.TB, n int) *postgres.DB {
+	t.Helper()
+	db := newDB(t)
+	storetest.Seed(t, db, n)
+	return db
+}
+
 // backend is the PostgreSQL backend for the conformance suite.
 var backend = storetest.Backend{
 	New: func(t *testing.T) engine.DB { return newDB(t) },
@@ -47,14 +53,8 @@ var backend = storetest.Backend{
 func exec(t testing.TB, db *postgres.DB, query string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := storetest.PGConnect(t, db.SchemaName())
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET search_path = "+db.SchemaName()); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := conn.Exec(ctx, query, args...); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -142,16 +143,9 @@ func (c *Conn) LoadPending(ctx context.Context) ([]engine.Message, error) {
 		return nil, fmt.Errorf("load pending: %w", describe(err))
 	}
 	defer rows.Close()
-	var out []engine.Message
-	for rows.Next() {
-		var m engine.Message
-		if err := rows.Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload); err != nil {
-			return nil, fmt.Errorf("load pending: %w", err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load pending: %w", describe(err))
+	out, err := shared.All(rows, "load pending", describe, shared.ScanMessage)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,9 +38,6 @@ func finalizeOutbox(req engine.FinalizeRequest, now time.Time) (string, []any) {
 	return q + "\nRETURNING LeaseVersion", args
 }
 
-// errRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
-var errRolledBack = errors.New("guarded update changed no row")
-
 // Finalize writes the provider's outcome to the payment and marks the message Processed, in one
 // transaction. With req.OwnershipCheck the outbox UPDATE also requires Status='Processing' AND
 // LockedBy=worker (and, with req.Fencing, the worker's lease version); unless it changes exactly
@@ -61,19 +59,12 @@ func (c *Conn) Finalize(ctx context.Context, req engine.FinalizeRequest) (engine
 		res, err = c.finalizeTx(ctx, tx, req)
 		return err
 	})
-	switch {
-	case errors.Is(err, errRolledBack):
-		return res, nil
-	case err != nil:
-		return engine.FinalizeResult{}, err
-	}
-	res.Committed = true
-	return res, nil
+	return shared.Finalized(res, err)
 }
 
 // finalizeTx is the body of Finalize, in tx. Every finalize locks the payment first and the
 // outbox row second, so that two finalizes of one message never deadlock. It returns
-// errRolledBack (with res filled) when the UPDATE changed no row.
+// shared.ErrRolledBack (with res filled) when the UPDATE changed no row.
 func (c *Conn) finalizeTx(ctx context.Context, tx pgx.Tx, req engine.FinalizeRequest) (engine.FinalizeResult, error) {
 	var res engine.FinalizeResult
 	run := context.WithoutCancel(ctx)
@@ -111,7 +102,7 @@ func (c *Conn) finalizeTx(ctx context.Context, tx pgx.Tx, req engine.FinalizeReq
 				return res, err
 			}
 		}
-		return res, errRolledBack
+		return res, shared.ErrRolledBack
 	case err != nil:
 		return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
 	}

@@ -16,26 +16,16 @@ import (
 // rawConn is a connection of the test's own in db's schema, outside leaselab.
 func rawConn(t *testing.T, db *postgres.DB) *pgx.Conn {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
-	if _, err := conn.Exec(ctx, "SET search_path = "+db.SchemaName()); err != nil {
-		t.Fatal(err)
-	}
+	conn := storetest.PGConnect(t, db.SchemaName())
+	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
 
 // A row another transaction holds locked is passed over, not waited for: the claim takes the
 // next one at once. Were it to wait, it would fail with ErrBusy after LockTimeout.
 func TestSkipLockedNeverBlocks(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 2)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 2, t0); err != nil {
-		t.Fatal(err)
-	}
 	holder := rawConn(t, db)
 	tx, err := holder.Begin(ctx)
 	if err != nil {
@@ -82,18 +72,7 @@ func TestClaimPlanUsesPartialIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, strings.TrimSpace(line))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "\n")
+	text := planText(t, rows)
 	if !strings.Contains(text, "Index Scan using outboxmessages_claimable on outboxmessages") ||
 		strings.Contains(text, "Seq Scan") || strings.Contains(text, "Sort") || !strings.Contains(text, "LockRows") {
 		t.Fatalf("claim plan:\n%s\nwant LockRows over an Index Scan using outboxmessages_claimable, no Seq Scan, no Sort", text)

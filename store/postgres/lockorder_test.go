@@ -28,11 +28,8 @@ func TestOneStatementFinalizeLocksPaymentsFirst(t *testing.T) {
 		{name: "FinalizeBatch", batch: true, held: "PAY-002", before: []string{"PAY-001"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := newDB(t)
+			db := seededDB(t, 3)
 			ctx := context.Background()
-			if err := engine.Seed(ctx, engine.NewGateway(db), 3, t0); err != nil {
-				t.Fatal(err)
-			}
 			conn, err := db.Connect(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -11,11 +11,8 @@ import (
 // is ClaimLost for that row, with the winner the server names, never blocked by an empty
 // owner until no time.
 func TestLostRaceIsNotABlockedClaim(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 1)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 1, t0); err != nil {
-		t.Fatal(err)
-	}
 	a := rowLocker(t, db)
 	if res, err := a.LockClaim(ctx, claimReq("Worker-A", false)); err != nil || res.Outcome != engine.ClaimWon {
 		t.Fatalf("lock = %+v, %v", res, err)

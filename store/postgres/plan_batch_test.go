@@ -8,6 +8,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store/postgres"
+	"leaselab/store/storetest"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -30,16 +31,15 @@ func explainGeneric(t *testing.T, db *postgres.DB, query, args string) string {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, strings.TrimSpace(line))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	return planText(t, rows)
+}
+
+// planText reads an EXPLAIN's rows: one line per node, trimmed.
+func planText(t *testing.T, rows pgx.Rows) string {
+	t.Helper()
+	plan := storetest.Column[string](t, rows)
+	for i, line := range plan {
+		plan[i] = strings.TrimSpace(line)
 	}
 	return strings.Join(plan, "\n")
 }

@@ -25,6 +25,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -368,10 +369,7 @@ func envError(t target, err error) error {
 }
 
 func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, callTimeout)
+	return shared.WithTimeout(ctx, callTimeout)
 }
 
 // describe maps PostgreSQL's errors to those the engine and the CLI understand: a deadlock, a

@@ -32,35 +32,12 @@ func withSchema(t *testing.T, name string) string {
 	return u.String()
 }
 
-// dropSchema drops name at the end of the test, within 30 s (a lock held on the schema makes the
-// drop fail after 20 s, reported, rather than hang the test binary).
-func dropSchema(t *testing.T, name string) {
-	t.Helper()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "SET lock_timeout = '20s'"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-}
-
 // A schema that holds rows is emptied only with Reset; one with tables leaselab did not make is
 // never changed; Open needs a leaselab schema.
 func TestCreateRefusesRowsUnlessReset(t *testing.T) {
 	ctx := context.Background()
 	name := fmt.Sprintf("leaselab_test_reset_%d", pid)
-	dropSchema(t, name)
+	storetest.DropSchemaAtEnd(t, name)
 	raw := withSchema(t, name)
 	if _, err := postgres.Open(ctx, raw); err == nil || !strings.Contains(err.Error(), "leaselab seed") {
 		t.Fatalf("Open(no such schema) = %v, want an error that says how to make it", err)
@@ -102,7 +79,7 @@ func TestCreateRefusesRowsUnlessReset(t *testing.T) {
 func TestCreateRefusesForeignSchema(t *testing.T) {
 	ctx := context.Background()
 	name := fmt.Sprintf("leaselab_test_foreign_%d", pid)
-	dropSchema(t, name)
+	storetest.DropSchemaAtEnd(t, name)
 	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)

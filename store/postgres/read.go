@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -62,12 +62,7 @@ const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.
 
 // Snapshot reads every outbox row with its payment, in one statement (one snapshot).
 func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
-	var out []engine.Row
-	err := db.EachRow(ctx, func(r engine.Row) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
+	return shared.Collect(func(fn func(engine.Row) error) error { return db.EachRow(ctx, fn) })
 }
 
 // EachRow calls fn with each row Snapshot reads, one at a time, in one statement.
@@ -79,32 +74,29 @@ func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
 		return fmt.Errorf("snapshot: %w", describe(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var (
-			r                      engine.Row
-			created                time.Time
-			processed, until       *time.Time
-			owner, payStatus, txID *string
-			amount                 *int64
-			lockedBy               *string
-		)
-		if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
-			&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &lockedBy); err != nil {
-			return fmt.Errorf("snapshot: %w", err)
-		}
-		r.CreatedAt, r.ProcessedAt, r.LockedUntil = created.UTC(), fromDB(processed), fromDB(until)
-		r.LockedBy, r.PaymentStatus, r.TransactionID, r.RowLock = str(owner), str(payStatus), str(txID), str(lockedBy)
-		if amount != nil {
-			r.Amount = *amount
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
+	return shared.Each(rows, "snapshot", describe, scanRow, fn)
+}
+
+// scanRow reads one row of snapshotSQL.
+func scanRow(rows shared.Rows) (engine.Row, error) {
+	var (
+		r                      engine.Row
+		created                time.Time
+		processed, until       *time.Time
+		owner, payStatus, txID *string
+		amount                 *int64
+		lockedBy               *string
+	)
+	if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
+		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &lockedBy); err != nil {
+		return r, err
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("snapshot: %w", describe(err))
+	r.CreatedAt, r.ProcessedAt, r.LockedUntil = created.UTC(), fromDB(processed), fromDB(until)
+	r.LockedBy, r.PaymentStatus, r.TransactionID, r.RowLock = str(owner), str(payStatus), str(txID), str(lockedBy)
+	if amount != nil {
+		r.Amount = *amount
 	}
-	return nil
+	return r, nil
 }
 
 // EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
@@ -117,20 +109,13 @@ func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) err
 		return fmt.Errorf("transaction ids: %w", describe(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
+	type keyID struct{ key, id string }
+	return shared.Each(rows, "transaction ids", describe, func(r shared.Rows) (keyID, error) {
 		var key string
 		var id *string
-		if err := rows.Scan(&key, &id); err != nil {
-			return fmt.Errorf("transaction ids: %w", err)
-		}
-		if err := fn(key, str(id)); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("transaction ids: %w", describe(err))
-	}
-	return nil
+		err := r.Scan(&key, &id)
+		return keyID{key, str(id)}, err
+	}, func(k keyID) error { return fn(k.key, k.id) })
 }
 
 // Counts reads the figures the safety checks need, in one read-only REPEATABLE READ
@@ -179,11 +164,7 @@ const seedChunk = 10_000
 // engine.Seed writes them through CreatePayment (same keys, amounts, payloads, creation times
 // and ids), with COPY, seedChunk payments per transaction.
 func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
-	if n < 0 {
-		return fmt.Errorf("seed: negative count %d", n)
-	}
-	for from := 1; from <= n; from += seedChunk {
-		to := min(from+seedChunk-1, n)
+	err := shared.SeedChunks(n, seedChunk, func(from, to int) error {
 		var pays, msgs [][]any
 		for i := from; i <= to; i++ {
 			p := engine.SeedPayment(i, n, start)
@@ -200,9 +181,12 @@ func (db *DB) SeedBulk(ctx context.Context, n int, start time.Time) error {
 			return err
 		})
 		if err != nil {
-			return &store.PartialSeedError{Written: from - 1, Of: n,
-				Err: fmt.Errorf("seed %s…%s: %w", engine.MessageKey(from), engine.MessageKey(to), describe(err))}
+			return fmt.Errorf("seed %s…%s: %w", engine.MessageKey(from), engine.MessageKey(to), describe(err))
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// Fresh statistics: without them the planner guesses a handful of rows and sorts every
 	// unfinished row on each claim (a bitmap scan) instead of walking the claim index to the

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"leaselab/engine"
+	"leaselab/store/storetest"
 )
 
 // claimReq is a claim at t0 with a one-second lease; wait makes it wait for row locks.
@@ -19,12 +20,7 @@ func claimReq(worker string, wait bool) engine.ClaimRequest {
 // rowLocker connects a worker whose connection can claim in two steps.
 func rowLocker(t *testing.T, db engine.DB) engine.RowLocker {
 	t.Helper()
-	c, err := db.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rl, ok := c.(engine.RowLocker)
+	rl, ok := storetest.Connect(t, db).(engine.RowLocker)
 	if !ok {
 		t.Fatal("a PostgreSQL connection is not an engine.RowLocker")
 	}
@@ -36,11 +32,8 @@ func rowLocker(t *testing.T, db engine.DB) engine.RowLocker {
 // lock_timeout as blocked, with the wait measured and the holder named; the finish step's
 // UPDATE and COMMIT make the lease visible.
 func TestTwoStepClaimAndTheClaimsThatMeetIt(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 3)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 3, t0); err != nil {
-		t.Fatal(err)
-	}
 	a := rowLocker(t, db)
 	res, err := a.LockClaim(ctx, claimReq("Worker-A", false))
 	if err != nil || res.Outcome != engine.ClaimWon || res.Message.IdempotencyKey != "PAY-001" || res.Message.LeaseVersion != 0 {
@@ -80,11 +73,8 @@ func TestTwoStepClaimAndTheClaimsThatMeetIt(t *testing.T) {
 // A worker that crashes inside its open claim transaction loses nothing and holds nothing: the
 // server rolls the transaction back, and a waiting claim gets the row.
 func TestCrashInsideTheClaimReleasesTheLock(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 1)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 1, t0); err != nil {
-		t.Fatal(err)
-	}
 	c, err := db.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -106,11 +96,8 @@ func TestCrashInsideTheClaimReleasesTheLock(t *testing.T) {
 // next claimable row once the lock is released, and reports the wait, the row it waited for and
 // whose transaction held it.
 func TestWaitingClaimTakesTheNextRowAfterTheWait(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 2)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 2, t0); err != nil {
-		t.Fatal(err)
-	}
 	a := rowLocker(t, db)
 	if _, err := a.LockClaim(ctx, claimReq("Worker-A", false)); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"leaselab/store/internal/shared"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -166,14 +168,8 @@ func checkContents(ctx context.Context, tx pgx.Tx, schema string, got []fact) er
 // firstDifference says in words the first way got differs from want, or "" when it does not:
 // an object leaselab does not make comes first, since it says most.
 func firstDifference(want, got []fact) string {
-	index := func(fs []fact) map[string]string {
-		m := map[string]string{}
-		for _, f := range fs {
-			m[f.key] = f.value
-		}
-		return m
-	}
-	w, g := index(want), index(got)
+	kv := func(f fact) (string, string) { return f.key, f.value }
+	w, g := shared.Index(want, kv), shared.Index(got, kv)
 	// An object of its own says more than a column or a constraint of it.
 	part := func(key string) bool {
 		return strings.HasPrefix(key, "column ") || strings.HasPrefix(key, "constraint ") || strings.HasPrefix(key, "the definition")

@@ -28,7 +28,7 @@ func TestServersCreateOpenAndFail(t *testing.T) {
 	}
 	ctx := context.Background()
 	name := fmt.Sprintf("leaselab_test_servers_%d", pid)
-	dropSchema(t, name)
+	storetest.DropSchemaAtEnd(t, name)
 	db, err := servers.Create(ctx, withSchema(t, name), false)
 	if err != nil {
 		t.Fatal(err)

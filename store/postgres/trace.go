@@ -8,6 +8,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -170,11 +171,7 @@ func pgLabel(sql string) string {
 	if strings.HasPrefix(sql, "UPDATE OutboxMessages\n   SET Status = 'Processed'") {
 		return "outbox update"
 	}
-	f := strings.Fields(sql)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.ToLower(f[0])
+	return shared.Verb(sql)
 }
 
 // pgWrite reports whether sql changes rows: an UPDATE, INSERT or DELETE, also inside a WITH.
@@ -197,11 +194,7 @@ func pgArgs(args []any) []engine.Arg {
 	if len(args) == 0 {
 		return nil
 	}
-	out := make([]engine.Arg, len(args))
-	for i, a := range args {
-		out[i] = engine.Arg{Name: fmt.Sprint(i + 1), Value: a}
-	}
-	return out
+	return shared.Args(args, nil)
 }
 
 // bindPG is sql on one line with $1, $2, … replaced by the values bound to them, as

@@ -24,11 +24,8 @@ func traced(t *testing.T, c engine.Conn, fn func()) (*engine.Trace, string) {
 // that met the lock (the server's own error), its wait, and both its transactions' ends; a
 // rejected finalize that wrote nothing. With the trace off nothing is recorded.
 func TestTraceOnPostgres(t *testing.T) {
-	db := newDB(t)
+	db := seededDB(t, 3)
 	ctx := context.Background()
-	if err := engine.Seed(ctx, engine.NewGateway(db), 3, t0); err != nil {
-		t.Fatal(err)
-	}
 	a, b := rowLocker(t, db).(engine.Conn), rowLocker(t, db).(engine.Conn)
 
 	tr, words := traced(t, b, func() { b.Claim(ctx, claimReq("Worker-B", false)) })

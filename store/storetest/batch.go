@@ -26,7 +26,7 @@ type Batcher interface {
 // when the backend has none.
 func batcher(t *testing.T, db engine.DB) Batcher {
 	t.Helper()
-	c, ok := connect(t, db).(Batcher)
+	c, ok := Connect(t, db).(Batcher)
 	if !ok {
 		t.Skip("skipped: this backend's connections have no batch or fused methods")
 	}
@@ -35,6 +35,16 @@ func batcher(t *testing.T, db engine.DB) Batcher {
 
 // claimFor is worker's claim of the oldest claimable message at t0, with a one-second lease.
 func claimFor(worker string) engine.ClaimRequest { return claimAt(worker, t0, time.Second) }
+
+// mustClaimBatch is Worker-A's batch claim of k messages at t0; the test fails unless it takes k.
+func mustClaimBatch(t *testing.T, c Batcher, k int) []engine.Message {
+	t.Helper()
+	msgs, err := c.ClaimBatch(context.Background(), claimFor("Worker-A"), k)
+	if err != nil || len(msgs) != k {
+		t.Fatal(msgs, err)
+	}
+	return msgs
+}
 
 func keysOf(msgs []engine.Message) string {
 	keys := make([]string, len(msgs))
@@ -61,7 +71,7 @@ func testClaimBatchTakesOldestInOrder(t *testing.T, be Backend) {
 		if m.LeaseVersion != 1 || !m.LockedUntil.Equal(until) || m.Type != engine.MessageType || m.Payload == "" {
 			t.Fatalf("claimed message = %+v", m)
 		}
-		r := rowByKey(t, db, m.IdempotencyKey)
+		r := RowByKey(t, db, m.IdempotencyKey)
 		if r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" || !r.LockedUntil.Equal(until) || r.Attempts != 1 || r.LeaseVersion != 1 {
 			t.Fatalf("row after batch claim = %+v", r)
 		}
@@ -93,7 +103,7 @@ func testClaimBatchSkipsLiveLeasesAndReclaimsExpired(t *testing.T, be Backend) {
 	if err != nil || keysOf(got) != "PAY-001" || got[0].LeaseVersion != 2 {
 		t.Fatalf("batch 1 ms after the lease = %+v %v, want a reclaim of PAY-001 at v2", got, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
+	if r := RowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
 		t.Fatalf("row after reclaim = %+v", r)
 	}
 }
@@ -108,7 +118,7 @@ func testClaimBatchRefusesBadRequests(t *testing.T, be Backend) {
 	if _, err := c.ClaimBatch(ctx, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0, Key: "PAY-001"}, 1); err == nil {
 		t.Fatal("a keyed batch: want an error")
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending {
 		t.Fatalf("a refused batch changed the row: %+v", r)
 	}
 }
@@ -191,10 +201,10 @@ func testFinalizeAndClaimCommitsBoth(t *testing.T, be Backend) {
 	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" || cl.Message.LeaseVersion != 1 {
 		t.Fatalf("claim half = %+v, want PAY-002 won at v1", cl)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
 		t.Fatalf("PAY-001 after the fused step = %+v", r)
 	}
-	if r := rowByKey(t, db, "PAY-002"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
+	if r := RowByKey(t, db, "PAY-002"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
 		t.Fatalf("PAY-002 after the fused step = %+v", r)
 	}
 	fin, cl, err = c.FinalizeAndClaim(ctx, paid("Worker-A", cl.Message), next)
@@ -213,7 +223,7 @@ func testFinalizeAndClaimByNonOwnerRollsBackFinalize(t *testing.T, be Backend) {
 	if err != nil || won.Outcome != engine.ClaimWon {
 		t.Fatal(won, err)
 	}
-	before := rowByKey(t, db, "PAY-001")
+	before := RowByKey(t, db, "PAY-001")
 	fin, cl, err := b.FinalizeAndClaim(ctx, paid("Worker-B", won.Message),
 		claimFor("Worker-B"))
 	if err != nil {
@@ -222,13 +232,13 @@ func testFinalizeAndClaimByNonOwnerRollsBackFinalize(t *testing.T, be Backend) {
 	if fin.Committed || fin.RowsAffected != 0 || fin.PriorOwner != "Worker-A" {
 		t.Fatalf("non-owner fused finalize = %+v, want rolled back with 0 rows", fin)
 	}
-	if after := rowByKey(t, db, "PAY-001"); after != before {
+	if after := RowByKey(t, db, "PAY-001"); after != before {
 		t.Fatalf("PAY-001 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
 	}
 	if cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-002" {
 		t.Fatalf("claim after a lost finalize = %+v, want PAY-002", cl)
 	}
-	if r := rowByKey(t, db, "PAY-002"); r.LockedBy != "Worker-B" {
+	if r := RowByKey(t, db, "PAY-002"); r.LockedBy != "Worker-B" {
 		t.Fatalf("PAY-002 LockedBy = %q, want Worker-B", r.LockedBy)
 	}
 }
@@ -250,7 +260,7 @@ func testFinalizeAndClaimFencingRejectsStaleVersion(t *testing.T, be Backend) {
 	if cl.Outcome != engine.ClaimBlocked || cl.PrevOwner != "Worker-A" {
 		t.Fatalf("claim half = %+v, want blocked by the live lease", cl)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
 		t.Fatalf("row after a fenced-off finalize = %+v", r)
 	}
 }
@@ -289,13 +299,13 @@ func testFinalizeAndClaimErrorRollsBackBoth(t *testing.T, be Backend) {
 	a := batcher(t, db)
 	ctx := context.Background()
 	won, _ := a.Claim(ctx, claimFor("Worker-A"))
-	before := rowByKey(t, db, "PAY-001")
+	before := RowByKey(t, db, "PAY-001")
 	_, _, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
 		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-999"})
 	if err == nil {
 		t.Fatal("claim of an unknown key: want an error")
 	}
-	if after := rowByKey(t, db, "PAY-001"); after != before {
+	if after := RowByKey(t, db, "PAY-001"); after != before {
 		t.Fatalf("finalize half committed despite the error:\nbefore %+v\nafter  %+v", before, after)
 	}
 	// The failed transaction is over: the same connection finalizes in a transaction of its own.
@@ -303,7 +313,7 @@ func testFinalizeAndClaimErrorRollsBackBoth(t *testing.T, be Backend) {
 	if err != nil || !fin.Committed {
 		t.Fatalf("finalize after the failed transaction: %+v, %v", fin, err)
 	}
-	if got := rowByKey(t, db, "PAY-001").Status; got != engine.StatusProcessed {
+	if got := RowByKey(t, db, "PAY-001").Status; got != engine.StatusProcessed {
 		t.Fatalf("PAY-001 is %s after its finalize, want Processed", got)
 	}
 }
@@ -368,10 +378,7 @@ func testFinalizeBatchCommitsEach(t *testing.T, be Backend) {
 	db := seeded(t, be, 4)
 	c := batcher(t, db)
 	ctx := context.Background()
-	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
-	if err != nil || len(msgs) != 3 {
-		t.Fatal(msgs, err)
-	}
+	msgs := mustClaimBatch(t, c, 3)
 	reqs := make([]engine.FinalizeRequest, len(msgs))
 	for i, m := range msgs {
 		reqs[i] = paid("Worker-A", m)
@@ -384,12 +391,12 @@ func testFinalizeBatchCommitsEach(t *testing.T, be Backend) {
 		if !r.Committed || r.RowsAffected != 1 || r.PriorOwner != "Worker-A" || r.PriorStatus != engine.StatusProcessing || r.PriorVersion != 1 {
 			t.Fatalf("result %d = %+v", i, r)
 		}
-		row := rowByKey(t, db, msgs[i].IdempotencyKey)
+		row := RowByKey(t, db, msgs[i].IdempotencyKey)
 		if row.Status != engine.StatusProcessed || row.PaymentStatus != engine.PaymentPaid || row.TransactionID != "txn_"+msgs[i].IdempotencyKey {
 			t.Fatalf("row after batch finalize = %+v", row)
 		}
 	}
-	if r := rowByKey(t, db, "PAY-004"); r.Status != engine.StatusPending {
+	if r := RowByKey(t, db, "PAY-004"); r.Status != engine.StatusPending {
 		t.Fatalf("PAY-004 = %+v, want untouched", r)
 	}
 	if res, err := c.FinalizeBatch(ctx, nil); err != nil || res != nil {
@@ -408,7 +415,7 @@ func testFinalizeBatchRollsBackOnlyTheLostOne(t *testing.T, be Backend) {
 	if len(msgs) != 2 || theirs.Outcome != engine.ClaimWon {
 		t.Fatal(msgs, theirs)
 	}
-	before := rowByKey(t, db, "PAY-003")
+	before := RowByKey(t, db, "PAY-003")
 	res, err := a.FinalizeBatch(ctx, []engine.FinalizeRequest{
 		paid("Worker-A", msgs[0]), paid("Worker-A", theirs.Message), paid("Worker-A", msgs[1])})
 	if err != nil {
@@ -417,11 +424,11 @@ func testFinalizeBatchRollsBackOnlyTheLostOne(t *testing.T, be Backend) {
 	if !res[0].Committed || res[1].Committed || !res[2].Committed || res[1].RowsAffected != 0 || res[1].PriorOwner != "Worker-B" {
 		t.Fatalf("results = %+v, want the middle one rolled back", res)
 	}
-	if after := rowByKey(t, db, "PAY-003"); after != before {
+	if after := RowByKey(t, db, "PAY-003"); after != before {
 		t.Fatalf("PAY-003 changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
 	}
 	for _, m := range msgs {
-		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+		if r := RowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
 			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
 		}
 	}
@@ -437,7 +444,7 @@ func testFinalizeBatchErrorRollsBackAll(t *testing.T, be Backend) {
 	if _, err := c.FinalizeBatch(ctx, []engine.FinalizeRequest{paid("Worker-A", msgs[0]), paid("Worker-A", ghost)}); err == nil {
 		t.Fatal("finalize of a message that does not exist: want an error")
 	}
-	if r := rowByKey(t, db, msgs[0].IdempotencyKey); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
+	if r := RowByKey(t, db, msgs[0].IdempotencyKey); r.Status != engine.StatusProcessing || r.PaymentStatus != engine.PaymentPending {
 		t.Fatalf("%s = %+v, want the batch rolled back", msgs[0].IdempotencyKey, r)
 	}
 }

@@ -40,7 +40,7 @@ func testFinalizeBatchMixedGuardsSayWhyEach(t *testing.T, be Backend) {
 	}
 	before := map[string]engine.Row{}
 	for _, k := range []string{"PAY-002", "PAY-003", "PAY-004"} {
-		before[k] = rowByKey(t, db, k)
+		before[k] = RowByKey(t, db, k)
 	}
 	reqs := make([]engine.FinalizeRequest, len(msgs))
 	for i, m := range msgs {
@@ -75,12 +75,12 @@ func testFinalizeBatchMixedGuardsSayWhyEach(t *testing.T, be Backend) {
 		}
 	}
 	for k, row := range before {
-		if after := rowByKey(t, db, k); after != row {
+		if after := RowByKey(t, db, k); after != row {
 			t.Errorf("%s changed by a finalize whose guard failed:\nbefore %+v\nafter  %+v", k, row, after)
 		}
 	}
 	for _, k := range []string{"PAY-001", "PAY-005"} {
-		if r := rowByKey(t, db, k); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_"+k {
+		if r := RowByKey(t, db, k); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_"+k {
 			t.Errorf("%s = %+v, want finalized and paid", k, r)
 		}
 	}
@@ -105,7 +105,7 @@ func testFinalizeBatchRepeatedMessageOnce(t *testing.T, be Backend) {
 	if !res[0].Committed || res[1].Committed || res[1].PriorStatus != engine.StatusProcessed || res[1].PriorOwner != "Worker-A" {
 		t.Fatalf("results = %+v, want the first committed and the second rolled back (row Processed)", res)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
+	if r := RowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPaid || r.TransactionID != "txn_PAY-001" {
 		t.Fatalf("PAY-001 = %+v, want the first finalize's payment", r)
 	}
 }
@@ -116,10 +116,7 @@ func testFinalizeBatchResultsInRequestOrder(t *testing.T, be Backend) {
 	db := seeded(t, be, 3)
 	c := batcher(t, db)
 	ctx := context.Background()
-	msgs, err := c.ClaimBatch(ctx, claimFor("Worker-A"), 3)
-	if err != nil || len(msgs) != 3 {
-		t.Fatal(msgs, err)
-	}
+	msgs := mustClaimBatch(t, c, 3)
 	reqs := []engine.FinalizeRequest{paid("Worker-A", msgs[2]), paid("Worker-A", msgs[0]), paid("Worker-A", msgs[2]), paid("Worker-A", msgs[1])}
 	res, err := c.FinalizeBatch(ctx, reqs)
 	if err != nil || len(res) != 4 {
@@ -129,7 +126,7 @@ func testFinalizeBatchResultsInRequestOrder(t *testing.T, be Backend) {
 		t.Fatalf("results = %+v, want PAY-003, PAY-001 and PAY-002 committed and PAY-003's second finalize rolled back", res)
 	}
 	for _, m := range msgs {
-		if r := rowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
+		if r := RowByKey(t, db, m.IdempotencyKey); r.Status != engine.StatusProcessed || r.PaymentStatus != engine.PaymentPaid {
 			t.Fatalf("%s = %+v, want finalized", m.IdempotencyKey, r)
 		}
 	}

@@ -10,12 +10,12 @@ import (
 
 func testClaimTakesOldest(t *testing.T, b Backend) {
 	db := seeded(t, b, 3)
-	c := connect(t, db)
+	c := Connect(t, db)
 	res := mustClaim(t, c, claimAt("Worker-A", t0, 500*time.Millisecond))
 	if res.Message.IdempotencyKey != "PAY-001" || res.Message.LeaseVersion != 1 || !res.Message.LockedUntil.Equal(t0.Add(500*time.Millisecond)) {
 		t.Fatalf("claim = %+v, want PAY-001 won at v1 until t0+500ms", res)
 	}
-	r := rowByKey(t, db, "PAY-001")
+	r := RowByKey(t, db, "PAY-001")
 	if r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" || !r.LockedUntil.Equal(t0.Add(500*time.Millisecond)) ||
 		r.Attempts != 1 || r.LeaseVersion != 1 {
 		t.Fatalf("row after claim = %+v", r)
@@ -28,7 +28,7 @@ func testClaimTakesOldest(t *testing.T, b Backend) {
 // The lease is live up to and including LockedUntilUtc, and claimable 1 ms later.
 func testClaimBoundary(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	until := t0.Add(500 * time.Millisecond)
 	mustClaim(t, a, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: until})
@@ -47,14 +47,14 @@ func testClaimBoundary(t *testing.T, b Backend) {
 	if res.PrevOwner != "Worker-A" || !res.PrevUntil.Equal(until) || res.Message.LeaseVersion != 2 {
 		t.Fatalf("claim 1 ms after LockedUntilUtc = %+v, want a reclaim from Worker-A at v2", res)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
+	if r := RowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || r.Attempts != 2 {
 		t.Fatalf("row after the reclaim = %+v, want Worker-B's, 2 attempts", r)
 	}
 }
 
 func testKeyedClaim(t *testing.T, b Backend) {
 	db := seeded(t, b, 2)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	won := mustClaim(t, a, engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-002"})
 	if won.Message.IdempotencyKey != "PAY-002" {
@@ -79,7 +79,7 @@ func testKeyedClaim(t *testing.T, b Backend) {
 // row finished it is empty.
 func testEmptyAndBlocked(t *testing.T, b Backend) {
 	db := seeded(t, b, 2)
-	a := connect(t, db)
+	a := Connect(t, db)
 	ctx := context.Background()
 	first := mustClaim(t, a, claimAt("Worker-A", t0, 2*time.Second))
 	second := mustClaim(t, a, claimAt("Worker-A", t0, time.Second))
@@ -102,7 +102,7 @@ func testEmptyAndBlocked(t *testing.T, b Backend) {
 func testRaceOneClaim(t *testing.T, b Backend) {
 	for round := 0; round < 20; round++ {
 		db := seeded(t, b, 1)
-		conns := []engine.Conn{connect(t, db), connect(t, db)}
+		conns := []engine.Conn{Connect(t, db), Connect(t, db)}
 		results := make([]engine.ClaimResult, 2)
 		errs := make([]error, 2)
 		start := make(chan struct{})
@@ -130,7 +130,7 @@ func testRaceOneClaim(t *testing.T, b Backend) {
 				t.Fatalf("round %d: loser outcome = %v, want blocked (by the winner's lease) or lost (the race)", round, r.Outcome)
 			}
 		}
-		if r := rowByKey(t, db, "PAY-001"); won != 1 || r.Attempts != 1 || r.LeaseVersion != 1 {
+		if r := RowByKey(t, db, "PAY-001"); won != 1 || r.Attempts != 1 || r.LeaseVersion != 1 {
 			t.Fatalf("round %d: %d claims won, row %+v; want exactly 1 claim", round, won, r)
 		}
 	}
@@ -139,13 +139,13 @@ func testRaceOneClaim(t *testing.T, b Backend) {
 // A cancelled context stops a call before it changes anything; the connection still works.
 func testCancelled(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a := connect(t, db)
+	a := Connect(t, db)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if res, err := a.Claim(ctx, claimAt("Worker-A", t0, time.Second)); err == nil {
 		t.Fatalf("claim with a cancelled context = %+v, want an error", res)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending || r.Attempts != 0 {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusPending || r.Attempts != 0 {
 		t.Fatalf("row after a cancelled claim = %+v, want untouched", r)
 	}
 	mustClaim(t, a, claimAt("Worker-A", t0, time.Second))

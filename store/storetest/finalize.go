@@ -12,10 +12,10 @@ import (
 // same transaction is rolled back. Without the check the same finalize goes through.
 func testFinalizeByStranger(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	won := mustClaim(t, a, claimAt("Worker-A", t0, time.Second))
-	before := rowByKey(t, db, "PAY-001")
+	before := RowByKey(t, db, "PAY-001")
 	req := engine.FinalizeRequest{Worker: "Worker-B", Message: won.Message, Now: t0,
 		PaymentStatus: engine.PaymentPaid, TransactionID: "txn_stolen", OwnershipCheck: true}
 	res, err := bc.Finalize(ctx, req)
@@ -25,7 +25,7 @@ func testFinalizeByStranger(t *testing.T, b Backend) {
 	if res.Committed || res.RowsAffected != 0 || res.PriorOwner != "Worker-A" || res.PriorStatus != engine.StatusProcessing || res.PriorVersion != 1 {
 		t.Fatalf("stranger's finalize = %+v, want rolled back with 0 rows, prior Worker-A's v1", res)
 	}
-	after := rowByKey(t, db, "PAY-001")
+	after := RowByKey(t, db, "PAY-001")
 	if after != before {
 		t.Fatalf("row changed by a rejected finalize:\nbefore %+v\nafter  %+v", before, after)
 	}
@@ -37,7 +37,7 @@ func testFinalizeByStranger(t *testing.T, b Backend) {
 	if err != nil || !res.Committed || res.RowsAffected != 1 || res.PriorOwner != "Worker-A" {
 		t.Fatalf("unchecked finalize = %+v %v, want committed over Worker-A's lease", res, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.TransactionID != "txn_stolen" || !r.LockedUntil.IsZero() {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessed || r.TransactionID != "txn_stolen" || !r.LockedUntil.IsZero() {
 		t.Fatalf("row after the unchecked finalize = %+v", r)
 	}
 }
@@ -46,7 +46,7 @@ func testFinalizeByStranger(t *testing.T, b Backend) {
 // new version) without it.
 func testFencing(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a := connect(t, db)
+	a := Connect(t, db)
 	ctx := context.Background()
 	first := mustClaim(t, a, claimAt("Worker-A", t0, time.Millisecond))
 	later := t0.Add(10 * time.Millisecond)
@@ -59,7 +59,7 @@ func testFencing(t *testing.T, b Backend) {
 	if res, err := a.Finalize(ctx, req); err != nil || res.Committed || res.PriorVersion != 2 {
 		t.Fatalf("stale finalize with fencing = %+v %v, want rejected, prior v2", res, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPending || r.Status != engine.StatusProcessing {
+	if r := RowByKey(t, db, "PAY-001"); r.PaymentStatus != engine.PaymentPending || r.Status != engine.StatusProcessing {
 		t.Fatalf("row after the fenced-off finalize = %+v, want unchanged", r)
 	}
 	req.Fencing = false
@@ -70,7 +70,7 @@ func testFencing(t *testing.T, b Backend) {
 
 func testRenewOnlyByOwner(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a := connect(t, db)
+	a := Connect(t, db)
 	ctx := context.Background()
 	won := mustClaim(t, a, claimAt("Worker-A", t0, time.Second))
 	if ok, err := renew(ctx, a, won.Message, "Worker-A", t0.Add(2*time.Second)); !ok || err != nil {
@@ -79,7 +79,7 @@ func testRenewOnlyByOwner(t *testing.T, b Backend) {
 	if ok, err := renew(ctx, a, won.Message, "Worker-B", t0.Add(3*time.Second)); ok || err != nil {
 		t.Fatalf("renew by a non-owner = %v %v, want false", ok, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); !r.LockedUntil.Equal(t0.Add(2*time.Second)) || r.LeaseVersion != 1 {
+	if r := RowByKey(t, db, "PAY-001"); !r.LockedUntil.Equal(t0.Add(2*time.Second)) || r.LeaseVersion != 1 {
 		t.Fatalf("row = %+v, want the owner's renewed lease at v1", r)
 	}
 }
@@ -88,7 +88,7 @@ func testRenewOnlyByOwner(t *testing.T, b Backend) {
 // loss and leaves the new owner's lease alone.
 func testRenewAfterReclaim(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	old := mustClaim(t, a, claimAt("Worker-A", t0, 100*time.Millisecond))
 	later := t0.Add(200 * time.Millisecond)
@@ -96,7 +96,7 @@ func testRenewAfterReclaim(t *testing.T, b Backend) {
 	if ok, err := renew(ctx, a, old.Message, "Worker-A", later.Add(5*time.Second)); ok || err != nil {
 		t.Fatalf("renew after a reclaim = %v %v, want false", ok, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || !r.LockedUntil.Equal(later.Add(time.Second)) || r.LeaseVersion != 2 {
+	if r := RowByKey(t, db, "PAY-001"); r.LockedBy != "Worker-B" || !r.LockedUntil.Equal(later.Add(time.Second)) || r.LeaseVersion != 2 {
 		t.Fatalf("row = %+v, want Worker-B's lease untouched", r)
 	}
 }
@@ -113,10 +113,10 @@ func testCrashAndReclaim(t *testing.T, b Backend) {
 	}
 	held := mustClaim(t, a, claimAt("Worker-A", t0, time.Second))
 	a.Close() // the crash
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-A" {
 		t.Fatalf("row after the crash = %+v, want Worker-A's lease still there", r)
 	}
-	bc := connect(t, db)
+	bc := Connect(t, db)
 	if res := mustClaim(t, bc, claimAt("Worker-B", t0.Add(500*time.Millisecond), time.Second)); res.Message.IdempotencyKey != "PAY-002" {
 		t.Fatalf("claim during the dead lease took %s, want PAY-002", res.Message.IdempotencyKey)
 	}
@@ -127,11 +127,11 @@ func testCrashAndReclaim(t *testing.T, b Backend) {
 	if fin, err := bc.Finalize(ctx, paid("Worker-B", re.Message)); err != nil || !fin.Committed {
 		t.Fatalf("finalize of the reclaimed row: %+v %v", fin, err)
 	}
-	restarted := connect(t, db)
+	restarted := Connect(t, db)
 	if fin, err := restarted.Finalize(ctx, paid("Worker-A", held.Message)); err != nil || fin.Committed || fin.PriorOwner != "Worker-B" {
 		t.Fatalf("the crashed worker's stale finalize = %+v %v, want rejected (Worker-B finished it)", fin, err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.TransactionID != "txn_PAY-001" || r.Attempts != 2 {
+	if r := RowByKey(t, db, "PAY-001"); r.TransactionID != "txn_PAY-001" || r.Attempts != 2 {
 		t.Fatalf("row = %+v, want Worker-B's finalize, 2 attempts", r)
 	}
 }

@@ -24,7 +24,7 @@ func testRacingWorkers(t *testing.T, b Backend) {
 		errs      = make(chan error, workers)
 	)
 	for w := 0; w < workers; w++ {
-		c := connect(t, db)
+		c := Connect(t, db)
 		name := fmt.Sprintf("Worker-%d", w+1)
 		wg.Add(1)
 		go func() {
@@ -88,7 +88,7 @@ func testRacingWorkers(t *testing.T, b Backend) {
 // same row. This is what the naive-claim lesson shows.
 func testNonAtomicBothTake(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	ma, okA, errA := a.SelectCandidate(ctx, t0)
 	mb, okB, errB := bc.SelectCandidate(ctx, t0)
@@ -103,7 +103,7 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ta.LeaseVersion != 1 || tb.LeaseVersion != 2 || rowByKey(t, db, "PAY-001").LockedBy != "Worker-B" {
+	if ta.LeaseVersion != 1 || tb.LeaseVersion != 2 || RowByKey(t, db, "PAY-001").LockedBy != "Worker-B" {
 		t.Fatalf("takes: A v%d, B v%d", ta.LeaseVersion, tb.LeaseVersion)
 	}
 }
@@ -112,7 +112,7 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 // worker has finalized meanwhile: the row is unfinished again and processed twice.
 func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
 	db := seeded(t, b, 1)
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	ma, _, _ := a.SelectCandidate(ctx, t0)
 	mb, _, _ := bc.SelectCandidate(ctx, t0)
@@ -127,7 +127,7 @@ func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatalf("B's take of the row A finalized: %v", err)
 	}
-	if r := rowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-B" || !r.ProcessedAt.IsZero() {
+	if r := RowByKey(t, db, "PAY-001"); r.Status != engine.StatusProcessing || r.LockedBy != "Worker-B" || !r.ProcessedAt.IsZero() {
 		t.Fatalf("after B's take: %+v", r)
 	}
 	if fin, err := bc.Finalize(ctx, paid("Worker-B", tb)); err != nil || !fin.Committed {
@@ -141,7 +141,7 @@ func testNaiveLoadDoubles(t *testing.T, b Backend) {
 	const n = 5
 	db := seeded(t, b, n)
 	ctx := context.Background()
-	a, bc := connect(t, db), connect(t, db)
+	a, bc := Connect(t, db), Connect(t, db)
 	la, errA := a.LoadPending(ctx)
 	lb, errB := bc.LoadPending(ctx)
 	if errA != nil || errB != nil || len(la) != n || len(lb) != n || la[0].IdempotencyKey != "PAY-001" || lb[n-1].IdempotencyKey != engine.MessageKey(n) {

@@ -80,14 +80,21 @@ func Run(t *testing.T, b Backend) {
 func seeded(t *testing.T, b Backend, n int) engine.DB {
 	t.Helper()
 	db := b.New(t)
-	if err := engine.Seed(context.Background(), engine.NewGateway(db), n, t0); err != nil {
-		t.Fatal(err)
-	}
+	Seed(t, db, n)
 	return db
 }
 
-// connect opens a worker connection, closed at the end of the test.
-func connect(t *testing.T, db engine.DB) engine.Conn {
+// Seed writes n Pending payments (PAY-001…) into db, as engine.Seed writes them through the
+// gateway, created before engine.Epoch; an error fails the test.
+func Seed(t testing.TB, db engine.DB, n int) {
+	t.Helper()
+	if err := engine.Seed(context.Background(), engine.NewGateway(db), n, t0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Connect opens a worker connection to db, closed at the end of the test.
+func Connect(t *testing.T, db engine.DB) engine.Conn {
 	t.Helper()
 	c, err := db.Connect(context.Background())
 	if err != nil {
@@ -108,8 +115,8 @@ func paid(worker string, m engine.Message) engine.FinalizeRequest {
 		TransactionID: "txn_" + m.IdempotencyKey, OwnershipCheck: true, Fencing: true}
 }
 
-// rowByKey reads key's row as the database holds it now.
-func rowByKey(t *testing.T, db engine.DB, key string) engine.Row {
+// RowByKey reads key's row as the database holds it now.
+func RowByKey(t *testing.T, db engine.DB, key string) engine.Row {
 	t.Helper()
 	rows, err := db.Snapshot(context.Background())
 	if err != nil {

@@ -26,13 +26,8 @@ func cmdSeed(ctx context.Context, b Backends, args []string, stdout, stderr io.W
 	path := fs.String("db", "", "the database file (required)")
 	n := fs.Int("messages", 6, "number of payments and outbox messages")
 	reset := fs.Bool("reset", false, "empty FILE first when it is a leaselab database that holds rows")
-	if pos, err := parseInterleaved(fs, args); err != nil {
-		return usageFlag(err)
-	} else if len(pos) > 0 {
-		return usageError{fmt.Errorf("seed takes no arguments, got %q", pos[0])}
-	}
-	if *path == "" {
-		return usageError{errors.New("seed: --db FILE is required")}
+	if err := parseSharedDB(fs, args, path); err != nil {
+		return err
 	}
 	if *n < 1 || *n > engine.MaxMessages {
 		return usageError{fmt.Errorf("--messages %d: want 1 to %d", *n, engine.MaxMessages)}

@@ -70,12 +70,10 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.handoutsPerLab, "handouts-per-lab", 3, "handouts one lab may write into --handouts")
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
-	pos, err := parseInterleaved(fs, args)
+	if err := parseNoArgs(fs, args); err != nil {
+		return o, err
+	}
 	switch {
-	case err != nil:
-		return o, usageFlag(err)
-	case len(pos) > 0:
-		return o, usageError{fmt.Errorf("serve takes no arguments, got %q", pos[0])}
 	case o.maxSessions < 1:
 		return o, usageError{fmt.Errorf("--max-sessions %d: want at least 1", o.maxSessions)}
 	case o.handoutsPerLab < 1 || o.handoutsPerLab > 100:

@@ -45,10 +45,8 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
-	if pos, err := parseInterleaved(fs, args); err != nil {
-		return 0, usageFlag(err)
-	} else if len(pos) > 0 {
-		return 0, usageError{fmt.Errorf("stress takes no arguments, got %q", pos[0])}
+	if err := parseNoArgs(fs, args); err != nil {
+		return 0, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

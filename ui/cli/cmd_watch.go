@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -22,15 +21,10 @@ func cmdWatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 	fs := newFlagSet("watch", watchUsage, stderr)
 	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
 	interval := fs.Duration("interval", 200*time.Millisecond, "how often to read the database")
-	if pos, err := parseInterleaved(fs, args); err != nil {
-		return usageFlag(err)
-	} else if len(pos) > 0 {
-		return usageError{fmt.Errorf("watch takes no arguments, got %q", pos[0])}
+	if err := parseSharedDB(fs, args, path); err != nil {
+		return err
 	}
-	switch {
-	case *path == "":
-		return usageError{errors.New("watch: --db FILE is required")}
-	case *interval < 10*time.Millisecond:
+	if *interval < 10*time.Millisecond {
 		return usageError{fmt.Errorf("--interval %s: want at least 10ms", *interval)}
 	}
 	// Check first: a file that is missing or not ours fails the same way with or without a

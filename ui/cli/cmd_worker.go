@@ -40,14 +40,10 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	}
 	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
 	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
-	if pos, err := parseInterleaved(fs, args); err != nil {
-		return usageFlag(err)
-	} else if len(pos) > 0 {
-		return usageError{fmt.Errorf("worker takes no arguments, got %q", pos[0])}
+	if err := parseSharedDB(fs, args, path); err != nil {
+		return err
 	}
 	switch {
-	case *path == "":
-		return usageError{errors.New("worker: --db FILE is required")}
 	case *name == "":
 		return usageError{errors.New("worker: --name is required")}
 	case !workerNameRE.MatchString(*name):

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,6 +85,30 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// parseNoArgs parses the flags of a command that takes no positional argument.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageFlag(err)
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Errorf("%s takes no arguments, got %q", fs.Name(), pos[0])}
+	}
+	return nil
+}
+
+// parseSharedDB parses the flags of a command on a database that processes share (seed, worker,
+// watch): it takes no positional argument, and its --db, db, is required.
+func parseSharedDB(fs *flag.FlagSet, args []string, db *string) error {
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *db == "" {
+		return usageError{fmt.Errorf("%s: --db FILE is required", fs.Name())}
+	}
+	return nil
 }
 
 // loadScenario reads a built-in or file scenario and applies the flags.
@@ -198,11 +221,4 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
-}
-
-func usageFlag(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return usageError{err}
 }

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,29 +16,6 @@ import (
 // Hostile databases: files that hold rows, altered or foreign schemas, older versions, hot
 // journals, missing folders. Whatever leaselab refuses it leaves byte for byte as it was, with
 // no -wal or -shm beside it.
-
-// seeded makes a leaselab database of n messages at dir/name with leaselab seed.
-func seeded(t *testing.T, dir, name string, n int) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if code, _, stderr := cli(t, "seed", "--db", path, "--messages", fmt.Sprint(n)); code != exitOK {
-		t.Fatalf("seed: exit %d: %s", code, stderr)
-	}
-	return path
-}
-
-// rawExec runs statements on the file with a plain connection (what sqlite3 would do).
-func rawExec(t *testing.T, path, stmts string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(stmts); err != nil {
-		t.Fatalf("%s: %v", stmts, err)
-	}
-}
 
 // leased is a seeded database of n messages, live of them under a lease that ends in an hour,
 // as a running worker process would leave them.
@@ -101,40 +76,9 @@ func hotJournal(t *testing.T, dir string) string {
 	os.Mkdir(src, 0o755)
 	live := filepath.Join(src, "hot.db")
 	rawExec(t, live, "PRAGMA journal_mode = DELETE; CREATE TABLE x (a); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 300) INSERT INTO x SELECT randomblob(1000) FROM n")
-	db, err := sql.Open("sqlite", live)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec("PRAGMA cache_size = 2; UPDATE x SET a = randomblob(1000)"); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "hot.db")
-	for _, suffix := range []string{"", "-journal"} {
-		copyFile(t, path+suffix, live+suffix)
-	}
+	copyMidWrite(t, live, true, "PRAGMA cache_size = 2; UPDATE x SET a = randomblob(1000)", live, path, "", "-journal")
 	return path
-}
-
-func copyFile(t *testing.T, dst, src string) {
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // at returns a setup that runs args with FILE replaced by the file make returns.
@@ -335,14 +279,7 @@ func TestRefusalWhileWorkerProcessesWork(t *testing.T) {
 		{"stress", "--messages", "20", "--db", path},
 		{"seed", "--db", path},
 	} {
-		for held := false; !held; {
-			select {
-			case line := <-holder.seen:
-				held = strings.Contains(line, "holding its finalize transaction")
-			case <-time.After(30 * time.Second):
-				t.Fatalf("P1 never held a finalize:\n%s", holder.output())
-			}
-		}
+		holder.waitLine(t, "holding its finalize transaction", 30*time.Second)
 		code, _, stderr := cli(t, args...)
 		if code != exitEnvError || !strings.Contains(stderr, "under a live lease") || !strings.Contains(stderr, "--reset") {
 			t.Errorf("%v: exit %d, %q; want exit 3 naming the live leases and --reset", args, code, stderr)
@@ -351,26 +288,54 @@ func TestRefusalWhileWorkerProcessesWork(t *testing.T) {
 		}
 	}
 	for _, w := range workers {
-		select {
-		case err := <-w.done:
-			if err != nil {
-				t.Fatalf("worker: %v\n%s", err, w.output())
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("worker did not finish:\n%s", w.output())
-		}
+		w.finish(t, 60*time.Second)
 	}
 	ins, err := store.Inspect(context.Background(), path, time.Now())
 	if err != nil || ins.Contents.Messages != messages {
 		t.Fatalf("after: %+v %v", ins, err)
 	}
-	db, err := store.OpenReadOnly(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
+	if c := countsAt(t, store.OpenReadOnly, path); c.OutboxProcessed != messages {
+		t.Fatalf("processed %d of %d", c.OutboxProcessed, messages)
 	}
-	defer db.Close()
-	c, err := db.Counts(context.Background())
-	if err != nil || c.OutboxProcessed != messages {
-		t.Fatalf("processed %d of %d (%v)", c.OutboxProcessed, messages, err)
+}
+
+// User objects whose names start like SQLite's own ("sqlite_" is reserved, and only that, with
+// that case): the schema check must see them, so the file is not leaselab's and is left as it
+// was, --reset or not.
+func TestHostileSchemaNames(t *testing.T) {
+	userTable := func(t *testing.T, dir string) string {
+		return altered(t, dir, "CREATE TABLE SqliteUserData (Body TEXT); INSERT INTO SqliteUserData VALUES ('mine')")
 	}
+	backup := func(t *testing.T, dir string) string {
+		return altered(t, dir, "CREATE TABLE sqlitebackup (Body TEXT); INSERT INTO sqlitebackup VALUES ('mine')")
+	}
+	trigger := func(t *testing.T, dir string) string {
+		return altered(t, dir, `CREATE TABLE UserRows (Body TEXT); INSERT INTO UserRows VALUES ('mine');
+			CREATE TRIGGER sqliteAudit AFTER INSERT ON OutboxMessages BEGIN DELETE FROM UserRows; END`)
+	}
+	onlyTrigger := func(t *testing.T, dir string) string {
+		return altered(t, dir, `CREATE TRIGGER sqliteAudit AFTER INSERT ON OutboxMessages BEGIN SELECT 1; END`)
+	}
+	view := func(t *testing.T, dir string) string {
+		return altered(t, dir, "CREATE VIEW sqliteV AS SELECT * FROM Payments")
+	}
+	index := func(t *testing.T, dir string) string {
+		return altered(t, dir, "CREATE INDEX sqlite1dx ON Payments(Amount)")
+	}
+	runHostile(t, "database", []hostileCase{
+		{name: "run --db FILE: leaselab's tables plus the user's table SqliteUserData", setup: at(userTable, "run", "after", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "it has a table SqliteUserData, which leaselab does not create", unchanged: true},
+		{name: "seed --reset --db FILE: leaselab's tables plus the user's table sqlitebackup", setup: at(backup, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "it has a table sqlitebackup, which leaselab does not create", unchanged: true},
+		{name: "seed --reset --db FILE: leaselab's tables plus a trigger sqliteAudit", setup: at(onlyTrigger, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "it has a trigger sqliteAudit, which leaselab does not create", unchanged: true},
+		{name: "run --reset --db FILE: a table UserRows and a trigger sqliteAudit", setup: at(trigger, "run", "after", "--reset", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "not a leaselab database", unchanged: true},
+		{name: "run --reset --db FILE: leaselab's tables plus a view sqliteV", setup: at(view, "run", "after", "--reset", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "it has a view sqliteV, which leaselab does not create", unchanged: true},
+		{name: "seed --reset --db FILE: leaselab's tables plus an index sqlite1dx", setup: at(index, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "it has an index sqlite1dx, which leaselab does not create", unchanged: true},
+		{name: "watch --db FILE: leaselab's tables plus a view sqliteV", setup: at(view, "watch", "--db", "FILE"),
+			code: exitEnvError, msg: "it has a view sqliteV", unchanged: true},
+	})
 }

@@ -26,11 +26,6 @@ func inputFile(name, text string, extra ...string) func(t *testing.T, dir string
 	}
 }
 
-// args is a setup for a command line that names no file of its own.
-func args(a ...string) func(t *testing.T, dir string) ([]string, string) {
-	return func(t *testing.T, dir string) ([]string, string) { return a, "" }
-}
-
 // bigScript is 3,900 lines of "A step 100000": 62 KB that asked for 390 million actions.
 func bigScript() string {
 	var b strings.Builder
@@ -90,9 +85,7 @@ func TestHostileInput(t *testing.T) {
 			"name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n"),
 			code: exitExpect, msg: "hb.scenario:9: the run made no progress: no message finalized in the last 10000 actions", unchanged: true},
 		{name: "a FIFO as the scenario file", setup: fifo, code: exitUsage, msg: "is a named pipe (FIFO), not a regular file"},
-		{name: "a directory as the scenario file", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"run", dir, "--report-dir", ""}, ""
-		}, code: exitUsage, msg: "is a directory, not a regular file"},
+		{name: "a directory as the scenario file", setup: inDir("run", "DIR", "--report-dir", ""), code: exitUsage, msg: "is a directory, not a regular file"},
 		{name: "/dev/null as the scenario file", setup: args("run", "/dev/null", "--report-dir", ""),
 			code: exitUsage, msg: "is a character device"},
 		{name: "UTF-8 BOM", setup: inputFile("bom.scenario", "\uFEFF"+passing), code: exitOK, msg: "The run did what the scenario expects", unchanged: true},
@@ -160,28 +153,28 @@ func TestHostileControlCharacters(t *testing.T) {
 }
 
 // hostileLockedBy seeds a shared database, then lets a foreign "process" claim PAY-001 under a
-// LockedBy full of terminal escapes, for 300 ms; a worker process is then blocked by it and
-// reclaims it, printing that LockedBy.
+// LockedBy full of terminal escapes, for 2 s; a worker process is then blocked by it and
+// reclaims it, printing that LockedBy. The lease is long enough that a worker started on a busy
+// machine still meets it live (with 300 ms, one started late found it expired, and was never
+// blocked).
 func hostileLockedBy(t *testing.T, dir string) ([]string, string) {
 	t.Helper()
-	path := filepath.Join(dir, "shared.db")
-	if code, _, stderr := cli(t, "seed", "--db", path, "--messages", "2"); code != exitOK {
-		t.Fatalf("seed: exit %d: %s", code, stderr)
-	}
+	path := seeded(t, dir, "shared.db", 2)
+	// The foreign process: a connection of its own, closed once it has claimed.
 	ctx := context.Background()
+	var conn engine.Conn
 	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		defer db.Close()
+		conn, err = db.Connect(ctx)
 	}
-	defer db.Close()
-	conn, err := db.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		defer conn.Close()
+		now := time.Now()
+		_, err = conn.Claim(ctx, engine.ClaimRequest{Worker: "Evil\x1b]0;pwned\x07\x1b[2J", Now: now, Until: now.Add(2 * time.Second)})
 	}
-	defer conn.Close()
-	now := time.Now()
-	if _, err := conn.Claim(ctx, engine.ClaimRequest{Worker: "Evil\x1b]0;pwned\x07\x1b[2J", Now: now, Until: now.Add(300 * time.Millisecond)}); err != nil {
-		t.Fatal(err)
+	if err != nil {
+		t.Fatalf("the foreign claim: %v", err)
 	}
 	return []string{"worker", "--db", path, "--name", "W1", "--poll", "20ms"}, ""
 }
@@ -215,11 +208,7 @@ func TestStalledRunPrintsItsReport(t *testing.T) {
 	if code != exitExpect || !strings.Contains(stderr, "the run made no progress") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"== Ledgers", "Claims won         1", "== Verdict ==", "DID NOT FINISH: " + path + ":9: the run made no progress", "Report saved: "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q", want)
-		}
-	}
+	containsAll(t, "stdout", out, "== Ledgers", "Claims won         1", "== Verdict ==", "DID NOT FINISH: "+path+":9: the run made no progress", "Report saved: ")
 	saved, _ := filepath.Glob(filepath.Join(dir, "reports", "hb-RunReport-*.txt"))
 	if len(saved) != 1 {
 		t.Fatalf("saved reports: %v", saved)
@@ -227,4 +216,35 @@ func TestStalledRunPrintsItsReport(t *testing.T) {
 	if data, err := os.ReadFile(saved[0]); err != nil || !strings.Contains(string(data), "DID NOT FINISH") {
 		t.Errorf("the saved report does not say why the run ended (%v)", err)
 	}
+}
+
+// askScenario writes a scenario file whose script holds lines, and returns the command line
+// that runs it.
+func askScenario(lines string) func(t *testing.T, dir string) ([]string, string) {
+	return func(t *testing.T, dir string) ([]string, string) {
+		f := filepath.Join(dir, "q.scenario")
+		body := "name: q\nworkers: A B\nsteps:\n  A claim PAY-001\n" + lines
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"run", f, "--report-dir", ""}, f
+	}
+}
+
+// askCase is the hostile case name: a scenario whose script holds lines (askScenario), which
+// exits code with msg and leaves the file as it was.
+func askCase(name, lines string, code int, msg string) hostileCase {
+	return hostileCase{name: name, setup: askScenario(lines), code: code, msg: msg, unchanged: true}
+}
+
+// Questions in a scenario file: every bad one is a file:line error, exit 2, the file untouched.
+func TestHostileQuestions(t *testing.T) {
+	runHostile(t, "questions", []hostileCase{
+		askCase("ask: with no right answer", "  ask: Who? | A | B\n  B claim PAY-001\n", exitUsage, "q.scenario:5: ask: which answer is right?"),
+		askCase("ask: whose right answer is not an answer", "  ask: Who? | A | B = C\n  B claim PAY-001\n", exitUsage, "q.scenario:5: ask: the right answer \"C\" is not one of the answers (A, B)"),
+		askCase("ask: with five answers", "  ask: Who? | a | b | c | d | e = a\n  B claim PAY-001\n", exitUsage, "q.scenario:5: ask: 5 answers, at most 4"),
+		askCase("ask: with no step after it", "  ask: Who? | A | B = A\n", exitUsage, "q.scenario:5: ask: no step follows this question"),
+		askCase("because: with no ask: before it", "  because: why\n", exitUsage, "q.scenario:5: because: comes right after an \"ask:\" line"),
+		askCase("a good question is ignored by run", "  ask: Who? | A | B = B\n  because: why.\n  run until-done\n", exitOK, ""),
+	})
 }

@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"leaselab/store/storetest"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // nobody is the unprivileged user the read-only tests run leaselab as: root, who runs the
@@ -67,7 +65,7 @@ func runAs(t *testing.T, dir string, name string, args ...string) (int, string) 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1", "HOME="+dir, "TERM=screen")
+	cmd.Env = childEnv("HOME="+dir, "TERM=screen")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -325,20 +323,9 @@ func runSchemaNames(t *testing.T, pgURL string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConnect(t, ctx, pgURL)
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'leaselab\_run\_%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
+	return pgStrings(t, ctx, conn, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'leaselab\_run\_%' ORDER BY 1`)
 }
 
 // A PostgreSQL server stopped in the middle of a run: the run says which schema it leaves on the
@@ -354,26 +341,17 @@ func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
 	pgURL, stop, startAgain := privatePostgres(t)
 	run := start(t, "run", "many-workers", "--messages", "3000", "--db", pgURL, "--report-dir", "")
 	var left string
-	for deadline := time.Now().Add(30 * time.Second); left == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
 		if names := runSchemaNames(t, pgURL); len(names) == 1 {
 			left = names[0]
 		}
-	}
-	if left == "" {
+		return left != ""
+	}) {
 		t.Fatalf("no run schema on the server 30s after the run started:\n%s", run.output())
 	}
 	time.Sleep(300 * time.Millisecond) // into the run: its workers are at work
 	stop()
-	var code int
-	select {
-	case err := <-run.done:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the run still goes 60s after its server stopped:\n%s", run.output())
-	}
+	code := run.exitCode(t, 60*time.Second) // after its server stopped
 	out := run.output()
 	want := "leaselab: the run's schema " + left + " is left on the server (DROP SCHEMA failed: "
 	if code != exitEnvError || !strings.Contains(out, want) || !strings.Contains(out, "the next leaselab run on this server, or a --reset, drops it") {
@@ -390,19 +368,14 @@ func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
 	// and one with leaselab's plain comment (named so by hand, or made by a leaselab before run
 	// locks: it may be in use).
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConnect(t, ctx, pgURL)
 	defer conn.Close(ctx)
 	var mark string
 	if err := conn.QueryRow(ctx, `SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`, left).Scan(&mark); err != nil {
 		t.Fatal(err)
 	}
 	liveURL := pgURL + "&schema=leaselab_run_live"
-	if code, _, stderr := cli(t, "seed", "--db", liveURL, "--messages", "3"); code != exitOK {
-		t.Fatalf("seed the live run's schema: exit %d: %s", code, stderr)
-	}
+	seedDB(t, liveURL, 3)
 	for _, stmt := range []string{
 		fmt.Sprintf(`COMMENT ON SCHEMA leaselab_run_live IS '%s'`, mark),
 		`SELECT pg_advisory_lock(hashtextextended('leaselab_run:leaselab_run_live', 0))`,
@@ -430,23 +403,17 @@ func TestPostgresStoppedMidRunLeavesASchemaTheNextRunDrops(t *testing.T) {
 	// schema of its own, drops it.
 	conn.Close(ctx)
 	// The server ends the closed session, and frees its lock, a moment later: wait for that.
-	check, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	check := pgConnect(t, ctx, pgURL)
 	defer check.Close(ctx)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if !poll(10*time.Second, 20*time.Millisecond, func() bool {
 		var held bool
 		if err := check.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted
 		   AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('leaselab_run:leaselab_run_live', 0)`).Scan(&held); err != nil {
 			t.Fatal(err)
 		}
-		if !held {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the live run's lock is still held 10s after its session closed")
-		}
+		return !held
+	}) {
+		t.Fatal("the live run's lock is still held 10s after its session closed")
 	}
 	code3, _, err3 := cli(t, "seed", "--reset", "--messages", "3", "--db", pgURL+"&schema=leaselab_demo")
 	if code3 != exitOK || !strings.Contains(err3, "dropped the schema leaselab_run_live,") {
@@ -470,13 +437,7 @@ func TestSIGPIPEWithTheOutputOpenIsNotAClosedOutput(t *testing.T) {
 	}
 	db := seeded(t, t.TempDir(), "pay.db", 200)
 	w := start(t, "worker", "--db", db, "--name", "P1", "--lease", "2s", "--pace", "50ms")
-	select {
-	case <-w.seen:
-	case err := <-w.done:
-		t.Fatalf("the worker ended before its first line: %v\n%s", err, w.output())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no line from the worker in 30s:\n%s", w.output())
-	}
+	w.waitLine(t, "", 30*time.Second) // its first line
 	if err := w.cmd.Process.Signal(syscall.SIGPIPE); err != nil {
 		t.Fatal(err)
 	}
@@ -488,16 +449,7 @@ func TestSIGPIPEWithTheOutputOpenIsNotAClosedOutput(t *testing.T) {
 	if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	var code int
-	select {
-	case err := <-w.done:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the worker still runs 30s after SIGINT:\n%s", w.output())
-	}
+	code := w.exitCode(t, 30*time.Second) // after SIGINT
 	if out := w.output(); code != 130 || !strings.Contains(out, "interrupted by SIGINT") || strings.Contains(out, "SIGPIPE") {
 		t.Fatalf("after SIGPIPE, then SIGINT: exit %d, want 130, \"interrupted by SIGINT\" and no word of SIGPIPE:\n%s", code, out)
 	}
@@ -535,47 +487,17 @@ func TestWorkerWaitingForTheWriteLockSaysSo(t *testing.T) {
 			db.Close()
 		}
 	}
-	waitLine := func(t *testing.T, c *child, sub string, within time.Duration) time.Time {
-		t.Helper()
-		timeout := time.After(within)
-		for {
-			select {
-			case line := <-c.seen:
-				if strings.Contains(line, sub) {
-					return time.Now()
-				}
-			case err := <-c.done:
-				t.Fatalf("the worker ended before %q: %v\n%s", sub, err, c.output())
-			case <-timeout:
-				t.Fatalf("no %q within %s:\n%s", sub, within, c.output())
-			}
-		}
-	}
-	exitOf := func(t *testing.T, c *child) int {
-		t.Helper()
-		select {
-		case err := <-c.done:
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				return exit.ExitCode()
-			}
-			return 0
-		case <-time.After(30 * time.Second):
-			t.Fatalf("the worker still runs 30s on:\n%s", c.output())
-		}
-		return -1
-	}
-
 	t.Run("the other commits", func(t *testing.T) {
 		path := seeded(t, t.TempDir(), "pay.db", 3)
 		release := hold(t, path)
 		began := time.Now()
 		w := start(t, "worker", "--db", path, "--name", "P1", "--poll", "10ms")
-		first := waitLine(t, w, "Worker-P1 waiting for the database's write lock (held by another connection) for 2s…", 10*time.Second)
-		waitLine(t, w, "Worker-P1 waiting for the database's write lock (held by another connection) for 4s…", 10*time.Second)
+		w.waitLine(t, "Worker-P1 waiting for the database's write lock (held by another connection) for 2s…", 10*time.Second)
+		first := time.Now()
+		w.waitLine(t, "Worker-P1 waiting for the database's write lock (held by another connection) for 4s…", 10*time.Second)
 		release()
-		waitLine(t, w, "Worker-P1 got the database's write lock after ", 10*time.Second)
-		if code := exitOf(t, w); code != exitOK || !strings.Contains(w.output(), "3 finalized") {
+		w.waitLine(t, "Worker-P1 got the database's write lock after ", 10*time.Second)
+		if code := w.exitCode(t, 30*time.Second); code != exitOK || !strings.Contains(w.output(), "3 finalized") {
 			t.Fatalf("after the lock: exit %d, want 0 and 3 finalized:\n%s", code, w.output())
 		}
 		if d := first.Sub(began); d < 2*time.Second {
@@ -598,11 +520,11 @@ func TestWorkerWaitingForTheWriteLockSaysSo(t *testing.T) {
 		release := hold(t, path)
 		defer release()
 		w := start(t, "worker", "--db", path, "--name", "P1", "--poll", "10ms")
-		waitLine(t, w, "for 2s…", 10*time.Second)
+		w.waitLine(t, "for 2s…", 10*time.Second)
 		if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
-		code := exitOf(t, w)
+		code := w.exitCode(t, 30*time.Second)
 		if out := w.output(); code != 130 || !strings.Contains(out, "Worker-P1 stopped waiting for the database's write lock after ") {
 			t.Fatalf("SIGINT while it waits: exit %d, want 130 and \"stopped waiting\":\n%s", code, out)
 		}
@@ -618,17 +540,12 @@ func TestWorkerWaitingForARowLockSaysSo(t *testing.T) {
 	}
 	ctx := context.Background()
 	u := pgSchemaURL(t, "leaselab_test_rowwait")
-	if code, _, stderr := cli(t, "seed", "--db", u, "--messages", "1"); code != exitOK {
-		t.Fatalf("seed: exit %d: %s", code, stderr)
-	}
+	seedDB(t, u, 1)
 	pu, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := pgConnect(t, ctx, storetest.PostgresURL(t))
 	defer conn.Close(ctx)
 	tx, err := conn.Begin(ctx)
 	if err != nil {
@@ -639,34 +556,13 @@ func TestWorkerWaitingForARowLockSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := start(t, "worker", "--db", u, "--name", "P1", "--poll", "10ms")
-	for _, want := range []string{"Worker-P1 waiting for a row lock (held by another connection) for 2s…", ""} {
-		if want == "" {
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			want = "Worker-P1 got a row lock after "
-		}
-		timeout := time.After(10 * time.Second)
-	wait:
-		for {
-			select {
-			case line := <-w.seen:
-				if strings.Contains(line, want) {
-					break wait
-				}
-			case err := <-w.done:
-				t.Fatalf("the worker ended before %q: %v\n%s", want, err, w.output())
-			case <-timeout:
-				t.Fatalf("no %q within 10s:\n%s", want, w.output())
-			}
-		}
+	w.waitLine(t, "Worker-P1 waiting for a row lock (held by another connection) for 2s…", 10*time.Second)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case err := <-w.done:
-		if err != nil || !strings.Contains(w.output(), "1 finalized") {
-			t.Fatalf("after the lock: %v, want exit 0 and 1 finalized:\n%s", err, w.output())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the worker still runs 30s after the lock was released:\n%s", w.output())
+	w.waitLine(t, "Worker-P1 got a row lock after ", 10*time.Second)
+	w.finish(t, 30*time.Second)
+	if !strings.Contains(w.output(), "1 finalized") {
+		t.Fatalf("after the lock: want 1 finalized:\n%s", w.output())
 	}
 }

@@ -66,28 +66,6 @@ func refusedAtOnce(t *testing.T, addr string) bool {
 	return !serverBanner(t, c)
 }
 
-// countLines is how many lines of the log hold s.
-func countLines(log, s string) int {
-	n := 0
-	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, s) {
-			n++
-		}
-	}
-	return n
-}
-
-// waitLog waits up to 10 s for n lines of the server's log to hold s.
-func (ts *testServer) waitLog(t *testing.T, s string, n int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); countLines(ts.log.String(), s) < n; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d lines with %q in the log, want %d:\n%s", countLines(ts.log.String(), s), s, n, ts.log.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // Connections that never open a lab are closed after --handshake, each with a log line: raw
 // TCP that sends nothing, one that stops after its version line, and an SSH client that
 // authenticates and opens no session (ssh -N). Today all stay open for ever.
@@ -209,8 +187,38 @@ func TestServeSilentTerminals(t *testing.T) {
 // --handshake must be a positive duration.
 func TestHostileServeHandshake(t *testing.T) {
 	runHostile(t, "serve", []hostileCase{
-		{name: "--handshake 0", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--handshake", "0", "--host-key", dir + "/key"}, ""
-		}, code: exitUsage, msg: "--handshake 0s: want a positive duration"},
+		{name: "--handshake 0", setup: inDir("serve", "--handshake", "0", "--host-key", "DIR/key"), code: exitUsage, msg: "--handshake 0s: want a positive duration"},
 	})
+}
+
+// An SSH user name is the client's to choose: a bidi override (U+202E) or a line feed in it
+// must reach neither the teacher's table nor the log raw, where the one reorders what the
+// teacher reads and the other splits a log line and forges the next. Today both pass through.
+func TestNetworkNamesAreEscaped(t *testing.T) {
+	teacher := newSigner(t)
+	ts := startServer(t, serveOptions{maxSessions: 4, teachers: teacherKeys(t, gossh.MarshalAuthorizedKey(teacher.PublicKey()))})
+	const name = "mal\u202eexe.txt\n2026/12/01 09:00:00 forged: teacher logged in"
+	a := ts.connect(t, dialOpts{user: name})
+	a.waitFor("PAY-006")
+	tt := ts.connect(t, dialOpts{user: "teacher", key: teacher})
+	tt.waitFor("the teacher's table: 1 of 4 labs open")
+	tt.waitFor(`mal\u202eexe`)
+	if strings.Contains(tt.out.String(), "\u202e") {
+		t.Errorf("the teacher's table shows a raw U+202E")
+	}
+	a.hangUp()
+	ts.waitLog(t, "closed, database removed", 1)
+	log := ts.log.String()
+	for _, l := range strings.Split(log, "\n") {
+		if strings.HasPrefix(l, "2026/12/01 09:00:00 forged") {
+			t.Errorf("a forged log line: %q", l)
+		}
+	}
+	if strings.Contains(log, "\u202e") || !strings.Contains(log, `mal\u202eexe.txt\x0a2026/12/01 09:00:00 forged`) {
+		t.Errorf("the log shows the name raw, or not as words.Escape writes it:\n%s", log)
+	}
+	if !t.Failed() {
+		recordReliability(t, "serve", "an SSH user name with U+202E and a line feed (forged log line)", exitOK,
+			`mal\u202eexe.txt\x0a2026/12/01 09:00:00 forged: … (one log line; the same in the teacher's table)`, "—")
+	}
 }

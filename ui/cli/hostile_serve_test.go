@@ -20,18 +20,13 @@ import (
 func TestHostileServe(t *testing.T) {
 	key := func(t *testing.T, dir string) string { return filepath.Join(dir, "key") }
 	runHostile(t, "serve", []hostileCase{
-		{name: "--max-sessions 0", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--max-sessions", "0", "--host-key", key(t, dir)}, ""
-		}, code: exitUsage, msg: "--max-sessions 0: want at least 1"},
-		{name: "--idle -1s", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--idle", "-1s", "--host-key", key(t, dir)}, ""
-		}, code: exitUsage, msg: "--idle -1s: want a positive duration"},
-		{name: "--listen without a port", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--listen", "localhost", "--host-key", key(t, dir)}, ""
-		}, code: exitUsage, msg: `--listen "localhost": want HOST:PORT`},
-		{name: "an argument", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "after"}, ""
-		}, code: exitUsage, msg: `serve takes no arguments, got "after"`},
+		{name: "--max-sessions 0", setup: inDir("serve", "--max-sessions", "0", "--host-key", "DIR/key"),
+			code: exitUsage, msg: "--max-sessions 0: want at least 1"},
+		{name: "--idle -1s", setup: inDir("serve", "--idle", "-1s", "--host-key", "DIR/key"),
+			code: exitUsage, msg: "--idle -1s: want a positive duration"},
+		{name: "--listen without a port", setup: inDir("serve", "--listen", "localhost", "--host-key", "DIR/key"),
+			code: exitUsage, msg: `--listen "localhost": want HOST:PORT`},
+		{name: "an argument", setup: args("serve", "after"), code: exitUsage, msg: `serve takes no arguments, got "after"`},
 		{name: "--listen on a port in use", setup: func(t *testing.T, dir string) ([]string, string) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -57,9 +52,7 @@ func TestHostileServe(t *testing.T) {
 			}
 			return []string{"serve", "--host-key", p}, p
 		}, code: exitEnvError, msg: "not a private key", unchanged: true},
-		{name: "a host key that is a folder", setup: func(t *testing.T, dir string) ([]string, string) {
-			return []string{"serve", "--host-key", dir}, ""
-		}, code: exitEnvError, msg: "not a regular file"},
+		{name: "a host key that is a folder", setup: inDir("serve", "--host-key", "DIR"), code: exitEnvError, msg: "not a regular file"},
 	})
 }
 
@@ -137,14 +130,10 @@ func TestServeCommand(t *testing.T) {
 		!strings.Contains(text, "attendees type:  ssh -t -p ") {
 		t.Fatalf("start-up lines:\n%s\nstderr: %s", text, errb.String())
 	}
-	k, _, err := serve.HostKey(keyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text, serve.Fingerprint(k.PublicKey())) {
+	ts := servedAt(t, addr[1], keyPath, tmp)
+	if !strings.Contains(text, serve.Fingerprint(ts.hostPK)) {
 		t.Errorf("the printed fingerprint is not the key's: %s", text)
 	}
-	ts := &testServer{addr: addr[1], hostPK: k.PublicKey(), tmp: tmp}
 	a := ts.connect(t, dialOpts{})
 	a.waitFor("PAY-006")
 	cancel() // SIGTERM

@@ -17,82 +17,6 @@ import (
 	"time"
 )
 
-// signalled is a leaselab process started with its own TMPDIR, so that the test can see the
-// temporary folders it makes and check that it removes them.
-type signalled struct {
-	cmd         *exec.Cmd
-	tmp         string
-	stdout, err bytes.Buffer  // read only after done
-	done        chan struct{} // closed when the process has been waited for
-	waitErr     error         // cmd.Wait's error, read only after done
-}
-
-// startWithTmp starts leaselab with args and a TMPDIR of its own; the process is killed and
-// waited for (10 s) before that folder is removed.
-func startWithTmp(t *testing.T, args ...string) *signalled {
-	t.Helper()
-	p := &signalled{tmp: t.TempDir(), done: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], args...)
-	p.cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1", "TMPDIR="+p.tmp)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.waitErr = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s: not gone 10s after SIGKILL", p.cmd)
-		}
-	})
-	return p
-}
-
-// runFolders lists the leaselab-run-* folders in the process's TMPDIR.
-func (p *signalled) runFolders() []string {
-	m, _ := filepath.Glob(filepath.Join(p.tmp, "leaselab-run-*"))
-	return m
-}
-
-// waitFor polls until cond holds or the process exits (then fails).
-func (p *signalled) waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		select {
-		case <-p.done:
-			t.Fatalf("exited (%v) before %s\nstdout: %s\nstderr: %s", p.waitErr, what, p.stdout.String(), p.err.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never %s", what)
-		}
-	}
-}
-
-// exit waits for the process and returns its exit code. A process that does not exit is killed,
-// and its stderr is read only once it has been waited for (its copy ends with Wait).
-func (p *signalled) exit(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(60 * time.Second):
-		p.cmd.Process.Kill()
-		select {
-		case <-p.done:
-			t.Fatalf("did not exit after the signal (killed)\nstderr: %s", p.err.String())
-		case <-time.After(10 * time.Second):
-			t.Fatal("did not exit after the signal, nor 10s after SIGKILL")
-		}
-	}
-	return p.cmd.ProcessState.ExitCode()
-}
-
 var signalCases = []struct {
 	sig  syscall.Signal
 	name string
@@ -114,10 +38,7 @@ func TestSignalsEndRunCleanly(t *testing.T) {
 	for _, c := range signalCases {
 		t.Run(c.name, func(t *testing.T) {
 			p := startWithTmp(t, "run", "many-workers", "--messages", "2000", "--report-dir", "")
-			p.waitFor(t, "made its database", func() bool {
-				f := p.runFolders()
-				return len(f) == 1 && fileExists(filepath.Join(f[0], "leaselab.db"))
-			})
+			p.waitFor(t, "made its database", p.madeItsDatabase)
 			time.Sleep(300 * time.Millisecond) // well into the run
 			if err := p.cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
@@ -183,12 +104,9 @@ func TestSignalsEndStressWithTheTableOfFinishedRuns(t *testing.T) {
 // or a zombie its parent has yet to reap. Then it sends SIGKILL and reports the process.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !pidGone(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			err := syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("process %d still running 10s after the tmux server was killed; SIGKILL: %v", pid, err)
-			return
-		}
+	if !poll(10*time.Second, 20*time.Millisecond, func() bool { return pidGone(pid) }) {
+		err := syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("process %d still running 10s after the tmux server was killed; SIGKILL: %v", pid, err)
 	}
 }
 
@@ -204,11 +122,6 @@ func pidGone(pid int) bool {
 	// pid (comm) state …: comm may hold spaces and parentheses, the state follows the last ")".
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // A context cancelled by a signal is reported as the interrupt, whatever error the command
@@ -233,11 +146,9 @@ func TestHostileExitCodes(t *testing.T) {
 	}
 	runHostile(t, "exit codes", []hostileCase{
 		{name: "`help extra`", code: exitUsage, msg: "help extra: want",
-			setup: func(*testing.T, string) ([]string, string) { return []string{"help", "extra"}, "" }},
+			setup: args("help", "extra")},
 		{name: "`stress --timeout 1ns` (the timeout covers the seeding)", code: exitExpect, msg: "messages unfinished (timeout)",
-			setup: func(*testing.T, string) ([]string, string) {
-				return []string{"stress", "--timeout", "1ns", "--messages", "50", "--workers", "2"}, ""
-			}},
+			setup: args("stress", "--timeout", "1ns", "--messages", "50", "--workers", "2")},
 		{name: "`--report-dir` names a file", code: exitEnvError, msg: "not a folder", unchanged: true, setup: notAFolder},
 		{name: "`--report-dir` is a dangling symbolic link", code: exitEnvError, msg: "which does not exist",
 			setup: func(t *testing.T, dir string) ([]string, string) {
@@ -400,12 +311,8 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 	}
 	tmux("set-option", "-t", "lab", "remain-on-exit", "on")
 	p := &signalled{tmp: tmp}
-	deadline := time.Now().Add(30 * time.Second)
-	for f := p.runFolders(); len(f) != 1 || !fileExists(filepath.Join(f[0], "leaselab.db")); f = p.runFolders() {
-		if time.Now().After(deadline) {
-			t.Fatal("the lab never made its database")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll(30*time.Second, 10*time.Millisecond, p.madeItsDatabase) {
+		t.Fatal("the lab never made its database")
 	}
 	time.Sleep(500 * time.Millisecond) // on screen
 	pid, err := tmux("display-message", "-p", "-t", "lab", "#{pane_pid}")
@@ -416,15 +323,13 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 		t.Fatalf("kill -HUP %s: %v", pid, err)
 	}
 	// The child writes its exit code as it exits: tmux may take many seconds to reap it.
-	status := ""
-	for deadline := time.Now().Add(20 * time.Second); status == ""; {
-		if time.Now().After(deadline) {
-			t.Fatal("the lab did not end after SIGHUP")
-		}
-		time.Sleep(10 * time.Millisecond)
-		if b, err := os.ReadFile(statusFile); err == nil {
-			status = string(b)
-		}
+	var status string
+	if !poll(20*time.Second, 10*time.Millisecond, func() bool {
+		b, err := os.ReadFile(statusFile)
+		status = string(b)
+		return err == nil && status != ""
+	}) {
+		t.Fatal("the lab did not end after SIGHUP")
 	}
 	if left := p.runFolders(); len(left) > 0 || status != "129" {
 		t.Fatalf("after SIGHUP: exit status %s (want 129), left behind %v", status, left)
@@ -438,8 +343,108 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 func TestHostileWorkerPace(t *testing.T) {
 	runHostile(t, "wall clock", []hostileCase{
 		{name: "`worker --lease 100ms --pace 200ms`", code: exitUsage, msg: "--pace 200ms: want less than --lease 100ms",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"worker", "--db", filepath.Join(dir, "x.db"), "--name", "P1", "--lease", "100ms", "--pace", "200ms"}, ""
-			}},
+			setup: inDir("worker", "--db", "DIR/x.db", "--name", "P1", "--lease", "100ms", "--pace", "200ms")},
 	})
+}
+
+// "leaselab worker … | head -n 3": the worker stops as on any other stop signal, finishes the
+// message it holds, and exits 141 with a line on stderr. Today SIGPIPE kills it on its next
+// line (exit status "signal: broken pipe"), with a row left Processing under its lease.
+func TestClosedOutputEndsWorkerCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	db := seeded(t, dir, "pay.db", 40)
+	p := startPiped(t, t.TempDir(), false, "worker", "--db", db, "--name", "P1", "--lease", "2s", "--pace", "20ms")
+	p.head(t, 3)
+	p.r.Close() // head exits
+	code, stderr := p.exit(t), p.stderr.String()
+	if code != 141 || !strings.Contains(stderr, "interrupted by SIGPIPE (its output was closed)") {
+		t.Fatalf("exit %d (%v), stderr %q; want 141 and \"interrupted by SIGPIPE\"", code, p.cmd.ProcessState, stderr)
+	}
+	var processing, processed int
+	if err := rawQueryRow(db, `SELECT count(*) FILTER (WHERE Status = 'Processing'), count(*) FILTER (WHERE Status = 'Processed') FROM OutboxMessages`, &processing, &processed); err != nil {
+		t.Fatal(err)
+	}
+	if processing != 0 || processed == 0 {
+		t.Fatalf("after the worker stopped: %d rows Processing (want 0, the one it held finished), %d Processed", processing, processed)
+	}
+	recordReliability(t, "signals", "`worker --db FILE | head -n 3` (SIGPIPE)", code, firstLine(stderr),
+		"no row left Processing: the message it held was finished")
+}
+
+// "leaselab serve 2>&1 | head -n 5" with a lab open: the next log line finds its output closed;
+// the server stops as on SIGTERM (the attendee is told, the lab's temporary folder removed) and
+// exits 141. Today SIGPIPE kills it there: the attendee is cut off and the folder left behind.
+func TestClosedOutputEndsServeCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	tmp := t.TempDir()
+	keyPath := filepath.Join(t.TempDir(), "key")
+	p := startPiped(t, tmp, true, "serve", "--listen", "127.0.0.1:0", "--host-key", keyPath)
+	head := strings.Join(p.head(t, 3), "\n")
+	addr := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`).FindStringSubmatch(head)
+	if addr == nil {
+		t.Fatalf("start-up lines: %s", head)
+	}
+	// head -n 5 reads on, up to two more lines (the rest of the banner, a log line) until it
+	// exits below.
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for n := 0; n < 2 && p.lines.Scan(); n++ {
+		}
+	}()
+	ts := servedAt(t, addr[1], keyPath, tmp)
+	a := ts.connect(t, dialOpts{})
+	a.waitFor("PAY-006")
+	p.r.Close() // head exits
+	<-drained
+	if left, _ := filepath.Glob(filepath.Join(tmp, "leaselab-*")); len(left) != 1 {
+		t.Fatalf("the open lab's folder: %v", left)
+	}
+	b := ts.connect(t, dialOpts{user: "second"}) // its log line meets the closed pipe
+	code := p.exit(t)
+	if code != 141 {
+		t.Errorf("exit %d (%v), want 141", code, p.cmd.ProcessState)
+	}
+	a.exit()
+	b.hangUp()
+	if !strings.Contains(a.out.String(), "the server is shutting down") {
+		t.Errorf("the attendee was not told the server is shutting down")
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if !t.Failed() {
+		recordReliability(t, "signals", "`serve 2>&1 | head -n 5` with a lab open (SIGPIPE)", code,
+			"the attendee is told the server is shutting down", "temporary folder removed")
+	}
+}
+
+// Two Ctrl-C 1 ms apart: the second ends the run at once, as before, but its temporary folder
+// (payment data) goes with it. Today the second kills it on the spot and leaves the folder.
+func TestDoubleInterruptRemovesTheRunFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	p := startWithTmp(t, "run", "many-workers", "--messages", "2000", "--report-dir", "")
+	p.waitFor(t, "made its database", p.madeItsDatabase)
+	time.Sleep(200 * time.Millisecond)
+	p.cmd.Process.Signal(os.Interrupt)
+	time.Sleep(time.Millisecond)
+	p.cmd.Process.Signal(os.Interrupt)
+	code, stderr := p.exit(t), p.err.String()
+	if code != 130 {
+		t.Errorf("exit %d (%v), stderr %q; want 130", code, p.cmd.ProcessState, stderr)
+	}
+	if left := p.runFolders(); len(left) > 0 {
+		t.Errorf("temporary folders left behind: %v", left)
+	}
+	if !t.Failed() {
+		recordReliability(t, "signals", "two SIGINT 1 ms apart during `run many-workers --messages 2000`", code,
+			lastLine(stderr), "temporary folder removed")
+	}
 }

@@ -30,8 +30,7 @@ func TestHostileSmallOnes(t *testing.T) {
 			}},
 	})
 	runHostile(t, "questions", []hostileCase{
-		{name: "ask: with \" #\" inside the question", setup: askScenario("  ask: Who takes PAY-001 #2? | A | B = B\n  B claim PAY-001\n  run until-done\n"),
-			code: exitOK, msg: "", unchanged: true},
+		askCase("ask: with \" #\" inside the question", "  ask: Who takes PAY-001 #2? | A | B = B\n  B claim PAY-001\n  run until-done\n", exitOK, ""),
 	})
 	runHostile(t, "database", []hostileCase{
 		{name: "run --db LINK, a dangling symbolic link", code: exitEnvError, msg: "is a symbolic link to", unchanged: true,

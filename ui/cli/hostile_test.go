@@ -61,6 +61,23 @@ func runHostile(t *testing.T, group string, cases []hostileCase) {
 	}
 }
 
+// args is a setup for a command line that names no file of its own.
+func args(a ...string) func(t *testing.T, dir string) ([]string, string) {
+	return func(t *testing.T, dir string) ([]string, string) { return a, "" }
+}
+
+// inDir is a setup for a command line that names paths in the case's folder, DIR in a, and no
+// file whose bytes must not change.
+func inDir(a ...string) func(t *testing.T, dir string) ([]string, string) {
+	return func(t *testing.T, dir string) ([]string, string) {
+		out := make([]string, len(a))
+		for i, s := range a {
+			out[i] = strings.ReplaceAll(s, "DIR", dir)
+		}
+		return out, ""
+	}
+}
+
 // fileHashes is the sha256 of file and of its -wal and -shm, and says which of them exist. For
 // a PostgreSQL URL it is that of the schema's comment, objects and rows (pgSchemaState).
 func fileHashes(t *testing.T, file string) string {
@@ -122,12 +139,6 @@ func hashCell(before, after string) string {
 		return "no file before or after, nor -wal, -shm, -journal: nothing made"
 	}
 	return "sha256 " + strings.Join(parts, ", ") + " " + verdict
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 var reliabilityMu sync.Mutex

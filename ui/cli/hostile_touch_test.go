@@ -22,39 +22,35 @@ func walCopy(t *testing.T, dir string, shm bool) string {
 	src := filepath.Join(dir, "src")
 	os.Mkdir(src, 0o755)
 	live := seeded(t, src, "pay.db", 50)
-	db, err := sql.Open("sqlite", "file:"+live+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("PRAGMA wal_autocheckpoint = 0; UPDATE Payments SET Amount = Amount + 1"); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "pay.db")
 	suffixes := []string{"", "-wal"}
 	if shm {
 		suffixes = append(suffixes, "-shm")
 	}
-	for _, suffix := range suffixes {
-		copyFile(t, path+suffix, live+suffix)
-	}
+	copyMidWrite(t, "file:"+live+"?_pragma=journal_mode(WAL)", false, "PRAGMA wal_autocheckpoint = 0; UPDATE Payments SET Amount = Amount + 1", live, path, suffixes...)
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
 		t.Fatalf("the copy has no -wal with pages: %v", err)
 	}
 	return path
 }
 
+// refusedHolding50 are run and seed on FILE, a database of 50 messages that mk makes as its
+// files say: both refuse it, and leave it as it was.
+func refusedHolding50(mk func(t *testing.T, dir string) string, files string) []hostileCase {
+	var cases []hostileCase
+	for _, args := range [][]string{{"run", "after", "--db", "FILE", "--report-dir", ""}, {"seed", "--db", "FILE"}} {
+		cases = append(cases, hostileCase{name: args[0] + " --db FILE holding 50 messages, " + files, setup: at(mk, args...),
+			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true})
+	}
+	return cases
+}
+
 // A refusal touches nothing, not even by creating a -shm: today "run --db F" on a file with a
 // leftover -wal and no -shm exits 3 but leaves F-shm behind.
 func TestHostileRefusalsTouchNothing(t *testing.T) {
-	runHostile(t, "database", []hostileCase{
-		{name: "run --db FILE holding 50 messages, a -wal and no -shm", setup: at(walNoShm, "run", "after", "--db", "FILE", "--report-dir", ""),
-			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
-		{name: "seed --db FILE holding 50 messages, a -wal and no -shm", setup: at(walNoShm, "seed", "--db", "FILE"),
-			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
-		{name: "watch --db FILE with a -wal and no -shm, no terminal", setup: at(walNoShm, "watch", "--db", "FILE"),
-			code: exitUsage, msg: "watch needs a terminal", unchanged: true},
-	})
+	runHostile(t, "database", append(refusedHolding50(walNoShm, "a -wal and no -shm"),
+		hostileCase{name: "watch --db FILE with a -wal and no -shm, no terminal", setup: at(walNoShm, "watch", "--db", "FILE"),
+			code: exitUsage, msg: "watch needs a terminal", unchanged: true}))
 }
 
 // The watch on a checkpointed file (no -wal, no -shm: every writer has closed it) reads it and
@@ -113,12 +109,7 @@ func walAndShm(t *testing.T, dir string) string { return walCopy(t, dir, true) }
 
 // A refusal does not rewrite an existing -shm either (today it does, as every reader does).
 func TestHostileRefusalsLeaveTheShm(t *testing.T) {
-	runHostile(t, "database", []hostileCase{
-		{name: "run --db FILE holding 50 messages, with its -wal and -shm", setup: at(walAndShm, "run", "after", "--db", "FILE", "--report-dir", ""),
-			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
-		{name: "seed --db FILE holding 50 messages, with its -wal and -shm", setup: at(walAndShm, "seed", "--db", "FILE"),
-			code: exitEnvError, msg: "holds 50 messages: pass --reset", unchanged: true},
-	})
+	runHostile(t, "database", refusedHolding50(walAndShm, "with its -wal and -shm"))
 }
 
 // Ctrl-C in a big seed says the seed is partial and how much of it the file holds. Today it
@@ -130,13 +121,8 @@ func TestInterruptedSeedSaysItIsPartial(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.db")
 	p := startWithTmp(t, "seed", "--db", path, "--messages", "1000000")
 	count := func() int {
-		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-		if err != nil {
-			return 0
-		}
-		defer db.Close()
 		var n int
-		db.QueryRow("SELECT count(*) FROM Payments").Scan(&n)
+		rawQueryRow(path, "SELECT count(*) FROM Payments", &n)
 		return n
 	}
 	p.waitFor(t, "committed a first chunk", func() bool { return count() > 0 })

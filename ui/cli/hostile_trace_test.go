@@ -41,13 +41,8 @@ func TestRunSQLAndTranscript(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no rejected finalize:\n%s", out)
 	}
-	after := out[i:]
-	for _, want := range []string{"sql: BEGIN IMMEDIATE  → write lock taken at once",
-		"AND LockedBy = 'Worker-A' RETURNING LeaseVersion  → 0 rows", "sql: → ROLLBACK (the payment update is undone too)"} {
-		if !strings.Contains(after, want) {
-			t.Errorf("--sql report lacks %q after the rejected finalize", want)
-		}
-	}
+	containsAll(t, "the --sql report after the rejected finalize", out[i:], "sql: BEGIN IMMEDIATE  → write lock taken at once",
+		"AND LockedBy = 'Worker-A' RETURNING LeaseVersion  → 0 rows", "sql: → ROLLBACK (the payment update is undone too)")
 	if code, out, errOut = cli(t, "run", "after", "--transcript", path, "--report-dir", ""); code != exitOK ||
 		!strings.Contains(out, "Transcript saved: "+path) {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
@@ -60,9 +55,5 @@ func TestRunSQLAndTranscript(t *testing.T) {
 		t.Fatalf("transcript %v %v", st, err)
 	}
 	data, _ := os.ReadFile(path)
-	for _, want := range []string{"1. **Claim** (step", "2. **Crash** (step", "3. **Blocked before expiry** (step", "4. **Reclaimed after expiry** (step"} {
-		if !strings.Contains(string(data), want) {
-			t.Errorf("transcript lacks %q", want)
-		}
-	}
+	containsAll(t, "the transcript", string(data), "1. **Claim** (step", "2. **Crash** (step", "3. **Blocked before expiry** (step", "4. **Reclaimed after expiry** (step")
 }

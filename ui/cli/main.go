@@ -49,6 +49,14 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// usageFlag is a flag set's error as a usageError; --help's flag.ErrHelp stays as it is.
+func usageFlag(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{err}
+}
+
 // Stdio is a command line's standard input, output and error.
 type Stdio struct {
 	In       io.Reader
@@ -216,11 +224,7 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 	case "lab":
 		err = cmdLab(ctx, b, args, stdin, stdout, stderr)
 	case "run":
-		var code int
-		code, err = cmdRun(ctx, b, args, stdout, stderr)
-		if err == nil {
-			return code, nil
-		}
+		return ranTo(cmdRun(ctx, b, args, stdout, stderr))
 	case "list":
 		err = cmdList(args, stdout, stderr)
 	case "seed":
@@ -232,11 +236,7 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 	case "serve":
 		err = cmdServe(ctx, b, args, stdout, stderr)
 	case "stress":
-		var code int
-		code, err = cmdStress(ctx, b, args, stdout, stderr)
-		if err == nil {
-			return code, nil
-		}
+		return ranTo(cmdStress(ctx, b, args, stdout, stderr))
 	case "help":
 		if len(args) == 0 {
 			fmt.Fprint(stdout, mainUsage)
@@ -250,6 +250,15 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 		err = usageError{fmt.Errorf("unknown command %q", cmd)}
 	}
 	return exitOK, err
+}
+
+// ranTo is dispatch's result for a command with an exit code of its own (run, stress): the code
+// when it ran to its end, or the error that stopped it.
+func ranTo(code int, err error) (int, error) {
+	if err != nil {
+		return exitOK, err
+	}
+	return code, nil
 }
 
 // helpTopics are the commands "leaselab help COMMAND" explains.

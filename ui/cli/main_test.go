@@ -1,36 +1,18 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"leaselab/store"
-	"leaselab/store/postgres"
 )
-
-// backends are the real databases the tests run on, as main wires them.
-func backends() Backends { return Backends{File: store.Files{}, Server: postgres.Servers{}} }
-
-// cli runs leaselab with args and returns its exit code, stdout and stderr.
-func cli(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb}, backends())
-	return code, out.String(), errb.String()
-}
 
 func TestRunBeforeJSON(t *testing.T) {
 	dir := t.TempDir()
@@ -80,13 +62,9 @@ func TestRunSavesTheReportItPrints(t *testing.T) {
 	if string(saved) != printed || strings.TrimSpace(note) != files[0] {
 		t.Fatalf("saved report differs from the printed one (or note %q)", note)
 	}
-	for _, want := range []string{"== Schema ==", "CREATE TABLE OutboxMessages", "== Timeline", "== Lease-expiry demo ==",
+	containsAll(t, "the report", printed, "== Schema ==", "CREATE TABLE OutboxMessages", "== Timeline", "== Lease-expiry demo ==",
 		"blocked before expiry:   true", "== Per-message ownership", "== Ledgers", "== Safety checks ==", "== Verdict ==",
-		"OUTBOX LEASING — ONE OWNER PER MESSAGE, AND OWNERSHIP EXPIRES ✅"} {
-		if !strings.Contains(printed, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
+		"OUTBOX LEASING — ONE OWNER PER MESSAGE, AND OWNERSHIP EXPIRES ✅")
 }
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -218,83 +196,6 @@ func TestListAndHelp(t *testing.T) {
 	}
 }
 
-// TestMain lets the test binary act as leaselab itself, so that tests can start real worker
-// processes without building anything.
-func TestMain(m *testing.M) {
-	if os.Getenv("LEASELAB_TEST_CHILD") == "1" {
-		code := RunWithSignals(os.Args[1:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, backends())
-		if f := os.Getenv("LEASELAB_TEST_STATUS"); f != "" {
-			// The exit code, for a parent that cannot wait for this process (tmux's pane, which
-			// may take seconds to notice its process has ended).
-			_ = os.WriteFile(f, []byte(fmt.Sprint(code)), 0o600)
-		}
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
-
-// child is a leaselab process started by a test, with its output collected line by line.
-type child struct {
-	cmd   *exec.Cmd
-	mu    sync.Mutex
-	lines []string
-	seen  chan string   // every line, for waiting on one
-	done  chan error    // cmd.Wait's error, once
-	gone  chan struct{} // closed when the process has been waited for
-}
-
-func start(t *testing.T, args ...string) *child {
-	t.Helper()
-	return startCmd(t, exec.Command(os.Args[0], args...))
-}
-
-// startCmd starts cmd, a command line that runs this test binary as leaselab (directly, or
-// through a wrapper such as "ip netns exec", which execs it), and collects its output.
-func startCmd(t *testing.T, cmd *exec.Cmd) *child {
-	t.Helper()
-	cmd.Env = append(os.Environ(), "LEASELAB_TEST_CHILD=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	c := &child{cmd: cmd, seen: make(chan string, 10000), done: make(chan error, 1), gone: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(c.gone)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			c.mu.Lock()
-			c.lines = append(c.lines, sc.Text())
-			c.mu.Unlock()
-			select {
-			case c.seen <- sc.Text():
-			default:
-			}
-		}
-		io.Copy(io.Discard, out) // a line too long stops the scanner: the child must not block on a full pipe
-		c.done <- cmd.Wait()
-	}()
-	// The process is killed and waited for before the test's folders are removed.
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		select {
-		case <-c.gone:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s: not gone 10s after SIGKILL", cmd)
-		}
-	})
-	return c
-}
-
-func (c *child) output() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return strings.Join(c.lines, "\n")
-}
-
 // Three worker processes share one database file; one is killed with SIGKILL while it holds a
 // finalize transaction open. The database stays sound, its lease is reclaimed after expiry by
 // another process, and every message is finalized exactly once.
@@ -305,45 +206,16 @@ func TestWorkerProcessesSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "shared.db")
 	const messages = 30
-	if code, _, stderr := cli(t, "seed", "--db", path, "--messages", fmt.Sprint(messages)); code != 0 {
-		t.Fatalf("seed: %d %s", code, stderr)
-	}
+	seedDB(t, path, messages)
 	common := []string{"worker", "--db", path, "--lease", "1s", "--poll", "10ms", "--pace", "2ms"}
 	victim := start(t, append(common, "--name", "P2", "--hold-finalize", "30s")...)
-	var held string
-	timeout := time.After(30 * time.Second)
-	for held == "" {
-		select {
-		case line := <-victim.seen:
-			if m := regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`).FindStringSubmatch(line); m != nil {
-				held = m[1]
-			}
-		case err := <-victim.done:
-			t.Fatalf("victim exited early: %v\n%s", err, victim.output())
-		case <-timeout:
-			t.Fatalf("victim never held a finalize transaction:\n%s", victim.output())
-		}
-	}
+	held := victim.waitMatch(t, regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`), 30*time.Second)[1]
 	p1 := start(t, append(common, "--name", "P1")...)
 	p3 := start(t, append(common, "--name", "P3")...)
 	time.Sleep(50 * time.Millisecond) // let them queue behind the victim's write lock
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-victim.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the victim did not exit within 10s of SIGKILL")
-	}
+	victim.kill(t)
 	for _, c := range []*child{p1, p3} {
-		select {
-		case err := <-c.done:
-			if err != nil {
-				t.Fatalf("worker: %v\n%s", err, c.output())
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("worker did not finish:\n%s", c.output())
-		}
+		c.finish(t, 60*time.Second)
 	}
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
@@ -365,17 +237,9 @@ func TestWorkerProcessesSurviveSIGKILL(t *testing.T) {
 	if !regexp.MustCompile(`Worker-P[13] reclaimed ` + held + ` from Worker-P2`).MatchString(logs) {
 		t.Fatalf("nobody reclaimed %s from the killed Worker-P2:\n%s", held, logs)
 	}
-	commits := map[string]int{}
-	for _, m := range regexp.MustCompile(`finalized (PAY-\d+): payment`).FindAllStringSubmatch(logs, -1) {
-		commits[m[1]]++
-	}
-	for i := 1; i <= messages; i++ {
-		if k := fmt.Sprintf("PAY-%03d", i); commits[k] != 1 {
-			t.Errorf("%s finalized %d times", k, commits[k])
-		}
-	}
-	if strings.Contains(logs, "OWNERSHIP VIOLATION") {
-		t.Fatalf("ownership violation:\n%s", logs)
+	finalizedOnce(t, logs, messages)
+	if t.Failed() {
+		t.Fatalf("logs:\n%s", logs)
 	}
 }
 
@@ -387,11 +251,7 @@ func TestStressCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s\n%s", code, stderr, out)
 	}
-	for _, want := range []string{"least share", "finalized 2+", "total", "pass"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the stress table has no %q:\n%s", want, out)
-		}
-	}
+	containsAll(t, "the stress table", out, "least share", "finalized 2+", "total", "pass")
 	code, out, _ = cli(t, "stress", "--workers", "4", "--messages", "200", "--leasing=false", "--crash-rate", "0")
 	if code != exitExpect || !strings.Contains(out, "finalized more than once") ||
 		!strings.Contains(out, "reproduce: leaselab stress --workers 4 --messages 200") || !strings.Contains(out, "--fair-lock=false") {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -139,7 +137,7 @@ func proxy(t *testing.T, listen, target string) string {
 // startOn starts a leaselab process (this test binary, as TestMain allows) on h.
 func startOn(t *testing.T, h host, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := leaselab(args...)
 	if h.ns != "" {
 		cmd = exec.Command("ip", append([]string{"netns", "exec", h.ns, os.Args[0]}, args...)...) // ip execs it: same pid
 	}
@@ -166,9 +164,7 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	}
 	schemaURL := pgSchemaURL(t, "leaselab_test_hosts")
 	const messages = 60
-	if code, _, errOut := cli(t, "seed", "--db", schemaURL, "--messages", fmt.Sprint(messages)); code != exitOK {
-		t.Fatalf("seed: exit %d: %s", code, errOut)
-	}
+	seedDB(t, schemaURL, messages)
 	dbOn := func(h host) string {
 		v, _ := url.Parse(schemaURL)
 		v.Host = proxy(t, net.JoinHostPort(h.addr, "0"), u.Host)
@@ -182,7 +178,7 @@ func TestWorkersOnManyHosts(t *testing.T) {
 		name := fmt.Sprintf("V%d", i+1)
 		v := startOn(t, h, append(common, "--db", dbOn(h), "--name", name, "--hold-finalize", "30s")...)
 		victims = append(victims, v)
-		key := waitFor(t, v, regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`))
+		key := v.waitMatch(t, regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`), 30*time.Second)[1]
 		held[key] = "Worker-" + name
 	}
 	var workers []*child
@@ -193,37 +189,13 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)
 	for _, v := range victims {
-		if err := v.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-v.done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a victim did not exit within 10s of SIGKILL")
-		}
+		v.kill(t)
 	}
 	for _, w := range workers {
-		select {
-		case err := <-w.done:
-			if err != nil {
-				t.Fatalf("worker: %v\n%s", err, w.output())
-			}
-		case <-time.After(90 * time.Second):
-			t.Fatalf("worker did not finish:\n%s", w.output())
-		}
+		w.finish(t, 90*time.Second)
 	}
 	elapsed := time.Since(begin)
-	ctx := context.Background()
-	db, err := postgres.Open(ctx, schemaURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Counts(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.OutboxProcessed != messages || c.PaymentsPending != 0 || c.DuplicateRows != 0 {
+	if c := countsAt(t, postgres.Open, schemaURL); c.OutboxProcessed != messages || c.PaymentsPending != 0 || c.DuplicateRows != 0 {
 		t.Fatalf("processed %d of %d, payments pending %d, duplicate rows %d", c.OutboxProcessed, messages, c.PaymentsPending, c.DuplicateRows)
 	}
 	var logs []string
@@ -236,18 +208,7 @@ func TestWorkersOnManyHosts(t *testing.T) {
 			t.Errorf("nobody reclaimed %s from the killed %s", key, victim)
 		}
 	}
-	commits := map[string]int{}
-	for _, m := range regexp.MustCompile(`finalized (PAY-\d+): payment`).FindAllStringSubmatch(all, -1) {
-		commits[m[1]]++
-	}
-	for i := 1; i <= messages; i++ {
-		if k := fmt.Sprintf("PAY-%03d", i); commits[k] != 1 {
-			t.Errorf("%s finalized %d times", k, commits[k])
-		}
-	}
-	if strings.Contains(all, "OWNERSHIP VIOLATION") {
-		t.Errorf("ownership violation")
-	}
+	finalizedOnce(t, all, messages)
 	if t.Failed() {
 		t.Fatalf("logs:\n%s", all)
 	}
@@ -257,22 +218,4 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	}
 	t.Logf("%d hosts (namespaces: %v), %d worker processes + 2 killed with SIGKILL holding a lease; %d messages finalized once each, %d reclaimed from the killed, finalized per host %v, in %s",
 		len(hosts), hosts[0].ns != "", len(workers), messages, len(held), perHost, elapsed.Round(time.Millisecond))
-}
-
-// waitFor waits for a line of c that matches re and returns its first group.
-func waitFor(t *testing.T, c *child, re *regexp.Regexp) string {
-	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case line := <-c.seen:
-			if m := re.FindStringSubmatch(line); m != nil {
-				return m[1]
-			}
-		case err := <-c.done:
-			t.Fatalf("process exited early: %v\n%s", err, c.output())
-		case <-timeout:
-			t.Fatalf("no line matching %s:\n%s", re, c.output())
-		}
-	}
 }

@@ -107,13 +107,6 @@ func (r *labRoot) Open(ctx context.Context, nameOrFile string) (*engine.Session,
 	return sess, nil
 }
 
-// DBPath is the database file of the open session ("" when none is open).
-func (r *labRoot) DBPath() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.path
-}
-
 // Close closes the open session and its database, and removes its temporary folder. The
 // session's workers must have stopped (ui.Program.Close does that). Closing twice is harmless.
 func (r *labRoot) Close() error {
@@ -128,4 +121,11 @@ func (r *labRoot) closeLocked() {
 		r.closeFn()
 		r.closeFn, r.path = nil, ""
 	}
+}
+
+// DBPath is the database file of the open session ("" when none is open).
+func (r *labRoot) DBPath() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.path
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,32 +10,12 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-func newSigner(t *testing.T) gossh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestServeTeacher: the teacher's key gets the table, not a lab, and is not counted against
 // --max-sessions; the table follows the labs; an offer reaches every lab and opens only where
 // the attendee presses O.
 func TestServeTeacher(t *testing.T) {
 	teacher := newSigner(t)
-	file := filepath.Join(t.TempDir(), "teacher.pub")
-	if err := os.WriteFile(file, append([]byte("# the teacher\n"), gossh.MarshalAuthorizedKey(teacher.PublicKey())...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := readAuthorizedKeys(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := teacherKeys(t, append([]byte("# the teacher\n"), gossh.MarshalAuthorizedKey(teacher.PublicKey())...))
 	ts := startServer(t, serveOptions{maxSessions: 2, teachers: keys})
 	ana := ts.connect(t, dialOpts{user: "ana", key: newSigner(t)}) // her own key: an attendee
 	ben := ts.connect(t, dialOpts{user: "ben"})                    // no key at all
@@ -67,19 +45,15 @@ func TestServeTeacher(t *testing.T) {
 	ana.waitFor("opened after")
 	ben.press(" ")
 	ben.waitFor("Worker-A claimed PAY-001") // ben keeps his run
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := map[string]string{}
+	var got map[string]string
+	if !poll(10*time.Second, 50*time.Millisecond, func() bool {
+		got = map[string]string{}
 		for _, in := range ts.srv.Sessions() {
 			got[in.User] = in.Scenario + "/" + in.Status.Offer
 		}
-		if got["ana"] == "after/" && got["ben"] == "playground/after" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("labs: %v, want ana on after, ben on playground with after offered", got)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return got["ana"] == "after/" && got["ben"] == "playground/after"
+	}) {
+		t.Fatalf("labs: %v, want ana on after, ben on playground with after offered", got)
 	}
 	tt.waitFor("offered after") // ben's row on the teacher's table
 	tt.press("q")
@@ -105,8 +79,6 @@ func TestTeacherKeyFile(t *testing.T) {
 		{name: "no key in the file", setup: func(t *testing.T, d string) ([]string, string) {
 			return []string{"serve", "--teacher-key", empty, "--host-key", filepath.Join(d, "k")}, empty
 		}, code: exitUsage, msg: "no public key in it", unchanged: true},
-		{name: "a missing file", setup: func(t *testing.T, d string) ([]string, string) {
-			return []string{"serve", "--teacher-key", filepath.Join(d, "none.pub"), "--host-key", filepath.Join(d, "k")}, ""
-		}, code: exitEnvError, msg: "--teacher-key: stat"},
+		{name: "a missing file", setup: inDir("serve", "--teacher-key", "DIR/none.pub", "--host-key", "DIR/k"), code: exitEnvError, msg: "--teacher-key: stat"},
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/serve"
 )
 
 // processing counts the Processing rows of the database at path, read with a connection of the
@@ -218,19 +219,53 @@ func TestServeShutdown(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(ts.tmp, "*")); len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before the server:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !poll(10*time.Second, 50*time.Millisecond, func() bool { return runtime.NumGoroutine() <= before }) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, %d before the server:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 	}
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
+// panicky is a root that panics when asked for one scenario, as a bug in a lab would.
+type panicky struct {
+	*labRoot
+	on string
+}
+
+func (p panicky) Open(ctx context.Context, name string) (*engine.Session, error) {
+	if name == p.on {
+		panic("a bug in one lab")
 	}
-	return s
+	return p.labRoot.Open(ctx, name)
+}
+
+// TestServePanicEndsOneLab: a panic in one attendee's lab ends that lab only: its database is
+// removed, the server keeps serving, and the other attendee's lab steps on.
+func TestServePanicEndsOneLab(t *testing.T) {
+	ts := startServerWith(t, serveOptions{maxSessions: 4}, func(cfg *serve.Config) {
+		real := cfg.NewRoot
+		cfg.NewRoot = func() serve.Root { return panicky{real().(*labRoot), "before"} }
+	})
+
+	a := ts.connect(t, dialOpts{user: "ana"})
+	b := ts.connect(t, dialOpts{user: "ben"})
+	a.waitFor("PAY-006")
+	b.waitFor("PAY-006")
+	a.press(" ")
+	a.waitFor("Worker-A claimed PAY-001")
+	a.press("\t") // the next scenario is before: its Open panics
+	a.exit()
+	ts.waitSessions(t, 1)
+	if left, _ := filepath.Glob(filepath.Join(ts.tmp, "*")); len(left) != 1 {
+		t.Fatalf("after ana's panic, folders %v: want ben's only", left)
+	}
+	b.press(" ")
+	b.waitFor("Worker-A claimed PAY-001")
+	c := ts.connect(t, dialOpts{user: "cy"})
+	c.waitFor("PAY-006")
+	if !strings.Contains(ts.log.String(), "ana 127.0.0.1") || !strings.Contains(ts.log.String(), "ended on an error") {
+		t.Errorf("the log does not say ana's lab ended on an error:\n%s", ts.log.String())
+	}
+	if !strings.Contains(a.out.String(), "this lab stopped on an internal error") {
+		t.Errorf("ana was not told: %q", tail(a.out.String(), 300))
+	}
 }

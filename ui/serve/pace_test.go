@@ -4,28 +4,20 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// fakeClock is a clock the test moves.
+// fakeClock is a clock the test moves: start, and how far it has moved since.
 type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+	start time.Time
+	moved atomic.Int64 // nanoseconds
 }
 
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *fakeClock) now() time.Time { return c.start.Add(time.Duration(c.moved.Load())) }
 
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func (c *fakeClock) add(d time.Duration) { c.moved.Add(int64(d)) }
 
 // admitted reports whether Admit lets cost through before a short real deadline (the clock
 // itself does not move meanwhile).
@@ -43,7 +35,7 @@ func admitted(t *testing.T, p *pace, cost int) bool {
 // TestPaceSharesABudget: the free runs get the budget's rate and no more: a tenth of a second's
 // worth at once, then only what the clock earns; a wait says it is held back.
 func TestPaceSharesABudget(t *testing.T) {
-	clk := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	clk := &fakeClock{start: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	p := newPace(100, clk.now)
 	for i := range 10 {
 		if !admitted(t, p, 1) {
@@ -84,7 +76,7 @@ func TestPaceSharesABudget(t *testing.T) {
 // TestPaceKeysGoFirst: while a person's command runs, the free runs get a quarter of the rate
 // and nothing saved; a slow command cuts the rate, quick ones give it back.
 func TestPaceKeysGoFirst(t *testing.T) {
-	clk := &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	clk := &fakeClock{start: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	p := newPace(1000, clk.now)
 	done := p.Interactive()
 	if admitted(t, p, 1) {

@@ -163,13 +163,8 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 				strings.Join(args, " "), strings.Join(s.cfg.Scenarios, ", "), s.cfg.Connect, s.cfg.Scenarios[0]))
 			return
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), scenario: name,
-			started: s.cfg.Now(), root: s.cfg.NewRoot(), ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
-		ss.lastKey.Store(ss.started.UnixNano())
-		if err := s.register(ss); err != nil {
-			cancel()
-			s.refuse(sess, err.Error())
+		ss := s.enter(sess, func(ss *session) { ss.scenario, ss.root = name, s.cfg.NewRoot() })
+		if ss == nil {
 			return
 		}
 		defer s.unregister(ss)
@@ -197,6 +192,24 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		}
 		s.log.Printf("%s %s: lab %s closed, database removed", ss.user, ss.addr, ss.info().Scenario)
 	}
+}
+
+// enter makes the connection's session, its idle clock started now, lets kind say what it is
+// (a lab's scenario and root, or the teacher's table), and registers it. A session the server
+// has no room for is refused (its context cancelled, the connection told why) and enter
+// returns nil; otherwise the caller unregisters it when its handler is done.
+func (s *Server) enter(sess ssh.Session, kind func(ss *session)) *session {
+	ctx, cancel := context.WithCancel(context.Background())
+	ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), started: s.cfg.Now(),
+		ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
+	kind(ss)
+	ss.lastKey.Store(ss.started.UnixNano())
+	if err := s.register(ss); err != nil {
+		cancel()
+		s.refuse(sess, err.Error())
+		return nil
+	}
+	return ss
 }
 
 // refuse prints one line and ends the session with exit status 1.

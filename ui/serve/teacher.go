@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,13 +39,8 @@ func (s *Server) isTeacher(sess ssh.Session) bool {
 
 // serveTeacher runs the teacher's table for the session's lifetime.
 func (s *Server) serveTeacher(sess ssh.Session, next ssh.Handler) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ss := &session{user: sess.User(), addr: sess.RemoteAddr().String(), started: s.cfg.Now(),
-		teacher: true, ctx: ctx, cancel: cancel, hangUp: hangUpFunc(sess)}
-	ss.lastKey.Store(ss.started.UnixNano())
-	if err := s.register(ss); err != nil {
-		cancel()
-		s.refuse(sess, err.Error())
+	ss := s.enter(sess, func(ss *session) { ss.teacher = true })
+	if ss == nil {
 		return
 	}
 	defer s.unregister(ss)

@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,6 +36,13 @@ type testServer struct {
 // startServer starts a lab server with options o (listen and host key are the test's own).
 func startServer(t testing.TB, o serveOptions) *testServer {
 	t.Helper()
+	return startServerWith(t, o, nil)
+}
+
+// startServerWith is startServer with the server's configuration changed by edit (when not nil)
+// before the server is made.
+func startServerWith(t testing.TB, o serveOptions, edit func(*serve.Config)) *testServer {
+	t.Helper()
 	ts := &testServer{tmp: t.TempDir(), served: make(chan error, 1), log: &syncBuf{}}
 	t.Setenv("TMPDIR", ts.tmp)
 	key, _, err := serve.HostKey(filepath.Join(t.TempDir(), "host_key"))
@@ -48,13 +58,28 @@ func startServer(t testing.TB, o serveOptions) *testServer {
 	if o.maxSessions == 0 {
 		o.maxSessions = 40
 	}
-	ts.srv, err = newLabServer(backends(), key, o, connectLine(ln.Addr()), ts.log)
-	if err != nil {
+	cfg := labServerConfig(backends(), key, o, connectLine(ln.Addr()), ts.log)
+	if edit != nil {
+		edit(&cfg)
+	}
+	if ts.srv, err = serve.New(cfg); err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
 	ts.serve(t, ln)
 	return ts
+}
+
+// servedAt is a testServer for the leaselab serve at addr, a process or a Main of the test's,
+// whose host key is at keyPath and whose sessions' TMPDIR is tmp: for connect, not for the
+// server's own methods.
+func servedAt(t testing.TB, addr, keyPath, tmp string) *testServer {
+	t.Helper()
+	k, _, err := serve.HostKey(keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testServer{addr: addr, hostPK: k.PublicKey(), tmp: tmp}
 }
 
 // serve runs ts.srv on ln and registers a cleanup that shuts it down (within 20 s) and waits for
@@ -236,17 +261,11 @@ func (a *attendee) readAll(r io.Reader) {
 // waitFor waits up to 15 s for the screen to show want.
 func (a *attendee) waitFor(want string) {
 	a.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
 	// Styles split words ("offer: \x1b[1mafter"): look in the text without its escapes too.
-	for !strings.Contains(a.out.String(), want) && !strings.Contains(ansi.Strip(a.out.String()), want) {
-		if time.Now().After(deadline) {
-			s := a.out.String()
-			if len(s) > 3000 {
-				s = s[len(s)-3000:]
-			}
-			a.t.Fatalf("no %q after 15s; the screen's last output:\n%q", want, s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !poll(15*time.Second, 20*time.Millisecond, func() bool {
+		return strings.Contains(a.out.String(), want) || strings.Contains(ansi.Strip(a.out.String()), want)
+	}) {
+		a.t.Fatalf("no %q after 15s; the screen's last output:\n%q", want, tail(a.out.String(), 3000))
 	}
 }
 
@@ -289,15 +308,57 @@ func (a *attendee) hangUp() { a.client.Close() }
 // waitSessions waits up to 10 s for the server to hold n labs.
 func (ts *testServer) waitSessions(t testing.TB, n int) []serve.Info {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s := ts.srv.Sessions()
-		if len(s) == n {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d labs open, want %d", len(s), n)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var s []serve.Info
+	if !poll(10*time.Second, 20*time.Millisecond, func() bool { s = ts.srv.Sessions(); return len(s) == n }) {
+		t.Fatalf("%d labs open, want %d", len(s), n)
 	}
+	return s
+}
+
+// countLines is how many lines of the log hold s.
+func countLines(log, s string) int {
+	n := 0
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitLog waits up to 10 s for n lines of the server's log to hold s.
+func (ts *testServer) waitLog(t *testing.T, s string, n int) {
+	t.Helper()
+	if !poll(10*time.Second, 10*time.Millisecond, func() bool { return countLines(ts.log.String(), s) >= n }) {
+		t.Fatalf("%d lines with %q in the log, want %d:\n%s", countLines(ts.log.String(), s), s, n, ts.log.String())
+	}
+}
+
+// newSigner is a new ed25519 key, as a client's.
+func newSigner(t *testing.T) gossh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// teacherKeys writes text to a file of the test's, and returns the keys --teacher-key reads from
+// it (readAuthorizedKeys).
+func teacherKeys(t *testing.T, text []byte) []gossh.PublicKey {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "teacher.pub")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := readAuthorizedKeys(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
