@@ -4,7 +4,9 @@
 //
 // The engine speaks no SQL and imports no UI. It declares the small storage interfaces it needs
 // (DB and Conn, below); package store implements them on SQLite, package store/postgres on
-// PostgreSQL, and main wires one of them in.
+// PostgreSQL, and main wires one of them in. Its rooms are packages of their own that import
+// it: the scenario language (engine/scenario), a run in words (engine/words) and the stress
+// harness (engine/stress). Real time, where the engine needs any, comes through an injected Wall.
 //
 // # Time in a request: fixed, or read by the store inside the transaction
 //

@@ -1,3 +1,6 @@
+// Package scenario is leaselab's scenario language: Parse reads a scenario file (a lesson, a
+// test's script) into an engine.Scenario, refusing, at its line, anything a session could not
+// run in bounded time and memory. It imports engine; engine does not import it.
 package scenario
 
 import (

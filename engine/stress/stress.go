@@ -1,3 +1,7 @@
+// Package stress is leaselab's stress harness: real goroutine workers on separate connections
+// with random crashes, pauses and clock jumps (Run), the checks that every message was
+// finalized exactly once, and their table (WriteResults). Its real time comes through an
+// injected engine.Wall. It imports engine; engine does not import it.
 package stress
 
 import (

@@ -1,3 +1,7 @@
+// Package words puts a finished run in words: the report leaselab run prints (WriteText), the
+// Markdown transcript (WriteMarkdown, its files opened by the caller through Files), the table
+// comparing runs, a trace's SQL lines, and Escape, the one way text from a file or a database
+// reaches a terminal. It imports engine; engine does not import it.
 package words
 
 import (
