@@ -110,9 +110,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.reopen(m.otherScenario(1), "next scenario")
 	case actPrevScenario:
 		return m.reopen(m.otherScenario(-1), "previous scenario")
-	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
-		m.outbox.scrollBy(act)
-		return m, nil
 	case actExplain:
 		m.explain = m.explain.toggle(m.layout.caption > 0)
 		m.relayout()

@@ -120,7 +120,8 @@ type helpGroup struct {
 
 // helpGroups are the ? screen's groups. FullHelp is built from them, so every key the ? screen
 // shows is a binding of the map.
-func (k KeyMap) helpGroups() []helpGroup {
+func (lk labKeys) helpGroups() []helpGroup {
+	k := lk.KeyMap
 	return withDiagramKeys(k, []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
@@ -131,7 +132,7 @@ func (k KeyMap) helpGroups() []helpGroup {
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
 		{"screen", []helpEntry{
-			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
+			{lk.scroll.bindings(), "scroll the outbox"},
 			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
@@ -163,7 +164,7 @@ func (m Model) fullHelpLines(w int) []string {
 		}
 		lines = append(lines, flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)...)
 	}
-	for _, g := range m.keys.helpGroups() {
+	for _, g := range (labKeys{m.keys, m.outbox.keys}).helpGroups() {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {

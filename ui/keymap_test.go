@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -48,15 +49,19 @@ func hasBinding(bs []key.Binding, b key.Binding) bool {
 // and forgotten in the help fails here.
 func TestEveryBindingIsInHelp(t *testing.T) {
 	k := DefaultKeyMap()
-	w := DefaultWatchKeyMap()
+	lk := labKeys{k, DefaultScrollKeys()}
+	w := watchKeys{DefaultWatchKeyMap(), DefaultScrollKeys()}
+	scroll := DefaultScrollKeys().actions()
 	for _, tc := range []struct {
 		name    string
 		km      any
 		full    [][]key.Binding
 		actions []keyAction
 	}{
-		{"lab", k, k.FullHelp(), k.actions()},
-		{"watch", w, w.FullHelp(), w.actions()},
+		{"lab", k, lk.FullHelp(), k.actions()},
+		{"lab's outbox", lk.scroll, lk.FullHelp(), scroll},
+		{"watch", w.WatchKeyMap, w.FullHelp(), w.actions()},
+		{"watch's outbox", w.scroll, w.FullHelp(), scroll},
 	} {
 		all := slices.Concat(tc.full...)
 		var acts []key.Binding
@@ -81,7 +86,7 @@ func TestEveryBindingIsInHelp(t *testing.T) {
 	l.must("q/ctrl+c quit", "shift+tab previous scenario", "esc close", "e run to the end")
 	// The footer's keys are bindings of the map.
 	for _, b := range k.ShortHelp() {
-		if !hasBinding(slices.Concat(k.FullHelp()...), b) {
+		if !hasBinding(slices.Concat(lk.FullHelp()...), b) {
 			t.Errorf("footer key %s is not in the map's help", b.Help().Key)
 		}
 	}
@@ -100,7 +105,8 @@ func TestNoKeyNamedByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || f == "keys.go" || f == "keys_state.go" || f == "watch_keys.go" {
+		// The files that define bindings (the shell's keys.go, a pane's *_keys.go) spell them.
+		if strings.HasSuffix(f, "_test.go") || f == "keys_state.go" || definesBindings(t, f) {
 			continue
 		}
 		for _, hit := range keyHintsIn(t, f) {
@@ -114,6 +120,16 @@ func TestNoKeyNamedByHand(t *testing.T) {
 			t.Errorf("the check misses %s", old)
 		}
 	}
+}
+
+// definesBindings reports whether file f makes key bindings (key.NewBinding).
+func definesBindings(t *testing.T, f string) bool {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), "key.NewBinding(")
 }
 
 // keyHintsIn returns the string literals of file f that name a key by hand, with their line.

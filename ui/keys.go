@@ -38,7 +38,7 @@ const (
 	actReset
 	actNextScenario
 	actPrevScenario
-	actUp
+	actUp // the scroll keys: the outbox's and the SQL pane's own (ScrollKeys)
 	actDown
 	actPageUp
 	actPageDown
@@ -71,7 +71,7 @@ func toggleOf(act action) (engine.Toggle, bool) {
 }
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
-// apply now is disabled (setFree, setSession, setScroll, setOverlay), and the screen leaves it
+// apply now is disabled (setFree, setSession, setOverlay), and the screen leaves it
 // out.
 type KeyMap struct {
 	Step       key.Binding
@@ -95,12 +95,6 @@ type KeyMap struct {
 	Reset        key.Binding
 	NextScenario key.Binding
 	PrevScenario key.Binding
-	Up           key.Binding
-	Down         key.Binding
-	PageUp       key.Binding
-	PageDown     key.Binding
-	Top          key.Binding
-	Bottom       key.Binding
 	Explain      key.Binding
 	SQL          key.Binding
 	Transcript   key.Binding
@@ -145,12 +139,6 @@ func DefaultKeyMap() KeyMap {
 		Reset:        b([]string{"R"}, "R", "reset"),
 		NextScenario: b([]string{"tab"}, "tab", "next scenario"),
 		PrevScenario: b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
-		Up:           b([]string{"up"}, "↑", "scroll up"),
-		Down:         b([]string{"down"}, "↓", "scroll down"),
-		PageUp:       b([]string{"pgup"}, "pgup", "page up"),
-		PageDown:     b([]string{"pgdown"}, "pgdn", "page down"),
-		Top:          b([]string{"home"}, "home", "first row"),
-		Bottom:       b([]string{"end"}, "end", "last row"),
 		Explain:      b([]string{"i"}, "i", "explanation"),
 		SQL:          b([]string{"v"}, "v", "SQL of each action"),
 		Transcript:   b([]string{"w"}, "w", "write transcript (.md)"),
@@ -213,8 +201,6 @@ func (k KeyMap) actions() []keyAction {
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
-		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
-		{k.Top, actTop}, {k.Bottom, actBottom},
 		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
@@ -253,8 +239,14 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return bs
 }
 
+// labKeys are the lab's keys on the ? screen: the shell's and those of its panes.
+type labKeys struct {
+	KeyMap
+	scroll ScrollKeys // the outbox's
+}
+
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.
-func (k KeyMap) FullHelp() [][]key.Binding {
+func (k labKeys) FullHelp() [][]key.Binding {
 	var groups [][]key.Binding
 	for _, g := range k.helpGroups() {
 		var bs []key.Binding
@@ -264,4 +256,26 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		groups = append(groups, bs)
 	}
 	return groups
+}
+
+// pressEach splits a key message of several runes (fast typing, tmux send-keys) into a press
+// of each, handled by key in turn until done; ok is false for a message of one key.
+func pressEach[M any](m M, k tea.KeyMsg, key func(M, tea.KeyMsg) (M, tea.Cmd), done func(M) bool) (_ M, _ tea.Cmd, ok bool) {
+	if k.Type != tea.KeyRunes || len(k.Runes) <= 1 {
+		return m, nil, false
+	}
+	cmds := make([]tea.Cmd, 0, len(k.Runes))
+	for _, r := range k.Runes {
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		var cmd tea.Cmd
+		m, cmd = key(m, one)
+		cmds = append(cmds, cmd)
+		if done(m) {
+			break
+		}
+	}
+	return m, tea.Batch(cmds...), true
 }

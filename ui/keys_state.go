@@ -22,13 +22,6 @@ func (k *KeyMap) setWorkers(n int) {
 	}
 }
 
-// setScroll switches the scroll keys on when the table has more rows than it shows.
-func (k *KeyMap) setScroll(on bool) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		b.SetEnabled(on)
-	}
-}
-
 // setDiagram switches the diagram's scroll keys on while the diagram is shown.
 func (k *KeyMap) setDiagram(on bool) {
 	k.Earlier.SetEnabled(on)

@@ -69,7 +69,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st,
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"},
@@ -133,29 +133,20 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if k.Paste || m.quitting {
 		return m, nil
 	}
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
-		cmds := make([]tea.Cmd, 0, len(k.Runes))
-		for _, r := range k.Runes {
-			one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
-			if r == ' ' {
-				one.Type = tea.KeySpace
-			}
-			var cmd tea.Cmd
-			m, cmd = m.key(one)
-			cmds = append(cmds, cmd)
-			if m.quitting {
-				break
-			}
-		}
-		return m, tea.Batch(cmds...)
+	if mm, cmd, ok := pressEach(m, k, Model.key, func(m Model) bool { return m.quitting }); ok {
+		return mm, cmd
 	}
 	if m.ask.open != nil {
 		return m.questionKey(k)
 	}
-	act, on := m.keys.match(k)
-	if mm, cmd, ok := m.sqlKey(act); ok {
+	if mm, cmd, ok := m.sqlKey(k); ok {
 		return mm, cmd
 	}
+	if p, cmd, ok := m.outbox.Update(k); ok {
+		m.outbox = p
+		return m, cmd
+	}
+	act, on := m.keys.match(k)
 	if !on {
 		if why := m.whyOff(act); why != "" {
 			m.status = status{text: why, level: levelWarn}
@@ -164,6 +155,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	return m.do(act, k)
 }
+
+// scene is what the panes draw from now.
+func (m Model) scene() scene { return scene{m.frame, m.changes, &m.styles} }
 
 // selectWorker selects worker i, when there is one.
 func (m Model) selectWorker(i int) (Model, tea.Cmd) {

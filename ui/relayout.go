@@ -26,16 +26,13 @@ func (m *Model) relayout() {
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-	scroll := c.rows > m.outbox.visible()
-	if scroll != m.keys.Down.Enabled() {
-		m.keys.setScroll(scroll)
-		if m.showHelp {
-			// The ? screen lists the scroll keys only when they work: its height changed.
-			c.helpLines = len(m.fullHelpLines(w))
-			m.layout = plan(m.width, m.height, c)
-			m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-		}
+	scrolled := m.outbox.keys.Down.Enabled()
+	m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
+	if m.outbox.keys.Down.Enabled() != scrolled && m.showHelp {
+		// The ? screen lists the scroll keys only when they work: its height changed.
+		c.helpLines = len(m.fullHelpLines(w))
+		m.layout = plan(m.width, m.height, c)
+		m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	}
 }
 

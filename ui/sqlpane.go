@@ -15,6 +15,7 @@ import (
 // last. It opens on the last action and follows each new one; its own scrolling (the outbox's
 // scroll keys, while it is open) moves back to earlier actions.
 type sqlPane struct {
+	keys   ScrollKeys // its own, on while it is open
 	open   bool
 	follow bool // pinned to the end: the last action
 	offset int  // the first body line shown, when not following
@@ -134,7 +135,7 @@ func (m *Model) scrollSQL(a action) {
 
 // toggleSQL opens the pane on the last action, or closes it.
 func (m *Model) toggleSQL() {
-	m.sql = sqlPane{open: !m.sql.open, follow: true}
+	m.sql = sqlPane{keys: DefaultScrollKeys(), open: !m.sql.open, follow: true}
 }
 
 // sqlView is the pane in exactly the window: a title, the statements, and a line that says
@@ -159,7 +160,7 @@ func (m Model) sqlView() string {
 		}
 	}
 	hint := fmt.Sprintf("%s · %s: earlier actions · %s %s: close",
-		where, keyNames(m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.Top, m.keys.Bottom),
+		where, keyNames(m.sql.keys.bindings()...),
 		keyName(m.keys.SQL), keyName(m.keys.Close))
 	out = append(out, m.statusView(w, 1)...)
 	out = append(out, st.Subtle.Render(cut(hint, w)))
@@ -169,7 +170,13 @@ func (m Model) sqlView() string {
 // sqlKey handles the keys the SQL pane takes: v opens or closes it, w writes the transcript,
 // and while it is open the scroll keys move it (even when the outbox has nothing to scroll) and
 // esc closes it. ok is false for every other key.
-func (m Model) sqlKey(act action) (_ Model, _ tea.Cmd, ok bool) {
+func (m Model) sqlKey(k tea.KeyMsg) (_ Model, _ tea.Cmd, ok bool) {
+	act, _ := m.keys.match(k)
+	if m.sql.open {
+		if a, _ := m.sql.keys.match(k); a != actNone {
+			act = a
+		}
+	}
 	switch {
 	case act == actSQL:
 		m.toggleSQL()

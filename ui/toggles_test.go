@@ -20,7 +20,7 @@ func TestToggleHelpGroup(t *testing.T) {
 		k := DefaultKeyMap()
 		k.setRowLocks(tc.rowLocks)
 		var got []string
-		for _, g := range k.helpGroups() {
+		for _, g := range (labKeys{k, DefaultScrollKeys()}).helpGroups() {
 			if g.title != "toggles" {
 				continue
 			}

@@ -22,7 +22,7 @@ func (m Model) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), m.outbox.height())...)
 	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
 	lines = append(lines, m.rowView()...)
 	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)

@@ -97,7 +97,7 @@ func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(),
+	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: newOutboxPane(),
 		id: 1, status: status{text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help
 	m.changes = noChanges(nil)
@@ -152,14 +152,18 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	if k.Paste || m.quitting {
 		return m, nil
 	}
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			var cmd tea.Cmd
-			m, cmd = m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-			cmds = append(cmds, cmd)
+	if mm, cmd, ok := pressEach(m, k, watchModel.key, func(m watchModel) bool { return m.quitting }); ok {
+		return mm, cmd
+	}
+	if p, _, ok := m.outbox.Update(k); ok {
+		m.outbox = p
+		if m.followWork(); m.outbox.scrolled {
+			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
+		} else {
+			m.status = status{text: "following the work: the rows being processed stay in view"}
 		}
-		return m, tea.Batch(cmds...)
+		m.keys.Close.SetEnabled(m.showHelp)
+		return m, nil
 	}
 	switch act := m.keys.match(k); act {
 	case actQuit:
@@ -174,13 +178,6 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		}
 		m.status = status{text: "polling again every " + m.cfg.Interval.String()}
 		return m, m.pollCmd(m.id)
-	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
-		m.outbox.scrollBy(act)
-		if m.followWork(); m.outbox.scrolled {
-			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
-		} else {
-			m.status = status{text: "following the work: the rows being processed stay in view"}
-		}
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()

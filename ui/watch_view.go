@@ -116,7 +116,7 @@ func (m *watchModel) relayout() {
 	m.help.Width = w
 	l := watchLayout{width: w, height: h, help: 1}
 	if m.showHelp {
-		l.help = len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"))
+		l.help = len(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"))
 	}
 	rows := 0
 	if m.frame != nil {
@@ -133,9 +133,11 @@ func (m *watchModel) relayout() {
 		l.gap = left - l.holders - l.recent - l.table
 	}
 	m.layout = l
-	m.outbox.setSize(w, max(0, l.table-2), l.table > 0, rows)
-	m.keys.setScroll(rows > m.outbox.visible())
+	m.outbox.SetSize(w, max(0, l.table-2), l.table > 0, rows)
 }
+
+// helpKeys are the watch's keys and its panes'.
+func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys} }
 
 // View renders the last read; it does no I/O.
 func (m watchModel) View() string {
@@ -148,15 +150,15 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
+	lines = append(lines, paneLines(m.outbox.View(scene{m.frame, m.changes, &m.styles}), m.outbox.height())...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
 	lines = append(lines, make([]string, l.gap)...)
 	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
 	if m.showHelp {
-		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"), l.width, l.help)...)
+		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
 	} else {
-		lines = append(lines, m.help.ShortHelpView(m.keys.ShortHelp()))
+		lines = append(lines, m.help.ShortHelpView(m.helpKeys().ShortHelp()))
 	}
 	return strings.Join(box(lines, l.width, l.height), "\n")
 }
