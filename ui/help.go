@@ -80,6 +80,11 @@ func (m Model) shortHelp(w int) string {
 		teaches = m.frame.Teaches
 	}
 	items := m.keys.footItems(teaches)
+	for _, p := range m.panes.ps {
+		for _, b := range p.ShortHelp() {
+			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
+		}
+	}
 	render := func(sep string, maxRank int) string {
 		st := &m.styles.Help
 		var parts []string
@@ -164,7 +169,7 @@ func (m Model) fullHelpLines(w int) []string {
 		}
 		lines = append(lines, flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)...)
 	}
-	for _, g := range (labKeys{m.keys, m.outbox.keys}).helpGroups() {
+	for _, g := range append((labKeys{m.keys, m.outbox.keys}).helpGroups(), m.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {

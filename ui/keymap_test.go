@@ -50,7 +50,7 @@ func hasBinding(bs []key.Binding, b key.Binding) bool {
 func TestEveryBindingIsInHelp(t *testing.T) {
 	k := DefaultKeyMap()
 	lk := labKeys{k, DefaultScrollKeys()}
-	w := watchKeys{DefaultWatchKeyMap(), DefaultScrollKeys()}
+	w := watchKeys{DefaultWatchKeyMap(), DefaultScrollKeys(), nil}
 	scroll := DefaultScrollKeys().actions()
 	for _, tc := range []struct {
 		name    string

@@ -60,6 +60,8 @@ type Model struct {
 	workers workersPane
 	sql     sqlPane // the SQL pane (v)
 
+	panes paneSet // the registered panes (panes.go), below the built-in ones
+
 	hist *engine.History // the moves made on the session, to go back to any (history.go)
 	line timeline        // a copy of the history for the screen
 	ask  askState        // the question the script asks before its next step (ask.go)
@@ -69,7 +71,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"},
@@ -123,6 +125,29 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.pollTick(msg)
 	case transcriptMsg:
 		return m.transcriptWritten(msg), nil
+	default:
+		var outs []tea.Msg
+		m.panes, outs = m.panes.broadcast(msg, m.scene())
+		var cmds []tea.Cmd
+		for _, out := range outs {
+			var cmd tea.Cmd
+			m, cmd = m.take(out)
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
+	return m, nil
+}
+
+// take carries out what a registered pane asked for.
+func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
+	switch out := out.(type) {
+	case noteMsg:
+		m.status = out.status
+	case opMsg:
+		return m.enqueue(out.op)
+	case cmdMsg:
+		return m, out.cmd
 	}
 	return m, nil
 }
@@ -145,6 +170,10 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if p, cmd, ok := m.outbox.Update(k); ok {
 		m.outbox = p
 		return m, cmd
+	}
+	if set, out, ok := m.panes.key(k, m.scene()); ok {
+		m.panes = set
+		return m.take(out)
 	}
 	act, on := m.keys.match(k)
 	if !on {

@@ -19,6 +19,7 @@ func (m *Model) relayout() {
 		helpLines:    helpLines,
 		captionAuto:  m.explain == explainAuto,
 		statusLines:  m.statusLines(w),
+		extras:       m.panes.wants(m.scene(), w),
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
@@ -34,6 +35,7 @@ func (m *Model) relayout() {
 		m.layout = plan(m.width, m.height, c)
 		m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	}
+	m.panes = m.panes.setSizes(m.layout.width, m.layout.extras)
 }
 
 // explainMode says whether the scenario's explanation is shown.

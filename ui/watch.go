@@ -87,6 +87,7 @@ type watchModel struct {
 	showHelp bool
 	quitting bool
 	outbox   outboxPane
+	panes    paneSet   // the registered panes the watch shows (panes.go)
 	recent   recentLog // what successive reads showed, for a few seconds
 }
 
@@ -98,7 +99,8 @@ func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
 		cfg.Now = time.Now
 	}
 	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: newOutboxPane(),
-		id: 1, status: status{text: "reading " + cfg.Path + " …"}}
+		panes: panesOf(registry(), false),
+		id:    1, status: status{text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help
 	m.changes = noChanges(nil)
 	m.relayout()
@@ -143,9 +145,31 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 		}
 		m = m.took(msg)
 		return m, m.after(m.cfg.Interval, watchTick{id: m.id})
+	default:
+		var outs []tea.Msg
+		m.panes, outs = m.panes.broadcast(msg, m.scene())
+		var cmds []tea.Cmd
+		for _, out := range outs {
+			cmds = append(cmds, m.take(out))
+		}
+		return m, tea.Batch(cmds...)
 	}
 	return m, nil
 }
+
+// take carries out what a registered pane asked for; the watch runs no engine command.
+func (m *watchModel) take(out tea.Msg) tea.Cmd {
+	switch out := out.(type) {
+	case noteMsg:
+		m.status = out.status
+	case cmdMsg:
+		return out.cmd
+	}
+	return nil
+}
+
+// scene is what the panes draw from now.
+func (m watchModel) scene() scene { return scene{m.frame, m.changes, &m.styles} }
 
 // key handles a key; several runes in one message count as several presses.
 func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
@@ -164,6 +188,10 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		}
 		m.keys.Close.SetEnabled(m.showHelp)
 		return m, nil
+	}
+	if set, out, ok := m.panes.key(k, m.scene()); ok {
+		m.panes = set
+		return m, m.take(out)
 	}
 	switch act := m.keys.match(k); act {
 	case actQuit:

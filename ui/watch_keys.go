@@ -44,14 +44,23 @@ func (k WatchKeyMap) match(msg tea.KeyMsg) action {
 type watchKeys struct {
 	WatchKeyMap
 	scroll ScrollKeys
+	panes  []pane // the registered panes'
 }
 
 // ShortHelp is the watch's footer (help.KeyMap).
 func (k watchKeys) ShortHelp() []key.Binding {
-	return append(append([]key.Binding{k.Pause}, k.scroll.ShortHelp()...), k.Close, k.Help, k.Quit)
+	bs := append(append([]key.Binding{k.Pause}, k.scroll.ShortHelp()...), k.Close, k.Help, k.Quit)
+	for _, p := range k.panes {
+		bs = append(bs, p.ShortHelp()...)
+	}
+	return bs
 }
 
 // FullHelp is the watch's ? screen (help.KeyMap).
 func (k watchKeys) FullHelp() [][]key.Binding {
-	return append([][]key.Binding{{k.Pause, k.Help, k.Close, k.Quit}}, k.scroll.FullHelp()...)
+	cols := append([][]key.Binding{{k.Pause, k.Help, k.Close, k.Quit}}, k.scroll.FullHelp()...)
+	for _, p := range k.panes {
+		cols = append(cols, p.FullHelp()...)
+	}
+	return cols
 }

@@ -105,6 +105,7 @@ type watchLayout struct {
 	recent        int // the recent happenings: a title and a few lines
 	gap           int // blank lines above the status line when the rows leave room
 	help          int
+	extras        []int // the registered panes, below who holds what
 }
 
 // relayout sizes the panes; it runs in Update, so View only renders.
@@ -131,13 +132,19 @@ func (m *watchModel) relayout() {
 		l.recent = max(0, min(1+recentLines, left-l.holders-5))
 		l.table = min(left-l.holders-l.recent, 2+max(rows, 1))
 		l.gap = left - l.holders - l.recent - l.table
+		l.extras = make([]int, len(m.panes.ps))
+		for i, want := range m.panes.wants(m.scene(), w) {
+			l.extras[i] = min(want, l.gap) // the registered panes take the spare lines
+			l.gap -= l.extras[i]
+		}
 	}
 	m.layout = l
 	m.outbox.SetSize(w, max(0, l.table-2), l.table > 0, rows)
+	m.panes = m.panes.setSizes(w, l.extras)
 }
 
 // helpKeys are the watch's keys and its panes'.
-func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys} }
+func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys, m.panes.ps} }
 
 // View renders the last read; it does no I/O.
 func (m watchModel) View() string {
@@ -150,8 +157,9 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, paneLines(m.outbox.View(scene{m.frame, m.changes, &m.styles}), m.outbox.height())...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
+	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, make([]string, l.gap)...)
 	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
