@@ -120,8 +120,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		m.relayout()
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
-	case actAnswer:
-		return m.answer(k)
+	case actAnswer: // with no question open: the question pane takes them while one is
+		m.status = status{text: noQuestion(m.keys), level: levelWarn}
 	case actClose:
 		// esc closes the ? screen first, then the explanation.
 		if m.showHelp {

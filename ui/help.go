@@ -159,15 +159,8 @@ func toggleEntries(k KeyMap) []helpEntry {
 func (m Model) fullHelpLines(w int) []string {
 	st := &m.styles.Help
 	var lines []string
-	if q := m.ask.open; q != nil {
-		// While a question is open only its answer keys act: the screen says so first.
-		keys := answerKeys(m.keys)[:len(q.Answers)]
-		items := []string{
-			st.FullKey.Render(strings.Join(keys, " ")+" or "+strings.ToLower(strings.Join(keys, " "))) + " " + st.FullDesc.Render("answer it, and the step runs"),
-			st.FullKey.Render(keyName(m.keys.Close)) + " " + st.FullDesc.Render("skip it: the step runs, unscored"),
-			st.FullDesc.Render("every other key waits for the answer"),
-		}
-		lines = append(lines, flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)...)
+	if m.ask.open != nil {
+		lines = append(lines, m.ask.helpLine(st, w)...) // only the question's keys act now
 	}
 	for _, g := range append((labKeys{m.keys, m.outbox.keys}).helpGroups(), m.panes.help()...) {
 		var items []string

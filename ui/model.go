@@ -74,7 +74,7 @@ func New(ctx context.Context, cfg Config, st Styles) Model {
 		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: status{text: "opening " + cfg.Start + " …"},
+		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
 	}
 	m.changes = noChanges(nil)
 	m.relayout()
@@ -148,6 +148,8 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 		return m.enqueue(out.op)
 	case cmdMsg:
 		return m, out.cmd
+	case actMsg:
+		return m.do(out.act, tea.KeyMsg{})
 	}
 	return m, nil
 }
@@ -162,7 +164,13 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return mm, cmd
 	}
 	if m.ask.open != nil {
-		return m.questionKey(k)
+		if k.Type == tea.KeyEsc && m.showHelp {
+			return m.do(actClose, k) // esc closes the ? screen over the question first
+		}
+		var out tea.Msg
+		m.ask, out = m.ask.Update(k, m.scene())
+		m.keys.Answer.SetEnabled(m.ask.open != nil)
+		return m.take(out)
 	}
 	if mm, cmd, ok := m.sqlKey(k); ok {
 		return mm, cmd

@@ -53,6 +53,8 @@ type (
 	opMsg struct{ op }
 	// cmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
 	cmdMsg struct{ cmd tea.Cmd }
+	// actMsg does one of the shell's own actions, as its key would (quit, the ? screen).
+	actMsg struct{ act action }
 )
 
 // paneSpec is one registered pane: its name (the title of its group on the ? screen), a new
