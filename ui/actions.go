@@ -24,8 +24,6 @@ func (m Model) whyOff(act action) string {
 		return noSession(k)
 	case act == actAnswer:
 		return noQuestion(k)
-	case act == actEarlier || act == actLater:
-		return fmt.Sprintf("%s and %s scroll the diagram: %s shows it first", keyName(k.Earlier), keyName(k.Later), keyName(k.Diagram))
 	}
 	if t, ok := toggleOf(act); ok && t.RowLocks {
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
@@ -113,8 +111,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actExplain:
 		m.explain = m.explain.toggle(m.layout.caption > 0)
 		m.relayout()
-	case actDiagram, actEarlier, actLater:
-		return m.diagramKey(act), nil
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()

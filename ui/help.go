@@ -127,7 +127,7 @@ type helpGroup struct {
 // shows is a binding of the map.
 func (lk labKeys) helpGroups() []helpGroup {
 	k := lk.KeyMap
-	return withDiagramKeys(k, []helpGroup{
+	return withDiagramKeys(lk.diagram, []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
 			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
@@ -162,7 +162,7 @@ func (m Model) fullHelpLines(w int) []string {
 	if m.ask.open != nil {
 		lines = append(lines, m.ask.helpLine(st, w)...) // only the question's keys act now
 	}
-	for _, g := range append((labKeys{m.keys, m.outbox.keys}).helpGroups(), m.panes.help()...) {
+	for _, g := range append((labKeys{m.keys, m.outbox.keys, m.diagram.keys}).helpGroups(), m.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {

@@ -47,9 +47,6 @@ const (
 	actExplain
 	actSQL
 	actTranscript
-	actDiagram
-	actEarlier
-	actLater
 	actClose
 	actHelp
 	actOpenOffer
@@ -98,9 +95,6 @@ type KeyMap struct {
 	Explain      key.Binding
 	SQL          key.Binding
 	Transcript   key.Binding
-	Diagram      key.Binding
-	Earlier      key.Binding
-	Later        key.Binding
 	Close        key.Binding
 	Help         key.Binding
 	OpenOffer    key.Binding // a served lab: opens the scenario the teacher offers
@@ -142,9 +136,6 @@ func DefaultKeyMap() KeyMap {
 		Explain:      b([]string{"i"}, "i", "explanation"),
 		SQL:          b([]string{"v"}, "v", "SQL of each action"),
 		Transcript:   b([]string{"w"}, "w", "write transcript (.md)"),
-		Diagram:      b([]string{"t"}, "t", "diagram on/off"),
-		Earlier:      disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
-		Later:        disabled(b([]string{"}"}, "}", "later in the diagram")),
 		Close:        b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:         b([]string{"?"}, "?", "all keys"),
 		OpenOffer:    b([]string{"O"}, "O", "open the scenario the teacher offers"),
@@ -200,7 +191,6 @@ func (k KeyMap) actions() []keyAction {
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
-		{k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
 		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
@@ -242,7 +232,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // labKeys are the lab's keys on the ? screen: the shell's and those of its panes.
 type labKeys struct {
 	KeyMap
-	scroll ScrollKeys // the outbox's
+	scroll  ScrollKeys // the outbox's
+	diagram diagramKeys
 }
 
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.

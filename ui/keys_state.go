@@ -22,12 +22,6 @@ func (k *KeyMap) setWorkers(n int) {
 	}
 }
 
-// setDiagram switches the diagram's scroll keys on while the diagram is shown.
-func (k *KeyMap) setDiagram(on bool) {
-	k.Earlier.SetEnabled(on)
-	k.Later.SetEnabled(on)
-}
-
 // setOverlay switches esc on while the ? screen or the explanation is open.
 func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 

@@ -53,7 +53,7 @@ type Model struct {
 	finish   finishMode
 	showHelp bool
 	explain  explainMode
-	diagram  diagramMode // the space-time diagram (t), shown instead of the panes
+	diagram  diagramPane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
 	outbox  outboxPane
@@ -71,7 +71,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), diagram: newDiagramPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
@@ -178,6 +178,10 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if p, cmd, ok := m.outbox.Update(k); ok {
 		m.outbox = p
 		return m, cmd
+	}
+	if p, out, ok := m.diagram.Update(k, m.scene()); ok {
+		m.diagram = p
+		return m.take(out)
 	}
 	if set, out, ok := m.panes.key(k, m.scene()); ok {
 		m.panes = set

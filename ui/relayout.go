@@ -36,6 +36,8 @@ func (m *Model) relayout() {
 		m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	}
 	m.panes = m.panes.setSizes(m.layout.width, m.layout.extras)
+	l := m.layout
+	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.status-l.help))
 }
 
 // explainMode says whether the scenario's explanation is shown.

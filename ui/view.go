@@ -17,8 +17,14 @@ func (m Model) View() string {
 	if m.sql.open {
 		return m.sqlView()
 	}
-	if m.diagram.on {
-		return m.diagramView()
+	if m.diagram.on { // in the place of the panes, between the header and the status line
+		lines := m.headerView()
+		if m.diagram.h > 0 {
+			lines = append(lines, strings.Split(m.diagram.View(m.scene()), "\n")...)
+		}
+		lines = append(lines, m.statusView(l.width, l.status)...)
+		lines = append(lines, m.helpView(l.help)...)
+		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
