@@ -111,6 +111,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actExplain:
 		m.explain = m.explain.toggle(m.layout.caption > 0)
 		m.relayout()
+	case actTranscript:
+		return m.writeTranscript()
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()

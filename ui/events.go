@@ -30,7 +30,7 @@ func (m Model) eventsView(w, h int) []string {
 	var body []string
 	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
 		e := f.Events[i]
-		text := m.eventLine(e, e.Seq > m.changes.newAfter, idx)
+		text := eventLine(st, e, e.Seq > m.changes.newAfter, idx)
 		ev := []string{text}
 		if room := h - 1 - len(body); room >= 2 && width(text) > w {
 			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {
@@ -46,8 +46,7 @@ func (m Model) eventsView(w, h int) []string {
 const eventIndent = 2 + len("09:00:00.000Z ")
 
 // eventLine renders one event: its time, then its words with the worker's name in its colour.
-func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string {
-	st := &m.styles
+func eventLine(st *Styles, e engine.Event, fresh bool, idx map[string]int) string {
 	mark := "  "
 	if fresh {
 		mark = "• "

@@ -138,7 +138,7 @@ func (lk labKeys) helpGroups() []helpGroup {
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
 		{"screen", []helpEntry{
 			{lk.scroll.bindings(), "scroll the outbox"},
-			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
+			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
 
@@ -162,7 +162,7 @@ func (m Model) fullHelpLines(w int) []string {
 	if m.ask.open != nil {
 		lines = append(lines, m.ask.helpLine(st, w)...) // only the question's keys act now
 	}
-	for _, g := range append((labKeys{m.keys, m.outbox.keys, m.diagram.keys}).helpGroups(), m.panes.help()...) {
+	for _, g := range append((labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys}).helpGroups(), m.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {

@@ -42,7 +42,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys()}
+	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.

@@ -45,7 +45,6 @@ const (
 	actTop
 	actBottom
 	actExplain
-	actSQL
 	actTranscript
 	actClose
 	actHelp
@@ -93,7 +92,6 @@ type KeyMap struct {
 	NextScenario key.Binding
 	PrevScenario key.Binding
 	Explain      key.Binding
-	SQL          key.Binding
 	Transcript   key.Binding
 	Close        key.Binding
 	Help         key.Binding
@@ -134,7 +132,6 @@ func DefaultKeyMap() KeyMap {
 		NextScenario: b([]string{"tab"}, "tab", "next scenario"),
 		PrevScenario: b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
 		Explain:      b([]string{"i"}, "i", "explanation"),
-		SQL:          b([]string{"v"}, "v", "SQL of each action"),
 		Transcript:   b([]string{"w"}, "w", "write transcript (.md)"),
 		Close:        b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:         b([]string{"?"}, "?", "all keys"),
@@ -191,7 +188,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
-		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 	}...)
@@ -234,6 +231,7 @@ type labKeys struct {
 	KeyMap
 	scroll  ScrollKeys // the outbox's
 	diagram diagramKeys
+	sql     sqlKeys
 }
 
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.

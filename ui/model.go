@@ -58,7 +58,7 @@ type Model struct {
 
 	outbox  outboxPane
 	workers workersPane
-	sql     sqlPane // the SQL pane (v)
+	sql     sqlPane // the SQL pane (v), over the others
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
 
@@ -71,7 +71,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), diagram: newDiagramPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
@@ -172,8 +172,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.keys.Answer.SetEnabled(m.ask.open != nil)
 		return m.take(out)
 	}
-	if mm, cmd, ok := m.sqlKey(k); ok {
-		return mm, cmd
+	if p, ok := m.sql.Update(k, m.scene()); ok {
+		m.sql = p
+		return m, nil
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
 		m.outbox = p

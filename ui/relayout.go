@@ -38,6 +38,7 @@ func (m *Model) relayout() {
 	m.panes = m.panes.setSizes(m.layout.width, m.layout.extras)
 	l := m.layout
 	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.status-l.help))
+	m.sql.SetSize(l.width, l.height)
 }
 
 // explainMode says whether the scenario's explanation is shown.

@@ -14,8 +14,12 @@ func (m Model) View() string {
 	if l.tooSmall {
 		return m.tooSmallView()
 	}
-	if m.sql.open {
-		return m.sqlView()
+	if m.sql.open { // the SQL pane covers the window but for the status line
+		s := m.scene()
+		lines := paneLines(m.sql.View(s), l.width, m.sql.bodyHeight()+1)
+		lines = append(lines, m.statusView(l.width, 1)...)
+		lines = append(lines, m.sql.hint(s))
+		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
 	if m.diagram.on { // in the place of the panes, between the header and the status line
 		lines := m.headerView()
