@@ -67,19 +67,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.enqueue(op{cmd: engine.CmdNext{}})
 	case actStepWorker:
 		return m.enqueue(op{cmd: engine.CmdStepWorker{Worker: sel}})
-	case actSelect:
-		return m.selectWorker(int(k.Runes[0] - '1'))
-	case actPrevWorker, actNextWorker:
-		// ← on the first worker goes round to the last, → on the last to the first.
-		n := 1
-		if m.frame != nil {
-			n = max(1, len(m.frame.Workers))
-		}
-		d := 1
-		if act == actPrevWorker {
-			d = n - 1
-		}
-		return m.selectWorker((sel + d) % n)
 	case actCrash:
 		return m.enqueue(op{cmd: engine.CmdCrash{Worker: sel}})
 	case actRestart:

@@ -31,7 +31,8 @@ func foot(b key.Binding, desc string, rank int) footItem {
 
 // footItems are the footer's keys in display order: the workshop's keys first, and the toggle
 // of the lesson teaches (an engine toggle name, or "") in the place of the leasing key.
-func (k KeyMap) footItems(teaches string) []footItem {
+func (lk labKeys) footItems(teaches string) []footItem {
+	k, sel := lk.KeyMap, lk.workers.Select
 	pace := footItem{[]key.Binding{k.Slower, k.Faster}, "pace", 4}
 	switch {
 	case k.finishing:
@@ -39,7 +40,7 @@ func (k KeyMap) footItems(teaches string) []footItem {
 			foot(k.NextScenario, "next", 3), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
 	case k.free:
 		return []footItem{
-			foot(k.Free, "stop free run", 0), foot(k.Select, "select", 3), foot(k.Crash, "crash", 1),
+			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(k.Crash, "crash", 1),
 			foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
 			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
@@ -50,7 +51,7 @@ func (k KeyMap) footItems(teaches string) []footItem {
 	}
 	teach, teachWord := k.toggleKey(t.Name), t.Short
 	return []footItem{
-		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
+		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(k.Crash, "crash", 1),
 		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
 		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
 		foot(k.Free, "free-run", 3), foot(k.Back, "back", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
@@ -69,6 +70,11 @@ func (k KeyMap) toggleKey(name string) key.Binding {
 	return key.Binding{}
 }
 
+// labKeys are the shell's keys and its panes', as they are now.
+func (m Model) labKeys() labKeys {
+	return labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys}
+}
+
 // toggleKey is the name of toggle name's key, for the header's toggle line.
 func (m Model) toggleKey(name string) string { return keyName(m.keys.toggleKey(name)) }
 
@@ -79,7 +85,7 @@ func (m Model) shortHelp(w int) string {
 	if m.frame != nil {
 		teaches = m.frame.Teaches
 	}
-	items := m.keys.footItems(teaches)
+	items := m.labKeys().footItems(teaches)
 	for _, p := range m.panes.ps {
 		for _, b := range p.ShortHelp() {
 			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
@@ -128,8 +134,8 @@ type helpGroup struct {
 func (lk labKeys) helpGroups() []helpGroup {
 	k := lk.KeyMap
 	return withDiagramKeys(lk.diagram, []helpGroup{
-		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
-			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
+		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(lk.workers.Select),
+			{[]key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
@@ -162,7 +168,7 @@ func (m Model) fullHelpLines(w int) []string {
 	if m.ask.open != nil {
 		lines = append(lines, m.ask.helpLine(st, w)...) // only the question's keys act now
 	}
-	for _, g := range append((labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys}).helpGroups(), m.panes.help()...) {
+	for _, g := range append(m.labKeys().helpGroups(), m.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {

@@ -42,7 +42,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys()}
+	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys(), defaultWorkersKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.
@@ -66,6 +66,7 @@ func TestEveryBindingIsInHelp(t *testing.T) {
 		{"lab", k, lk.FullHelp(), k.actions()},
 		{"lab's outbox", lk.scroll, lk.FullHelp(), scroll},
 		{"lab's diagram", lk.diagram, lk.FullHelp(), nil},
+		{"lab's workers", lk.workers, lk.FullHelp(), nil},
 		{"watch", w.WatchKeyMap, w.FullHelp(), w.actions()},
 		{"watch's outbox", w.scroll, w.FullHelp(), scroll},
 	} {
@@ -91,7 +92,7 @@ func TestEveryBindingIsInHelp(t *testing.T) {
 	l.press("?")
 	l.must("q/ctrl+c quit", "shift+tab previous scenario", "esc close", "e run to the end")
 	// The footer's keys are bindings of the map.
-	for _, b := range k.ShortHelp() {
+	for _, b := range lk.ShortHelp() {
 		if !hasBinding(slices.Concat(lk.FullHelp()...), b) {
 			t.Errorf("footer key %s is not in the map's help", b.Help().Key)
 		}

@@ -22,9 +22,6 @@ const (
 	actNone action = iota
 	actStep
 	actStepWorker
-	actSelect
-	actPrevWorker
-	actNextWorker
 	actCrash
 	actRestart
 	actPause
@@ -72,9 +69,6 @@ func toggleOf(act action) (engine.Toggle, bool) {
 type KeyMap struct {
 	Step       key.Binding
 	StepWorker key.Binding
-	Select     key.Binding
-	PrevWorker key.Binding
-	NextWorker key.Binding
 	Crash      key.Binding
 	Restart    key.Binding
 	Pause      key.Binding
@@ -115,9 +109,6 @@ func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		Step:         b([]string{" ", "n"}, "space/n", "step"),
 		StepWorker:   b([]string{"s"}, "s", "step selected worker"),
-		Select:       b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
-		PrevWorker:   b([]string{"left"}, "←", "previous worker"),
-		NextWorker:   b([]string{"right"}, "→", "next worker"),
 		Crash:        b([]string{"x"}, "x", "crash worker"),
 		Restart:      b([]string{"r"}, "r", "restart worker"),
 		Pause:        b([]string{"z"}, "z", "pause/wake worker"),
@@ -177,8 +168,7 @@ type keyAction struct {
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
 	kas := []keyAction{
-		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker}, {k.Select, actSelect},
-		{k.PrevWorker, actPrevWorker}, {k.NextWorker, actNextWorker},
+		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker},
 		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
 	}
 	for i, b := range k.Toggles {
@@ -218,7 +208,7 @@ func matchAction(msg tea.KeyMsg, kas []keyAction) (act action, on bool) {
 }
 
 // ShortHelp is the footer's keys (help.KeyMap), the ones that apply now.
-func (k KeyMap) ShortHelp() []key.Binding {
+func (k labKeys) ShortHelp() []key.Binding {
 	var bs []key.Binding
 	for _, it := range k.footItems("") {
 		bs = append(bs, it.bs...)
@@ -232,6 +222,7 @@ type labKeys struct {
 	scroll  ScrollKeys // the outbox's
 	diagram diagramKeys
 	sql     sqlKeys
+	workers workersKeys
 }
 
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.

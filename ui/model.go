@@ -71,7 +71,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: newWorkersPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
@@ -150,6 +150,10 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 		return m, out.cmd
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
+	case needsSessionMsg:
+		if m.sess == nil && !m.busy {
+			m.status = status{text: noSession(m.keys), level: levelWarn}
+		}
 	}
 	return m, nil
 }
@@ -180,6 +184,10 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.outbox = p
 		return m, cmd
 	}
+	if p, out, ok := m.workers.Update(k, m.scene()); ok {
+		m.workers = p
+		return m.take(out)
+	}
 	if p, out, ok := m.diagram.Update(k, m.scene()); ok {
 		m.diagram = p
 		return m.take(out)
@@ -200,22 +208,6 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 
 // scene is what the panes draw from now.
 func (m Model) scene() scene { return scene{m.frame, m.changes, &m.styles} }
-
-// selectWorker selects worker i, when there is one.
-func (m Model) selectWorker(i int) (Model, tea.Cmd) {
-	n := 0
-	if m.frame != nil {
-		n = len(m.frame.Workers)
-	}
-	if i < 0 || i >= n {
-		m.status = status{text: fmt.Sprintf("no worker %d: this scenario has %d", i+1, n), level: levelWarn}
-		return m, nil
-	}
-	m.workers.selected = i
-	m.status = status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", m.frame.Workers[i].Name,
-		keyName(m.keys.StepWorker), keyName(m.keys.Crash), keyName(m.keys.Restart))}
-	return m, nil
-}
 
 // otherScenario is the scenario d places after the current one in tab order (-1: the one
 // before it).

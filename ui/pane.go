@@ -53,6 +53,9 @@ type (
 	opMsg struct{ op }
 	// cmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
 	cmdMsg struct{ cmd tea.Cmd }
+	// needsSessionMsg says that a key the pane has off needs an open scenario: the shell says
+	// so when none is open.
+	needsSessionMsg struct{}
 	// actMsg does one of the shell's own actions, as its key would (quit, the ? screen).
 	actMsg struct{ act action }
 )
