@@ -9,13 +9,16 @@ import (
 	"leaselab/engine"
 )
 
-// eventsView is the event log: the latest events in words, newest last, the ones the last
-// command wrote marked •. Exactly h lines.
-func (m Model) eventsView(w, h int) []string {
+// eventsPane is the event log, drawn from the scene: the latest events in words, newest last,
+// the ones the last command wrote marked •. It has no keys.
+type eventsPane struct{ scene }
+
+// eventsView is the event log in exactly h lines.
+func (m eventsPane) eventsView(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	st, f := &m.styles, m.frame
+	st, f := m.st, m.f
 	title := "Events (newest last)"
 	if f != nil {
 		title = fmt.Sprintf("Events: %d so far, newest last", f.EventCount)
@@ -30,7 +33,7 @@ func (m Model) eventsView(w, h int) []string {
 	var body []string
 	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
 		e := f.Events[i]
-		text := eventLine(st, e, e.Seq > m.changes.newAfter, idx)
+		text := eventLine(st, e, e.Seq > m.ch.newAfter, idx)
 		ev := []string{text}
 		if room := h - 1 - len(body); room >= 2 && width(text) > w {
 			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {

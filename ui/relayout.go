@@ -12,8 +12,8 @@ func (m *Model) relayout() {
 		helpLines = len(m.fullHelpLines(w))
 	}
 	c := content{
-		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerBody(w)) },
-		checkLines:   func(w int, wide bool) int { return m.checkLinesWanted(w, wide) },
+		ledgerLines:  func(w int, wide bool) int { return len(ledgersPane{m.scene()}.ledgerBody(w)) },
+		checkLines:   func(w int, wide bool) int { return checksPane{m.scene()}.checkLinesWanted(w, wide) },
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,

@@ -37,7 +37,7 @@ func (m Model) View() string {
 	lines = append(lines, m.rowView()...)
 	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)
-	lines = append(lines, m.eventsView(l.width, l.events)...)
+	lines = append(lines, eventsPane{m.scene()}.eventsView(l.width, l.events)...)
 	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, m.statusView(l.width, l.status)...)
 	lines = append(lines, m.helpView(l.help)...)
