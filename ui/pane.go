@@ -125,14 +125,18 @@ func (set paneSet) wants(s scene, w int) []int {
 	return wants
 }
 
-// setSizes gives the panes width w and the heights hs.
+// setSizes gives the panes width w and the heights hs; a pane past the end of hs gets no
+// lines (a screen too small for any pane has none).
 func (set paneSet) setSizes(w int, hs []int) paneSet {
 	if len(set.ps) == 0 {
 		return set
 	}
-	set.ps, set.hs = slices.Clone(set.ps), slices.Clone(hs)
+	set.ps, set.hs = slices.Clone(set.ps), make([]int, len(set.ps))
 	for i := range set.ps {
-		set.ps[i] = set.ps[i].SetSize(w, hs[i])
+		if i < len(hs) {
+			set.hs[i] = hs[i]
+		}
+		set.ps[i] = set.ps[i].SetSize(w, set.hs[i])
 	}
 	return set
 }

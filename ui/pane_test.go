@@ -56,6 +56,8 @@ func TestRegisteredPane(t *testing.T) {
 	l.must("tally: 6 rows, 2 presses", "tally pressed 2")
 	l.press("?")
 	l.must("K count a press")
+	l.send(tea.WindowSizeMsg{Width: 60, Height: 20}) // too small: no pane has lines
+	l.must("terminal too small")
 
 	w := newWatcher(t, newShared(t, 4).db, 100, 30)
 	w.m.panes = panesOf(tallySpec, false)
