@@ -112,7 +112,7 @@ func newLabOn(tb testing.TB, start string, w, h int, cfg Config) *lab {
 	// Cleanups run last first: the workers stop before the opener closes their session.
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })
-	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+	l.m.after = atOnce
 	if w > 0 || h > 0 {
 		l.send(tea.WindowSizeMsg{Width: w, Height: h})
 	}
@@ -131,26 +131,37 @@ func (l *lab) send(msg tea.Msg) {
 // run executes cmd and everything that follows from it.
 func (l *lab) run(cmd tea.Cmd) {
 	l.tb.Helper()
+	runCmd(cmd, func(msg tea.Msg) {
+		if l.msgs++; l.msgs > 100_000 {
+			l.tb.Fatal("runaway: more than 100000 messages")
+		}
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			l.quit = true
+		case tickMsg:
+			l.ticks = append(l.ticks, msg)
+		case pollMsg:
+			l.polls = append(l.polls, msg)
+		default:
+			l.send(msg)
+		}
+	})
+}
+
+// runCmd runs cmd as Bubble Tea would, but at once: the commands of a batch in turn, and each
+// message but nil to deliver (which a test model's driver sends back into Update, or holds).
+func runCmd(cmd tea.Cmd, deliver func(tea.Msg)) {
 	if cmd == nil {
 		return
-	}
-	if l.msgs++; l.msgs > 100_000 {
-		l.tb.Fatal("runaway: more than 100000 messages")
 	}
 	switch msg := cmd().(type) {
 	case nil:
 	case tea.BatchMsg:
 		for _, c := range msg {
-			l.run(c)
+			runCmd(c, deliver)
 		}
-	case tea.QuitMsg:
-		l.quit = true
-	case tickMsg:
-		l.ticks = append(l.ticks, msg)
-	case pollMsg:
-		l.polls = append(l.polls, msg)
 	default:
-		l.send(msg)
+		deliver(msg)
 	}
 }
 
@@ -246,3 +257,7 @@ func sqliteLessons() []string {
 	}
 	return out
 }
+
+// atOnce is a model's after for the tests: the message is due at once (the driver holds the
+// ticks the test delivers itself).
+func atOnce(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }

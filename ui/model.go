@@ -125,16 +125,10 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.pollTick(msg)
 	case transcriptMsg:
 		return m.transcriptWritten(msg), nil
-	default:
+	default: // a message of a registered pane's own
 		var outs []tea.Msg
 		m.panes, outs = m.panes.broadcast(msg, m.scene())
-		var cmds []tea.Cmd
-		for _, out := range outs {
-			var cmd tea.Cmd
-			m, cmd = m.take(out)
-			cmds = append(cmds, cmd)
-		}
-		return m, tea.Batch(cmds...)
+		return takeAll(m, outs, Model.take)
 	}
 	return m, nil
 }

@@ -163,6 +163,17 @@ func (set paneSet) help() []helpGroup {
 	return gs
 }
 
+// takeAll has a shell take what its panes asked for (outs), in turn.
+func takeAll[M any](m M, outs []tea.Msg, take func(M, tea.Msg) (M, tea.Cmd)) (M, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(outs))
+	for _, out := range outs {
+		var cmd tea.Cmd
+		m, cmd = take(m, out)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}
+
 // paneLines splits a pane's view into its h lines of at most w cells; none when the pane has
 // no lines.
 func paneLines(view string, w, h int) []string {

@@ -129,11 +129,11 @@ func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(m
 
 func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.key(msg)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
-	case tea.KeyMsg:
-		return m.key(msg)
 	case watchTick:
 		if msg.id != m.id || m.paused {
 			return m, nil
@@ -145,27 +145,23 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 		}
 		m = m.took(msg)
 		return m, m.after(m.cfg.Interval, watchTick{id: m.id})
-	default:
+	default: // a message of a registered pane's own
 		var outs []tea.Msg
 		m.panes, outs = m.panes.broadcast(msg, m.scene())
-		var cmds []tea.Cmd
-		for _, out := range outs {
-			cmds = append(cmds, m.take(out))
-		}
-		return m, tea.Batch(cmds...)
+		return takeAll(m, outs, watchModel.take)
 	}
 	return m, nil
 }
 
 // take carries out what a registered pane asked for; the watch runs no engine command.
-func (m *watchModel) take(out tea.Msg) tea.Cmd {
+func (m watchModel) take(out tea.Msg) (watchModel, tea.Cmd) {
 	switch out := out.(type) {
 	case noteMsg:
 		m.status = out.status
 	case cmdMsg:
-		return out.cmd
+		return m, out.cmd
 	}
-	return nil
+	return m, nil
 }
 
 // scene is what the panes draw from now.
@@ -191,7 +187,7 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	}
 	if set, out, ok := m.panes.key(k, m.scene()); ok {
 		m.panes = set
-		return m, m.take(out)
+		return m.take(out)
 	}
 	switch act := m.keys.match(k); act {
 	case actQuit:

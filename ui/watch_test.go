@@ -91,7 +91,7 @@ func newWatcher(tb testing.TB, db WatchDB, w, h int) *watcher {
 	wt := &watcher{tb: tb, now: watchT0}
 	cfg := WatchConfig{DB: db, Path: "/tmp/leaselab/shared.db", Now: func() time.Time { return wt.now }}
 	wt.m = newWatch(context.Background(), cfg, DefaultStyles(lipgloss.DefaultRenderer()))
-	wt.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+	wt.m.after = atOnce
 	if w > 0 || h > 0 {
 		wt.send(tea.WindowSizeMsg{Width: w, Height: h})
 	}
@@ -108,22 +108,16 @@ func (w *watcher) send(msg tea.Msg) {
 
 func (w *watcher) run(cmd tea.Cmd) {
 	w.tb.Helper()
-	if cmd == nil {
-		return
-	}
-	switch msg := cmd().(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			w.run(c)
+	runCmd(cmd, func(msg tea.Msg) {
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			w.quit = true
+		case watchTick:
+			w.ticks = append(w.ticks, msg)
+		default:
+			w.send(msg)
 		}
-	case tea.QuitMsg:
-		w.quit = true
-	case watchTick:
-		w.ticks = append(w.ticks, msg)
-	default:
-		w.send(msg)
-	}
+	})
 }
 
 // pollAt moves the wall clock to at and delivers the waiting tick: one read of the database.
