@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
@@ -70,29 +71,38 @@ func (k KeyMap) toggleKey(name string) key.Binding {
 	return key.Binding{}
 }
 
-// labKeys are the shell's keys and its panes', as they are now.
-func (m Model) labKeys() labKeys {
-	return labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys}
+// helpPane is the footer and, after ?, the ? screen: the keys of the shell and of its panes
+// that apply now, in their groups. The shell opens and closes it (an overlay).
+type helpPane struct {
+	keys    labKeys
+	panes   paneSet  // the registered panes: a group each
+	ask     askState // an open question's keys come first
+	teaches string   // the toggle the lesson teaches: its key in the footer
+	st      *help.Styles
+	open    bool // the ? screen, not the footer
 }
 
-// toggleKey is the name of toggle name's key, for the header's toggle line.
-func (m Model) toggleKey(name string) string { return keyName(m.keys.toggleKey(name)) }
+// help is the help pane as the lab's state has it now.
+func (m Model) help() helpPane {
+	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys},
+		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
+	if m.frame != nil {
+		p.teaches = m.frame.Teaches
+	}
+	return p
+}
 
 // shortHelp is the footer in one line of at most w cells: as many keys as fit, the least
 // needed dropped first, separated by " · " or, when that is too wide, by two spaces.
-func (m Model) shortHelp(w int) string {
-	teaches := ""
-	if m.frame != nil {
-		teaches = m.frame.Teaches
-	}
-	items := m.labKeys().footItems(teaches)
-	for _, p := range m.panes.ps {
+func (p helpPane) shortHelp(w int) string {
+	items := p.keys.footItems(p.teaches)
+	for _, p := range p.panes.ps {
 		for _, b := range p.ShortHelp() {
 			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
 		}
 	}
 	render := func(sep string, maxRank int) string {
-		st := &m.styles.Help
+		st := p.st
 		var parts []string
 		for _, it := range items {
 			if it.rank <= maxRank && it.on() {
@@ -162,13 +172,13 @@ func toggleEntries(k KeyMap) []helpEntry {
 // fullHelpLines is the ? screen at width w: each group of keys on its own line(s) under a title,
 // flowed to the width, so that every key shows at 80 columns too. Keys that are off now are left
 // out.
-func (m Model) fullHelpLines(w int) []string {
-	st := &m.styles.Help
+func (p helpPane) fullHelpLines(w int) []string {
+	st := p.st
 	var lines []string
-	if m.ask.open != nil {
-		lines = append(lines, m.ask.helpLine(st, w)...) // only the question's keys act now
+	if p.ask.open != nil {
+		lines = append(lines, p.ask.helpLine(st, w)...) // only the question's keys act now
 	}
-	for _, g := range append(m.labKeys().helpGroups(), m.panes.help()...) {
+	for _, g := range append(p.keys.helpGroups(), p.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {
@@ -176,7 +186,7 @@ func (m Model) fullHelpLines(w int) []string {
 			}
 		}
 		for i, t := range engine.Toggles() {
-			if b := m.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
+			if b := p.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
 				// Off on SQLite: the screen still names it, and where it works.
 				items = append(items, st.FullKey.Render(keyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
 			}
@@ -197,13 +207,13 @@ func helpKeys(bs []key.Binding) string {
 	return keyNames(bs...)
 }
 
-// helpView is the footer: the short help, or every key after ?.
-func (m Model) helpView(h int) []string {
+// view is the footer, or every key after ?, in w×h cells.
+func (p helpPane) view(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	if m.showHelp {
-		return box(m.fullHelpLines(m.layout.width), m.layout.width, h)
+	if p.open {
+		return box(p.fullHelpLines(w), w, h)
 	}
-	return box([]string{m.shortHelp(m.layout.width)}, m.layout.width, h)
+	return box([]string{p.shortHelp(w)}, w, h)
 }

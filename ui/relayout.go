@@ -9,7 +9,7 @@ func (m *Model) relayout() {
 	}
 	helpLines := 1
 	if m.showHelp {
-		helpLines = len(m.fullHelpLines(w))
+		helpLines = len(m.help().fullHelpLines(w))
 	}
 	c := content{
 		ledgerLines:  func(w int, wide bool) int { return len(ledgersPane{m.scene()}.ledgerBody(w)) },
@@ -31,7 +31,7 @@ func (m *Model) relayout() {
 	m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	if m.outbox.keys.Down.Enabled() != scrolled && m.showHelp {
 		// The ? screen lists the scroll keys only when they work: its height changed.
-		c.helpLines = len(m.fullHelpLines(w))
+		c.helpLines = len(m.help().fullHelpLines(w))
 		m.layout = plan(m.width, m.height, c)
 		m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	}

@@ -27,7 +27,7 @@ func (m Model) View() string {
 			lines = append(lines, strings.Split(m.diagram.View(m.scene()), "\n")...)
 		}
 		lines = append(lines, m.statusView(l.width, l.status)...)
-		lines = append(lines, m.helpView(l.help)...)
+		lines = append(lines, m.help().view(l.width, l.help)...)
 		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
 	lines := make([]string, 0, l.height)
@@ -40,7 +40,7 @@ func (m Model) View() string {
 	lines = append(lines, eventsPane{m.scene()}.eventsView(l.width, l.events)...)
 	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, m.statusView(l.width, l.status)...)
-	lines = append(lines, m.helpView(l.help)...)
+	lines = append(lines, m.help().view(l.width, l.help)...)
 	return strings.Join(box(lines, l.width, l.height), "\n")
 }
 
