@@ -113,19 +113,29 @@ func newLabOn(tb testing.TB, start string, w, h int, cfg Config) *lab {
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })
 	l.m.after = atOnce
-	if w > 0 || h > 0 {
-		l.send(tea.WindowSizeMsg{Width: w, Height: h})
-	}
+	sized(w, h, l.send)
 	l.run(l.m.Init())
 	return l
+}
+
+// sized sends a test model its window size, unless w and h are 0 (no WindowSizeMsg yet).
+func sized(w, h int, send func(tea.Msg)) {
+	if w > 0 || h > 0 {
+		send(tea.WindowSizeMsg{Width: w, Height: h})
+	}
+}
+
+// updated feeds msg to *m's update and returns the command it returns.
+func updated[M any](m *M, msg tea.Msg, update func(M, tea.Msg) (M, tea.Cmd)) tea.Cmd {
+	var cmd tea.Cmd
+	*m, cmd = update(*m, msg)
+	return cmd
 }
 
 // send feeds msg to Update and runs what it returns.
 func (l *lab) send(msg tea.Msg) {
 	l.tb.Helper()
-	var cmd tea.Cmd
-	l.m, cmd = l.m.update(msg)
-	l.run(cmd)
+	l.run(updated(&l.m, msg, Model.update))
 }
 
 // run executes cmd and everything that follows from it.

@@ -136,20 +136,17 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 // take carries out what a registered pane asked for.
 func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	switch out := out.(type) {
-	case noteMsg:
-		m.status = out.status
 	case opMsg:
 		return m.enqueue(out.op)
-	case cmdMsg:
-		return m, out.cmd
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
 	case needsSessionMsg:
 		if m.sess == nil && !m.busy {
 			m.status = status{text: noSession(m.keys), level: levelWarn}
 		}
+		return m, nil
 	}
-	return m, nil
+	return m, takeNote(out, &m.status)
 }
 
 // key handles a key message. Fast typing (or tmux send-keys) can deliver several runes in one

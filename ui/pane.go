@@ -163,6 +163,18 @@ func (set paneSet) help() []helpGroup {
 	return gs
 }
 
+// takeNote carries out the asks every shell takes alike: a noteMsg goes to *st, a cmdMsg's
+// command is returned.
+func takeNote(out tea.Msg, st *status) tea.Cmd {
+	switch out := out.(type) {
+	case noteMsg:
+		*st = out.status
+	case cmdMsg:
+		return out.cmd
+	}
+	return nil
+}
+
 // takeAll has a shell take what its panes asked for (outs), in turn.
 func takeAll[M any](m M, outs []tea.Msg, take func(M, tea.Msg) (M, tea.Cmd)) (M, tea.Cmd) {
 	cmds := make([]tea.Cmd, 0, len(outs))

@@ -154,15 +154,7 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 }
 
 // take carries out what a registered pane asked for; the watch runs no engine command.
-func (m watchModel) take(out tea.Msg) (watchModel, tea.Cmd) {
-	switch out := out.(type) {
-	case noteMsg:
-		m.status = out.status
-	case cmdMsg:
-		return m, out.cmd
-	}
-	return m, nil
-}
+func (m watchModel) take(out tea.Msg) (watchModel, tea.Cmd) { return m, takeNote(out, &m.status) }
 
 // scene is what the panes draw from now.
 func (m watchModel) scene() scene { return scene{m.frame, m.changes, &m.styles} }

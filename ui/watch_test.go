@@ -92,18 +92,14 @@ func newWatcher(tb testing.TB, db WatchDB, w, h int) *watcher {
 	cfg := WatchConfig{DB: db, Path: "/tmp/leaselab/shared.db", Now: func() time.Time { return wt.now }}
 	wt.m = newWatch(context.Background(), cfg, DefaultStyles(lipgloss.DefaultRenderer()))
 	wt.m.after = atOnce
-	if w > 0 || h > 0 {
-		wt.send(tea.WindowSizeMsg{Width: w, Height: h})
-	}
+	sized(w, h, wt.send)
 	wt.run(wt.m.Init())
 	return wt
 }
 
 func (w *watcher) send(msg tea.Msg) {
 	w.tb.Helper()
-	var cmd tea.Cmd
-	w.m, cmd = w.m.update(msg)
-	w.run(cmd)
+	w.run(updated(&w.m, msg, watchModel.update))
 }
 
 func (w *watcher) run(cmd tea.Cmd) {
