@@ -112,15 +112,16 @@ func (m Model) captionView(w, h int) []string {
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
 const maxStatusLines = 2
 
-// statusPlain is the status note with its mark, unstyled: "! why nothing happened".
-func (m Model) statusPlain() string {
-	switch m.status.level {
+// plain is the status note with its mark, unstyled: "! why nothing happened". The lab's status
+// line and the watch's write it alike.
+func (s status) plain() string {
+	switch s.level {
 	case levelWarn:
-		return "! " + m.status.text
+		return "! " + s.text
 	case levelError:
-		return "✗ " + m.status.text
+		return "✗ " + s.text
 	}
-	return "› " + m.status.text
+	return "› " + s.text
 }
 
 // statusLines is how many lines the status note takes at width w. A note that repeats the
@@ -138,7 +139,7 @@ func (m Model) noteLines(w int) int {
 	if m.ask.long {
 		limit = maxAskLines // a question and its answers, or the answer and its why (ask.go)
 	}
-	return max(1, min(limit, len(wrap(m.statusPlain(), w))))
+	return max(1, min(limit, len(wrap(m.status.plain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and
@@ -157,7 +158,7 @@ func (m Model) statusView(w, h int) []string {
 		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
 	}
 	h -= tl
-	lines := wrap(m.statusPlain(), w)
+	lines := wrap(m.status.plain(), w)
 	if len(lines) > h {
 		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
 	}

@@ -261,12 +261,12 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 
 // statusView is the status line.
 func (m watchModel) statusView(w int) string {
-	st := &m.styles
+	st, line := &m.styles, m.status.plain()
 	switch m.status.level {
 	case levelError:
-		return cut(st.Error.Render("✗ "+m.status.text), w)
+		line = st.Error.Render(line)
 	case levelWarn:
-		return cut(st.Warn.Render("! "+m.status.text), w)
+		line = st.Warn.Render(line)
 	}
-	return cut("› "+m.status.text, w)
+	return cut(line, w)
 }
