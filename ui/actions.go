@@ -24,8 +24,6 @@ func (m Model) whyOff(act action) string {
 		return noSession(k)
 	case act == actAnswer:
 		return noQuestion(k)
-	case act == actEarlier || act == actLater:
-		return fmt.Sprintf("%s and %s scroll the diagram: %s shows it first", keyName(k.Earlier), keyName(k.Later), keyName(k.Diagram))
 	}
 	if t, ok := toggleOf(act); ok && t.RowLocks {
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
@@ -69,19 +67,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.enqueue(op{cmd: engine.CmdNext{}})
 	case actStepWorker:
 		return m.enqueue(op{cmd: engine.CmdStepWorker{Worker: sel}})
-	case actSelect:
-		return m.selectWorker(int(k.Runes[0] - '1'))
-	case actPrevWorker, actNextWorker:
-		// ← on the first worker goes round to the last, → on the last to the first.
-		n := 1
-		if m.frame != nil {
-			n = max(1, len(m.frame.Workers))
-		}
-		d := 1
-		if act == actPrevWorker {
-			d = n - 1
-		}
-		return m.selectWorker((sel + d) % n)
 	case actCrash:
 		return m.enqueue(op{cmd: engine.CmdCrash{Worker: sel}})
 	case actRestart:
@@ -110,21 +95,18 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.reopen(m.otherScenario(1), "next scenario")
 	case actPrevScenario:
 		return m.reopen(m.otherScenario(-1), "previous scenario")
-	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
-		m.outbox.scrollBy(act)
-		return m, nil
 	case actExplain:
 		m.explain = m.explain.toggle(m.layout.caption > 0)
 		m.relayout()
-	case actDiagram, actEarlier, actLater:
-		return m.diagramKey(act), nil
+	case actTranscript:
+		return m.writeTranscript()
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
-	case actAnswer:
-		return m.answer(k)
+	case actAnswer: // with no question open: the question pane takes them while one is
+		m.status = status{text: noQuestion(m.keys), level: levelWarn}
 	case actClose:
 		// esc closes the ? screen first, then the explanation.
 		if m.showHelp {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
@@ -15,8 +17,10 @@ import (
 // and the status line says right or wrong, and why. e, the free run and leaselab run pass
 // questions by.
 
-// askState is the question on screen, and the answers given so far.
+// askState is the question pane: the question on screen, a mode with keys of its own
+// (askKeys), and the answers given so far.
 type askState struct {
+	keys   askKeys
 	open   *engine.Question // waiting for an answer; nil when none
 	expect engine.Answer    // the open question's right answer under the settings now
 	picked int              // the answer being run
@@ -37,6 +41,15 @@ type given struct {
 	step  engine.Entry // the history's entry of the step; a new future replaces it
 	asked engine.Asked // the question, the answer picked and the right one, for the transcript
 }
+
+// newAskState is the pane with no question asked yet.
+func newAskState() askState { return askState{keys: defaultAskKeys()} }
+
+// ShortHelp is the pane's keys (help.KeyMap).
+func (a askState) ShortHelp() []key.Binding { return a.keys.ShortHelp() }
+
+// FullHelp is the pane's keys (help.KeyMap).
+func (a askState) FullHelp() [][]key.Binding { return a.keys.FullHelp() }
 
 // maxAskLines is how many lines a question, or the answer and its why, may take.
 const maxAskLines = 4
@@ -107,53 +120,53 @@ func (m Model) askResult(hx histResult) Model {
 	return m
 }
 
-// questionKey takes a key while a question is open. Only the keys that answer it act, in
-// lower or upper case (a, A: the first answer); esc skips it (the step runs, unscored); ? shows
-// the keys of this mode and esc closes it again; q and ctrl+c still quit. Every other key says
-// what to press, and does nothing.
-func (m Model) questionKey(k tea.KeyMsg) (Model, tea.Cmd) {
-	act, _ := m.keys.match(k)
+// Update takes a key while a question is open. Only the keys that answer it act, in lower or
+// upper case (a, A: the first answer); esc skips it (the step runs, unscored); q and ? are the
+// lab's (out is an actMsg for them). Every other key says what to press, and does nothing.
+// out asks the shell to run the step (an opMsg), to say something (a noteMsg) or to act.
+func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
 	switch {
-	case act == actQuit:
-		return m.do(act, k)
-	case act == actHelp:
-		m.showHelp = !m.showHelp
-		m.relayout()
-		return m, nil
-	case k.Type == tea.KeyEsc && m.showHelp:
-		m.showHelp = false
-		m.relayout()
-		return m, nil
-	case k.Type == tea.KeyEsc:
-		m.ask.open = nil
-		m.keys.Answer.SetEnabled(false)
-		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: -1})
+	case key.Matches(k, a.keys.Quit):
+		return a, actMsg{actQuit}
+	case key.Matches(k, a.keys.Help):
+		return a, actMsg{actHelp}
+	case key.Matches(k, a.keys.Skip):
+		a.open = nil
+		return a, opMsg{op{cmd: engine.CmdNext{}, answered: true, answer: -1}}
 	}
-	q := m.ask.open
-	if i := answerIndex(k); i >= 0 {
+	q := a.open
+	if i := answerIndex(k); i >= 0 && key.Matches(k, a.keys.Answer) {
 		if i >= len(q.Answers) {
-			m.status = status{text: fmt.Sprintf("this question has %d answers: %s", len(q.Answers),
-				strings.Join(answerKeys(m.keys)[:len(q.Answers)], " ")), level: levelWarn}
-			return m, nil
+			return a, noteMsg{status{text: fmt.Sprintf("this question has %d answers: %s", len(q.Answers),
+				strings.Join(a.keys.letters()[:len(q.Answers)], " ")), level: levelWarn}}
 		}
 		before := 1
-		if m.frame != nil {
-			before = m.frame.EventCount + 1
+		if s.f != nil {
+			before = s.f.EventCount + 1
 		}
-		m.ask.asking = engine.Asked{BeforeSeq: before, Question: q, Picked: i, Answer: m.ask.expect}
-		m.ask.open, m.ask.picked = nil, i
-		m.keys.Answer.SetEnabled(false)
-		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: i})
+		a.asking = engine.Asked{BeforeSeq: before, Question: q, Picked: i, Answer: a.expect}
+		a.open, a.picked = nil, i
+		return a, opMsg{op{cmd: engine.CmdNext{}, answered: true, answer: i}}
 	}
-	m.status = status{text: answerFirst(q, m.keys), level: levelWarn}
-	return m, nil
+	return a, noteMsg{status{text: a.answerFirst(), level: levelWarn}}
 }
 
 // answerFirst is what a key that does nothing says while a question is open.
-func answerFirst(q *engine.Question, k KeyMap) string {
-	keys := answerKeys(k)[:len(q.Answers)]
+func (a askState) answerFirst() string {
+	keys := a.keys.letters()[:len(a.open.Answers)]
 	return fmt.Sprintf("answer first (%s, or %s), or %s to skip the question",
-		strings.Join(keys, " "), strings.ToLower(strings.Join(keys, " ")), keyName(k.Close))
+		strings.Join(keys, " "), strings.ToLower(strings.Join(keys, " ")), keyName(a.keys.Skip))
+}
+
+// helpLine is the ? screen's first line while the question is open: only its keys act.
+func (a askState) helpLine(st *help.Styles, w int) []string {
+	keys := a.keys.letters()[:len(a.open.Answers)]
+	items := []string{
+		st.FullKey.Render(strings.Join(keys, " ")+" or "+strings.ToLower(strings.Join(keys, " "))) + " " + st.FullDesc.Render(a.keys.Answer.Help().Desc),
+		st.FullKey.Render(keyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
+		st.FullDesc.Render("every other key waits for the answer"),
+	}
+	return flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)
 }
 
 // answerIndex is the answer a key names: a or A the first, b or B the second, …; -1 for any
@@ -175,23 +188,16 @@ func answerIndex(k tea.KeyMsg) int {
 // maxAnswerKeys is how many answer keys there are (A to D).
 const maxAnswerKeys = 4
 
-// answer takes the press of an answer key with no question open: it says so.
-func (m Model) answer(tea.KeyMsg) (Model, tea.Cmd) {
-	m.status = status{text: noQuestion(m.keys), level: levelWarn}
-	return m, nil
-}
-
 // noQuestion is what an answer key says with no question open.
 func noQuestion(k KeyMap) string {
 	return fmt.Sprintf("no question is open: %s answer a question when the lab asks one (%s steps to it)",
 		k.Answer.Help().Key, keyName(k.Step))
 }
 
-// counted is how many of the answers count now, and how many of them were right: those whose
+// counted is how many of the answers count now, along the history t, and how many of them were right: those whose
 // step the history holds before its position (all of them without a history).
-func (m Model) counted() (asked, right int) {
-	t := m.line
-	for at, g := range m.ask.answers {
+func (a askState) counted(t timeline) (asked, right int) {
+	for at, g := range a.answers {
 		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
 			continue // stepped back past it, or a new future replaced its step
 		}
@@ -204,10 +210,9 @@ func (m Model) counted() (asked, right int) {
 }
 
 // askedSoFar are the answers that count now (as counted does), in the order they were asked.
-func (m Model) askedSoFar() []engine.Asked {
-	t := m.line
+func (a askState) askedSoFar(t timeline) []engine.Asked {
 	var out []engine.Asked
-	for at, g := range m.ask.answers {
+	for at, g := range a.answers {
 		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
 			continue
 		}
@@ -220,8 +225,8 @@ func (m Model) askedSoFar() []engine.Asked {
 }
 
 // score is the questions answered so far: "questions 2/3 right"; "" before the first.
-func (m Model) score() string {
-	asked, right := m.counted()
+func (a askState) score(t timeline) string {
+	asked, right := a.counted(t)
 	if asked == 0 {
 		return ""
 	}

@@ -51,7 +51,7 @@ func TestAnswerWithoutQuestion(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("A")
 	l.mustNot("right")
-	if asked, _ := l.m.counted(); asked != 0 {
+	if asked, _ := l.m.ask.counted(l.m.line); asked != 0 {
 		t.Fatal("an answer with no question counted")
 	}
 }

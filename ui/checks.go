@@ -81,11 +81,11 @@ func checkFloor(f *frame) int {
 }
 
 // checkLinesWanted is how many lines the checks take at width w with nothing left out.
-func (m Model) checkLinesWanted(w int, wide bool) int {
-	if m.frame == nil || m.frame.Summary == nil {
+func (m checksPane) checkLinesWanted(w int, wide bool) int {
+	if m.f == nil || m.f.Summary == nil {
 		return 0
 	}
-	return len(m.checkBody(classify(m.frame), w, wide))
+	return len(m.checkBody(classify(m.f), w, wide))
 }
 
 // checkCounts counts the checks in each state.

@@ -7,19 +7,23 @@ import (
 	"leaselab/engine"
 )
 
+// checksPane is the safety checks, drawn from the scene: each check of the run, held, failed,
+// open or set aside. It has no keys.
+type checksPane struct{ scene }
+
 // The checks column: a title that counts the checks by state, then one line per check (wide,
 // with its detail under it), as the layout sized it.
 
 // checksTitle heads the checks column: how many hold, fail, wait and are set aside, each with
 // the glyph its lines carry.
-func (m Model) checksTitle(w int, wide bool) string {
-	st := &m.styles
-	if m.frame == nil || m.frame.Summary == nil {
+func (m checksPane) checksTitle(w int, wide bool) string {
+	st := m.st
+	if m.f == nil || m.f.Summary == nil {
 		return st.Section.Render(rule("Safety checks", w))
 	}
-	fails, open, holds, aside, _ := checkCounts(classify(m.frame))
+	fails, open, holds, aside, _ := checkCounts(classify(m.f))
 	live := "live"
-	if m.frame.Done {
+	if m.f.Done {
 		live = "final"
 	}
 	title := fmt.Sprintf("Safety checks (%s): %d of %d hold", live, holds, fails+open+holds)
@@ -45,11 +49,11 @@ func (m Model) checksTitle(w int, wide bool) string {
 // checksView is the safety checks in exactly h lines: failing ones first. Wide, each with its
 // detail, wrapped under its name; narrow, a glyph and the name. When h is short the checks set
 // aside share one line, then one line sums up the rest.
-func (m Model) checksView(w, h int, wide bool) []string {
-	if h <= 0 || m.frame == nil || m.frame.Summary == nil {
+func (m checksPane) checksView(w, h int, wide bool) []string {
+	if h <= 0 || m.f == nil || m.f.Summary == nil {
 		return box(nil, w, h)
 	}
-	cs := classify(m.frame)
+	cs := classify(m.f)
 	if lines := m.checkBody(cs, w, wide); len(lines) <= h {
 		return box(lines, w, h)
 	}
@@ -69,11 +73,11 @@ func (m Model) checksView(w, h int, wide bool) []string {
 		}
 	}
 	if aside > 0 {
-		lines = append(lines, m.styles.Aside.Render(asideSummary(aside, asideFailing)))
+		lines = append(lines, m.st.Aside.Render(asideSummary(aside, asideFailing)))
 	}
 	if len(lines) > h {
 		// Too little room for every check: a summary, then as many as fit, failing first.
-		st := &m.styles
+		st := m.st
 		parts := []string{st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
 		if fails > 0 {
 			parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL", fails)))
@@ -91,7 +95,7 @@ func (m Model) checksView(w, h int, wide bool) []string {
 
 // checkBody is every check on lines of at most w cells. Wide, a check's detail wraps under its
 // name; narrow, a check's line is its glyph and name, and its detail when that fits whole.
-func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
+func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 	var lines []string
 	aside := 0
 	for _, c := range cs {
@@ -115,7 +119,7 @@ func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
 			detail = "not finished: " + detail
 		}
 		for _, d := range wrap(detail, w-checkIndent-2) {
-			lines = append(lines, spaces(checkIndent+2)+m.styles.Detail.Render(d))
+			lines = append(lines, spaces(checkIndent+2)+m.st.Detail.Render(d))
 		}
 	}
 	if aside > 0 {
@@ -123,13 +127,13 @@ func (m Model) checkBody(cs []shownCheck, w int, wide bool) []string {
 		if !wide || width(note) > w {
 			note = "○ not in this lesson's verdict"
 		}
-		lines = append(lines, m.styles.Aside.Render(note))
+		lines = append(lines, m.st.Aside.Render(note))
 	}
 	return lines
 }
 
 // checkLineIn is check c on one line of w cells: with its detail when that fits, else without.
-func (m Model) checkLineIn(c shownCheck, wide bool, w int) string {
+func (m checksPane) checkLineIn(c shownCheck, wide bool, w int) string {
 	if line := m.checkLine(c, wide, w); width(line) <= w {
 		return line
 	}
@@ -153,8 +157,8 @@ func asideSummary(aside, failing int) string {
 
 // checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name,
 // the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
-func (m Model) checkLine(c shownCheck, wide bool, w int) string {
-	st := &m.styles
+func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
+	st := m.st
 	var mark string
 	style := st.Info
 	switch c.state {

@@ -2,53 +2,79 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // diagramStep is how many columns one press of the diagram's scroll keys moves it.
 const diagramStep = 8
 
-// diagramMode is the space-time diagram's state: shown or not, and how far it is scrolled back
-// from the latest column (0 keeps the latest on screen as the run goes on).
-type diagramMode struct {
+// diagramPane is the space-time diagram (t), shown in the place of the other panes: shown or
+// not, its size, and how far it is scrolled back from the latest column (0 keeps the latest on
+// screen as the run goes on).
+type diagramPane struct {
+	keys   diagramKeys
 	on     bool
 	scroll int
+	w, h   int
 }
 
-// diagramKey toggles the diagram (t) or scrolls it in time.
-func (m Model) diagramKey(act action) Model {
-	switch act {
-	case actDiagram:
-		m.diagram = diagramMode{on: !m.diagram.on}
-		m.keys.setDiagram(m.diagram.on)
-		if !m.diagram.on {
-			m.status = status{text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(m.keys.Diagram))}
-			return m
+// newDiagramPane returns the pane, hidden.
+func newDiagramPane() diagramPane { return diagramPane{keys: defaultDiagramKeys()} }
+
+// SetSize gives the diagram the lines between the header and the status line.
+func (p *diagramPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// ShortHelp is the pane's keys (help.KeyMap).
+func (p diagramPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Toggle} }
+
+// FullHelp is the pane's keys (help.KeyMap).
+func (p diagramPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.Toggle, p.keys.Earlier, p.keys.Later}}
+}
+
+// Update takes the pane's keys: t shows or hides it, { and } scroll it in time (and say why
+// they do nothing while it is hidden). ok is false for any other key; out is a noteMsg.
+func (p diagramPane) Update(msg tea.Msg, s scene) (_ diagramPane, out tea.Msg, ok bool) {
+	k, isKey := msg.(tea.KeyMsg)
+	if !isKey {
+		return p, nil, false
+	}
+	switch {
+	case key.Matches(k, p.keys.Toggle):
+		p.on, p.scroll = !p.on, 0
+		p.keys.Earlier.SetEnabled(p.on)
+		p.keys.Later.SetEnabled(p.on)
+		if !p.on {
+			return p, noteMsg{status{text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(p.keys.Toggle))}}, true
 		}
-		m.status = status{text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
-			keyName(m.keys.Diagram))}
-	case actEarlier, actLater:
-		most := diagramScrollMax(m.diagramInput(m.diagramHeight()))
+		return p, noteMsg{status{text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
+			keyName(p.keys.Toggle))}}, true
+	case key.Matches(k, p.keys.Earlier, p.keys.Later):
+		most := diagramScrollMax(p.input(s))
 		d := diagramStep
-		if act == actLater {
+		if key.Matches(k, p.keys.Later) {
 			d = -d
 		}
-		m.diagram.scroll = min(max(m.diagram.scroll+d, 0), most)
+		p.scroll = min(max(p.scroll+d, 0), most)
 		if most == 0 {
-			m.status = status{text: "the whole run fits on screen: nothing to scroll"}
+			return p, noteMsg{status{text: "the whole run fits on screen: nothing to scroll"}}, true
 		}
+		return p, nil, true
+	case hasKey(k, p.keys.Earlier, p.keys.Later): // off: the diagram is hidden
+		return p, noteMsg{status{text: fmt.Sprintf("%s and %s scroll the diagram: %s shows it first",
+			keyName(p.keys.Earlier), keyName(p.keys.Later), keyName(p.keys.Toggle)), level: levelWarn}}, true
 	}
-	return m
+	return p, nil, false
 }
 
-// diagramInput is what the diagram draws now, in h lines.
-func (m Model) diagramInput(h int) diagramInput {
-	in := diagramInput{Width: m.layout.width, Height: h, Scroll: m.diagram.scroll,
-		Hint:  keyNames(m.keys.Earlier, m.keys.Later) + " earlier/later",
-		Paint: func(i int, s string) string { return m.styles.worker(i).Render(s) }}
-	if f := m.frame; f != nil {
+// input is what the diagram draws now, in the pane's size.
+func (p diagramPane) input(s scene) diagramInput {
+	in := diagramInput{Width: p.w, Height: p.h, Scroll: p.scroll,
+		Hint:  keyNames(p.keys.Earlier, p.keys.Later) + " earlier/later",
+		Paint: func(i int, str string) string { return s.st.worker(i).Render(str) }}
+	if f := s.f; f != nil {
 		in.Name, in.Events, in.Dropped = f.Name, f.Events, max(0, f.EventCount-len(f.Events))
 		for _, w := range f.Workers {
 			in.Workers = append(in.Workers, w.Name)
@@ -57,36 +83,31 @@ func (m Model) diagramInput(h int) diagramInput {
 	return in
 }
 
-// diagramHeight is the lines the diagram has: the screen less the header, status and footer.
-func (m Model) diagramHeight() int {
-	l := m.layout
-	return max(0, l.height-l.header-l.status-l.help)
-}
-
-// diagramView is the screen with the diagram in the place of the panes, between the header
-// and the status line.
-func (m Model) diagramView() string {
-	l := m.layout
-	lines := m.headerView()
-	if h := m.diagramHeight(); h > 0 {
-		lines = append(lines, strings.Split(renderDiagram(m.diagramInput(h)), "\n")...)
+// View draws the diagram in the pane's size ("" when it has no lines).
+func (p diagramPane) View(s scene) string {
+	if p.h <= 0 {
+		return ""
 	}
-	lines = append(lines, m.statusView(l.width, l.status)...)
-	lines = append(lines, m.helpView(l.help)...)
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	return renderDiagram(p.input(s))
 }
 
-// disabled is b switched off: the diagram's scroll keys until t shows it (setDiagram).
-func disabled(b key.Binding) key.Binding {
-	b.SetEnabled(false)
-	return b
+// hasKey reports whether k is one of the keys of bs, on or off.
+func hasKey(k tea.KeyMsg, bs ...key.Binding) bool {
+	for _, b := range bs {
+		for _, name := range b.Keys() {
+			if name == k.String() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withDiagramKeys adds t and the diagram's scroll keys to the run group of the ? screen.
-func withDiagramKeys(k KeyMap, groups []helpGroup) []helpGroup {
+func withDiagramKeys(k diagramKeys, groups []helpGroup) []helpGroup {
 	for i := range groups {
 		if groups[i].title == "run" {
-			groups[i].entries = append(groups[i].entries, one(k.Diagram),
+			groups[i].entries = append(groups[i].entries, one(k.Toggle),
 				helpEntry{[]key.Binding{k.Earlier, k.Later}, "earlier/later in the diagram"})
 		}
 	}

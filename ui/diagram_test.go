@@ -87,8 +87,8 @@ func TestDiagramGolden(t *testing.T) {
 			}
 			events, workers := recordedAfter(t)
 			l := newLab(t, "playground", w, h, engine.Overrides{})
-			in := diagramInput{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagramHeight(),
-				Hint: keyNames(l.m.keys.Earlier, l.m.keys.Later) + " earlier/later"}
+			in := diagramInput{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagram.h,
+				Hint: keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later) + " earlier/later"}
 			v := renderDiagram(in)
 			checkSize(t, v, w, in.Height)
 			golden.RequireEqual(t, []byte(v))
@@ -235,14 +235,14 @@ func TestDiagramScrollsInTime(t *testing.T) {
 	// In the lab: the scroll keys are off until t, then move the diagram and stop at its ends.
 	l := runToEnd(t, "after", 80, 24)
 	l.press("{")
-	if l.m.diagram.scroll != 0 || l.m.keys.Earlier.Enabled() {
+	if l.m.diagram.scroll != 0 || l.m.diagram.keys.Earlier.Enabled() {
 		t.Fatal("the diagram's scroll key works while the diagram is closed")
 	}
 	l.press("t")
-	l.must("SPACE-TIME after", keyNames(l.m.keys.Earlier, l.m.keys.Later)+" earlier/later")
+	l.must("SPACE-TIME after", keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later)+" earlier/later")
 	latest := l.view()
 	l.press("{")
-	if l.m.diagram.scroll != min(diagramStep, diagramScrollMax(l.m.diagramInput(l.m.diagramHeight()))) || l.view() == latest {
+	if l.m.diagram.scroll != min(diagramStep, diagramScrollMax(l.m.diagram.input(l.m.scene()))) || l.view() == latest {
 		t.Fatalf("{ did not scroll back: scroll %d", l.m.diagram.scroll)
 	}
 	for i := 0; i < 20; i++ {
@@ -342,7 +342,7 @@ func TestDiagramWithoutLeasesNamesTheMessages(t *testing.T) {
 func BenchmarkRenderDiagram(b *testing.B) {
 	l := newLab(b, "many-workers", 120, 40, engine.Overrides{})
 	l.press("e", "t")
-	in := l.m.diagramInput(l.m.diagramHeight())
+	in := l.m.diagram.input(l.m.scene())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = renderDiagram(in)

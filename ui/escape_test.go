@@ -58,7 +58,7 @@ func TestLabShowsForeignLockedByEscaped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	l := &lab{tb: t, m: New(ctx, Config{Start: "hostile", Scenarios: []string{"hostile"}, Open: open}, DefaultStyles(lipgloss.DefaultRenderer()))}
-	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+	l.m.after = atOnce
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(l.m.Init())
 	l.press("n") // Worker-A claims PAY-001: LockedBy = its id

@@ -10,13 +10,16 @@ import (
 	"leaselab/engine/words"
 )
 
-// eventsView is the event log: the latest events in words, newest last, the ones the last
-// command wrote marked •. Exactly h lines.
-func (m Model) eventsView(w, h int) []string {
+// eventsPane is the event log, drawn from the scene: the latest events in words, newest last,
+// the ones the last command wrote marked •. It has no keys.
+type eventsPane struct{ scene }
+
+// eventsView is the event log in exactly h lines.
+func (m eventsPane) eventsView(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	st, f := &m.styles, m.frame
+	st, f := m.st, m.f
 	title := "Events (newest last)"
 	if f != nil {
 		title = fmt.Sprintf("Events: %d so far, newest last", f.EventCount)
@@ -31,7 +34,7 @@ func (m Model) eventsView(w, h int) []string {
 	var body []string
 	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
 		e := f.Events[i]
-		text := m.eventLine(e, e.Seq > m.changes.newAfter, idx)
+		text := eventLine(st, e, e.Seq > m.ch.newAfter, idx)
 		ev := []string{text}
 		if room := h - 1 - len(body); room >= 2 && width(text) > w {
 			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {
@@ -47,8 +50,7 @@ func (m Model) eventsView(w, h int) []string {
 const eventIndent = 2 + len("09:00:00.000Z ")
 
 // eventLine renders one event: its time, then its words with the worker's name in its colour.
-func (m Model) eventLine(e engine.Event, fresh bool, idx map[string]int) string {
-	st := &m.styles
+func eventLine(st *Styles, e engine.Event, fresh bool, idx map[string]int) string {
 	mark := "  "
 	if fresh {
 		mark = "• "
@@ -111,15 +113,16 @@ func (m Model) captionView(w, h int) []string {
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
 const maxStatusLines = 2
 
-// statusPlain is the status note with its mark, unstyled: "! why nothing happened".
-func (m Model) statusPlain() string {
-	switch m.status.level {
+// plain is the status note with its mark, unstyled: "! why nothing happened". The lab's status
+// line and the watch's write it alike.
+func (s status) plain() string {
+	switch s.level {
 	case levelWarn:
-		return "! " + m.status.text
+		return "! " + s.text
 	case levelError:
-		return "✗ " + m.status.text
+		return "✗ " + s.text
 	}
-	return "› " + m.status.text
+	return "› " + s.text
 }
 
 // statusLines is how many lines the status note takes at width w. A note that repeats the
@@ -137,7 +140,7 @@ func (m Model) noteLines(w int) int {
 	if m.ask.long {
 		limit = maxAskLines // a question and its answers, or the answer and its why (ask.go)
 	}
-	return max(1, min(limit, len(wrap(m.statusPlain(), w))))
+	return max(1, min(limit, len(wrap(m.status.plain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and
@@ -156,7 +159,7 @@ func (m Model) statusView(w, h int) []string {
 		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
 	}
 	h -= tl
-	lines := wrap(m.statusPlain(), w)
+	lines := wrap(m.status.plain(), w)
 	if len(lines) > h {
 		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
 	}

@@ -108,7 +108,7 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	if l.m.steps != 0 {
 		t.Fatal("space stepped while e runs")
 	}
-	if foot := l.m.shortHelp(120); !strings.Contains(foot, "e stop") || strings.Contains(foot, "space step") {
+	if foot := l.m.help().shortHelp(120); !strings.Contains(foot, "e stop") || strings.Contains(foot, "space step") {
 		t.Errorf("footer while e runs: %q", foot)
 	}
 	l.press("e")

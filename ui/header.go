@@ -101,7 +101,7 @@ func (m Model) stateLine(w int) string {
 	if s.Leasing {
 		badge = st.LeasingOn.Render(" LEASING ON ")
 	}
-	if k := m.toggleKey(engine.ToggleLeasing); k != "" {
+	if k := keyName(m.keys.toggleKey(engine.ToggleLeasing)); k != "" {
 		badge += " (" + k + ")"
 	}
 	switch {
@@ -174,7 +174,7 @@ func (m Model) togglesLine(w int) string {
 		if on {
 			word = st.ToggleOn.Render(label + " on")
 		}
-		word += " (" + m.toggleKey(name) + ")"
+		word += " (" + keyName(m.keys.toggleKey(name)) + ")"
 		if name == f.Teaches {
 			word = st.Lesson.Render("◆") + word
 		}
@@ -187,7 +187,7 @@ func (m Model) togglesLine(w int) string {
 		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
 	if _, ok := engine.LookupToggle(f.Teaches); ok {
-		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + m.toggleKey(f.Teaches) + ")")
+		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + keyName(m.keys.toggleKey(f.Teaches)) + ")")
 		short := st.Lesson.Render("◆ this lesson")
 		if narrow {
 			long, short = short, st.Lesson.Render("◆ lesson")

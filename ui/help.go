@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
@@ -31,7 +32,8 @@ func foot(b key.Binding, desc string, rank int) footItem {
 
 // footItems are the footer's keys in display order: the workshop's keys first, and the toggle
 // of the lesson teaches (an engine toggle name, or "") in the place of the leasing key.
-func (k KeyMap) footItems(teaches string) []footItem {
+func (lk labKeys) footItems(teaches string) []footItem {
+	k, sel := lk.KeyMap, lk.workers.Select
 	pace := footItem{[]key.Binding{k.Slower, k.Faster}, "pace", 4}
 	switch {
 	case k.finishing:
@@ -39,7 +41,7 @@ func (k KeyMap) footItems(teaches string) []footItem {
 			foot(k.NextScenario, "next", 3), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
 	case k.free:
 		return []footItem{
-			foot(k.Free, "stop free run", 0), foot(k.Select, "select", 3), foot(k.Crash, "crash", 1),
+			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(k.Crash, "crash", 1),
 			foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
 			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
@@ -50,7 +52,7 @@ func (k KeyMap) footItems(teaches string) []footItem {
 	}
 	teach, teachWord := k.toggleKey(t.Name), t.Short
 	return []footItem{
-		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(k.Select, "select", 4), foot(k.Crash, "crash", 1),
+		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(k.Crash, "crash", 1),
 		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
 		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
 		foot(k.Free, "free-run", 3), foot(k.Back, "back", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
@@ -69,19 +71,38 @@ func (k KeyMap) toggleKey(name string) key.Binding {
 	return key.Binding{}
 }
 
-// toggleKey is the name of toggle name's key, for the header's toggle line.
-func (m Model) toggleKey(name string) string { return keyName(m.keys.toggleKey(name)) }
+// helpPane is the footer and, after ?, the ? screen: the keys of the shell and of its panes
+// that apply now, in their groups. The shell opens and closes it (an overlay).
+type helpPane struct {
+	keys    labKeys
+	panes   paneSet  // the registered panes: a group each
+	ask     askState // an open question's keys come first
+	teaches string   // the toggle the lesson teaches: its key in the footer
+	st      *help.Styles
+	open    bool // the ? screen, not the footer
+}
+
+// help is the help pane as the lab's state has it now.
+func (m Model) help() helpPane {
+	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys},
+		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
+	if m.frame != nil {
+		p.teaches = m.frame.Teaches
+	}
+	return p
+}
 
 // shortHelp is the footer in one line of at most w cells: as many keys as fit, the least
 // needed dropped first, separated by " · " or, when that is too wide, by two spaces.
-func (m Model) shortHelp(w int) string {
-	teaches := ""
-	if m.frame != nil {
-		teaches = m.frame.Teaches
+func (p helpPane) shortHelp(w int) string {
+	items := p.keys.footItems(p.teaches)
+	for _, p := range p.panes.ps {
+		for _, b := range p.ShortHelp() {
+			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
+		}
 	}
-	items := m.keys.footItems(teaches)
 	render := func(sep string, maxRank int) string {
-		st := &m.styles.Help
+		st := p.st
 		var parts []string
 		for _, it := range items {
 			if it.rank <= maxRank && it.on() {
@@ -120,10 +141,11 @@ type helpGroup struct {
 
 // helpGroups are the ? screen's groups. FullHelp is built from them, so every key the ? screen
 // shows is a binding of the map.
-func (k KeyMap) helpGroups() []helpGroup {
-	return withDiagramKeys(k, []helpGroup{
-		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(k.Select),
-			{[]key.Binding{k.PrevWorker, k.NextWorker}, "previous/next worker"}}},
+func (lk labKeys) helpGroups() []helpGroup {
+	k := lk.KeyMap
+	return withDiagramKeys(lk.diagram, []helpGroup{
+		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(lk.workers.Select),
+			{[]key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
@@ -131,8 +153,8 @@ func (k KeyMap) helpGroups() []helpGroup {
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
 		{"screen", []helpEntry{
-			{[]key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, "scroll the outbox"},
-			one(k.Explain), one(k.SQL), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
+			{lk.scroll.bindings(), "scroll the outbox"},
+			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
 
@@ -150,20 +172,13 @@ func toggleEntries(k KeyMap) []helpEntry {
 // fullHelpLines is the ? screen at width w: each group of keys on its own line(s) under a title,
 // flowed to the width, so that every key shows at 80 columns too. Keys that are off now are left
 // out.
-func (m Model) fullHelpLines(w int) []string {
-	st := &m.styles.Help
+func (p helpPane) fullHelpLines(w int) []string {
+	st := p.st
 	var lines []string
-	if q := m.ask.open; q != nil {
-		// While a question is open only its answer keys act: the screen says so first.
-		keys := answerKeys(m.keys)[:len(q.Answers)]
-		items := []string{
-			st.FullKey.Render(strings.Join(keys, " ")+" or "+strings.ToLower(strings.Join(keys, " "))) + " " + st.FullDesc.Render("answer it, and the step runs"),
-			st.FullKey.Render(keyName(m.keys.Close)) + " " + st.FullDesc.Render("skip it: the step runs, unscored"),
-			st.FullDesc.Render("every other key waits for the answer"),
-		}
-		lines = append(lines, flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)...)
+	if p.ask.open != nil {
+		lines = append(lines, p.ask.helpLine(st, w)...) // only the question's keys act now
 	}
-	for _, g := range m.keys.helpGroups() {
+	for _, g := range append(p.keys.helpGroups(), p.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
 			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {
@@ -171,7 +186,7 @@ func (m Model) fullHelpLines(w int) []string {
 			}
 		}
 		for i, t := range engine.Toggles() {
-			if b := m.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
+			if b := p.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
 				// Off on SQLite: the screen still names it, and where it works.
 				items = append(items, st.FullKey.Render(keyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
 			}
@@ -192,13 +207,13 @@ func helpKeys(bs []key.Binding) string {
 	return keyNames(bs...)
 }
 
-// helpView is the footer: the short help, or every key after ?.
-func (m Model) helpView(h int) []string {
+// view is the footer, or every key after ?, in w×h cells.
+func (p helpPane) view(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	if m.showHelp {
-		return box(m.fullHelpLines(m.layout.width), m.layout.width, h)
+	if p.open {
+		return box(p.fullHelpLines(w), w, h)
 	}
-	return box([]string{m.shortHelp(m.layout.width)}, m.layout.width, h)
+	return box([]string{p.shortHelp(w)}, w, h)
 }

@@ -12,7 +12,7 @@ import (
 // historyOpened starts the history of a freshly opened session. Rebuilding it opens the same
 // scenario again through Config.Open, which re-creates the same database file.
 func (m Model) historyOpened(msg openedMsg) Model {
-	m.hist, m.line, m.ask = nil, timeline{}, askState{}
+	m.hist, m.line, m.ask = nil, timeline{}, newAskState()
 	m.keys.Answer.SetEnabled(false)
 	if msg.err != nil || msg.sess == nil {
 		return m

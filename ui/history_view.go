@@ -29,7 +29,7 @@ func (m Model) timelineView(w int) string {
 	if t.pos < len(t.entries) {
 		head = fmt.Sprintf("history step %d of %d (in the past) ", t.pos, len(t.entries))
 	}
-	if sc := m.score(); sc != "" {
+	if sc := m.ask.score(m.line); sc != "" {
 		head += "· " + sc + " "
 	}
 	glyphs := make([]rune, 0, len(t.entries)+1)

@@ -22,9 +22,6 @@ const (
 	actNone action = iota
 	actStep
 	actStepWorker
-	actSelect
-	actPrevWorker
-	actNextWorker
 	actCrash
 	actRestart
 	actPause
@@ -38,18 +35,14 @@ const (
 	actReset
 	actNextScenario
 	actPrevScenario
-	actUp
+	actUp // the scroll keys: the outbox's and the SQL pane's own (ScrollKeys)
 	actDown
 	actPageUp
 	actPageDown
 	actTop
 	actBottom
 	actExplain
-	actSQL
 	actTranscript
-	actDiagram
-	actEarlier
-	actLater
 	actClose
 	actHelp
 	actOpenOffer
@@ -71,14 +64,11 @@ func toggleOf(act action) (engine.Toggle, bool) {
 }
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
-// apply now is disabled (setFree, setSession, setScroll, setOverlay), and the screen leaves it
+// apply now is disabled (setFree, setSession, setOverlay), and the screen leaves it
 // out.
 type KeyMap struct {
 	Step       key.Binding
 	StepWorker key.Binding
-	Select     key.Binding
-	PrevWorker key.Binding
-	NextWorker key.Binding
 	Crash      key.Binding
 	Restart    key.Binding
 	Pause      key.Binding
@@ -95,18 +85,8 @@ type KeyMap struct {
 	Reset        key.Binding
 	NextScenario key.Binding
 	PrevScenario key.Binding
-	Up           key.Binding
-	Down         key.Binding
-	PageUp       key.Binding
-	PageDown     key.Binding
-	Top          key.Binding
-	Bottom       key.Binding
 	Explain      key.Binding
-	SQL          key.Binding
 	Transcript   key.Binding
-	Diagram      key.Binding
-	Earlier      key.Binding
-	Later        key.Binding
 	Close        key.Binding
 	Help         key.Binding
 	OpenOffer    key.Binding // a served lab: opens the scenario the teacher offers
@@ -129,9 +109,6 @@ func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		Step:         b([]string{" ", "n"}, "space/n", "step"),
 		StepWorker:   b([]string{"s"}, "s", "step selected worker"),
-		Select:       b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
-		PrevWorker:   b([]string{"left"}, "←", "previous worker"),
-		NextWorker:   b([]string{"right"}, "→", "next worker"),
 		Crash:        b([]string{"x"}, "x", "crash worker"),
 		Restart:      b([]string{"r"}, "r", "restart worker"),
 		Pause:        b([]string{"z"}, "z", "pause/wake worker"),
@@ -145,18 +122,8 @@ func DefaultKeyMap() KeyMap {
 		Reset:        b([]string{"R"}, "R", "reset"),
 		NextScenario: b([]string{"tab"}, "tab", "next scenario"),
 		PrevScenario: b([]string{"shift+tab"}, "shift+tab", "previous scenario"),
-		Up:           b([]string{"up"}, "↑", "scroll up"),
-		Down:         b([]string{"down"}, "↓", "scroll down"),
-		PageUp:       b([]string{"pgup"}, "pgup", "page up"),
-		PageDown:     b([]string{"pgdown"}, "pgdn", "page down"),
-		Top:          b([]string{"home"}, "home", "first row"),
-		Bottom:       b([]string{"end"}, "end", "last row"),
 		Explain:      b([]string{"i"}, "i", "explanation"),
-		SQL:          b([]string{"v"}, "v", "SQL of each action"),
 		Transcript:   b([]string{"w"}, "w", "write transcript (.md)"),
-		Diagram:      b([]string{"t"}, "t", "diagram on/off"),
-		Earlier:      disabled(b([]string{"{"}, "{", "earlier in the diagram")), // on while t shows it
-		Later:        disabled(b([]string{"}"}, "}", "later in the diagram")),
 		Close:        b([]string{"esc"}, "esc", "close ? or the explanation"),
 		Help:         b([]string{"?"}, "?", "all keys"),
 		OpenOffer:    b([]string{"O"}, "O", "open the scenario the teacher offers"),
@@ -201,8 +168,7 @@ type keyAction struct {
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
 	kas := []keyAction{
-		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker}, {k.Select, actSelect},
-		{k.PrevWorker, actPrevWorker}, {k.NextWorker, actNextWorker},
+		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker},
 		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
 	}
 	for i, b := range k.Toggles {
@@ -212,10 +178,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Clock, actClock}, {k.PastLease, actPastLease},
 		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
-		{k.Diagram, actDiagram}, {k.Earlier, actEarlier}, {k.Later, actLater},
-		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
-		{k.Top, actTop}, {k.Bottom, actBottom},
-		{k.Explain, actExplain}, {k.SQL, actSQL}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
+		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 	}...)
@@ -245,7 +208,7 @@ func matchAction(msg tea.KeyMsg, kas []keyAction) (act action, on bool) {
 }
 
 // ShortHelp is the footer's keys (help.KeyMap), the ones that apply now.
-func (k KeyMap) ShortHelp() []key.Binding {
+func (k labKeys) ShortHelp() []key.Binding {
 	var bs []key.Binding
 	for _, it := range k.footItems("") {
 		bs = append(bs, it.bs...)
@@ -253,8 +216,17 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return bs
 }
 
+// labKeys are the lab's keys on the ? screen: the shell's and those of its panes.
+type labKeys struct {
+	KeyMap
+	scroll  ScrollKeys // the outbox's
+	diagram diagramKeys
+	sql     sqlKeys
+	workers workersKeys
+}
+
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.
-func (k KeyMap) FullHelp() [][]key.Binding {
+func (k labKeys) FullHelp() [][]key.Binding {
 	var groups [][]key.Binding
 	for _, g := range k.helpGroups() {
 		var bs []key.Binding
@@ -264,4 +236,26 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		groups = append(groups, bs)
 	}
 	return groups
+}
+
+// pressEach splits a key message of several runes (fast typing, tmux send-keys) into a press
+// of each, handled by key in turn until done; ok is false for a message of one key.
+func pressEach[M any](m M, k tea.KeyMsg, key func(M, tea.KeyMsg) (M, tea.Cmd), done func(M) bool) (_ M, _ tea.Cmd, ok bool) {
+	if k.Type != tea.KeyRunes || len(k.Runes) <= 1 {
+		return m, nil, false
+	}
+	cmds := make([]tea.Cmd, 0, len(k.Runes))
+	for _, r := range k.Runes {
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		var cmd tea.Cmd
+		m, cmd = key(m, one)
+		cmds = append(cmds, cmd)
+		if done(m) {
+			break
+		}
+	}
+	return m, tea.Batch(cmds...), true
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -12,37 +11,13 @@ import (
 // The key map follows the lab's state: a binding that does not apply now is disabled, so that
 // the footer and the ? screen leave it out and a press of it says why it does nothing (whyOff).
 
-// setWorkers adjusts the worker keys' help to the number of workers.
-func (k *KeyMap) setWorkers(n int) {
-	switch {
-	case n <= 1:
-		k.Select.SetHelp("1", "select worker")
-	default:
-		k.Select.SetHelp(fmt.Sprintf("1–%d", min(n, 9)), "select worker")
-	}
-}
-
-// setScroll switches the scroll keys on when the table has more rows than it shows.
-func (k *KeyMap) setScroll(on bool) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		b.SetEnabled(on)
-	}
-}
-
-// setDiagram switches the diagram's scroll keys on while the diagram is shown.
-func (k *KeyMap) setDiagram(on bool) {
-	k.Earlier.SetEnabled(on)
-	k.Later.SetEnabled(on)
-}
-
 // setOverlay switches esc on while the ? screen or the explanation is open.
 func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 
 // sessionKeys are the keys that need an open session. The toggles only a database with row
 // locks has are not among them: setRowLocks switches those.
 func (k *KeyMap) sessionKeys() []*key.Binding {
-	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Select, &k.PrevWorker, &k.NextWorker,
-		&k.Crash, &k.Restart, &k.Pause}
+	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Crash, &k.Restart, &k.Pause}
 	for i, t := range engine.Toggles() {
 		if !t.RowLocks {
 			bs = append(bs, &k.Toggles[i])

@@ -227,7 +227,7 @@ func TestTabOpensTheNextScenario(t *testing.T) {
 
 func TestScrollKeys(t *testing.T) {
 	l := newLab(t, "playground", 80, 24, engine.Overrides{Messages: 40})
-	if !l.m.keys.Down.Enabled() {
+	if !l.m.outbox.keys.Down.Enabled() {
 		t.Fatal("scroll keys off with 40 rows")
 	}
 	vis := l.m.outbox.visible()
@@ -259,7 +259,7 @@ func TestScrollKeys(t *testing.T) {
 	}
 	// Few rows: the scroll keys are off and the help does not offer them.
 	l2 := newLab(t, "playground", 120, 40, engine.Overrides{})
-	if l2.m.keys.Down.Enabled() {
+	if l2.m.outbox.keys.Down.Enabled() {
 		t.Fatal("scroll keys on though every row fits")
 	}
 }

@@ -34,6 +34,7 @@ type content struct {
 	captionAuto   bool            // the explanation takes only lines nobody else wants
 	helpLines     int
 	statusLines   int
+	extras        []int // the lines each registered pane would take (panes.go)
 }
 
 // layout is the height of every pane for one screen size. Panes stack top to bottom: header,
@@ -54,6 +55,7 @@ type layout struct {
 	rowLines             int  // lines of the ledgers and the checks, side by side
 	verdict, caption     int
 	events, status, help int
+	extras               []int // the registered panes, below the events
 }
 
 // table is the outbox pane's height: its title, the heading and the rows.
@@ -188,6 +190,10 @@ func plan(w, h int, c content) layout {
 		if want := c.captionLines(w); want >= 2 {
 			b.all(&l.caption, want)
 		}
+	}
+	l.extras = make([]int, len(c.extras))
+	for i, want := range c.extras {
+		b.upTo(&l.extras[i], want) // the registered panes: what the built-in ones left
 	}
 	if l.events == 0 && b.left == 1 {
 		return l // a title with no event under it says nothing

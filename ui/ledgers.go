@@ -9,11 +9,15 @@ import (
 	"leaselab/engine"
 )
 
+// ledgersPane is the run's ledgers, drawn from the scene: what the workers did, counted, and
+// the rows as they stand. It has no keys.
+type ledgersPane struct{ scene }
+
 // ledgerItems are the run's ledgers, most telling first: work done twice (by two owners at
 // once, again after a lost lease, then written twice), attempts, the payments as the rows show them, the side effects (calls to the
 // provider, per key when a key was called more than once), ownership, claims.
-func (m Model) ledgerItems() []string {
-	f, st := m.frame, &m.styles
+func (m ledgersPane) ledgerItems() []string {
+	f, st := m.f, m.st
 	if f == nil || f.Summary == nil {
 		return nil
 	}
@@ -80,17 +84,60 @@ func sideEffects(sum *engine.Summary) string {
 	return s + fmt.Sprintf(" (%d %s called more than once)", len(twice), plural(len(twice), "key"))
 }
 
-// ledgerLines lays the ledgers out for w cells: under a title in the wide layout, after a
-// "Ledgers" label in the narrow one.
-func (m Model) ledgerLines(w int, wide bool) []string {
-	items := m.ledgerItems()
-	if wide {
-		return append([]string{m.styles.Section.Render(rule("Ledgers", w))}, flow("", items, " · ", w)...)
+// ledgerGroups is the run's ledgers on lines of at most w cells, the most telling first: short
+// items share a line, a long one breaks at its " · " onto lines of its own. Each group is the
+// lines of one screen line's items, kept or left out whole.
+func (m ledgersPane) ledgerGroups(w int) [][]string {
+	var groups [][]string
+	line := ""
+	flush := func() {
+		if line != "" {
+			groups = append(groups, []string{line})
+			line = ""
+		}
 	}
-	return flow(m.styles.Section.Render("Ledgers")+"  ", items, " │ ", w)
+	for _, it := range m.ledgerItems() {
+		switch {
+		case width(it) > w:
+			flush()
+			g := wrapHanging(it, w, 2)
+			if segs := strings.Split(it, " · "); len(segs) > 1 {
+				g = flowWrap(segs, " · ", w-2)
+				for i := 1; i < len(g); i++ {
+					g[i] = "  " + g[i]
+				}
+			}
+			groups = append(groups, g)
+		case line == "":
+			line = it
+		case width(line)+3+width(it) <= w:
+			line += " · " + it
+		default:
+			flush()
+			line = it
+		}
+	}
+	flush()
+	return groups
 }
 
-// ledgersView is the ledgers in exactly h lines.
-func (m Model) ledgersView(w, h int) []string {
-	return box(m.ledgerLines(w, m.layout.wide), w, h)
+// ledgerBody is every line of the ledgers at width w.
+func (m ledgersPane) ledgerBody(w int) []string {
+	var lines []string
+	for _, g := range m.ledgerGroups(w) {
+		lines = append(lines, g...)
+	}
+	return lines
+}
+
+// ledgersBox is the ledgers in exactly h lines: the items that fit whole, in their order.
+func (m ledgersPane) ledgersBox(w, h int) []string {
+	var lines []string
+	for _, g := range m.ledgerGroups(w) {
+		if len(lines)+len(g) > h {
+			continue // an item too tall for the lines left gives way to shorter ones after it
+		}
+		lines = append(lines, g...)
+	}
+	return box(lines, w, h)
 }

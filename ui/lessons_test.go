@@ -235,14 +235,14 @@ func TestToggleNotesSayWhatChanged(t *testing.T) {
 // The footer keeps the workshop's keys at 80 columns, and a lesson's own toggle in place of l.
 func TestFooterFitsTheWorkshopKeys(t *testing.T) {
 	l := newLab(t, "playground", 80, 24, engine.Overrides{})
-	foot := l.m.shortHelp(80)
+	foot := l.m.help().shortHelp(80)
 	for _, k := range []string{"space step", "x crash", "r restart", "l leasing", "f expire", "+ clock", "p play", "? keys"} {
 		if !strings.Contains(foot, k) {
 			t.Errorf("footer at 80 lacks %q: %q", k, foot)
 		}
 	}
 	s := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
-	if foot := s.m.shortHelp(120); !strings.Contains(foot, "o own-check") || strings.Contains(foot, "l leasing") {
+	if foot := s.m.help().shortHelp(120); !strings.Contains(foot, "o own-check") || strings.Contains(foot, "l leasing") {
 		t.Errorf("stale-owner's footer: %q", foot)
 	}
 	// The ? screen shows every key at 80×24, down to q.

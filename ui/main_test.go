@@ -113,45 +113,66 @@ func newLabOn(tb testing.TB, start string, w, h int, cfg Config) *lab {
 	// Cleanups run last first: the workers stop before the opener closes their session.
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })
-	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
-	if w > 0 || h > 0 {
-		l.send(tea.WindowSizeMsg{Width: w, Height: h})
-	}
+	l.m.after = atOnce
+	sized(w, h, l.send)
 	l.run(l.m.Init())
 	return l
+}
+
+// sized sends a test model its window size, unless w and h are 0 (no WindowSizeMsg yet).
+func sized(w, h int, send func(tea.Msg)) {
+	if w > 0 || h > 0 {
+		send(tea.WindowSizeMsg{Width: w, Height: h})
+	}
+}
+
+// updated feeds msg to *m's update and returns the command it returns.
+func updated[M any](m *M, msg tea.Msg, update func(M, tea.Msg) (M, tea.Cmd)) tea.Cmd {
+	var cmd tea.Cmd
+	*m, cmd = update(*m, msg)
+	return cmd
 }
 
 // send feeds msg to Update and runs what it returns.
 func (l *lab) send(msg tea.Msg) {
 	l.tb.Helper()
-	var cmd tea.Cmd
-	l.m, cmd = l.m.update(msg)
-	l.run(cmd)
+	l.run(updated(&l.m, msg, Model.update))
 }
 
 // run executes cmd and everything that follows from it.
 func (l *lab) run(cmd tea.Cmd) {
 	l.tb.Helper()
+	runCmd(cmd, func(msg tea.Msg) {
+		if l.msgs++; l.msgs > 100_000 {
+			l.tb.Fatal("runaway: more than 100000 messages")
+		}
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			l.quit = true
+		case tickMsg:
+			l.ticks = append(l.ticks, msg)
+		case pollMsg:
+			l.polls = append(l.polls, msg)
+		default:
+			l.send(msg)
+		}
+	})
+}
+
+// runCmd runs cmd as Bubble Tea would, but at once: the commands of a batch in turn, and each
+// message but nil to deliver (which a test model's driver sends back into Update, or holds).
+func runCmd(cmd tea.Cmd, deliver func(tea.Msg)) {
 	if cmd == nil {
 		return
-	}
-	if l.msgs++; l.msgs > 100_000 {
-		l.tb.Fatal("runaway: more than 100000 messages")
 	}
 	switch msg := cmd().(type) {
 	case nil:
 	case tea.BatchMsg:
 		for _, c := range msg {
-			l.run(c)
+			runCmd(c, deliver)
 		}
-	case tea.QuitMsg:
-		l.quit = true
-	case tickMsg:
-		l.ticks = append(l.ticks, msg)
-	case pollMsg:
-		l.polls = append(l.polls, msg)
 	default:
-		l.send(msg)
+		deliver(msg)
 	}
 }
 
@@ -247,3 +268,7 @@ func sqliteLessons() []string {
 	}
 	return out
 }
+
+// atOnce is a model's after for the tests: the message is due at once (the driver holds the
+// ticks the test delivers itself).
+func atOnce(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }

@@ -53,12 +53,14 @@ type Model struct {
 	finish   finishMode
 	showHelp bool
 	explain  explainMode
-	diagram  diagramMode // the space-time diagram (t), shown instead of the panes
+	diagram  diagramPane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
 	outbox  outboxPane
 	workers workersPane
-	sql     sqlPane // the SQL pane (v)
+	sql     sqlPane // the SQL pane (v), over the others
+
+	panes paneSet // the registered panes (panes.go), below the built-in ones
 
 	hist *engine.History // the moves made on the session, to go back to any (history.go)
 	line timeline        // a copy of the history for the screen
@@ -69,10 +71,10 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st,
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: newWorkersPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: status{text: "opening " + cfg.Start + " …"},
+		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
 	}
 	m.changes = noChanges(nil)
 	m.relayout()
@@ -123,8 +125,28 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.pollTick(msg)
 	case transcriptMsg:
 		return m.transcriptWritten(msg), nil
+	default: // a message of a registered pane's own
+		var outs []tea.Msg
+		m.panes, outs = m.panes.broadcast(msg, m.scene())
+		return takeAll(m, outs, Model.take)
 	}
 	return m, nil
+}
+
+// take carries out what a registered pane asked for.
+func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
+	switch out := out.(type) {
+	case opMsg:
+		return m.enqueue(out.op)
+	case actMsg:
+		return m.do(out.act, tea.KeyMsg{})
+	case needsSessionMsg:
+		if m.sess == nil && !m.busy {
+			m.status = status{text: noSession(m.keys), level: levelWarn}
+		}
+		return m, nil
+	}
+	return m, takeNote(out, &m.status)
 }
 
 // key handles a key message. Fast typing (or tmux send-keys) can deliver several runes in one
@@ -133,29 +155,39 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if k.Paste || m.quitting {
 		return m, nil
 	}
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
-		cmds := make([]tea.Cmd, 0, len(k.Runes))
-		for _, r := range k.Runes {
-			one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
-			if r == ' ' {
-				one.Type = tea.KeySpace
-			}
-			var cmd tea.Cmd
-			m, cmd = m.key(one)
-			cmds = append(cmds, cmd)
-			if m.quitting {
-				break
-			}
-		}
-		return m, tea.Batch(cmds...)
-	}
-	if m.ask.open != nil {
-		return m.questionKey(k)
-	}
-	act, on := m.keys.match(k)
-	if mm, cmd, ok := m.sqlKey(act); ok {
+	if mm, cmd, ok := pressEach(m, k, Model.key, func(m Model) bool { return m.quitting }); ok {
 		return mm, cmd
 	}
+	if m.ask.open != nil {
+		if k.Type == tea.KeyEsc && m.showHelp {
+			return m.do(actClose, k) // esc closes the ? screen over the question first
+		}
+		var out tea.Msg
+		m.ask, out = m.ask.Update(k, m.scene())
+		m.keys.Answer.SetEnabled(m.ask.open != nil)
+		return m.take(out)
+	}
+	if p, ok := m.sql.Update(k, m.scene()); ok {
+		m.sql = p
+		return m, nil
+	}
+	if p, cmd, ok := m.outbox.Update(k); ok {
+		m.outbox = p
+		return m, cmd
+	}
+	if p, out, ok := m.workers.Update(k, m.scene()); ok {
+		m.workers = p
+		return m.take(out)
+	}
+	if p, out, ok := m.diagram.Update(k, m.scene()); ok {
+		m.diagram = p
+		return m.take(out)
+	}
+	if set, out, ok := m.panes.key(k, m.scene()); ok {
+		m.panes = set
+		return m.take(out)
+	}
+	act, on := m.keys.match(k)
 	if !on {
 		if why := m.whyOff(act); why != "" {
 			m.status = status{text: why, level: levelWarn}
@@ -165,21 +197,8 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	return m.do(act, k)
 }
 
-// selectWorker selects worker i, when there is one.
-func (m Model) selectWorker(i int) (Model, tea.Cmd) {
-	n := 0
-	if m.frame != nil {
-		n = len(m.frame.Workers)
-	}
-	if i < 0 || i >= n {
-		m.status = status{text: fmt.Sprintf("no worker %d: this scenario has %d", i+1, n), level: levelWarn}
-		return m, nil
-	}
-	m.workers.selected = i
-	m.status = status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", m.frame.Workers[i].Name,
-		keyName(m.keys.StepWorker), keyName(m.keys.Crash), keyName(m.keys.Restart))}
-	return m, nil
-}
+// scene is what the panes draw from now.
+func (m Model) scene() scene { return scene{m.frame, m.changes, &m.styles} }
 
 // otherScenario is the scenario d places after the current one in tab order (-1: the one
 // before it).

@@ -6,12 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"leaselab/engine"
 )
 
 // outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
-// Only the rows that fit are rendered; the rest scroll.
+// Only the rows that fit are rendered; the rest scroll, on the pane's own keys. The lab and the
+// watch show the same pane.
 type outboxPane struct {
+	keys   ScrollKeys // on while the table has more rows than it shows
 	width  int
 	shown  int  // outbox rows on screen, under the heading
 	title  bool // a title line above the heading
@@ -22,11 +27,38 @@ type outboxPane struct {
 	scrolled bool
 }
 
-// setSize sets the pane's size and the number of rows it holds, keeping the offset in range.
-func (p *outboxPane) setSize(w, shown int, title bool, rows int) {
+// newOutboxPane returns the pane, scrolled to its first row.
+func newOutboxPane() outboxPane { return outboxPane{keys: DefaultScrollKeys()} }
+
+// SetSize sets the pane's width, the rows it shows under its heading (and a title line above
+// it, when title) and the number of rows it holds, keeping the offset in range; its scroll keys
+// are on when not every row fits.
+func (p *outboxPane) SetSize(w, shown int, title bool, rows int) {
 	p.width, p.shown, p.title, p.rows = w, shown, title, rows
 	p.clamp()
+	p.keys.setEnabled(rows > p.visible())
 }
+
+// Update takes a scroll key. ok is false for any other key, and for a scroll key that is off
+// now (every row fits): the shell then says why, or nothing.
+func (p outboxPane) Update(msg tea.Msg) (_ outboxPane, _ tea.Cmd, ok bool) {
+	k, isKey := msg.(tea.KeyMsg)
+	if !isKey {
+		return p, nil, false
+	}
+	act, on := p.keys.match(k)
+	if !on {
+		return p, nil, false
+	}
+	p.scrollBy(act)
+	return p, nil, true
+}
+
+// ShortHelp is the pane's keys for a footer (help.KeyMap).
+func (p outboxPane) ShortHelp() []key.Binding { return p.keys.ShortHelp() }
+
+// FullHelp is the pane's keys for a ? screen (help.KeyMap).
+func (p outboxPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
 
 // height is the pane's height: the title, the heading and the rows.
 func (p outboxPane) height() int {
@@ -96,8 +128,11 @@ func (p *outboxPane) followSpan(lo, hi int) {
 	p.clamp()
 }
 
-// view renders the title, the heading and the visible rows.
-func (p outboxPane) view(f *frame, ch changes, st *Styles) []string {
+// View renders the title, the heading and the visible rows of s's frame.
+func (p outboxPane) View(s scene) string { return strings.Join(p.lines(s.f, s.ch, s.st), "\n") }
+
+// lines are the pane's lines, exactly its height.
+func (p outboxPane) lines(f *frame, ch changes, st *Styles) []string {
 	w, h := p.width, p.height()
 	if h <= 0 {
 		return nil
@@ -108,7 +143,7 @@ func (p outboxPane) view(f *frame, ch changes, st *Styles) []string {
 	n := len(f.Rows)
 	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, plural(n, "row"))
 	if v := p.visible(); n > v && v > 0 {
-		k := DefaultKeyMap() // the lab's scroll keys, the watch's too
+		k := p.keys
 		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, keyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)

@@ -183,15 +183,16 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
+	if msg.err != nil {
+		m.workers.opened(false, 0)
+	}
 	m.keys.setRowLocks(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
 	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), level: levelError}
 	} else {
-		m.workers.selected = min(m.workers.selected, max(0, len(msg.frame.Workers)-1))
-		m.keys.setWorkers(len(msg.frame.Workers))
-		m.workers.keys = keyName(m.keys.Select) + " or " + keyNames(m.keys.PrevWorker, m.keys.NextWorker)
+		m.workers.opened(true, len(msg.frame.Workers))
 		m.setPace(msg.frame)
 		m.status = status{text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
 			msg.frame.Name, keyName(m.keys.Step), keyName(m.keys.Finish), keyName(m.keys.Help))}

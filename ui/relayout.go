@@ -9,16 +9,17 @@ func (m *Model) relayout() {
 	}
 	helpLines := 1
 	if m.showHelp {
-		helpLines = len(m.fullHelpLines(w))
+		helpLines = len(m.help().fullHelpLines(w))
 	}
 	c := content{
-		ledgerLines:  func(w int, wide bool) int { return len(m.ledgerBody(w)) },
-		checkLines:   func(w int, wide bool) int { return m.checkLinesWanted(w, wide) },
+		ledgerLines:  func(w int, wide bool) int { return len(ledgersPane{m.scene()}.ledgerBody(w)) },
+		checkLines:   func(w int, wide bool) int { return checksPane{m.scene()}.checkLinesWanted(w, wide) },
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
 		captionAuto:  m.explain == explainAuto,
 		statusLines:  m.statusLines(w),
+		extras:       m.panes.wants(m.scene(), w),
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
@@ -26,17 +27,18 @@ func (m *Model) relayout() {
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-	scroll := c.rows > m.outbox.visible()
-	if scroll != m.keys.Down.Enabled() {
-		m.keys.setScroll(scroll)
-		if m.showHelp {
-			// The ? screen lists the scroll keys only when they work: its height changed.
-			c.helpLines = len(m.fullHelpLines(w))
-			m.layout = plan(m.width, m.height, c)
-			m.outbox.setSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-		}
+	scrolled := m.outbox.keys.Down.Enabled()
+	m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
+	if m.outbox.keys.Down.Enabled() != scrolled && m.showHelp {
+		// The ? screen lists the scroll keys only when they work: its height changed.
+		c.helpLines = len(m.help().fullHelpLines(w))
+		m.layout = plan(m.width, m.height, c)
+		m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
 	}
+	m.panes = m.panes.setSizes(m.layout.width, m.layout.extras)
+	l := m.layout
+	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.status-l.help))
+	m.sql.SetSize(l.width, l.height)
 }
 
 // explainMode says whether the scenario's explanation is shown.

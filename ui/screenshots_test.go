@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -121,7 +120,7 @@ func newLabShowing(tb testing.TB, shown string, w, h int) *lab {
 	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })
-	l.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+	l.m.after = atOnce
 	l.send(tea.WindowSizeMsg{Width: w, Height: h})
 	l.run(l.m.Init())
 	return l

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -13,26 +14,66 @@ import (
 
 // sqlPane is the SQL pane (v): every statement the actions in the frame ran, as the store
 // recorded them (engine.Trace, put in words by words.SQLLines: the UI writes no SQL), newest
-// last. It opens on the last action and follows each new one; its own scrolling (the outbox's
-// scroll keys, while it is open) moves back to earlier actions.
+// last. It opens on the last action and follows each new one; its own scroll keys, on while it
+// is open, move back to earlier actions. It covers the window, all but the status line.
 type sqlPane struct {
+	keys   sqlKeys
 	open   bool
 	follow bool // pinned to the end: the last action
 	offset int  // the first body line shown, when not following
+	w, h   int  // the window
 }
 
-// sqlBodyHeight is how many lines of statements the pane shows: the screen less its title, the
-// status line and its hint line.
-func (m Model) sqlBodyHeight() int { return max(1, m.layout.height-3) }
+// newSQLPane returns the pane, closed.
+func newSQLPane() sqlPane { return sqlPane{keys: defaultSQLKeys()} }
 
-// sqlLines is the pane's body at width w: for each action that ran SQL, its event in words
-// (as the event log writes it), then each statement, wrapped under it.
-func (m Model) sqlLines(w int) []string {
-	f := m.frame
+// SetSize gives the pane the window.
+func (p *sqlPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// ShortHelp is the pane's keys (help.KeyMap).
+func (p sqlPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Toggle, p.keys.Close} }
+
+// FullHelp is the pane's keys (help.KeyMap).
+func (p sqlPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.Toggle, p.keys.Close}, p.keys.scroll.bindings()}
+}
+
+// Update takes the pane's keys: v opens or closes it, and while it is open its scroll keys
+// move it (even when the outbox has nothing to scroll) and esc closes it. ok is false for
+// every other key.
+func (p sqlPane) Update(msg tea.Msg, s scene) (_ sqlPane, ok bool) {
+	k, isKey := msg.(tea.KeyMsg)
+	switch {
+	case !isKey:
+		return p, false
+	case key.Matches(k, p.keys.Toggle):
+		p.open, p.follow, p.offset = !p.open, true, 0 // it opens on the last action
+		return p, true
+	case !p.open:
+		return p, false
+	case key.Matches(k, p.keys.Close):
+		p.open = false
+		return p, true
+	}
+	if act, on := p.keys.scroll.match(k); on {
+		p.scrollBy(act, s)
+		return p, true
+	}
+	return p, false
+}
+
+// bodyHeight is how many lines of statements the pane shows: the window less its title, the
+// status line and its hint line.
+func (p sqlPane) bodyHeight() int { return max(1, p.h-3) }
+
+// body is the pane's statements: for each action that ran SQL, its event in words (as the
+// event log writes it), then each statement, wrapped under it.
+func (p sqlPane) body(s scene) []string {
+	f, w := s.f, p.w
 	if f == nil {
 		return nil
 	}
-	st := &m.styles
+	st := s.st
 	idx := f.workerIndex()
 	var out []string
 	for _, e := range f.Events {
@@ -44,7 +85,7 @@ func (m Model) sqlLines(w int) []string {
 			out = append(out, "")
 		}
 		// The event in words, on two lines when it is wider than the pane, as the event log does.
-		head := m.eventLine(e, false, idx)
+		head := eventLine(st, e, false, idx)
 		if parts := strings.SplitN(ansi.Wrap(head, w, ""), "\n", 2); len(parts) == 2 {
 			out = append(out, parts[0], cut(spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w))
 		} else {
@@ -102,19 +143,19 @@ func wrapSpaces(s string, w int) []string {
 // sqlIndent is where a statement starts under its event.
 const sqlIndent = 4
 
-// sqlStart is the first body line shown: the end when following, else offset, within bounds.
-func (m Model) sqlStart(n int) int {
-	h := m.sqlBodyHeight()
-	if m.sql.follow || m.sql.offset > n-h {
+// start is the first body line shown of n: the end when following, else offset, within bounds.
+func (p sqlPane) start(n int) int {
+	h := p.bodyHeight()
+	if p.follow || p.offset > n-h {
 		return max(0, n-h)
 	}
-	return max(0, m.sql.offset)
+	return max(0, p.offset)
 }
 
-// scrollSQL moves the pane by a scroll action; reaching the end follows again.
-func (m *Model) scrollSQL(a action) {
-	n, h := len(m.sqlLines(m.layout.width)), m.sqlBodyHeight()
-	at, page := m.sqlStart(n), max(1, h-1)
+// scrollBy moves the pane by a scroll action; reaching the end follows again.
+func (p *sqlPane) scrollBy(a action, s scene) {
+	n, h := len(p.body(s)), p.bodyHeight()
+	at, page := p.start(n), max(1, h-1)
 	switch a {
 	case actUp:
 		at--
@@ -130,62 +171,36 @@ func (m *Model) scrollSQL(a action) {
 		at = n
 	}
 	at = min(max(0, at), max(0, n-h))
-	m.sql.offset, m.sql.follow = at, at >= n-h
+	p.offset, p.follow = at, at >= n-h
 }
 
-// toggleSQL opens the pane on the last action, or closes it.
-func (m *Model) toggleSQL() {
-	m.sql = sqlPane{open: !m.sql.open, follow: true}
-}
-
-// sqlView is the pane in exactly the window: a title, the statements, and a line that says
-// where it is and which keys move it.
-func (m Model) sqlView() string {
-	w, h := m.layout.width, m.layout.height
-	st := &m.styles
-	lines := m.sqlLines(w)
-	n, bh := len(lines), m.sqlBodyHeight()
-	at := m.sqlStart(n)
+// View is the pane's title and statements, bodyHeight()+1 lines.
+func (p sqlPane) View(s scene) string {
+	w, st := p.w, s.st
+	lines := p.body(s)
+	n, bh := len(lines), p.bodyHeight()
+	at := p.start(n)
 	title := "SQL: each statement as the database ran it, newest last"
 	out := []string{st.Section.Render(rule(title, w))}
 	if n == 0 {
-		out = append(out, st.Caption.Render(cut("No action has run SQL yet: step a worker ("+keyName(m.keys.Step)+").", w)))
+		out = append(out, st.Caption.Render(cut("No action has run SQL yet: step a worker ("+keyName(p.keys.step)+").", w)))
 	}
 	out = append(out, box(lines[at:min(n, at+bh)], w, bh-len(out)+1)...)
+	return strings.Join(out, "\n")
+}
+
+// hint is the pane's last line: where it is, and which keys move and close it.
+func (p sqlPane) hint(s scene) string {
+	n, bh := len(p.body(s)), p.bodyHeight()
+	at := p.start(n)
 	where := "the last action"
 	if n > bh {
 		where = fmt.Sprintf("lines %d–%d of %d", at+1, min(n, at+bh), n)
-		if !m.sql.follow {
+		if !p.follow {
 			where += ", scrolled back"
 		}
 	}
 	hint := fmt.Sprintf("%s · %s: earlier actions · %s %s: close",
-		where, keyNames(m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.Top, m.keys.Bottom),
-		keyName(m.keys.SQL), keyName(m.keys.Close))
-	out = append(out, m.statusView(w, 1)...)
-	out = append(out, st.Subtle.Render(cut(hint, w)))
-	return strings.Join(box(out, w, h), "\n")
-}
-
-// sqlKey handles the keys the SQL pane takes: v opens or closes it, w writes the transcript,
-// and while it is open the scroll keys move it (even when the outbox has nothing to scroll) and
-// esc closes it. ok is false for every other key.
-func (m Model) sqlKey(act action) (_ Model, _ tea.Cmd, ok bool) {
-	switch {
-	case act == actSQL:
-		m.toggleSQL()
-		return m, nil, true
-	case act == actTranscript:
-		mm, cmd := m.writeTranscript()
-		return mm, cmd, true
-	case !m.sql.open:
-		return m, nil, false
-	case act == actClose:
-		m.sql.open = false
-		return m, nil, true
-	case act == actUp, act == actDown, act == actPageUp, act == actPageDown, act == actTop, act == actBottom:
-		m.scrollSQL(act)
-		return m, nil, true
-	}
-	return m, nil, false
+		where, keyNames(p.keys.scroll.bindings()...), keyName(p.keys.Toggle), keyName(p.keys.Close))
+	return s.st.Subtle.Render(cut(hint, p.w))
 }

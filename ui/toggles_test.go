@@ -17,7 +17,7 @@ func TestToggleHelpGroup(t *testing.T) {
 		{false, every + " · h heartbeat on/off"},
 		{true, every + " · u skip-locked on/off (PostgreSQL) · h heartbeat on/off"},
 	} {
-		k := DefaultKeyMap()
+		k := defaultLabKeys()
 		k.setRowLocks(tc.rowLocks)
 		var got []string
 		for _, g := range k.helpGroups() {

@@ -26,7 +26,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		m.status = status{text: "no scenario is open yet: nothing to write", level: levelWarn}
 		return m, nil
 	}
-	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.askedSoFar()
+	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.askedSoFar(m.line)
 	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
 		dir = "."

@@ -14,22 +14,33 @@ func (m Model) View() string {
 	if l.tooSmall {
 		return m.tooSmallView()
 	}
-	if m.sql.open {
-		return m.sqlView()
+	if m.sql.open { // the SQL pane covers the window but for the status line
+		s := m.scene()
+		lines := paneLines(m.sql.View(s), l.width, m.sql.bodyHeight()+1)
+		lines = append(lines, m.statusView(l.width, 1)...)
+		lines = append(lines, m.sql.hint(s))
+		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
-	if m.diagram.on {
-		return m.diagramView()
+	if m.diagram.on { // in the place of the panes, between the header and the status line
+		lines := m.headerView()
+		if m.diagram.h > 0 {
+			lines = append(lines, strings.Split(m.diagram.View(m.scene()), "\n")...)
+		}
+		lines = append(lines, m.statusView(l.width, l.status)...)
+		lines = append(lines, m.help().view(l.width, l.help)...)
+		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
 	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
 	lines = append(lines, m.rowView()...)
 	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)
-	lines = append(lines, m.eventsView(l.width, l.events)...)
+	lines = append(lines, eventsPane{m.scene()}.eventsView(l.width, l.events)...)
+	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, m.statusView(l.width, l.status)...)
-	lines = append(lines, m.helpView(l.help)...)
+	lines = append(lines, m.help().view(l.width, l.help)...)
 	return strings.Join(box(lines, l.width, l.height), "\n")
 }
 

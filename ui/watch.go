@@ -87,6 +87,7 @@ type watchModel struct {
 	showHelp bool
 	quitting bool
 	outbox   outboxPane
+	panes    paneSet   // the registered panes the watch shows (panes.go)
 	recent   recentLog // what successive reads showed, for a few seconds
 }
 
@@ -97,8 +98,9 @@ func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(),
-		id: 1, status: status{text: "reading " + cfg.Path + " …"}}
+	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: newOutboxPane(),
+		panes: panesOf(registry(), false),
+		id:    1, status: status{text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help
 	m.changes = noChanges(nil)
 	m.relayout()
@@ -127,11 +129,11 @@ func (m watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(m
 
 func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.key(msg)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
-	case tea.KeyMsg:
-		return m.key(msg)
 	case watchTick:
 		if msg.id != m.id || m.paused {
 			return m, nil
@@ -143,23 +145,41 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 		}
 		m = m.took(msg)
 		return m, m.after(m.cfg.Interval, watchTick{id: m.id})
+	default: // a message of a registered pane's own
+		var outs []tea.Msg
+		m.panes, outs = m.panes.broadcast(msg, m.scene())
+		return takeAll(m, outs, watchModel.take)
 	}
 	return m, nil
 }
+
+// take carries out what a registered pane asked for; the watch runs no engine command.
+func (m watchModel) take(out tea.Msg) (watchModel, tea.Cmd) { return m, takeNote(out, &m.status) }
+
+// scene is what the panes draw from now.
+func (m watchModel) scene() scene { return scene{m.frame, m.changes, &m.styles} }
 
 // key handles a key; several runes in one message count as several presses.
 func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	if k.Paste || m.quitting {
 		return m, nil
 	}
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			var cmd tea.Cmd
-			m, cmd = m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-			cmds = append(cmds, cmd)
+	if mm, cmd, ok := pressEach(m, k, watchModel.key, func(m watchModel) bool { return m.quitting }); ok {
+		return mm, cmd
+	}
+	if p, _, ok := m.outbox.Update(k); ok {
+		m.outbox = p
+		if m.followWork(); m.outbox.scrolled {
+			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
+		} else {
+			m.status = status{text: "following the work: the rows being processed stay in view"}
 		}
-		return m, tea.Batch(cmds...)
+		m.keys.Close.SetEnabled(m.showHelp)
+		return m, nil
+	}
+	if set, out, ok := m.panes.key(k, m.scene()); ok {
+		m.panes = set
+		return m.take(out)
 	}
 	switch act := m.keys.match(k); act {
 	case actQuit:
@@ -174,13 +194,6 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		}
 		m.status = status{text: "polling again every " + m.cfg.Interval.String()}
 		return m, m.pollCmd(m.id)
-	case actUp, actDown, actPageUp, actPageDown, actTop, actBottom:
-		m.outbox.scrollBy(act)
-		if m.followWork(); m.outbox.scrolled {
-			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
-		} else {
-			m.status = status{text: "following the work: the rows being processed stay in view"}
-		}
 	case actHelp:
 		m.showHelp = !m.showHelp
 		m.relayout()

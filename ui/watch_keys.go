@@ -5,19 +5,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// WatchKeyMap is the watch's keys: it only reads, so it has no engine keys. Like the lab's
-// KeyMap it is the only place the watch names a key.
+// WatchKeyMap is the watch's own keys: it only reads, so it has no engine keys; the outbox
+// table scrolls on its own keys (ScrollKeys). Like the lab's KeyMap it is the only place the
+// watch names a key.
 type WatchKeyMap struct {
-	Pause    key.Binding
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
-	Close    key.Binding
-	Help     key.Binding
-	Quit     key.Binding
+	Pause key.Binding
+	Close key.Binding
+	Help  key.Binding
+	Quit  key.Binding
 }
 
 // DefaultWatchKeyMap returns the watch's keys, the lab's letters where they mean the same.
@@ -25,7 +20,6 @@ func DefaultWatchKeyMap() WatchKeyMap {
 	k := DefaultKeyMap()
 	w := WatchKeyMap{
 		Pause: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause/resume polling")),
-		Up:    k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
 		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close ?")),
 		Help:  k.Help, Quit: k.Quit,
 	}
@@ -35,11 +29,7 @@ func DefaultWatchKeyMap() WatchKeyMap {
 
 // actions lists every binding with its action, in the order keys are matched.
 func (k WatchKeyMap) actions() []keyAction {
-	return []keyAction{
-		{k.Quit, actQuit}, {k.Pause, actPlay},
-		{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
-		{k.Top, actTop}, {k.Bottom, actBottom}, {k.Close, actClose}, {k.Help, actHelp},
-	}
+	return []keyAction{{k.Quit, actQuit}, {k.Pause, actPlay}, {k.Close, actClose}, {k.Help, actHelp}}
 }
 
 // match finds the action of an enabled binding that matches msg; actNone for any other key.
@@ -50,19 +40,27 @@ func (k WatchKeyMap) match(msg tea.KeyMsg) action {
 	return actNone
 }
 
-// setScroll switches the scroll keys on when the table has more rows than it shows.
-func (k *WatchKeyMap) setScroll(on bool) {
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		b.SetEnabled(on)
-	}
+// watchKeys are the watch's keys on its footer and ? screen: its own and the outbox's.
+type watchKeys struct {
+	WatchKeyMap
+	scroll ScrollKeys
+	panes  []pane // the registered panes'
 }
 
 // ShortHelp is the watch's footer (help.KeyMap).
-func (k WatchKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Pause, k.Up, k.Down, k.PageDown, k.Close, k.Help, k.Quit}
+func (k watchKeys) ShortHelp() []key.Binding {
+	bs := append(append([]key.Binding{k.Pause}, k.scroll.ShortHelp()...), k.Close, k.Help, k.Quit)
+	for _, p := range k.panes {
+		bs = append(bs, p.ShortHelp()...)
+	}
+	return bs
 }
 
 // FullHelp is the watch's ? screen (help.KeyMap).
-func (k WatchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Pause, k.Help, k.Close, k.Quit}, {k.Up, k.Down, k.PageUp}, {k.PageDown, k.Top, k.Bottom}}
+func (k watchKeys) FullHelp() [][]key.Binding {
+	cols := append([][]key.Binding{{k.Pause, k.Help, k.Close, k.Quit}}, k.scroll.FullHelp()...)
+	for _, p := range k.panes {
+		cols = append(cols, p.FullHelp()...)
+	}
+	return cols
 }

@@ -91,39 +91,29 @@ func newWatcher(tb testing.TB, db WatchDB, w, h int) *watcher {
 	wt := &watcher{tb: tb, now: watchT0}
 	cfg := WatchConfig{DB: db, Path: "/tmp/leaselab/shared.db", Now: func() time.Time { return wt.now }}
 	wt.m = newWatch(context.Background(), cfg, DefaultStyles(lipgloss.DefaultRenderer()))
-	wt.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
-	if w > 0 || h > 0 {
-		wt.send(tea.WindowSizeMsg{Width: w, Height: h})
-	}
+	wt.m.after = atOnce
+	sized(w, h, wt.send)
 	wt.run(wt.m.Init())
 	return wt
 }
 
 func (w *watcher) send(msg tea.Msg) {
 	w.tb.Helper()
-	var cmd tea.Cmd
-	w.m, cmd = w.m.update(msg)
-	w.run(cmd)
+	w.run(updated(&w.m, msg, watchModel.update))
 }
 
 func (w *watcher) run(cmd tea.Cmd) {
 	w.tb.Helper()
-	if cmd == nil {
-		return
-	}
-	switch msg := cmd().(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			w.run(c)
+	runCmd(cmd, func(msg tea.Msg) {
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			w.quit = true
+		case watchTick:
+			w.ticks = append(w.ticks, msg)
+		default:
+			w.send(msg)
 		}
-	case tea.QuitMsg:
-		w.quit = true
-	case watchTick:
-		w.ticks = append(w.ticks, msg)
-	default:
-		w.send(msg)
-	}
+	})
 }
 
 // pollAt moves the wall clock to at and delivers the waiting tick: one read of the database.

@@ -105,6 +105,7 @@ type watchLayout struct {
 	recent        int // the recent happenings: a title and a few lines
 	gap           int // blank lines above the status line when the rows leave room
 	help          int
+	extras        []int // the registered panes, below who holds what
 }
 
 // relayout sizes the panes; it runs in Update, so View only renders.
@@ -116,7 +117,7 @@ func (m *watchModel) relayout() {
 	m.help.Width = w
 	l := watchLayout{width: w, height: h, help: 1}
 	if m.showHelp {
-		l.help = len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"))
+		l.help = len(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"))
 	}
 	rows := 0
 	if m.frame != nil {
@@ -131,11 +132,19 @@ func (m *watchModel) relayout() {
 		l.recent = max(0, min(1+recentLines, left-l.holders-5))
 		l.table = min(left-l.holders-l.recent, 2+max(rows, 1))
 		l.gap = left - l.holders - l.recent - l.table
+		l.extras = make([]int, len(m.panes.ps))
+		for i, want := range m.panes.wants(m.scene(), w) {
+			l.extras[i] = min(want, l.gap) // the registered panes take the spare lines
+			l.gap -= l.extras[i]
+		}
 	}
 	m.layout = l
-	m.outbox.setSize(w, max(0, l.table-2), l.table > 0, rows)
-	m.keys.setScroll(rows > m.outbox.visible())
+	m.outbox.SetSize(w, max(0, l.table-2), l.table > 0, rows)
+	m.panes = m.panes.setSizes(w, l.extras)
 }
+
+// helpKeys are the watch's keys and its panes'.
+func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys, m.panes.ps} }
 
 // View renders the last read; it does no I/O.
 func (m watchModel) View() string {
@@ -148,15 +157,16 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, m.outbox.view(m.frame, m.changes, &m.styles)...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
+	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, make([]string, l.gap)...)
 	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
 	if m.showHelp {
-		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n"), l.width, l.help)...)
+		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
 	} else {
-		lines = append(lines, m.help.ShortHelpView(m.keys.ShortHelp()))
+		lines = append(lines, m.help.ShortHelpView(m.helpKeys().ShortHelp()))
 	}
 	return strings.Join(box(lines, l.width, l.height), "\n")
 }
@@ -251,12 +261,12 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 
 // statusView is the status line.
 func (m watchModel) statusView(w int) string {
-	st := &m.styles
+	st, line := &m.styles, m.status.plain()
 	switch m.status.level {
 	case levelError:
-		return cut(st.Error.Render("✗ "+m.status.text), w)
+		line = st.Error.Render(line)
 	case levelWarn:
-		return cut(st.Warn.Render("! "+m.status.text), w)
+		line = st.Warn.Render(line)
 	}
-	return cut("› "+m.status.text, w)
+	return cut(line, w)
 }

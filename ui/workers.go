@@ -4,14 +4,80 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"leaselab/engine"
 )
 
 // workersPane is one line per worker: its state, what it holds in memory, its counts. The
-// selected worker (the one s, x, r and z act on) is marked ▸.
+// selected worker (the one s, x, r and z act on) is marked ▸; the pane's own keys select it.
 type workersPane struct {
+	keys     workersKeys
 	selected int
-	keys     string // the keys that select a worker, as the KeyMap names them: "1–2 or ← →"
+	hint     string // the keys that select a worker, as the pane's title names them: "1–2 or ← →"
+}
+
+// newWorkersPane returns the pane, the first worker selected.
+func newWorkersPane() workersPane { return workersPane{keys: defaultWorkersKeys()} }
+
+// ShortHelp is the pane's keys (help.KeyMap).
+func (p workersPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Select} }
+
+// FullHelp is the pane's keys (help.KeyMap).
+func (p workersPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker}}
+}
+
+// opened adjusts the pane to a session that opened (ok) or did not, with n workers.
+func (p *workersPane) opened(ok bool, n int) {
+	p.keys.setEnabled(ok)
+	if ok {
+		p.selected = min(p.selected, max(0, n-1))
+		p.keys.setWorkers(n)
+		p.hint = p.keys.hint()
+	}
+}
+
+// Update takes the pane's keys: 1–9 select a worker, ← and → the one before or after (round
+// the end). ok is false for any other key; out is a noteMsg, or a needsSessionMsg for a key
+// that is off because no scenario is open.
+func (p workersPane) Update(msg tea.Msg, s scene) (_ workersPane, out tea.Msg, ok bool) {
+	k, isKey := msg.(tea.KeyMsg)
+	n := 0
+	if s.f != nil {
+		n = len(s.f.Workers)
+	}
+	switch {
+	case !isKey:
+		return p, nil, false
+	case key.Matches(k, p.keys.Select):
+		return p.selectWorker(int(k.Runes[0]-'1'), s)
+	case key.Matches(k, p.keys.PrevWorker, p.keys.NextWorker):
+		// ← on the first worker goes round to the last, → on the last to the first.
+		n, d := max(1, n), 1
+		if key.Matches(k, p.keys.PrevWorker) {
+			d = n - 1
+		}
+		return p.selectWorker((p.selected+d)%n, s)
+	case hasKey(k, p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker):
+		return p, needsSessionMsg{}, true
+	}
+	return p, nil, false
+}
+
+// selectWorker selects worker i, when there is one.
+func (p workersPane) selectWorker(i int, s scene) (_ workersPane, out tea.Msg, ok bool) {
+	n := 0
+	if s.f != nil {
+		n = len(s.f.Workers)
+	}
+	if i < 0 || i >= n {
+		return p, noteMsg{status{text: fmt.Sprintf("no worker %d: this scenario has %d", i+1, n), level: levelWarn}}, true
+	}
+	p.selected = i
+	return p, noteMsg{status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", s.f.Workers[i].Name,
+		keyName(p.keys.step), keyName(p.keys.crash), keyName(p.keys.restart))}}, true
 }
 
 // view renders the title (when asked for) and the workers that fit in n lines; when not all
@@ -28,9 +94,9 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 	n = len(f.Workers)
 	var lines []string
 	if title {
-		head := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.keys)
+		head := fmt.Sprintf("Workers: %d, each on its own connection (▸ selected: %s)", n, p.hint)
 		if n > 0 && p.selected < n {
-			head = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.keys)
+			head = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.hint)
 		}
 		lines = append(lines, st.Section.Render(rule(head, w)))
 	}

@@ -1,0 +1,36 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// askKeys are the keys of an open question: the mode in which every other key waits for the
+// answer. Only these act then; the lab's q and ? keep their meaning.
+type askKeys struct {
+	Answer key.Binding // a or A the first answer, b or B the second, …
+	Skip   key.Binding
+	Help   key.Binding
+	Quit   key.Binding
+}
+
+// defaultAskKeys returns the question's keys.
+func defaultAskKeys() askKeys {
+	k := DefaultKeyMap()
+	return askKeys{
+		Answer: key.NewBinding(key.WithKeys("A", "B", "C", "D", "a", "b", "c", "d"), key.WithHelp("A–D", "answer it, and the step runs")),
+		Skip:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "skip it: the step runs, unscored")),
+		Help:   k.Help,
+		Quit:   k.Quit,
+	}
+}
+
+// letters are the answer keys' names, in the order of the answers: "A", "B", …
+func (k askKeys) letters() []string { return k.Answer.Keys()[:maxAnswerKeys] }
+
+// ShortHelp is the question's keys for the footer (help.KeyMap).
+func (k askKeys) ShortHelp() []key.Binding { return []key.Binding{k.Answer, k.Skip} }
+
+// FullHelp is the question's keys for the ? screen (help.KeyMap).
+func (k askKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Answer, k.Skip, k.Help, k.Quit}}
+}

@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// The lab and the watch are shells around panes. A pane is a component in a file set of its
+// own (outbox*.go, workers.go, events.go, sqlpane.go, diagram*.go, ask*.go, …): it keeps its
+// state, matches its own keys (a help.KeyMap of key.Bindings), is sized by the shell's layout
+// and draws itself from the screen's shared read model. The shell keeps the layout, the status
+// line, the overlays and the runner that serialises engine commands (queue.go).
+//
+// The built-in panes have concrete types that the shell's layout places by hand (layout.go).
+// A new pane implements pane and is registered in panes.go: the shell then routes its keys to
+// it, puts its keys on the ? screen and gives it lines of its own (see docs/architecture.md).
+
+// scene is what every pane draws from: the last frame read, what changed in it, the styles.
+type scene struct {
+	f  *frame
+	ch changes
+	st *Styles
+}
+
+// pane is a component a shell holds without knowing its type: the panes registered in
+// panes.go. Like a bubbles component it is a value: Update and SetSize return the pane anew.
+type pane interface {
+	help.KeyMap // its keys: matched by it alone, and listed on the ? screen under its name
+	// Update takes a message: a key that matches one of its enabled bindings, or any message
+	// the shell does not know (those of the pane's own commands). out is what the pane asks of
+	// the shell, at once: nil, a noteMsg, an opMsg or a cmdMsg.
+	Update(msg tea.Msg, s scene) (_ pane, out tea.Msg)
+	// SetSize gives the pane its width and height (0: not on screen).
+	SetSize(w, h int) pane
+	// Want is how many lines the pane would take at width w: the layout gives it up to that
+	// many once the built-in panes have theirs.
+	Want(s scene, w int) int
+	// View draws the pane in exactly the size it was given.
+	View(s scene) string
+}
+
+// What a pane asks of its shell (the out message of Update). The shell takes it in the same
+// Update, so that a key's effect never waits behind another key.
+type (
+	// noteMsg puts a note on the status line.
+	noteMsg struct{ status }
+	// opMsg queues an engine command behind the others (the lab's runner, queue.go; the watch
+	// has no engine and drops it).
+	opMsg struct{ op }
+	// cmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
+	cmdMsg struct{ cmd tea.Cmd }
+	// needsSessionMsg says that a key the pane has off needs an open scenario: the shell says
+	// so when none is open.
+	needsSessionMsg struct{}
+	// actMsg does one of the shell's own actions, as its key would (quit, the ? screen).
+	actMsg struct{ act action }
+)
+
+// paneSpec is one registered pane: its name (the title of its group on the ? screen), a new
+// one, and the shells that show it.
+type paneSpec struct {
+	name       string
+	new        func() pane
+	lab, watch bool
+}
+
+// paneSet is the registered panes a shell shows, with the height the layout gave each. It is a
+// value: every change copies the slices it changes.
+type paneSet struct {
+	names []string
+	ps    []pane
+	hs    []int
+}
+
+// panesOf are the registered panes that a shell shows, new: the lab's (inLab) or the watch's.
+func panesOf(specs []paneSpec, inLab bool) paneSet {
+	var set paneSet
+	for _, sp := range specs {
+		if (inLab && sp.lab) || (!inLab && sp.watch) {
+			set.names, set.ps = append(set.names, sp.name), append(set.ps, sp.new())
+		}
+	}
+	set.hs = make([]int, len(set.ps))
+	return set
+}
+
+// key gives k to the first pane one of whose enabled bindings matches it; ok is false when
+// none does.
+func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) {
+	for i, p := range set.ps {
+		if key.Matches(k, slices.Concat(p.FullHelp()...)...) {
+			set.ps = slices.Clone(set.ps)
+			set.ps[i], out = p.Update(k, s)
+			return set, out, true
+		}
+	}
+	return set, nil, false
+}
+
+// broadcast gives msg, a message the shell does not know, to every pane.
+func (set paneSet) broadcast(msg tea.Msg, s scene) (_ paneSet, outs []tea.Msg) {
+	if len(set.ps) == 0 {
+		return set, nil
+	}
+	set.ps = slices.Clone(set.ps)
+	for i, p := range set.ps {
+		var out tea.Msg
+		if set.ps[i], out = p.Update(msg, s); out != nil {
+			outs = append(outs, out)
+		}
+	}
+	return set, outs
+}
+
+// wants are the lines each pane would take at width w.
+func (set paneSet) wants(s scene, w int) []int {
+	wants := make([]int, len(set.ps))
+	for i, p := range set.ps {
+		wants[i] = p.Want(s, w)
+	}
+	return wants
+}
+
+// setSizes gives the panes width w and the heights hs; a pane past the end of hs gets no
+// lines (a screen too small for any pane has none).
+func (set paneSet) setSizes(w int, hs []int) paneSet {
+	if len(set.ps) == 0 {
+		return set
+	}
+	set.ps, set.hs = slices.Clone(set.ps), make([]int, len(set.ps))
+	for i := range set.ps {
+		if i < len(hs) {
+			set.hs[i] = hs[i]
+		}
+		set.ps[i] = set.ps[i].SetSize(w, set.hs[i])
+	}
+	return set
+}
+
+// view is the panes' lines, each pane exactly its height, w cells wide at most.
+func (set paneSet) view(s scene, w int) []string {
+	var lines []string
+	for i, p := range set.ps {
+		lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
+	}
+	return lines
+}
+
+// help is the panes' keys on a ? screen: a group per pane, under its name.
+func (set paneSet) help() []helpGroup {
+	var gs []helpGroup
+	for i, p := range set.ps {
+		g := helpGroup{title: set.names[i]}
+		for _, b := range slices.Concat(p.FullHelp()...) {
+			g.entries = append(g.entries, one(b))
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// takeNote carries out the asks every shell takes alike: a noteMsg goes to *st, a cmdMsg's
+// command is returned.
+func takeNote(out tea.Msg, st *status) tea.Cmd {
+	switch out := out.(type) {
+	case noteMsg:
+		*st = out.status
+	case cmdMsg:
+		return out.cmd
+	}
+	return nil
+}
+
+// takeAll has a shell take what its panes asked for (outs), in turn.
+func takeAll[M any](m M, outs []tea.Msg, take func(M, tea.Msg) (M, tea.Cmd)) (M, tea.Cmd) {
+	cmds := make([]tea.Cmd, 0, len(outs))
+	for _, out := range outs {
+		var cmd tea.Cmd
+		m, cmd = take(m, out)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// paneLines splits a pane's view into its h lines of at most w cells; none when the pane has
+// no lines.
+func paneLines(view string, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	return box(strings.Split(view, "\n"), w, h)
+}
