@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/retry"
 )
 
 // ErrRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
@@ -81,4 +82,25 @@ func Verb(query string) string {
 		return ""
 	}
 	return strings.ToLower(f[0])
+}
+
+// Redrive is a redrive of key on either store: update runs its guarded UPDATE (one statement)
+// and says how many rows it changed; when none, state reads the message (noRow: there is none)
+// to say why: no such message, or retry.ErrNotDeadLettered.
+func Redrive(key string, describe func(error) error, update func() (int64, error), state func() (retry.State, error), noRow error) error {
+	n, err := update()
+	if err != nil {
+		return fmt.Errorf("redrive %s: %w", key, describe(err))
+	}
+	if n == 1 {
+		return nil
+	}
+	st, err := state()
+	switch {
+	case errors.Is(err, noRow):
+		return fmt.Errorf("redrive %s: no such message", key)
+	case err != nil:
+		return fmt.Errorf("redrive %s: %w", key, err)
+	}
+	return fmt.Errorf("redrive %s: it is %s, %w; nothing was changed", key, st.Status, retry.ErrNotDeadLettered)
 }
