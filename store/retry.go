@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"leaselab/engine"
 	"leaselab/store/internal/shared"
 	"leaselab/store/retry"
 )
@@ -26,10 +27,10 @@ const failSQL = `UPDATE OutboxMessages
  WHERE Id = :id AND Status = 'Processing' AND LockedBy = :worker AND LeaseVersion = :version
 RETURNING Status, Attempts`
 
-// Fail releases the worker's lease after a failed attempt (retry.FailRequest). The UPDATE's
+// Fail releases the worker's lease after a failed attempt (engine.FailRequest). The UPDATE's
 // guard is checked by the row it returns: none, and nothing changed (Released false).
-func (c *Conn) Fail(ctx context.Context, req retry.FailRequest) (retry.FailResult, error) {
-	res := retry.FailResult{At: req.Now}
+func (c *Conn) Fail(ctx context.Context, req engine.FailRequest) (engine.FailResult, error) {
+	res := engine.FailResult{At: req.Now}
 	var next any
 	if !req.NextAttempt.IsZero() {
 		next = FormatTime(req.NextAttempt)
@@ -45,11 +46,11 @@ func (c *Conn) Fail(ctx context.Context, req retry.FailRequest) (retry.FailResul
 		case err != nil:
 			return fmt.Errorf("fail %s: %w", req.Message.IdempotencyKey, describe(err))
 		}
-		res.Released, res.DeadLettered = true, status == retry.StatusDeadLettered
+		res.Released, res.DeadLettered = true, status == engine.StatusDeadLettered
 		return nil
 	})
 	if err != nil {
-		return retry.FailResult{}, err
+		return engine.FailResult{}, err
 	}
 	return res, nil
 }
@@ -122,8 +123,8 @@ const redriveSQL = `UPDATE OutboxMessages
    SET Status = 'Pending', ProcessedAtUtc = NULL, NextAttemptUtc = NULL, LockedUntilUtc = NULL, Attempts = 0
  WHERE IdempotencyKey = :key AND Status = 'DeadLettered'`
 
-// Redrive moves the dead-lettered message key back to Pending (retry.Redriver), in one
-// statement; any other message is refused with retry.ErrNotDeadLettered.
+// Redrive moves the dead-lettered message key back to Pending (engine.Redriver), in one
+// statement; any other message is refused with engine.ErrNotDeadLettered.
 func (db *DB) Redrive(ctx context.Context, key string) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
@@ -133,19 +134,19 @@ func (db *DB) Redrive(ctx context.Context, key string) error {
 			return 0, err
 		}
 		return r.RowsAffected()
-	}, func() (retry.State, error) { return db.RetryState(ctx, key) }, sql.ErrNoRows)
+	}, func() (engine.RetryState, error) { return db.RetryState(ctx, key) }, sql.ErrNoRows)
 }
 
-// RetryState reads what failed attempts left on message key's row (retry.Reader).
-func (db *DB) RetryState(ctx context.Context, key string) (retry.State, error) {
+// RetryState reads what failed attempts left on message key's row (engine.RetryReader).
+func (db *DB) RetryState(ctx context.Context, key string) (engine.RetryState, error) {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	var st retry.State
+	var st engine.RetryState
 	var next, lastErr sql.NullString
 	err := db.admin.QueryRowContext(ctx, `SELECT Status, Attempts, NextAttemptUtc, LastError
   FROM OutboxMessages WHERE IdempotencyKey = :key`, sql.Named("key", key)).Scan(&st.Status, &st.Attempts, &next, &lastErr)
 	if err != nil {
-		return retry.State{}, fmt.Errorf("retry state %s: %w", key, describe(err))
+		return engine.RetryState{}, fmt.Errorf("retry state %s: %w", key, describe(err))
 	}
 	st.NextAttempt, _ = ParseTime(next.String)
 	st.LastError = lastErr.String

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"leaselab/engine"
 	"leaselab/store/internal/shared"
 	"leaselab/store/retry"
 
@@ -27,14 +28,14 @@ const failSQL = `UPDATE OutboxMessages
  WHERE Id = $5 AND Status = 'Processing' AND LockedBy = $6 AND LeaseVersion = $7
 RETURNING Status, Attempts`
 
-// Fail releases the worker's lease after a failed attempt (retry.FailRequest). No row returned:
+// Fail releases the worker's lease after a failed attempt (engine.FailRequest). No row returned:
 // the guard failed, and nothing changed (Released false).
-func (c *Conn) Fail(ctx context.Context, req retry.FailRequest) (retry.FailResult, error) {
+func (c *Conn) Fail(ctx context.Context, req engine.FailRequest) (engine.FailResult, error) {
 	if err := ctx.Err(); err != nil {
-		return retry.FailResult{}, err
+		return engine.FailResult{}, err
 	}
 	now := at(req.Now)
-	res := retry.FailResult{At: now}
+	res := engine.FailResult{At: now}
 	var next *time.Time
 	if !req.NextAttempt.IsZero() {
 		n := at(req.NextAttempt)
@@ -47,9 +48,9 @@ func (c *Conn) Fail(ctx context.Context, req retry.FailRequest) (retry.FailResul
 	case errors.Is(err, pgx.ErrNoRows):
 		return res, nil // the guard failed: not (or no longer) this worker's message
 	case err != nil:
-		return retry.FailResult{}, fmt.Errorf("fail %s: %w", req.Message.IdempotencyKey, describe(err))
+		return engine.FailResult{}, fmt.Errorf("fail %s: %w", req.Message.IdempotencyKey, describe(err))
 	}
-	res.Released, res.DeadLettered = true, status == retry.StatusDeadLettered
+	res.Released, res.DeadLettered = true, status == engine.StatusDeadLettered
 	return res, nil
 }
 
@@ -109,28 +110,28 @@ const redriveSQL = `UPDATE OutboxMessages
    SET Status = 'Pending', ProcessedAtUtc = NULL, NextAttemptUtc = NULL, LockedUntilUtc = NULL, Attempts = 0
  WHERE IdempotencyKey = $1 AND Status = 'DeadLettered'`
 
-// Redrive moves the dead-lettered message key back to Pending (retry.Redriver), in one
-// statement; any other message is refused with retry.ErrNotDeadLettered.
+// Redrive moves the dead-lettered message key back to Pending (engine.Redriver), in one
+// statement; any other message is refused with engine.ErrNotDeadLettered.
 func (db *DB) Redrive(ctx context.Context, key string) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
 	return shared.Redrive(key, describe, func() (int64, error) {
 		tag, err := db.admin.Exec(ctx, redriveSQL, key)
 		return tag.RowsAffected(), err
-	}, func() (retry.State, error) { return db.RetryState(ctx, key) }, pgx.ErrNoRows)
+	}, func() (engine.RetryState, error) { return db.RetryState(ctx, key) }, pgx.ErrNoRows)
 }
 
-// RetryState reads what failed attempts left on message key's row (retry.Reader).
-func (db *DB) RetryState(ctx context.Context, key string) (retry.State, error) {
+// RetryState reads what failed attempts left on message key's row (engine.RetryReader).
+func (db *DB) RetryState(ctx context.Context, key string) (engine.RetryState, error) {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	var st retry.State
+	var st engine.RetryState
 	var next *time.Time
 	var lastErr *string
 	err := db.admin.QueryRow(ctx, `SELECT Status, Attempts, NextAttemptUtc, LastError
   FROM OutboxMessages WHERE IdempotencyKey = $1`, key).Scan(&st.Status, &st.Attempts, &next, &lastErr)
 	if err != nil {
-		return retry.State{}, fmt.Errorf("retry state %s: %w", key, describe(err))
+		return engine.RetryState{}, fmt.Errorf("retry state %s: %w", key, describe(err))
 	}
 	st.NextAttempt, st.LastError = fromDB(next), str(lastErr)
 	return st, nil

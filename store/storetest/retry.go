@@ -23,10 +23,10 @@ func retrier(t *testing.T, db engine.DB) retry.Conn {
 	return c
 }
 
-// stateOf reads key's retry.State; a backend that cannot read it skips.
-func stateOf(t *testing.T, db engine.DB, key string) retry.State {
+// stateOf reads key's engine.RetryState; a backend that cannot read it skips.
+func stateOf(t *testing.T, db engine.DB, key string) engine.RetryState {
 	t.Helper()
-	r, ok := db.(retry.Reader)
+	r, ok := db.(engine.RetryReader)
 	if !ok {
 		t.Skip("skipped: this backend cannot read a message's retry state")
 	}
@@ -48,8 +48,8 @@ func mustClaimDue(t *testing.T, c retry.Conn, worker string, now time.Time) engi
 }
 
 // failed is worker's report that its attempt at m failed at now, retried at next.
-func failed(worker string, m engine.Message, now, next time.Time, max int64) retry.FailRequest {
-	return retry.FailRequest{Worker: worker, Message: m, Now: now, NextAttempt: next, Error: "provider timeout", MaxAttempts: max}
+func failed(worker string, m engine.Message, now, next time.Time, max int64) engine.FailRequest {
+	return engine.FailRequest{Worker: worker, Message: m, Now: now, NextAttempt: next, Error: "provider timeout", MaxAttempts: max}
 }
 
 // A failed attempt releases the lease to Pending with its error and its next attempt; the due
@@ -64,7 +64,7 @@ func testFailReleasesWithBackoff(t *testing.T, b Backend) {
 	if err != nil || !res.Released || res.DeadLettered || res.Attempts != 1 {
 		t.Fatalf("fail = %+v, %v; want released to Pending after 1 attempt", res, err)
 	}
-	want := retry.State{Status: engine.StatusPending, Attempts: 1, NextAttempt: next, LastError: "provider timeout"}
+	want := engine.RetryState{Status: engine.StatusPending, Attempts: 1, NextAttempt: next, LastError: "provider timeout"}
 	if st := stateOf(t, db, m.IdempotencyKey); st != want {
 		t.Fatalf("state = %+v, want %+v", st, want)
 	}
@@ -125,7 +125,7 @@ func testFailDeadLettersAtMax(t *testing.T, b Backend) {
 	if err != nil || !res.Released || !res.DeadLettered || res.Attempts != 2 {
 		t.Fatalf("second fail = %+v, %v; want dead-lettered after 2 attempts", res, err)
 	}
-	want := retry.State{Status: retry.StatusDeadLettered, Attempts: 2, LastError: "provider timeout"}
+	want := engine.RetryState{Status: engine.StatusDeadLettered, Attempts: 2, LastError: "provider timeout"}
 	if st := stateOf(t, db, "PAY-001"); st != want {
 		t.Fatalf("state = %+v, want %+v", st, want)
 	}
@@ -144,20 +144,20 @@ func testFailDeadLettersAtMax(t *testing.T, b Backend) {
 // version going on; anything else is refused and unchanged.
 func testRedriveOnlyDeadLetters(t *testing.T, b Backend) {
 	db := seeded(t, b, 2)
-	r, ok := db.(retry.Redriver)
+	r, ok := db.(engine.Redriver)
 	if !ok {
 		t.Skip("skipped: this backend cannot redrive")
 	}
 	a := retrier(t, db)
 	ctx := context.Background()
-	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, retry.ErrNotDeadLettered) {
+	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, engine.ErrNotDeadLettered) {
 		t.Fatalf("redrive of a Pending message = %v, want ErrNotDeadLettered", err)
 	}
-	if err := r.Redrive(ctx, "PAY-999"); err == nil || errors.Is(err, retry.ErrNotDeadLettered) {
+	if err := r.Redrive(ctx, "PAY-999"); err == nil || errors.Is(err, engine.ErrNotDeadLettered) {
 		t.Fatalf("redrive of no message = %v, want an error that says so", err)
 	}
 	m := mustClaimDue(t, a, "Worker-A", t0)
-	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, retry.ErrNotDeadLettered) {
+	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, engine.ErrNotDeadLettered) {
 		t.Fatalf("redrive of a Processing message = %v, want ErrNotDeadLettered", err)
 	}
 	if res, err := a.Fail(ctx, failed("Worker-A", m, t0, t0.Add(time.Minute), 1)); err != nil || !res.DeadLettered {
@@ -166,7 +166,7 @@ func testRedriveOnlyDeadLetters(t *testing.T, b Backend) {
 	if err := r.Redrive(ctx, "PAY-001"); err != nil {
 		t.Fatalf("redrive of a dead letter = %v", err)
 	}
-	want := retry.State{Status: engine.StatusPending, LastError: "provider timeout"}
+	want := engine.RetryState{Status: engine.StatusPending, LastError: "provider timeout"}
 	if st := stateOf(t, db, "PAY-001"); st != want {
 		t.Fatalf("state after the redrive = %+v, want %+v", st, want)
 	}
@@ -176,7 +176,7 @@ func testRedriveOnlyDeadLetters(t *testing.T, b Backend) {
 	if got := mustClaimDue(t, a, "Worker-A", t0); got.IdempotencyKey != "PAY-001" || got.LeaseVersion != 2 {
 		t.Fatalf("due claim after the redrive = %+v, want PAY-001 under version 2", got)
 	}
-	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, retry.ErrNotDeadLettered) {
+	if err := r.Redrive(ctx, "PAY-001"); !errors.Is(err, engine.ErrNotDeadLettered) {
 		t.Fatalf("second redrive = %v, want ErrNotDeadLettered", err)
 	}
 }

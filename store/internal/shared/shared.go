@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store/retry"
 )
 
 // ErrRolledBack ends a finalize transaction whose guarded UPDATE changed no row.
@@ -86,8 +85,8 @@ func Verb(query string) string {
 
 // Redrive is a redrive of key on either store: update runs its guarded UPDATE (one statement)
 // and says how many rows it changed; when none, state reads the message (noRow: there is none)
-// to say why: no such message, or retry.ErrNotDeadLettered.
-func Redrive(key string, describe func(error) error, update func() (int64, error), state func() (retry.State, error), noRow error) error {
+// to say why: no such message, or engine.ErrNotDeadLettered.
+func Redrive(key string, describe func(error) error, update func() (int64, error), state func() (engine.RetryState, error), noRow error) error {
 	n, err := update()
 	if err != nil {
 		return fmt.Errorf("redrive %s: %w", key, describe(err))
@@ -102,5 +101,5 @@ func Redrive(key string, describe func(error) error, update func() (int64, error
 	case err != nil:
 		return fmt.Errorf("redrive %s: %w", key, err)
 	}
-	return fmt.Errorf("redrive %s: it is %s, %w; nothing was changed", key, st.Status, retry.ErrNotDeadLettered)
+	return fmt.Errorf("redrive %s: it is %s, %w; nothing was changed", key, st.Status, engine.ErrNotDeadLettered)
 }
