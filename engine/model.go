@@ -293,18 +293,21 @@ type FinalizeResult struct {
 
 // Counts are the database figures the checks need.
 type Counts struct {
-	Messages          int
-	OutboxPending     int
-	OutboxProcessing  int
-	OutboxProcessed   int
-	PaymentsPending   int
-	PaymentsPaid      int
-	PaymentsFailed    int
-	PaidWithTxID      int
-	FailedWithTxID    int
-	MaxPaymentsPerKey int
-	MaxOutboxPerKey   int
-	DuplicateRows     int // rows beyond the first per key, in Payments and OutboxMessages
+	Messages         int
+	OutboxPending    int
+	OutboxProcessing int
+	OutboxProcessed  int
+	// OutboxDeadLettered are the messages parked after their last allowed attempt: finished
+	// without an outcome, counted apart from the processed and the lost.
+	OutboxDeadLettered int
+	PaymentsPending    int
+	PaymentsPaid       int
+	PaymentsFailed     int
+	PaidWithTxID       int
+	FailedWithTxID     int
+	MaxPaymentsPerKey  int
+	MaxOutboxPerKey    int
+	DuplicateRows      int // rows beyond the first per key, in Payments and OutboxMessages
 }
 
 // Conn is one worker's own database connection, as a separate application instance would have.

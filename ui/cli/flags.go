@@ -21,6 +21,7 @@ type scenarioFlags struct {
 	workers  int
 	messages int
 	lease    time.Duration
+	failRate float64 // --fail-rate (flags_retry.go)
 	seed     int64
 	toggles  map[string]*bool
 	// notes is where a line for the user goes that is not the command's output (the flag
@@ -45,9 +46,10 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
 	f.toggles = map[string]*bool{}
-	for _, t := range engine.AllToggleNames() {
+	for _, t := range append(engine.AllToggleNames(), engine.RetryToggleNames()...) {
 		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
 	}
+	f.registerRetry(fs, def)
 }
 
 // overrides returns what was set on the command line. A count or length set to 0 is refused,
@@ -67,6 +69,9 @@ func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
 		}
 		if fl.Name == "seed" {
 			o.Seed = &f.seed
+		}
+		if fl.Name == "fail-rate" {
+			o.FailRate = &f.failRate
 		}
 	})
 	return o, err
