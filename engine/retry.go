@@ -50,11 +50,15 @@ type FailResult struct {
 // ErrNotDeadLettered refuses a redrive of a message that is not dead-lettered.
 var ErrNotDeadLettered = errors.New("not dead-lettered")
 
+// ErrNoSuchMessage refuses a redrive of a key the database has no message for.
+var ErrNoSuchMessage = errors.New("no such message")
+
 // Redriver is a store that can redrive a dead letter.
 type Redriver interface {
 	// Redrive moves the dead-lettered message key back to Pending, claimable at once, with its
 	// attempts reset (its LastError and lease version are kept). A message that is not
-	// dead-lettered is refused with ErrNotDeadLettered and nothing changes.
+	// dead-lettered is refused with ErrNotDeadLettered, a key with no message with
+	// ErrNoSuchMessage, and nothing changes.
 	Redrive(ctx context.Context, key string) error
 }
 

@@ -97,7 +97,7 @@ func Redrive(key string, describe func(error) error, update func() (int64, error
 	st, err := state()
 	switch {
 	case errors.Is(err, noRow):
-		return fmt.Errorf("redrive %s: no such message", key)
+		return fmt.Errorf("redrive %s: %w", key, engine.ErrNoSuchMessage)
 	case err != nil:
 		return fmt.Errorf("redrive %s: %w", key, err)
 	}
