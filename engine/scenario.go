@@ -204,6 +204,8 @@ type Overrides struct {
 	Toggles  map[string]bool
 	Seed     *int64
 	FailRate *float64 // --fail-rate: nil as declared
+	// MaxAttempts is --max-attempts: 0 as declared; it turns dead letters on.
+	MaxAttempts int
 }
 
 // Apply changes the scenario as the overrides say, and checks that its script still names only
@@ -226,6 +228,12 @@ func (sc *Scenario) Apply(o Overrides) error {
 			return fmt.Errorf("--fail-rate %g: want a chance from 0 to 1", r)
 		}
 		sc.FailRate = *o.FailRate
+	}
+	if o.MaxAttempts != 0 {
+		if o.MaxAttempts < 1 || o.MaxAttempts > 1000 {
+			return fmt.Errorf("--max-attempts %d: want 1 to 1000", o.MaxAttempts)
+		}
+		sc.Settings.MaxAttempts, sc.Settings.DeadLetter = o.MaxAttempts, true
 	}
 	if o.Workers != 0 || o.Messages != 0 {
 		sc.retitle() // "two workers, six payments" stays true
