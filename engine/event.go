@@ -18,6 +18,7 @@ const (
 	EvCheck    EventKind = "check"
 	EvRenew    EventKind = "renew"
 	EvFinalize EventKind = "finalize"
+	EvFail     EventKind = "fail" // a failed attempt released its lease (worker_fail.go)
 	EvCrash    EventKind = "crash"
 	EvRestart  EventKind = "restart"
 	EvPause    EventKind = "pause"
@@ -30,22 +31,25 @@ const (
 
 // Event outcomes, as Event.Outcome carries them.
 const (
-	OutcomeWon       = "won"       // a claim took a row that was free
-	OutcomeReclaimed = "reclaimed" // a claim took a row over an expired lease
-	OutcomeEmpty     = "empty"     // a claim or load found no work at all
-	OutcomeBlocked   = "blocked"   // a claim found work, all under live leases
-	OutcomeLostRace  = "lost-race" // a claim's row was taken by another claim between its read and write
-	OutcomeCommitted = "committed" // a finalize wrote its outcome
-	OutcomeRejected  = "rejected"  // a guarded finalize changed no row and rolled back
-	OutcomeViolation = "violation" // a finalize wrote without owning the row
-	OutcomeLoaded    = "loaded"    // a naive load found rows
-	OutcomeSelected  = "selected"  // a non-atomic claim read a candidate
-	OutcomeTaken     = "taken"     // a non-atomic claim's unconditional UPDATE
-	OutcomeLocked    = "locked"    // a two-step claim locked its row, transaction open
-	OutcomeRenewed   = "renewed"   // a heartbeat extended the lease
-	OutcomeLost      = "lost"      // a heartbeat found the lease gone
-	OutcomeHolding   = "holding"   // a worker crashed holding a lease
-	OutcomeExpired   = "expired"   // a wall-clock worker's lease ended before its provider call
+	OutcomeWon       = "won"           // a claim took a row that was free
+	OutcomeReclaimed = "reclaimed"     // a claim took a row over an expired lease
+	OutcomeEmpty     = "empty"         // a claim or load found no work at all
+	OutcomeBlocked   = "blocked"       // a claim found work, all under live leases
+	OutcomeLostRace  = "lost-race"     // a claim's row was taken by another claim between its read and write
+	OutcomeCommitted = "committed"     // a finalize wrote its outcome
+	OutcomeRejected  = "rejected"      // a guarded finalize changed no row and rolled back
+	OutcomeViolation = "violation"     // a finalize wrote without owning the row
+	OutcomeLoaded    = "loaded"        // a naive load found rows
+	OutcomeSelected  = "selected"      // a non-atomic claim read a candidate
+	OutcomeTaken     = "taken"         // a non-atomic claim's unconditional UPDATE
+	OutcomeLocked    = "locked"        // a two-step claim locked its row, transaction open
+	OutcomeRenewed   = "renewed"       // a heartbeat extended the lease
+	OutcomeLost      = "lost"          // a heartbeat found the lease gone
+	OutcomeHolding   = "holding"       // a worker crashed holding a lease
+	OutcomeExpired   = "expired"       // a wall-clock worker's lease ended before its provider call
+	OutcomeError     = "error"         // a provider call failed: no answer (Event.Error says why)
+	OutcomeReleased  = "released"      // a failed attempt gave its lease up: Pending, retried from Until
+	OutcomeParked    = "dead-lettered" // a failed attempt parked its message: DeadLettered
 )
 
 // Event is one line of the timeline: one transaction, one provider call, or one thing done to a
@@ -74,6 +78,7 @@ type Event struct {
 	Payment      string        // a finalize: the payment status written
 	TxID         string        // a provider answer's TransactionId, "" when none
 	Due          time.Time     // a provider call: when its answer is due
+	Error        string        // a provider call that failed, and the release after it: why
 	Wait         time.Duration // a claim: how long it waited for a row lock (skip-locked off)
 	Holder       string        // a claim that waited: whose transaction held the lock
 	WaitedFor    string        // a claim that waited: the row whose lock it waited for

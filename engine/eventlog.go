@@ -37,7 +37,7 @@ func (g *eventLog) add(e Event) Event {
 		g.start = (g.start + 1) % KeepTail
 	}
 	switch e.Kind {
-	case EvLoad, EvClaim, EvSelect, EvTake, EvCheck, EvRenew, EvFinalize:
+	case EvLoad, EvClaim, EvSelect, EvTake, EvCheck, EvRenew, EvFinalize, EvFail:
 		g.acts++
 	}
 	return e

@@ -72,7 +72,8 @@ var metricNames = []string{
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
 	"payments.paid", "payments.failed", "payments.pending",
-	"outbox.processed", "outbox.pending", "outbox.processing", "verdict",
+	"outbox.processed", "outbox.pending", "outbox.processing",
+	"dead_lettered", "provider_failures", "retries", "rejected_fails", "watchdog_ended", "verdict",
 	"status_checks[KEY]", "processed_by_worker[WORKER]",
 }
 
@@ -117,6 +118,8 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		"messages": sum.Messages, "busy_retries": sum.BusyRetries,
 		"payments.paid": sum.Payments.Paid, "payments.failed": sum.Payments.Failed, "payments.pending": sum.Payments.Pending,
 		"outbox.processed": sum.Outbox.Processed, "outbox.pending": sum.Outbox.Pending, "outbox.processing": sum.Outbox.Processing,
+		"dead_lettered": sum.DeadLettered, "provider_failures": sum.ProviderFailures, "retries": sum.Retries,
+		"rejected_fails": sum.RejectedFails, "watchdog_ended": boolInt(sum.WatchdogEnded),
 	}
 	if name == "verdict" {
 		return passFail(sum.Passed), true

@@ -293,18 +293,21 @@ type FinalizeResult struct {
 
 // Counts are the database figures the checks need.
 type Counts struct {
-	Messages          int
-	OutboxPending     int
-	OutboxProcessing  int
-	OutboxProcessed   int
-	PaymentsPending   int
-	PaymentsPaid      int
-	PaymentsFailed    int
-	PaidWithTxID      int
-	FailedWithTxID    int
-	MaxPaymentsPerKey int
-	MaxOutboxPerKey   int
-	DuplicateRows     int // rows beyond the first per key, in Payments and OutboxMessages
+	Messages         int
+	OutboxPending    int
+	OutboxProcessing int
+	OutboxProcessed  int
+	// OutboxDeadLettered are the messages parked after their last allowed attempt: finished
+	// without an outcome, counted apart from the processed and the lost.
+	OutboxDeadLettered int
+	PaymentsPending    int
+	PaymentsPaid       int
+	PaymentsFailed     int
+	PaidWithTxID       int
+	FailedWithTxID     int
+	MaxPaymentsPerKey  int
+	MaxOutboxPerKey    int
+	DuplicateRows      int // rows beyond the first per key, in Payments and OutboxMessages
 }
 
 // Conn is one worker's own database connection, as a separate application instance would have.
@@ -345,6 +348,13 @@ type Conn interface {
 	// Finalize writes the payment outcome and marks the message Processed, in one transaction.
 	// Time: req.Time once, after the lock.
 	Finalize(ctx context.Context, req FinalizeRequest) (FinalizeResult, error)
+	// Fail releases the worker's lease after a failed attempt (FailRequest, retry.go), guarded
+	// by owner and lease version: Released false when the row was no longer the worker's.
+	Fail(ctx context.Context, req FailRequest) (FailResult, error)
+	// ClaimDue is the claim that honours NextAttemptUtc: a Pending row is claimable only from
+	// its next attempt on. It takes no keyed request. With nothing to take it is Blocked by the
+	// lease or the backoff that ends first (PrevUntil; PrevOwner empty for a backoff), or Empty.
+	ClaimDue(ctx context.Context, req ClaimRequest) (ClaimResult, error)
 	// Close closes the connection. A crashed worker's rows stay as they are.
 	Close() error
 }

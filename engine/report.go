@@ -55,6 +55,18 @@ type Summary struct {
 	CreationCalls         int            `json:"creation_calls"`
 	CreationCallsInWorker int            `json:"creation_calls_in_workers"`
 	Lost                  int            `json:"lost"`
+	// DeadLettered, ProviderFailures, Retries and ProviderCalls are a run's failures (issue
+	// 20): the messages parked (not lost), the provider calls that failed, the failed attempts
+	// released to be retried, and the provider calls per 100 ms. All empty in a run without
+	// failures, whose JSON is as before.
+	DeadLettered     int          `json:"dead_lettered,omitempty"`
+	ProviderFailures int          `json:"provider_failures,omitempty"`
+	Retries          int          `json:"retries,omitempty"`
+	RejectedFails    int          `json:"rejected_fails,omitempty"`
+	ProviderCalls    []CallBucket `json:"provider_calls_per_100ms,omitempty"`
+	// WatchdogEnded: the run was ended by the watchdog (ErrNoProgress); SetWatchdogEnded says
+	// so once the command knows.
+	WatchdogEnded bool `json:"watchdog_ended,omitempty"`
 	// Recovery is the lease-expiry proof of the first MaxExamples crashes of a worker that held
 	// a message (Session.Recoveries has all); CrashedOwners counts those crashes, Recovered the
 	// ones whose message was reclaimed after expiry and processed once, and
@@ -192,7 +204,8 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		Payments:      PaymentCounts{Paid: c.PaymentsPaid, Failed: c.PaymentsFailed, Pending: c.PaymentsPending},
 		Outbox:        OutboxCounts{Processed: c.OutboxProcessed, Pending: c.OutboxPending, Processing: c.OutboxProcessing},
 		DuplicateRows: c.DuplicateRows,
-		Lost:          c.Messages - c.OutboxProcessed,
+		Lost:          c.Messages - c.OutboxProcessed - c.OutboxDeadLettered,
+		DeadLettered:  c.OutboxDeadLettered,
 		Questions:     s.Scenario.Questions(),
 	}
 	for _, b := range s.Scenario.Expect {
@@ -208,6 +221,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
+	s.summarizeRetries(sum)
 	sum.Recovery, sum.CrashedOwners, sum.Recovered, sum.ProcessedAgainAfterReclaim = s.ledger.recoveries(MaxExamples)
 	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
 	rep := s.ledger.repeats()
@@ -283,9 +297,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 		{ID: CheckProviderTxIDs, Name: "tx ids only from provider, Paid only",
 			OK:     c.PaidWithTxID == c.PaymentsPaid && c.FailedWithTxID == 0 && badIDs == 0,
 			Detail: fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d not from the provider", c.PaidWithTxID, c.FailedWithTxID, badIDs)},
-		{ID: CheckNoneLost, Name: "every message finalized, none lost",
-			OK:     c.OutboxProcessed == c.Messages && c.PaymentsPending == 0,
-			Detail: fmt.Sprintf("outbox Processed/Pending/Processing %d/%d/%d", c.OutboxProcessed, c.OutboxPending, c.OutboxProcessing)},
+		noneLost(c),
 	}...)
 	if slices.Contains(s.Scenario.VerdictChecks, CheckNoLockWaits) || sum.LockWaits > 0 {
 		checks = append(checks, Check{ID: CheckNoLockWaits, Name: "no claim waited for another's row lock",

@@ -17,6 +17,10 @@ type Scenario struct {
 	Workers  []WorkerSpec
 	Settings Settings
 	Fail     []string // keys the provider fails; empty: the default rule
+	// Faults, Outages and FailRate make the provider fail instead of answering (faults.go).
+	Faults   []Fault
+	Outages  []Outage
+	FailRate float64 // chance that a call fails (transient), drawn from the seed
 	Seed     int64
 	Teaches  string // the toggle this lesson is about, if any
 	// Backend is the kind of database the lesson needs ("" for any; BackendPostgres for a
@@ -199,6 +203,9 @@ type Overrides struct {
 	Lease    time.Duration // 0: as declared
 	Toggles  map[string]bool
 	Seed     *int64
+	FailRate *float64 // --fail-rate: nil as declared
+	// MaxAttempts is --max-attempts: 0 as declared; it turns dead letters on.
+	MaxAttempts int
 }
 
 // Apply changes the scenario as the overrides say, and checks that its script still names only
@@ -215,6 +222,18 @@ func (sc *Scenario) Apply(o Overrides) error {
 			return fmt.Errorf("--messages %d: want 1 to %d", o.Messages, MaxMessages)
 		}
 		sc.Messages = o.Messages
+	}
+	if o.FailRate != nil {
+		if r := *o.FailRate; r < 0 || r > 1 {
+			return fmt.Errorf("--fail-rate %g: want a chance from 0 to 1", r)
+		}
+		sc.FailRate = *o.FailRate
+	}
+	if o.MaxAttempts != 0 {
+		if o.MaxAttempts < 1 || o.MaxAttempts > 1000 {
+			return fmt.Errorf("--max-attempts %d: want 1 to 1000", o.MaxAttempts)
+		}
+		sc.Settings.MaxAttempts, sc.Settings.DeadLetter = o.MaxAttempts, true
 	}
 	if o.Workers != 0 || o.Messages != 0 {
 		sc.retitle() // "two workers, six payments" stays true

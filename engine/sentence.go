@@ -42,6 +42,8 @@ func Sentence(e Event) string {
 		return fmt.Sprintf("%s heartbeat: renewed its lease on %s until %s", n, e.Key, FormatClock(e.Until))
 	case EvFinalize:
 		return finalizeSentence(e)
+	case EvFail:
+		return failSentence(e)
 	case EvCrash:
 		switch e.Outcome {
 		case OutcomeHolding:
@@ -132,6 +134,9 @@ func checkSentence(e Event) string {
 			n, e.Key, FormatClock(e.Until), e.At.Sub(e.Until).Round(time.Millisecond))
 	}
 	answer := e.Outcome
+	if e.Error != "" {
+		answer += " (" + e.Error + ")"
+	}
 	if e.TxID != "" {
 		answer += " (" + e.TxID + ")"
 	}

@@ -24,6 +24,13 @@ type Settings struct {
 	HeartbeatEvery time.Duration
 	// ProviderLatency is how long, in scenario time, a status check takes to answer.
 	ProviderLatency time.Duration
+	// Retry (retry_toggles.go, backoff.go): what a failed attempt does next.
+	Backoff       bool          // a failed attempt waits (BackoffPolicy) before the next claim may take it
+	DeadLetter    bool          // after MaxAttempts failed attempts the message is DeadLettered
+	BackoffPolicy string        // BackoffFixed or BackoffExponential
+	BackoffBase   time.Duration // the fixed wait, or the exponential's first
+	BackoffCap    time.Duration // the exponential's longest wait
+	MaxAttempts   int           // with DeadLetter: attempts (claims) before a message is parked
 }
 
 // DefaultSettings are the lesson's AFTER settings: leasing with an atomic claim and an
@@ -33,6 +40,8 @@ func DefaultSettings() Settings {
 		Lease:          500 * time.Millisecond,
 		HeartbeatEvery: 200 * time.Millisecond,
 		LockTimeout:    defaultLockTimeout,
+		BackoffPolicy:  BackoffExponential, BackoffBase: defaultBackoffBase, BackoffCap: defaultBackoffCap,
+		MaxAttempts: defaultMaxAttempts,
 	}
 	for _, t := range toggles {
 		*t.field(&s) = t.Default
@@ -108,6 +117,7 @@ func (s Settings) Describe() string {
 	if s.ProviderLatency > 0 {
 		parts = append(parts, "provider-latency="+s.ProviderLatency.String())
 	}
+	parts = append(parts, s.describeRetry()...)
 	return strings.Join(parts, " ")
 }
 

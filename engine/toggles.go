@@ -92,6 +92,11 @@ func LookupToggle(name string) (Toggle, bool) {
 			return t, true
 		}
 	}
+	for _, t := range retryToggles {
+		if t.Name == name {
+			return t, true
+		}
+	}
 	return Toggle{}, false
 }
 

@@ -65,6 +65,8 @@ type env struct {
 	trace atomic.Bool
 	// moments: the outbox tables a transcript shows (Session.RecordMoments), or nil.
 	moments *moments
+	// retry: the provider's failures, the backoff's jitter and what they did (worker_fail.go).
+	retry *retrySide
 }
 
 // Worker is one outbox worker: a state machine over its own connection. Every call to Do performs
@@ -88,11 +90,12 @@ type Worker struct {
 	held      Message   // the message in progress
 	leased    bool      // held came from a claim or take
 	result    ProviderResult
-	dueAt     time.Time // provider answer due
-	renewAt   time.Time // next heartbeat
-	quiet     bool      // last poll found nothing…
-	quietAt   uint64    // …at this world version
-	blockedTo time.Time // the lease that blocked the last poll ends at this time
+	perr      ProviderError // the provider call failed: no answer, the attempt is released
+	dueAt     time.Time     // provider answer due
+	renewAt   time.Time     // next heartbeat
+	quiet     bool          // last poll found nothing…
+	quietAt   uint64        // …at this world version
+	blockedTo time.Time     // the lease that blocked the last poll ends at this time
 	lastText  string
 }
 
@@ -369,7 +372,11 @@ func (w *Worker) claimRequest(key string, s Settings, now time.Time) ClaimReques
 }
 
 func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.Claim(ctx, w.claimRequest(key, s, now))
+	claim := w.conn.Claim
+	if s.Backoff && key == "" {
+		claim = w.conn.ClaimDue // a message in its backoff is not claimable yet
+	}
+	res, err := claim(ctx, w.claimRequest(key, s, now))
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -387,7 +394,7 @@ func (w *Worker) claimed(res ClaimResult, key string) Event {
 		w.env.world.Add(1)
 		w.poll(true, time.Time{})
 		w.held, w.leased, w.phase = res.Message, true, phaseClaimed
-		reclaim := res.PrevOwner != ""
+		reclaim := res.PrevOwner != "" && !res.PrevUntil.IsZero() // a failed attempt's release leaves LockedBy, not a lease
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) {
 			l.ClaimsWon++
 			if reclaim {
@@ -459,6 +466,9 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 		latency = w.spec.Latency
 	}
 	w.dueAt, w.renewAt, w.phase = now.Add(latency), now.Add(s.HeartbeatEvery), phaseAwaiting
+	if w.perr = w.env.retry.call(key, now); w.perr.Text != "" {
+		return w.callFailed(key, now)
+	}
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ProcessingAttempts++ })
 	w.env.ledger.attempt(key, Attempt{Worker: w.Name, At: now, Version: w.held.LeaseVersion})
 	return Event{Kind: EvCheck, At: now, Key: key, Outcome: w.result.Status, TxID: w.result.TransactionID, Due: w.dueAt}
@@ -496,6 +506,9 @@ func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, e
 }
 
 func (w *Worker) finalize(ctx context.Context, s Settings, now time.Time) (Event, error) {
+	if w.perr.Text != "" {
+		return w.fail(ctx, s, now)
+	}
 	req := FinalizeRequest{
 		Worker: w.ID, Message: w.held, Now: now, Clock: w.wall(),
 		PaymentStatus: w.result.Status, TransactionID: w.result.TransactionID,
@@ -563,6 +576,7 @@ func (w *Worker) crash() (Event, error) {
 	err := w.conn.Close()
 	w.conn, w.crashed, w.paused = nil, true, false
 	w.phase, w.queue, w.held, w.leased, w.quiet = phaseIdle, nil, Message{}, false, false
+	w.perr = ProviderError{}
 	w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.Crashes++ })
 	ev.Text = Sentence(ev)
 	w.lastText = ev.Text

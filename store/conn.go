@@ -278,14 +278,21 @@ const claimable = `ProcessedAtUtc IS NULL AND (Status = 'Pending' OR (Status = '
 // no such read, or one. The oldest of all these rows is the lesson's answer, row for row (ties by
 // Id, as the indexes keep them). Both are exported for the EXPLAIN QUERY PLAN test and the docs.
 const (
-	ClaimReadSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
+	ClaimReadSQL    = pendingCandidatesSQL + claimReadTailSQL
+	ClaimExpiredSQL = expiredSQL
+)
+
+// pendingCandidatesSQL and claimReadTailSQL are ClaimReadSQL around its Pending rows' condition,
+// which ClaimDueReadSQL extends.
+const (
+	pendingCandidatesSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
   FROM OutboxMessages
- WHERE Status = 'Pending'
+ WHERE Status = 'Pending'`
+	claimReadTailSQL = `
  ORDER BY CreatedAtUtc
  LIMIT :k)
 UNION ALL
 SELECT * FROM (` + expiredSQL + `)`
-	ClaimExpiredSQL = expiredSQL
 )
 
 // candidateColumns are what the claim's reads return of each row (candidate).
@@ -313,7 +320,12 @@ type candidate struct {
 // read (ClaimReadSQL, then ClaimExpiredSQL for each further instant at which leases ended),
 // in the lesson's ORDER BY CreatedAtUtc, ties by Id.
 func (t txn) candidates(now string, k int) ([]candidate, error) {
-	out, err := t.readCandidates(ClaimReadSQL, sql.Named("k", k), sql.Named("after", ""), sql.Named("now", now))
+	return t.candidatesFrom(ClaimReadSQL, now, k)
+}
+
+// candidatesFrom is candidates with read (ClaimReadSQL, or ClaimDueReadSQL) as the first read.
+func (t txn) candidatesFrom(read, now string, k int) ([]candidate, error) {
+	out, err := t.readCandidates(read, sql.Named("k", k), sql.Named("after", ""), sql.Named("now", now))
 	if err != nil {
 		return nil, err
 	}
@@ -425,6 +437,13 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 // It reads the request's times here, with the lock held (engine: "Time in a request"), so that a
 // wall-clock worker that waited for the lock is granted a lease that starts when it got it.
 func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	return c.claimWith(t, req, false)
+}
+
+// claimWith is claimTx; with due, ClaimDue's: a Pending row is a candidate only from its
+// NextAttemptUtc on (ClaimDueReadSQL, claimDueUpdateSQL), and a claim that finds none says
+// which lease or backoff ends first (whyNothingDue). A due claim is never keyed.
+func (c *Conn) claimWith(t txn, req engine.ClaimRequest, due bool) (engine.ClaimResult, error) {
 	var (
 		res            engine.ClaimResult
 		m              engine.Message
@@ -439,7 +458,11 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 	now := FormatTime(nowT)
 	if req.Key == "" {
 		var found []candidate
-		if found, err = t.candidates(now, 1); err != nil {
+		read := ClaimReadSQL
+		if due {
+			read = ClaimDueReadSQL
+		}
+		if found, err = t.candidatesFrom(read, now, 1); err != nil {
 			return res, err
 		}
 		if candidateFound = len(found) == 1; candidateFound {
@@ -458,11 +481,19 @@ func (c *Conn) claimTx(t txn, req engine.ClaimRequest) (engine.ClaimResult, erro
 		candidateFound = status == engine.StatusPending ||
 			(status == engine.StatusProcessing && until.Valid && until.String < now)
 	}
+	if !candidateFound && due {
+		err := whyNothingDue(t, &res)
+		return res, err
+	}
 	if !candidateFound {
 		err := c.whyNothing(t, req.Key, status, owner, until, &res)
 		return res, err
 	}
-	r, err := t.exec(claimUpdateSQL,
+	update := claimUpdateSQL
+	if due {
+		update = claimDueUpdateSQL
+	}
+	r, err := t.exec(update,
 		sql.Named("worker", req.Worker), sql.Named("until", FormatTime(untilT)),
 		sql.Named("id", m.ID), sql.Named("seen", seen), sql.Named("now", now))
 	if err != nil {
@@ -684,4 +715,53 @@ func (c *Conn) readPrior(t txn, m engine.Message, res *engine.FinalizeResult) er
 	}
 	res.PriorOwner = owner.String
 	return nil
+}
+
+// dueSQL is when a Pending row may be claimed: never failed, or its backoff is over.
+const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= :now)`
+
+// ClaimDueReadSQL is ClaimReadSQL for ClaimDue: the Pending rows whose backoff is over. It still
+// searches OutboxMessages_Pending in claim order (the plan test pins it), passing over the rows
+// that wait for their next attempt: at most the rows in backoff older than the answer.
+const ClaimDueReadSQL = pendingCandidatesSQL + ` AND ` + dueSQL + claimReadTailSQL
+
+// claimDueUpdateSQL is claimUpdateSQL for ClaimDue: the row is still claimable and due.
+const claimDueUpdateSQL = claimUpdateSQL + ` AND ` + dueSQL
+
+// dueBlockerSQL says why a due claim found nothing: the row whose lease or backoff ends first.
+const dueBlockerSQL = `SELECT IdempotencyKey, CASE WHEN Status = 'Processing' THEN LockedBy END,
+       CASE WHEN Status = 'Pending' THEN NextAttemptUtc ELSE LockedUntilUtc END AS Until
+  FROM OutboxMessages
+ WHERE Status IN ('Pending', 'Processing')
+ ORDER BY Until, CreatedAtUtc
+ LIMIT 1`
+
+// whyNothingDue fills res for a due claim at now that found no candidate: Blocked by the lease
+// or the backoff that ends first (a backoff has no owner), or Empty.
+func whyNothingDue(t txn, res *engine.ClaimResult) error {
+	var owner, until sql.NullString
+	err := t.queryRow(dueBlockerSQL).Scan(&res.Blocker, &owner, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		res.Outcome = engine.ClaimEmpty
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claim blocker: %w", describe(err))
+	}
+	res.Outcome, res.PrevOwner = engine.ClaimBlocked, owner.String
+	res.PrevUntil, _ = ParseTime(until.String)
+	return nil
+}
+
+// ClaimDue is the claim that honours NextAttemptUtc (retry.Conn): Claim's transaction and
+// update, with ClaimDueReadSQL as its read.
+func (c *Conn) ClaimDue(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	if req.Key != "" {
+		return engine.ClaimResult{}, fmt.Errorf("claim due %s: a due claim is never keyed", req.Key)
+	}
+	res, err := inTxResult(c, ctx, func(t txn) (engine.ClaimResult, error) { return c.claimWith(t, req, true) })
+	if err != nil {
+		return engine.ClaimResult{}, err
+	}
+	return res, nil
 }

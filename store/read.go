@@ -120,8 +120,9 @@ func (db *DB) Counts(ctx context.Context) (engine.Counts, error) {
   count(*),
   coalesce(sum(Status = 'Pending'), 0),
   coalesce(sum(Status = 'Processing'), 0),
-  coalesce(sum(Status = 'Processed'), 0)
-FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed)
+  coalesce(sum(Status = 'Processed'), 0),
+  coalesce(sum(Status = 'DeadLettered'), 0)
+FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed, &c.OutboxDeadLettered)
 	if err != nil {
 		return c, fmt.Errorf("counts: outbox: %w", describe(err))
 	}

@@ -17,15 +17,18 @@ CREATE TABLE OutboxMessages (
     Type           TEXT    NOT NULL,
     Payload        TEXT    NOT NULL,
     Status         TEXT    NOT NULL DEFAULT 'Pending'
-                   CHECK (Status IN ('Pending', 'Processing', 'Processed')),
+                   CHECK (Status IN ('Pending', 'Processing', 'Processed', 'DeadLettered')),
     CreatedAtUtc   TEXT    NOT NULL,
     ProcessedAtUtc TEXT    NULL,
     LockedBy       TEXT    NULL,                -- the worker that holds (or last held) the lease
     LockedUntilUtc TEXT    NULL,                -- the lease ends after this instant
     Attempts       INTEGER NOT NULL DEFAULT 0,  -- claims that took this row
     LeaseVersion   INTEGER NOT NULL DEFAULT 0,  -- +1 on every claim: the fencing token
-    -- A row is finished exactly when it has a ProcessedAtUtc: the claim's index relies on it.
-    CHECK ((Status = 'Processed') = (ProcessedAtUtc IS NOT NULL))
+    NextAttemptUtc TEXT    NULL,                -- after a failed attempt: not claimable before this
+    LastError      TEXT    NULL,                -- what the last failed attempt failed with
+    -- A row is finished, out of every claim's way, exactly when it has a ProcessedAtUtc:
+    -- Processed, or parked as a dead letter (DeadLettered, after its last allowed attempt).
+    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))
 );
 
 -- The claim's two indexes. The claim takes the oldest claimable row: the oldest Pending row, or

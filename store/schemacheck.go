@@ -22,11 +22,35 @@ var schemaV1SQL string
 
 // knownSchemas are the schemas of every version leaselab recognises, by PRAGMA user_version.
 // Create rebuilds an older one; nothing else is ever changed.
-var knownSchemas = map[int]string{1: schemaV1SQL, 2: derive(schemaSQL, v3ToV2), schemaVersion: schemaSQL}
+var knownSchemas = map[int]string{
+	1:             schemaV1SQL,
+	2:             derive(derive(schemaSQL, v4ToV3), v3ToV2),
+	3:             derive(schemaSQL, v4ToV3),
+	schemaVersion: schemaSQL,
+}
 
 // An edit undoes one version's change to the schema: the text of the newer version (from) and
 // what the older one has in its place (to).
 type edit struct{ from, to string }
+
+// v4ToV3 undoes schema 4: schema 3 had no dead letters and no failed attempts (no
+// NextAttemptUtc, no LastError), and only a Processed row had a ProcessedAtUtc.
+var v4ToV3 = []edit{{
+	from: `                   CHECK (Status IN ('Pending', 'Processing', 'Processed', 'DeadLettered')),
+    CreatedAtUtc   TEXT    NOT NULL,`,
+	to: `                   CHECK (Status IN ('Pending', 'Processing', 'Processed')),
+    CreatedAtUtc   TEXT    NOT NULL,`,
+}, {
+	from: `    LeaseVersion   INTEGER NOT NULL DEFAULT 0,  -- +1 on every claim: the fencing token
+    NextAttemptUtc TEXT    NULL,                -- after a failed attempt: not claimable before this
+    LastError      TEXT    NULL,                -- what the last failed attempt failed with
+    -- A row is finished, out of every claim's way, exactly when it has a ProcessedAtUtc:
+    -- Processed, or parked as a dead letter (DeadLettered, after its last allowed attempt).
+    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))`,
+	to: `    LeaseVersion   INTEGER NOT NULL DEFAULT 0,  -- +1 on every claim: the fencing token
+    -- A row is finished exactly when it has a ProcessedAtUtc: the claim's index relies on it.
+    CHECK ((Status = 'Processed') = (ProcessedAtUtc IS NOT NULL))`,
+}}
 
 // v3ToV2 undoes schema 3: schema 2 had one claim index, over unfinished rows, where schema 3 has
 // two, of Pending rows and of leases.
@@ -234,7 +258,7 @@ func schemaOf(ctx context.Context, version int) ([]schemaFact, error) {
 // the nearest version's (the one with the fewest differences, this version's on a tie).
 func recognize(ctx context.Context, got []schemaFact) (version int, diff string, err error) {
 	best, bestDiff := 0, ""
-	for _, v := range []int{schemaVersion, 2, 1} {
+	for _, v := range []int{schemaVersion, 3, 2, 1} {
 		want, err := schemaOf(ctx, v)
 		if err != nil {
 			return 0, "", err

@@ -31,9 +31,11 @@ const applicationID = 0x4C454153
 // schemaVersion is PRAGMA user_version of the schema in schema.sql. Version 2 made the claim
 // index's condition ProcessedAtUtc IS NULL (it was Status IN (...)) and added a CHECK. Version 3
 // replaced that index, which a claim walked through every live lease, with two: the Pending rows
-// in claim order, and the leases in the order they end. Open refuses a file of another version
-// (ErrOtherVersion); Create rebuilds one it recognises (knownSchemas).
-const schemaVersion = 3
+// in claim order, and the leases in the order they end. Version 4 added the rest of a message's
+// life (package retry): the DeadLettered status, NextAttemptUtc and LastError, and a dead letter
+// has a ProcessedAtUtc. Open refuses a file of another version (ErrOtherVersion); Create rebuilds
+// one it recognises (knownSchemas).
+const schemaVersion = 4
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
 const BusyTimeout = 10 * time.Second

@@ -110,6 +110,13 @@ var stmtLabels = map[string]string{
 	loadPendingSQL:                  "naive load: every Pending row, no claim",
 	beginSQL:                        "take the write lock",
 	ClaimBatchSQL:                   "batch claim",
+	ClaimDueReadSQL:                 "find the oldest due row (Pending after its backoff) and the oldest ended lease",
+	claimDueUpdateSQL:               "take it only if it is still claimable and due",
+	dueBlockerSQL:                   "why nothing is due: the lease or backoff that ends first",
+	failSQL:                         "failed attempt: guarded release (Pending after the backoff, or DeadLettered)",
+	expiredLeasesSQL:                "rescuer: read the leases that have ended",
+	rescueGuardedSQL:                "guarded rescue (owner and lease version seen)",
+	rescueUnguardedSQL:              "unguarded rescue: the row by Id alone",
 }
 
 func stmtLabel(query string) string {

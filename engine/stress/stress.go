@@ -26,6 +26,7 @@ type Config struct {
 	PauseRate float64 // per action and worker: pause for a moment (it keeps what it holds)
 	JumpRate  float64 // per action and worker: move the scenario clock by up to one lease
 	Seed      int64
+	FailRate  float64 // per provider call: it fails (a timeout), and the attempt is retried
 	Settings  engine.Settings
 	// Timeout is the real-time limit of the run, seeding included; 0: DefaultTimeout. A
 	// run cut by it is a result (TimedOut, its unfinished messages counted as such), not an
@@ -55,6 +56,7 @@ type Result struct {
 	// (Pending, Processing, or not yet created by the seeding).
 	Unfinished      int
 	StuckProcessing int // rows left Processing with an expired lease
+	DeadLettered    int // messages parked after their last allowed attempt: counted apart, not lost
 	Elapsed         time.Duration
 	Problems        []string
 }
@@ -83,7 +85,8 @@ func (r *Result) Lost() int {
 // result says so (TimedOut, Unfinished) and fails its checks.
 func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, total int)) (*Result, error) {
 	sc := &engine.Scenario{Name: "stress", Title: "stress", Source: "stress", Messages: cfg.Messages,
-		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed}
+		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed,
+		FailRate: cfg.FailRate}
 	sc.SetWorkers(cfg.Workers)
 	timeout := cfg.Timeout
 	if timeout <= 0 {
@@ -157,9 +160,9 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 				return nil, fmt.Errorf("stress: %w (after %s)", err, wall.Now().Sub(start).Round(time.Millisecond))
 			}
 			countsAt, countsEvery = wall.Now(), max(time.Second, 20*wall.Now().Sub(t0))
-			if c.OutboxProcessed == c.Messages {
+			if c.OutboxProcessed+c.OutboxDeadLettered == c.Messages { // a dead letter is finished, apart
 				if progress != nil {
-					progress(c.OutboxProcessed, c.Messages)
+					progress(c.OutboxProcessed+c.OutboxDeadLettered, c.Messages)
 				}
 				done.Store(true)
 				break
@@ -301,8 +304,11 @@ func checks(ctx context.Context, s *engine.Session, res *Result, timedOut bool) 
 		if r.Status == engine.StatusProcessing && r.LockedUntil.Before(now) && !timedOut {
 			res.StuckProcessing++ // a run cut short leaves leases behind: that is not a fault
 		}
-		if timedOut && r.Status != engine.StatusProcessed {
-			unfinished[r.IdempotencyKey] = true
+		if timedOut && r.Status != engine.StatusProcessed || r.Status == engine.StatusDeadLettered {
+			unfinished[r.IdempotencyKey] = true // a dead letter was parked, never finalized: not lost
+		}
+		if r.Status == engine.StatusDeadLettered {
+			res.DeadLettered++
 		}
 		return nil
 	})
@@ -312,7 +318,7 @@ func checks(ctx context.Context, s *engine.Session, res *Result, timedOut bool) 
 	res.NeverFinalized = s.NeverFinalized(func(key string) bool { return unfinished[key] })
 	res.TimedOut = timedOut
 	if timedOut {
-		res.Unfinished = sum.Messages - sum.Outbox.Processed
+		res.Unfinished = sum.Messages - sum.Outbox.Processed - res.DeadLettered
 	}
 	add := func(ok bool, format string, args ...any) {
 		if !ok {
@@ -370,8 +376,14 @@ func WriteResults(out io.Writer, st engine.Settings, results []*Result) error {
 		return err
 	}
 	waits, waited := 0, int64(0)
+	parked, failures := 0, 0
 	for _, r := range results {
 		waits, waited = waits+r.Summary.LockWaits, waited+r.Summary.LockWaitedMS
+		parked, failures = parked+r.DeadLettered, failures+r.Summary.ProviderFailures
+	}
+	if failures > 0 || parked > 0 {
+		fmt.Fprintf(out, "\nfailures: %d provider %s failed; %d %s dead-lettered (parked after max-attempts: finished apart, not lost)\n",
+			failures, words.Plural(failures, "call"), parked, words.Plural(parked, "message"))
 	}
 	if waits > 0 {
 		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",

@@ -129,6 +129,7 @@ func settingsLine(m map[string]string) string {
 	if m["provider-latency"] != "0s" {
 		parts = append(parts, "provider-latency="+m["provider-latency"])
 	}
+	parts = append(parts, retrySettings(m)...)
 	return strings.Join(parts, " ")
 }
 
@@ -237,6 +238,7 @@ func ledgers(r *engine.Report, b *strings.Builder) {
 		fmt.Fprintf(tw, "Claims that waited for a row lock\t%d (%d ms in all)\n", sum.LockWaits, sum.LockWaitedMS)
 	}
 	tw.Flush()
+	writeRetries(b, sum)
 	if sum.ReprocessedAfterLostLease > 0 {
 		b.WriteString("\nAt-least-once: a worker crashed or stalled after calling the provider and lost its lease; another\n" +
 			"reclaimed the message after the lease had ended and called the provider again. No lease prevents\n" +

@@ -89,9 +89,15 @@ const claimable = `ProcessedAtUtc IS NULL AND (Status = 'Pending' OR (Status = '
 //
 // MATERIALIZED is essential: as a subquery in FROM (or an inlined CTE) the pick is run again
 // for every row the UPDATE visits, and one claim takes every claimable row.
-const ClaimSQL = `WITH c AS MATERIALIZED (
+const ClaimSQL = claimPickSQL + claimTakeSQL + claimReturningSQL
+
+// ClaimSQL's three parts: its pick's condition ends claimPickSQL, its UPDATE's condition ends
+// claimTakeSQL; ClaimDueSQL extends both.
+const (
+	claimPickSQL = `WITH c AS MATERIALIZED (
   SELECT Id, LockedBy, LockedUntilUtc FROM OutboxMessages
-   WHERE ` + claimable + `
+   WHERE ` + claimable
+	claimTakeSQL = `
    ORDER BY CreatedAtUtc, Id
    LIMIT 1
      FOR UPDATE SKIP LOCKED)
@@ -100,8 +106,10 @@ UPDATE OutboxMessages o
        Attempts = o.Attempts + 1, LeaseVersion = o.LeaseVersion + 1
   FROM c
  WHERE o.Id = c.Id AND o.ProcessedAtUtc IS NULL
-   AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+   AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))`
+	claimReturningSQL = `
 RETURNING o.Id, o.IdempotencyKey, o.Type, o.Payload, o.LeaseVersion, c.LockedBy, c.LockedUntilUtc`
+)
 
 // CandidateSQL is the plain read of the oldest claimable row: the naive claim's first half.
 const CandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload FROM OutboxMessages
@@ -175,17 +183,24 @@ func (c *Conn) Claim(ctx context.Context, req engine.ClaimRequest) (engine.Claim
 // claimOne is the unkeyed claim, ClaimSQL, on q (the worker's connection, or its transaction in
 // the fused step).
 func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	return claimOneWith(ctx, q, req, ClaimSQL, whyNothingAt)
+}
+
+// claimOneWith is claimOne with claim as its statement (ClaimSQL, or ClaimDueSQL) and why to say
+// why it took nothing.
+func claimOneWith(ctx context.Context, q querier, req engine.ClaimRequest, claim string,
+	why func(context.Context, querier, time.Time) (engine.ClaimResult, error)) (engine.ClaimResult, error) {
 	now, until := reqTimes(req)
 	var (
 		m         engine.Message
 		prevOwner *string
 		prevUntil *time.Time
 	)
-	err := q.QueryRow(ctx, ClaimSQL, now, req.Worker, until).
+	err := q.QueryRow(ctx, claim, now, req.Worker, until).
 		Scan(&m.ID, &m.IdempotencyKey, &m.Type, &m.Payload, &m.LeaseVersion, &prevOwner, &prevUntil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		res, err := whyNothingAt(ctx, q, now)
+		res, err := why(ctx, q, now)
 		res.At = now
 		return res, err
 	case err != nil:
@@ -200,16 +215,22 @@ func claimOne(ctx context.Context, q querier, req engine.ClaimRequest) (engine.C
 // winner when the database can name its transaction), not to a live lease. A blocked claim
 // always names the owner and the end of the lease that held it.
 func whyNothingAt(ctx context.Context, q querier, now time.Time) (engine.ClaimResult, error) {
+	return whyNothingWith(ctx, q, now, lockedRowSQL, blockerSQL)
+}
+
+// whyNothingWith is whyNothingAt with locked as the read of a row claimable at now ($1) and
+// blocker as the read of what blocks the claim (blockerSQL's columns).
+func whyNothingWith(ctx context.Context, q querier, now time.Time, locked, blocker string) (engine.ClaimResult, error) {
 	var (
 		id  int64
 		key string
 	)
 	// A row claimable at now that the claim did not take: SKIP LOCKED passed over it, locked by
 	// another claim's transaction under way.
-	err := q.QueryRow(ctx, lockedRowSQL, at(now)).Scan(&id, &key)
+	err := q.QueryRow(ctx, locked, at(now)).Scan(&id, &key)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return whyNothing(ctx, q)
+		return whyNothingFrom(ctx, q, blocker)
 	case err != nil:
 		return engine.ClaimResult{}, fmt.Errorf("claim race: %w", describe(err))
 	}
@@ -227,12 +248,17 @@ func whyNothingAt(ctx context.Context, q querier, now time.Time) (engine.ClaimRe
 // whyNothing reads, after a claim that took nothing, whether work is left: Blocked by the row
 // whose lease ends first, or Empty.
 func whyNothing(ctx context.Context, q querier) (engine.ClaimResult, error) {
+	return whyNothingFrom(ctx, q, blockerSQL)
+}
+
+// whyNothingFrom is whyNothing with blocker as its read (blockerSQL's columns).
+func whyNothingFrom(ctx context.Context, q querier, blocker string) (engine.ClaimResult, error) {
 	var (
 		res   engine.ClaimResult
 		owner *string
 		until *time.Time
 	)
-	err := q.QueryRow(ctx, blockerSQL).Scan(&res.Blocker, &owner, &until)
+	err := q.QueryRow(ctx, blocker).Scan(&res.Blocker, &owner, &until)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return engine.ClaimResult{Outcome: engine.ClaimEmpty}, nil
@@ -353,4 +379,43 @@ func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.Renew
 		return nil
 	})
 	return res, err
+}
+
+// dueSQL is when a Pending row may be claimed: never failed, or its backoff is over ($1 is now).
+const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= $1)`
+
+// ClaimDueSQL is ClaimSQL for ClaimDue: its pick and its UPDATE also require the row to be due.
+// The pick still walks OutboxMessages_Claimable in claim order (the plan test pins it), passing
+// over the rows that wait for their next attempt as it passes over live leases.
+const ClaimDueSQL = claimPickSQL + ` AND ` + dueSQL + claimTakeSQL +
+	` AND (o.NextAttemptUtc IS NULL OR o.NextAttemptUtc <= $1)` + claimReturningSQL
+
+// lockedDueSQL is lockedRowSQL for ClaimDue: the oldest row claimable and due at $1.
+const lockedDueSQL = `SELECT Id, IdempotencyKey FROM OutboxMessages
+ WHERE ` + claimable + ` AND ` + dueSQL + `
+ ORDER BY CreatedAtUtc, Id
+ LIMIT 1`
+
+// dueBlockerSQL is blockerSQL for ClaimDue: the unfinished row whose lease or backoff ends first
+// (a backoff has no owner; a row with neither, held by another transaction a moment ago, first).
+const dueBlockerSQL = `SELECT IdempotencyKey, CASE WHEN Status = 'Processing' THEN LockedBy END,
+       CASE WHEN Status = 'Pending' THEN NextAttemptUtc ELSE LockedUntilUtc END AS Until
+  FROM OutboxMessages
+ WHERE ProcessedAtUtc IS NULL
+ ORDER BY Until NULLS FIRST, Id
+ LIMIT 1`
+
+// ClaimDue is the claim that honours NextAttemptUtc (retry.Conn): ClaimDueSQL, one statement,
+// then, when it took nothing, why (a lost race, a lease or a backoff, or no work).
+func (c *Conn) ClaimDue(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error) {
+	if req.Key != "" {
+		return engine.ClaimResult{}, fmt.Errorf("claim due %s: a due claim is never keyed", req.Key)
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.ClaimResult{}, err
+	}
+	return claimOneWith(context.WithoutCancel(ctx), c.conn, req, ClaimDueSQL,
+		func(ctx context.Context, q querier, now time.Time) (engine.ClaimResult, error) {
+			return whyNothingWith(ctx, q, now, lockedDueSQL, dueBlockerSQL)
+		})
 }

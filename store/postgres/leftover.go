@@ -135,7 +135,8 @@ func dropLeftover(ctx context.Context, conn *pgx.Conn, name string) (bool, error
 		}
 		if err := checkContents(ctx, tx, name, facts); errors.Is(err, ErrNotOurs) {
 			return nil // someone added to it: not leaselab's alone any more
-		} else if err != nil {
+		} else if err != nil && !errors.Is(err, ErrOlderSchema) { // an older leaselab's run: dropped too
+
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {

@@ -128,8 +128,9 @@ func (db *DB) Counts(ctx context.Context) (engine.Counts, error) {
 		err := tx.QueryRow(ctx, `SELECT count(*),
   count(*) FILTER (WHERE Status = 'Pending'),
   count(*) FILTER (WHERE Status = 'Processing'),
-  count(*) FILTER (WHERE Status = 'Processed')
-FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed)
+  count(*) FILTER (WHERE Status = 'Processed'),
+  count(*) FILTER (WHERE Status = 'DeadLettered')
+FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed, &c.OutboxDeadLettered)
 		if err != nil {
 			return fmt.Errorf("counts: outbox: %w", describe(err))
 		}

@@ -58,6 +58,9 @@ func prepareSchema(ctx context.Context, tx pgx.Tx, schema string, opts Options) 
 		return err
 	}
 	if err := checkOurs(ctx, tx, schema, mark, facts); err != nil {
+		if errors.Is(err, ErrOlderSchema) && opts.Reset && mark == schemaMark {
+			return rebuildOlder(ctx, tx, schema, mark) // --reset: an older leaselab's schema, made again
+		}
 		return err
 	}
 	if len(facts) == 0 {

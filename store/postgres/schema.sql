@@ -18,15 +18,18 @@ CREATE TABLE OutboxMessages (
     Type           text        NOT NULL,
     Payload        text        NOT NULL,
     Status         text        NOT NULL DEFAULT 'Pending'
-                   CHECK (Status IN ('Pending', 'Processing', 'Processed')),
+                   CHECK (Status IN ('Pending', 'Processing', 'Processed', 'DeadLettered')),
     CreatedAtUtc   timestamptz NOT NULL,
     ProcessedAtUtc timestamptz NULL,
     LockedBy       text        NULL,                -- the worker that holds (or last held) the lease
     LockedUntilUtc timestamptz NULL,                -- the lease ends after this instant
     Attempts       bigint      NOT NULL DEFAULT 0,  -- claims that took this row
     LeaseVersion   bigint      NOT NULL DEFAULT 0,  -- +1 on every claim: the fencing token
-    -- A row is finished exactly when it has a ProcessedAtUtc: the claim's index relies on it.
-    CHECK ((Status = 'Processed') = (ProcessedAtUtc IS NOT NULL))
+    NextAttemptUtc timestamptz NULL,                -- after a failed attempt: not claimable before this
+    LastError      text        NULL,                -- what the last failed attempt failed with
+    -- A row is finished, out of the claim's index, exactly when it has a ProcessedAtUtc:
+    -- Processed, or parked as a dead letter (DeadLettered, after its last allowed attempt).
+    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))
 ) WITH (fillfactor = 80);  -- room on each page for the claim's update to stay heap-only
 
 -- The claim's index: unfinished rows in claim order (Id breaks ties, as SQLite's rowid does).

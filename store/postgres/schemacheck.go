@@ -126,6 +126,12 @@ func schemaFacts(ctx context.Context, tx pgx.Tx, schema string) ([]fact, error) 
 // referenceFacts builds schema.sql in tx's temporary schema, reads it and rolls it back: what a
 // schema leaselab made holds. Nothing of it outlives the call.
 func referenceFacts(ctx context.Context, tx pgx.Tx) (facts []fact, err error) {
+	return referenceFactsOf(ctx, tx, schemaSQL)
+}
+
+// referenceFactsOf is referenceFacts for the schema text def (schemaSQL, or an older
+// leaselab's).
+func referenceFactsOf(ctx context.Context, tx pgx.Tx, def string) (facts []fact, err error) {
 	if _, err := tx.Exec(ctx, "SAVEPOINT leaselab_reference"); err != nil {
 		return nil, fmt.Errorf("build leaselab's schema to compare: %w", err)
 	}
@@ -137,7 +143,7 @@ func referenceFacts(ctx context.Context, tx pgx.Tx) (facts []fact, err error) {
 	if _, err := tx.Exec(ctx, "SET LOCAL search_path = pg_temp"); err != nil {
 		return nil, fmt.Errorf("build leaselab's schema to compare: %w", err)
 	}
-	if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+	if _, err := tx.Exec(ctx, def); err != nil {
 		return nil, fmt.Errorf("build leaselab's schema to compare: %w", err)
 	}
 	var oid uint32
@@ -160,6 +166,9 @@ func checkContents(ctx context.Context, tx pgx.Tx, schema string, got []fact) er
 		return err
 	}
 	if diff := firstDifference(want, got); diff != "" {
+		if older, err := isOlderSchema(ctx, tx, got); err != nil || older {
+			return errors.Join(err, olderSchemaError(schema, older))
+		}
 		return fmt.Errorf("schema %s: %w: %s; leaselab changes only schemas it made: choose another schema; nothing was changed", schema, ErrNotOurs, diff)
 	}
 	return nil

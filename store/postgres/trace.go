@@ -146,6 +146,12 @@ func (c *Conn) traceOutcome(changed int64, held bool) {
 // pgLabels names the statements the lessons talk about.
 var pgLabels = map[string]string{
 	ClaimSQL:                       "claim: pick the oldest claimable row, SKIP LOCKED, and take it",
+	ClaimDueSQL:                    "due claim: pick the oldest claimable row past its backoff, SKIP LOCKED, and take it",
+	dueBlockerSQL:                  "why nothing is due: the lease or backoff that ends first",
+	failSQL:                        "failed attempt: guarded release (Pending after the backoff, or DeadLettered)",
+	expiredLeasesSQL:               "rescuer: read the leases that have ended",
+	rescueGuardedSQL:               "guarded rescue (owner and lease version seen)",
+	rescueUnguardedSQL:             "unguarded rescue: the row by Id alone",
 	CandidateSQL:                   "claim read: the oldest claimable row (no lock)",
 	keyedSQL:                       "claim read: the named message, locked",
 	keyedUpdateSQL:                 "claim: conditional UPDATE on the version read",

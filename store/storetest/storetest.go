@@ -69,6 +69,12 @@ func Run(t *testing.T, b Backend) {
 		{"FinalizeBatchMixedGuardsSayWhyEach", testFinalizeBatchMixedGuardsSayWhyEach},
 		{"FinalizeBatchRepeatedMessageOnce", testFinalizeBatchRepeatedMessageOnce},
 		{"FinalizeBatchResultsInRequestOrder", testFinalizeBatchResultsInRequestOrder},
+		{"FailReleasesWithBackoff", testFailReleasesWithBackoff},
+		{"FailIsGuarded", testFailIsGuarded},
+		{"FailDeadLettersAtMax", testFailDeadLettersAtMax},
+		{"RedriveOnlyDeadLetters", testRedriveOnlyDeadLetters},
+		{"RescueGuardedAndNot", testRescueGuardedAndNot},
+		{"GuardedRescueAfterReclaim", testGuardedRescueAfterReclaim},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })

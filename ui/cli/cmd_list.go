@@ -17,13 +17,16 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("list takes no arguments, got %q", fs.Arg(0))}
 	}
-	for _, n := range assets.Names() {
+	for _, n := range assets.All() {
 		data, src, _ := assets.Scenario(n)
 		title := ""
 		if sc, err := scenario.Parse(src, data); err == nil {
 			title = sc.Title
 			if sc.Backend == engine.BackendPostgres {
 				title += " (PostgreSQL only: --db postgres://…)"
+			}
+			if assets.IsHeadless(n) {
+				title += " (leaselab run only: not in the lab yet)"
 			}
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, title)

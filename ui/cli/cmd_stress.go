@@ -89,7 +89,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	var stopped error // the interrupt that ended the runs early
 	for i := 0; i < *runs; i++ {
 		cfg := stress.Config{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
-			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
+			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), FailRate: sc.FailRate, Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
 		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)

@@ -16,13 +16,15 @@ import (
 
 // scenarioFlags are the flags every command that runs a scenario takes.
 type scenarioFlags struct {
-	db       string
-	reset    bool
-	workers  int
-	messages int
-	lease    time.Duration
-	seed     int64
-	toggles  map[string]*bool
+	db          string
+	reset       bool
+	workers     int
+	messages    int
+	lease       time.Duration
+	failRate    float64 // --fail-rate (flags_retry.go)
+	maxAttempts int     // --max-attempts (flags_retry.go)
+	seed        int64
+	toggles     map[string]*bool
 	// notes is where a line for the user goes that is not the command's output (the flag
 	// set's output, stderr): a PostgreSQL schema left behind, or leftovers dropped.
 	notes io.Writer
@@ -45,20 +47,23 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
 	f.toggles = map[string]*bool{}
-	for _, t := range engine.AllToggleNames() {
+	for _, t := range append(engine.AllToggleNames(), engine.RetryToggleNames()...) {
 		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
 	}
+	f.registerRetry(fs, def)
 }
 
 // overrides returns what was set on the command line. A count or length set to 0 is refused,
 // not read as "as declared".
 func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
-	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}}
+	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}, MaxAttempts: f.maxAttempts}
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
 		switch {
 		case fl.Name == "workers" && f.workers <= 0, fl.Name == "messages" && f.messages <= 0:
 			err = fmt.Errorf("--%s %s: want at least 1", fl.Name, fl.Value)
+		case fl.Name == "max-attempts" && f.maxAttempts <= 0:
+			err = fmt.Errorf("--max-attempts %s: want at least 1", fl.Value)
 		case fl.Name == "lease" && engine.CheckLease(f.lease) != nil:
 			err = fmt.Errorf("--lease %s: %w", fl.Value, engine.CheckLease(f.lease))
 		}
@@ -67,6 +72,9 @@ func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
 		}
 		if fl.Name == "seed" {
 			o.Seed = &f.seed
+		}
+		if fl.Name == "fail-rate" {
+			o.FailRate = &f.failRate
 		}
 	})
 	return o, err

@@ -237,6 +237,8 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 		err = cmdServe(ctx, b, args, stdout, stderr)
 	case "stress":
 		return ranTo(cmdStress(ctx, b, args, stdout, stderr))
+	case "redrive":
+		return ranTo(cmdRedrive(ctx, b, args, stdout, stderr))
 	case "help":
 		if len(args) == 0 {
 			fmt.Fprint(stdout, mainUsage)
@@ -262,7 +264,7 @@ func ranTo(code int, err error) (int, error) {
 }
 
 // helpTopics are the commands "leaselab help COMMAND" explains.
-var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true}
+var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true, "redrive": true}
 
 // report prints err as one line and maps it to an exit code.
 func report(err error, stderr io.Writer) int {
@@ -303,6 +305,8 @@ Usage:
                                run one worker process against a shared database
   leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
   leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
+  leaselab redrive --db FILE --key KEY
+                               move a dead-lettered message back to Pending (refused otherwise)
   leaselab help [COMMAND]      this text, or a command's flags
 
 Run "leaselab COMMAND --help" for a command's flags.

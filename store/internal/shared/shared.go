@@ -82,3 +82,24 @@ func Verb(query string) string {
 	}
 	return strings.ToLower(f[0])
 }
+
+// Redrive is a redrive of key on either store: update runs its guarded UPDATE (one statement)
+// and says how many rows it changed; when none, state reads the message (noRow: there is none)
+// to say why: no such message, or engine.ErrNotDeadLettered.
+func Redrive(key string, describe func(error) error, update func() (int64, error), state func() (engine.RetryState, error), noRow error) error {
+	n, err := update()
+	if err != nil {
+		return fmt.Errorf("redrive %s: %w", key, describe(err))
+	}
+	if n == 1 {
+		return nil
+	}
+	st, err := state()
+	switch {
+	case errors.Is(err, noRow):
+		return fmt.Errorf("redrive %s: %w", key, engine.ErrNoSuchMessage)
+	case err != nil:
+		return fmt.Errorf("redrive %s: %w", key, err)
+	}
+	return fmt.Errorf("redrive %s: it is %s, %w; nothing was changed", key, st.Status, engine.ErrNotDeadLettered)
+}

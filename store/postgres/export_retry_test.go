@@ -1,0 +1,7 @@
+package postgres
+
+// OlderSchemaSQL and SchemaMark let the external tests build an older leaselab's schema.
+var (
+	OlderSchemaSQL = olderSchemaSQL
+	SchemaMark     = schemaMark
+)
