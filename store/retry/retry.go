@@ -4,7 +4,9 @@
 // backoff, the redrive of a dead letter, and the rescue of an expired lease, guarded or not.
 //
 // It holds the requests, results and interfaces only; the SQL is each store's. The engine does
-// not use it yet (issue 20): these are the store's seams for the lessons to come.
+// not use it yet (issue 20): these are the store's seams for the lessons to come. The rescue's
+// types are the engine's (engine.RescueConn, engine.Expired, engine.RescueRequest), which the
+// rescuer actor uses.
 package retry
 
 import (
@@ -50,31 +52,6 @@ type FailResult struct {
 	At time.Time
 }
 
-// Expired is a lease that had ended when the rescuer looked: the row and what it saw of it.
-type Expired struct {
-	ID             int64
-	IdempotencyKey string
-	LockedBy       string
-	LockedUntil    time.Time
-	LeaseVersion   int64
-}
-
-// RescueRequest moves one expired lease back to Pending. Guarded, the UPDATE checks again what
-// the rescuer saw (Processing, the lease still ended at Now, the same owner and lease version) and
-// changes nothing otherwise. Unguarded it trusts its read and names the row by Id alone, as
-// River's rescuer did before its issue #1302: a row finalized in between is set back to Pending
-// and processed again.
-type RescueRequest struct {
-	Seen    Expired
-	Now     time.Time
-	Guarded bool
-}
-
-// RescueResult says whether the rescue changed the row.
-type RescueResult struct {
-	Rescued bool
-}
-
 // ErrNotDeadLettered refuses a redrive of a message that is not dead-lettered.
 var ErrNotDeadLettered = errors.New("not dead-lettered")
 
@@ -87,10 +64,8 @@ type Conn interface {
 	// its next attempt on. It takes no keyed request. With nothing to take it is Blocked by the
 	// lease or the backoff that ends first (PrevUntil; PrevOwner empty for a backoff), or Empty.
 	ClaimDue(ctx context.Context, req engine.ClaimRequest) (engine.ClaimResult, error)
-	// Expired reads the leases that have ended at now, the one that ended first first.
-	Expired(ctx context.Context, now time.Time) ([]Expired, error)
-	// Rescue moves one expired lease back to Pending (RescueRequest).
-	Rescue(ctx context.Context, req RescueRequest) (RescueResult, error)
+	// Expired and Rescue are the rescuer's read and write (engine.RescueConn).
+	engine.RescueConn
 }
 
 // Redriver is a store that can redrive a dead letter.

@@ -201,7 +201,7 @@ func testRescueGuardedAndNot(t *testing.T, b Backend) {
 		if res, err := a.Finalize(ctx, paid("Worker-A", m1)); err != nil || !res.Committed {
 			t.Fatalf("late finalize = %+v, %v", res, err)
 		}
-		res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[0], Now: later, Guarded: guarded})
+		res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[0], Now: later, Guarded: guarded})
 		if err != nil || res.Rescued == guarded {
 			t.Fatalf("rescue (guarded %v) after the finalize = %+v, %v; want rescued %v", guarded, res, err, !guarded)
 		}
@@ -209,7 +209,7 @@ func testRescueGuardedAndNot(t *testing.T, b Backend) {
 		if guarded && row.Status != engine.StatusProcessed || !guarded && (row.Status != engine.StatusPending || !row.ProcessedAt.IsZero()) {
 			t.Fatalf("guarded %v: PAY-001 after the rescue = %+v", guarded, row)
 		}
-		if res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[1], Now: later, Guarded: guarded}); err != nil || !res.Rescued {
+		if res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[1], Now: later, Guarded: guarded}); err != nil || !res.Rescued {
 			t.Fatalf("rescue (guarded %v) of a lease still expired = %+v, %v; want rescued", guarded, res, err)
 		}
 		if row := RowByKey(t, db, "PAY-002"); row.Status != engine.StatusPending || !row.LockedUntil.IsZero() {
@@ -230,7 +230,7 @@ func testGuardedRescueAfterReclaim(t *testing.T, b Backend) {
 		t.Fatal(seen, err)
 	}
 	mustClaimDue(t, w, "Worker-B", t0.Add(2*time.Second))
-	res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[0], Now: t0.Add(4 * time.Second), Guarded: true})
+	res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[0], Now: t0.Add(4 * time.Second), Guarded: true})
 	if err != nil || res.Rescued {
 		t.Fatalf("guarded rescue of a reclaimed lease = %+v, %v; want refused", res, err)
 	}
