@@ -26,7 +26,7 @@ const Default = "playground"
 // order is the order in which the lab's tab key and `leaselab list` show the built-in
 // scenarios; any not listed follow in name order.
 func order() []string {
-	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked"}
+	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked", "rescuer-race", "clock-skew"}
 }
 
 // Scenario returns the embedded scenario file called name, and its path for messages.

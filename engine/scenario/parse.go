@@ -190,7 +190,7 @@ func (p *parser) header(n int, line string) error {
 	}
 	key = strings.TrimSpace(strings.ToLower(key))
 	val = strings.TrimSpace(val)
-	repeatable := key == "explain" || key == "worker" || key == "slow"
+	repeatable := key == "explain" || key == "worker" || key == "slow" || key == "skew"
 	if first := p.seen[key]; first != 0 && !repeatable {
 		return p.errf(n, "duplicate key %q (first at line %d)", key, first)
 	}
@@ -208,6 +208,9 @@ func (p *parser) header(n int, line string) error {
 			return p.errf(n, "bad %s: %v", key, err)
 		}
 		return sc.Settings.Set(key, on)
+	}
+	if handled, err := p.extraHeader(n, key, val); handled {
+		return err
 	}
 	switch key {
 	case "name":
