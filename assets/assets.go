@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -26,8 +27,19 @@ const Default = "playground"
 // order is the order in which the lab's tab key and `leaselab list` show the built-in
 // scenarios; any not listed follow in name order.
 func order() []string {
-	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked", "rescuer-race", "clock-skew"}
+	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked"}
 }
+
+// headless are the lessons the lab has no keys for yet (their rescuer and their toggles):
+// `leaselab run` and `leaselab list` have them, the lab's tab order does not (Names).
+func headless() []string { return []string{"rescuer-race", "clock-skew"} }
+
+// Headless lists the lessons the lab has no keys for yet, in teaching order: run them with
+// `leaselab run NAME`.
+func Headless() []string { return headless() }
+
+// All lists every embedded scenario: Names, then Headless.
+func All() []string { return append(Names(), headless()...) }
 
 // Scenario returns the embedded scenario file called name, and its path for messages.
 func Scenario(name string) ([]byte, string, bool) {
@@ -42,7 +54,8 @@ func Scenario(name string) ([]byte, string, bool) {
 	return b, p, true
 }
 
-// Names lists the embedded scenarios in teaching order (the playground, then the lessons).
+// Names lists the embedded scenarios in teaching order (the playground, then the lessons), but
+// the headless ones: the lab's tab order.
 func Names() []string {
 	entries, _ := fs.ReadDir(scenarios, "scenarios")
 	rank := map[string]int{}
@@ -51,7 +64,7 @@ func Names() []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), Ext); ok {
+		if n, ok := strings.CutSuffix(e.Name(), Ext); ok && !slices.Contains(headless(), n) {
 			names = append(names, n)
 		}
 	}

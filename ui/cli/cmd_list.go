@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"leaselab/assets"
 	"leaselab/engine"
@@ -17,13 +18,16 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("list takes no arguments, got %q", fs.Arg(0))}
 	}
-	for _, n := range assets.Names() {
+	for _, n := range assets.All() {
 		data, src, _ := assets.Scenario(n)
 		title := ""
 		if sc, err := scenario.Parse(src, data); err == nil {
 			title = sc.Title
 			if sc.Backend == engine.BackendPostgres {
 				title += " (PostgreSQL only: --db postgres://…)"
+			}
+			if slices.Contains(assets.Headless(), n) {
+				title += " (leaselab run only: no lab keys yet)"
 			}
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, title)
