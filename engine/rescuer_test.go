@@ -1,14 +1,12 @@
 package engine_test
 
 import (
-	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/engine"
 	"leaselab/engine/scenario"
-	"leaselab/engine/words"
-	"time"
 )
 
 // The two lessons of issue 20's items 4 and 5, headless on SQLite and PostgreSQL, each toggle
@@ -52,14 +50,7 @@ func TestRescuerAndSkewLessons(t *testing.T) {
 						t.Fatal(err)
 					}
 					s := sessionOn(t, be, sc)
-					ctx := context.Background()
-					if err := s.RunToEnd(ctx); err != nil {
-						t.Fatal(err)
-					}
-					sum, err := s.Summarize(ctx)
-					if err != nil {
-						t.Fatal(err)
-					}
+					sum := runSession(t, s)
 					if !sum.ExpectationsMet {
 						t.Errorf("expectations not met: %+v", sum.Expectations)
 					}
@@ -88,16 +79,8 @@ func TestRescuerAndSkewLessons(t *testing.T) {
 						t.Errorf("rescued finished %d refused %d, early reclaims %d fenced %d, provider calls %d, finalized twice %d; want %+v",
 							r.RescuedFinished, r.Refused, c.EarlyReclaims, c.FencedCalls, sum.StatusChecks, sum.FinalizedMoreThanOnce, w)
 					}
-					rep, err := s.BuildReport(ctx, "(schema)", time.Time{}, "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					var b strings.Builder
-					if err := words.WriteText(&b, rep); err != nil {
-						t.Fatal(err)
-					}
-					if !strings.Contains(b.String(), w.text) {
-						t.Errorf("the report lacks %q:\n%s", w.text, b.String())
+					if text := reportText(t, s); !strings.Contains(text, w.text) {
+						t.Errorf("the report lacks %q:\n%s", w.text, text)
 					}
 				})
 			}
