@@ -235,6 +235,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		return nil, fmt.Errorf("summarize: %w", err)
 	}
 	sum.Rescuer, sum.Clocks = s.rescuerSummary(), s.clockSummary()
+	s.headlessSettings(sum.Settings)
 	sum.Checks = append(s.checks(sum, c, maxPerKey, badIDs), s.extraChecks(sum)...)
 	sum.Passed = true
 	for _, ch := range sum.Checks {
@@ -253,11 +254,6 @@ func settingsMap(st Settings) map[string]string {
 	for _, t := range ToggleNames() {
 		v, _ := st.Get(t)
 		m[t] = OnOff(v)
-	}
-	for _, t := range headless {
-		if t.Of(st) {
-			m[t.Name] = OnOff(true)
-		}
 	}
 	m["lease"] = st.Lease.String()
 	m["heartbeat-every"] = st.HeartbeatEvery.String()
