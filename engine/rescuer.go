@@ -109,7 +109,9 @@ func (s *Session) rescuerStep(ctx context.Context, st *Step) (acted, done bool, 
 func (s *Session) scan(ctx context.Context, quiet bool) error {
 	r := s.rescuer
 	now := s.clock.Now()
+	tr := startTrace(s.env, r.conn)
 	seen, err := r.rc.Expired(ctx, now)
+	tr = stopTrace(r.conn, tr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.Name, err)
 	}
@@ -130,7 +132,7 @@ func (s *Session) scan(ctx context.Context, quiet bool) error {
 	if len(seen) > 0 {
 		text = fmt.Sprintf("%s swept: %d expired %s: %s", r.Name, len(seen), plural(len(seen), "lease"), strings.Join(parts, ", "))
 	}
-	s.ledger.record(Event{Kind: EvRescue, At: now, Worker: r.Name, Outcome: "swept", Rows: int64(len(seen)), Text: text})
+	s.ledger.record(Event{Kind: EvRescue, At: now, Worker: r.Name, Outcome: "swept", Rows: int64(len(seen)), Text: text, Trace: tr})
 	return nil
 }
 
@@ -146,12 +148,14 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 	now := s.clock.Now()
 	guarded := s.Settings().GuardedRescue
 	for _, e := range r.seen {
+		tr := startTrace(s.env, r.conn)
 		res, err := r.rc.Rescue(ctx, RescueRequest{Seen: e, Now: now, Guarded: guarded})
+		tr = stopTrace(r.conn, tr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
 		}
 		finishedSince := s.ledger.commitsOf(e.IdempotencyKey) > r.seenCommits[e.IdempotencyKey]
-		ev := Event{Kind: EvRescue, At: now, Worker: r.Name, Key: e.IdempotencyKey, Version: e.LeaseVersion}
+		ev := Event{Kind: EvRescue, At: now, Worker: r.Name, Key: e.IdempotencyKey, Version: e.LeaseVersion, Trace: tr}
 		switch {
 		case res.Rescued && finishedSince:
 			r.counts.Rescued++

@@ -49,3 +49,16 @@ func TestSkewFlagRefused(t *testing.T) {
 		}
 	}
 }
+
+// --sql shows the rescuer's statements under its lines: its read, and its UPDATE guarded or not.
+func TestRescuerSQL(t *testing.T) {
+	for on, want := range map[string]string{
+		"false": "WHERE Id = 1  → 1 row  (unguarded rescue: the row by Id alone)",
+		"true":  "AND LockedBy = 'Worker-A' AND LeaseVersion = 1  → 0 rows",
+	} {
+		code, out, errOut := cli(t, "run", "rescuer-race", "--sql", "--report-dir", "", "--guarded-rescue="+on)
+		if code != 0 || !strings.Contains(out, "(rescuer: read the leases that have ended)") || !strings.Contains(out, want) {
+			t.Errorf("--guarded-rescue=%s --sql: exit %d, want %q:\n%s%s", on, code, want, out, errOut)
+		}
+	}
+}
