@@ -69,6 +69,12 @@ func runToEnd(t testing.TB, sc *engine.Scenario) (*engine.Session, *engine.Summa
 func runToEndWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions) (*engine.Session, *engine.Summary) {
 	t.Helper()
 	s := sessionWith(t, sc, opt)
+	return s, runSession(t, s)
+}
+
+// runSession runs s's script to the end and summarizes the run.
+func runSession(t testing.TB, s *engine.Session) *engine.Summary {
+	t.Helper()
 	ctx := context.Background()
 	if err := s.RunToEnd(ctx); err != nil {
 		t.Fatal(err)
@@ -77,7 +83,7 @@ func runToEndWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, sum
+	return sum
 }
 
 type want struct {
@@ -183,6 +189,13 @@ steps:
 func reportBody(t *testing.T, seed int64) string {
 	t.Helper()
 	s, _ := runToEnd(t, loadScenario(t, "", fmt.Sprintf(seededScenario, seed)))
+	lines := strings.SplitN(reportText(t, s), "\n", words.HeaderLines+1)
+	return lines[len(lines)-1]
+}
+
+// reportText is s's text report, its schema "(schema)".
+func reportText(t testing.TB, s *engine.Session) string {
+	t.Helper()
 	rep, err := s.BuildReport(context.Background(), "(schema)", time.Time{}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -191,8 +204,7 @@ func reportBody(t *testing.T, seed int64) string {
 	if err := words.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.SplitN(b.String(), "\n", words.HeaderLines+1)
-	return lines[len(lines)-1]
+	return b.String()
 }
 
 // The seeded scheduler is deterministic: the same seed gives byte-identical reports, another

@@ -78,14 +78,16 @@ var metricNames = []string{
 }
 
 // MetricNames lists what an expectation may name.
-func MetricNames() []string { return append([]string(nil), metricNames...) }
+func MetricNames() []string {
+	return append(append([]string(nil), metricNames...), extraMetricNames...)
+}
 
 // IsMetric reports whether name is a metric an expectation may name.
 func IsMetric(name string) bool {
 	if base, _, ok := strings.Cut(name, "["); ok && strings.HasSuffix(name, "]") && len(name) > len(base)+2 {
 		return base == "status_checks" || base == "processed_by_worker"
 	}
-	for _, m := range metricNames {
+	for _, m := range MetricNames() {
 		if m == name && !strings.Contains(m, "[") {
 			return true
 		}
@@ -123,6 +125,9 @@ func (sum *Summary) Metric(name string) (string, bool) {
 	}
 	if name == "verdict" {
 		return passFail(sum.Passed), true
+	}
+	if v, ok := sum.extraMetric(name); ok {
+		return fmt.Sprint(v), true
 	}
 	v, ok := values[name]
 	return fmt.Sprint(v), ok

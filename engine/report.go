@@ -82,6 +82,10 @@ type Summary struct {
 	Verdict                    string         `json:"verdict"`
 	ReportFile                 string         `json:"report_file,omitempty"`
 	Questions                  int            `json:"questions"` // the script's questions, which run ignores
+	// Rescuer is what the rescuer did, when the run has one; Clocks what skewed clocks and
+	// provider fencing did, when a clock is off or the provider fences (rescuer.go, skew.go).
+	Rescuer *RescuerSummary `json:"rescuer,omitempty"`
+	Clocks  *ClockSummary   `json:"clocks,omitempty"`
 
 	named []string // the keys the expectations name in status_checks[KEY], sorted
 }
@@ -154,7 +158,7 @@ const (
 // CheckIDs lists every check ID.
 func CheckIDs() []string {
 	return []string{CheckOneOwner, CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
-		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits}
+		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits, CheckNoUndoneFinish, CheckNoEarlyReclaim}
 }
 
 // ExpectResult is one expectation and what the run gave.
@@ -244,7 +248,9 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summarize: %w", err)
 	}
-	sum.Checks = s.checks(sum, c, maxPerKey, badIDs)
+	sum.Rescuer, sum.Clocks = s.rescuerSummary(), s.clockSummary()
+	s.headlessSettings(sum.Settings)
+	sum.Checks = append(s.checks(sum, c, maxPerKey, badIDs), s.extraChecks(sum)...)
 	sum.Passed = true
 	for _, ch := range sum.Checks {
 		sum.Passed = sum.Passed && (ch.OK || !ch.Decides)

@@ -33,6 +33,8 @@ type Scenario struct {
 	Failure       string // verdict otherwise
 	Steps         []Step
 	Expect        []ExpectBlock
+	// Rescuer is the sweeper that moves expired leases back to Pending (rescuer.go); nil: none.
+	Rescuer *RescuerSpec
 }
 
 // BackendPostgres is Scenario.Backend for a lesson only PostgreSQL can run.
@@ -46,6 +48,8 @@ type WorkerSpec struct {
 	// time, instead of the provider's latency: a worker with a slow network or a long GC.
 	Latency time.Duration
 	Slow    bool
+	// Skew is how far this worker's clock is off the scenario's (skew.go): +400ms runs fast.
+	Skew time.Duration
 }
 
 // StepKind says what a script step does.
@@ -206,6 +210,7 @@ type Overrides struct {
 	FailRate *float64 // --fail-rate: nil as declared
 	// MaxAttempts is --max-attempts: 0 as declared; it turns dead letters on.
 	MaxAttempts int
+	Skew        map[string]time.Duration // worker short name -> clock offset (--skew B=+400ms)
 }
 
 // Apply changes the scenario as the overrides say, and checks that its script still names only
@@ -257,6 +262,9 @@ func (sc *Scenario) Apply(o Overrides) error {
 	}
 	if o.Seed != nil {
 		sc.Seed = *o.Seed
+	}
+	if err := sc.applySkew(o.Skew); err != nil {
+		return err
 	}
 	known := map[string]bool{}
 	for _, w := range sc.Workers {

@@ -208,6 +208,8 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 		return ok || ev.Outcome == outcomeBusy, false, e
 	case StepRun, StepConcurrent:
 		return s.runOnce(ctx, st)
+	case StepScan, StepRescue:
+		return s.rescuerStep(ctx, st)
 	}
 	return err == nil, true, err
 }
@@ -238,6 +240,9 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 	if err := s.watchdog(); err != nil {
 		return false, true, err
 	}
+	if swept, err := s.rescuerDue(ctx); swept || err != nil {
+		return swept, false, err
+	}
 	s.wakeDue(ctx, false)
 	ready := runnable(ws)
 	if len(ready) == 0 {
@@ -247,7 +252,7 @@ func (s *Session) runOnce(ctx context.Context, st *Step) (acted, done bool, err 
 			return true, false, nil
 		}
 		if st.UntilDone {
-			if t := nextTimer(ws); !t.IsZero() {
+			if t := s.withRescuer(nextTimer(ws)); !t.IsZero() {
 				if _, err := s.SetClock(t); err != nil {
 					return false, true, err
 				}

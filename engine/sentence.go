@@ -133,6 +133,9 @@ func checkSentence(e Event) string {
 		return fmt.Sprintf("%s did not call the provider for %s: its lease ended at %s, %s before the call; it gives the message up and claims again",
 			n, e.Key, FormatClock(e.Until), e.At.Sub(e.Until).Round(time.Millisecond))
 	}
+	if e.Outcome == OutcomeFenced {
+		return fencedSentence(e)
+	}
 	answer := e.Outcome
 	if e.Error != "" {
 		answer += " (" + e.Error + ")"

@@ -38,6 +38,7 @@ type Session struct {
 	runMoved bool
 	rng      *rand.Rand
 	pauses   map[*Worker]int // worker -> actions left before a random pause ends
+	rescuer  *Rescuer        // the sweeper, nil when the scenario has none (rescuer.go)
 	actions  int             // actions done by the session, all kinds
 	free     freeOptions     // how concurrent steps run
 	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
@@ -102,6 +103,10 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		}
 		s.workers = append(s.workers, w)
 	}
+	if err := s.startRescuer(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -111,6 +116,7 @@ func (s *Session) Close() error {
 	for _, w := range s.workers {
 		errs = append(errs, w.close())
 	}
+	errs = append(errs, s.closeRescuer())
 	return errors.Join(errs...)
 }
 

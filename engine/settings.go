@@ -18,6 +18,10 @@ type Settings struct {
 	// transaction has locked and takes the next one (FOR UPDATE SKIP LOCKED); off, it waits
 	// for that lock, up to LockTimeout. SQLite has no row locks: there it changes nothing.
 	SkipLocked bool
+	// GuardedRescue, DBClock and ProviderFencing are the toggles of the rescuer and of skewed
+	// clocks (toggles_headless.go): the rescue's UPDATE checks again what it saw; lease times
+	// come from the database's clock, not the worker's; the provider refuses a stale lease version.
+	GuardedRescue, DBClock, ProviderFencing bool
 	// LockTimeout bounds a claim's wait for a row lock while SkipLocked is off (lock_timeout).
 	LockTimeout    time.Duration
 	Lease          time.Duration // lease length
@@ -107,6 +111,7 @@ func (s Settings) Describe() string {
 			parts = append(parts, name+"="+OnOff(v))
 		}
 	}
+	parts = append(parts, headlessDescribe(s)...)
 	if !s.SkipLocked {
 		parts = append(parts, "lock-timeout="+s.LockTimeout.String())
 	}

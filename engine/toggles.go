@@ -85,9 +85,9 @@ const NumToggles = len(toggles)
 // Toggles returns every toggle, in the order of the lab's ? screen.
 func Toggles() []Toggle { return slices.Clone(toggles[:]) }
 
-// LookupToggle finds the toggle of that name.
+// LookupToggle finds the toggle of that name, the lab's or a headless one (HeadlessToggles).
 func LookupToggle(name string) (Toggle, bool) {
-	for _, t := range toggles {
+	for _, t := range append(toggles[:], headless[:]...) {
 		if t.Name == name {
 			return t, true
 		}

@@ -69,11 +69,14 @@ type Tracer interface {
 func (s *Session) TraceSQL(on bool) { s.env.trace.Store(on) }
 
 // traceStart begins recording w's next action, when the session traces and w's connection can.
-func (w *Worker) traceStart() *Trace {
-	if !w.env.trace.Load() {
+func (w *Worker) traceStart() *Trace { return startTrace(w.env, w.conn) }
+
+// startTrace begins recording what c runs, when the session traces SQL and c can.
+func startTrace(e *env, c Conn) *Trace {
+	if !e.trace.Load() {
 		return nil
 	}
-	tc, ok := w.conn.(Tracer)
+	tc, ok := c.(Tracer)
 	if !ok {
 		return nil
 	}
@@ -83,11 +86,14 @@ func (w *Worker) traceStart() *Trace {
 }
 
 // traceStop ends the recording traceStart began, and returns it if the action ran anything.
-func (w *Worker) traceStop(t *Trace) *Trace {
+func (w *Worker) traceStop(t *Trace) *Trace { return stopTrace(w.conn, t) }
+
+// stopTrace ends the recording startTrace began on c, and returns it if c ran anything.
+func stopTrace(c Conn, t *Trace) *Trace {
 	if t == nil {
 		return nil
 	}
-	if tc, ok := w.conn.(Tracer); ok {
+	if tc, ok := c.(Tracer); ok {
 		tc.SetTrace(nil)
 	}
 	if len(t.Statements) == 0 {

@@ -67,6 +67,8 @@ type env struct {
 	moments *moments
 	// retry: the provider's failures, the backoff's jitter and what they did (worker_fail.go).
 	retry *retrySide
+	// clocks: what skewed clocks and provider fencing did (skew.go).
+	clocks clocks
 }
 
 // Worker is one outbox worker: a state machine over its own connection. Every call to Do performs
@@ -293,7 +295,7 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 		return Event{}, false, fmt.Errorf("%s cannot %s now (its next action is %s): %w", w.Name, act, next, ErrNotNow)
 	}
 	tr := w.traceStart()
-	ev, err := w.doLocked(ctx, act, key, s, now)
+	ev, err := w.doLocked(ctx, act, key, s, now, w.localNow(s, now))
 	ev.Trace = w.traceStop(tr)
 	if errors.Is(err, ErrBusy) {
 		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.BusyRetries++ })
@@ -302,36 +304,39 @@ func (w *Worker) Do(ctx context.Context, act Action, key string) (Event, bool, e
 	if err != nil {
 		return Event{}, false, err
 	}
-	if ev.At.IsZero() { // a transaction sets the time it took effect (engine: "Time in a request")
+	if ev.At.IsZero() || w.skewed(s) { // a transaction sets the time it took effect (engine: "Time in a request"); a skewed worker's is its own clock's, and the timeline keeps the scenario's
 		ev.At = now
 	}
+	w.env.clocks.observeClaim(ev, now)
 	ev.Worker, ev.ID = w.Name, w.ID
 	ev.Text = Sentence(ev)
 	w.lastText = ev.Text
 	return w.env.ledger.record(ev), true, nil
 }
 
-func (w *Worker) doLocked(ctx context.Context, act Action, key string, s Settings, now time.Time) (Event, error) {
+// doLocked performs act: now is the scenario's time, local the time the worker writes into a
+// lease (its own clock's, skew.go).
+func (w *Worker) doLocked(ctx context.Context, act Action, key string, s Settings, now, local time.Time) (Event, error) {
 	switch act {
 	case ActLoad:
 		return w.load(ctx)
 	case ActClaim:
 		if w.phase == phaseLocked {
-			return w.finishClaim(ctx, s, now)
+			return w.finishClaim(ctx, s, local)
 		}
-		return w.claim(ctx, key, s, now)
+		return w.claim(ctx, key, s, local)
 	case ActLock:
-		return w.lockClaim(ctx, s, now)
+		return w.lockClaim(ctx, s, local)
 	case ActSelect:
-		return w.selectCandidate(ctx, now)
+		return w.selectCandidate(ctx, local)
 	case ActTake:
-		return w.take(ctx, s, now)
+		return w.take(ctx, s, local)
 	case ActCheck:
 		return w.check(s, now), nil
 	case ActRenew:
-		return w.renew(ctx, s, now)
+		return w.renew(ctx, s, local)
 	case ActFinalize:
-		return w.finalize(ctx, s, now)
+		return w.finalize(ctx, s, local)
 	}
 	return Event{}, fmt.Errorf("%s: unknown action %d", w.Name, act)
 }
@@ -459,6 +464,9 @@ func (w *Worker) check(s Settings, now time.Time) Event {
 	key := w.held.IdempotencyKey
 	if w.leased && w.env.clock.Follows() && now.After(w.held.LockedUntil) {
 		return w.expiredBeforeCall(now)
+	}
+	if s.ProviderFencing && w.leased && w.env.clocks.stale(key, w.held.LeaseVersion) {
+		return w.fencedCall(now)
 	}
 	w.result = w.env.provider.CheckPaymentStatus(key)
 	latency := s.ProviderLatency

@@ -9,10 +9,9 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store/internal/shared"
-	"leaselab/store/retry"
 )
 
-// The rest of a message's life (package retry), on SQLite. A failed attempt and a rescue are
+// The rest of a message's life (issue 20), on SQLite. A failed attempt and a rescue are
 // each one BEGIN IMMEDIATE transaction on the worker's connection, as the claim and the finalize
 // are; a redrive is one statement on the admin pool. The due claim is the claim's (conn.go).
 
@@ -62,9 +61,9 @@ const expiredLeasesSQL = `SELECT Id, IdempotencyKey, LockedBy, LockedUntilUtc, L
  WHERE Status = 'Processing' AND LockedUntilUtc < :now
  ORDER BY LockedUntilUtc, CreatedAtUtc`
 
-// Expired reads the leases that have ended at now (retry.Conn), a plain read outside any
+// Expired reads the leases that have ended at now (engine.RescueConn), a plain read outside any
 // transaction: what the rescuer then writes may have changed since.
-func (c *Conn) Expired(ctx context.Context, now time.Time) ([]retry.Expired, error) {
+func (c *Conn) Expired(ctx context.Context, now time.Time) ([]engine.Expired, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
@@ -73,8 +72,8 @@ func (c *Conn) Expired(ctx context.Context, now time.Time) ([]retry.Expired, err
 		return nil, fmt.Errorf("expired leases: %w", describe(err))
 	}
 	defer rows.Close()
-	return shared.All(rows, "expired leases", describe, func(r shared.Rows) (retry.Expired, error) {
-		var e retry.Expired
+	return shared.All(rows, "expired leases", describe, func(r shared.Rows) (engine.Expired, error) {
+		var e engine.Expired
 		var until string
 		err := r.Scan(&e.ID, &e.IdempotencyKey, &e.LockedBy, &until, &e.LeaseVersion)
 		e.LockedUntil, _ = ParseTime(until)
@@ -92,9 +91,9 @@ const (
  WHERE Id = :id`
 )
 
-// Rescue moves one expired lease back to Pending (retry.RescueRequest); rows affected say
+// Rescue moves one expired lease back to Pending (engine.RescueRequest); rows affected say
 // whether it did.
-func (c *Conn) Rescue(ctx context.Context, req retry.RescueRequest) (retry.RescueResult, error) {
+func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.RescueResult, error) {
 	update, args := rescueUnguardedSQL, []any{sql.Named("id", req.Seen.ID)}
 	if req.Guarded {
 		update = rescueGuardedSQL
@@ -113,9 +112,9 @@ func (c *Conn) Rescue(ctx context.Context, req retry.RescueRequest) (retry.Rescu
 		return nil
 	})
 	if err != nil {
-		return retry.RescueResult{}, err
+		return engine.RescueResult{}, err
 	}
-	return retry.RescueResult{Rescued: n == 1}, nil
+	return engine.RescueResult{Rescued: n == 1}, nil
 }
 
 // redriveSQL moves a dead letter back to Pending, claimable at once, its attempts reset.
@@ -152,3 +151,6 @@ func (db *DB) RetryState(ctx context.Context, key string) (engine.RetryState, er
 	st.LastError = lastErr.String
 	return st, nil
 }
+
+// A worker connection is the rescuer's too.
+var _ engine.RescueConn = (*Conn)(nil)

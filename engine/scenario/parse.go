@@ -190,7 +190,7 @@ func (p *parser) header(n int, line string) error {
 	}
 	key = strings.TrimSpace(strings.ToLower(key))
 	val = strings.TrimSpace(val)
-	repeatable := key == "explain" || key == "worker" || key == "slow" || retryRepeatable(key)
+	repeatable := key == "explain" || key == "worker" || key == "slow" || key == "skew" || retryRepeatable(key)
 	if first := p.seen[key]; first != 0 && !repeatable {
 		return p.errf(n, "duplicate key %q (first at line %d)", key, first)
 	}
@@ -210,6 +210,9 @@ func (p *parser) header(n int, line string) error {
 		return sc.Settings.Set(key, on)
 	}
 	if handled, err := p.retryHeader(n, key, val); handled {
+		return err
+	}
+	if handled, err := p.extraHeader(n, key, val); handled {
 		return err
 	}
 	switch key {
@@ -289,7 +292,7 @@ func (p *parser) header(n int, line string) error {
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(engine.AllToggleNames(), ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.HeadlessToggleNames()...), ", "))
 	}
 	return nil
 }

@@ -54,6 +54,12 @@ func (p *parser) step(n int, line string) error {
 			return err
 		}
 	default:
+		if handled, err := p.rescuerStep(n, f, &st); handled {
+			if err != nil {
+				return err
+			}
+			break
+		}
 		if err := p.workerStep(n, f, &st); err != nil {
 			return err
 		}

@@ -122,6 +122,14 @@ func settingsLine(m map[string]string) string {
 	for _, t := range engine.ToggleNames() {
 		parts = append(parts, t+"="+m[t])
 	}
+	for _, t := range engine.HeadlessToggleNames() {
+		if v, ok := m[t]; ok { // only in a run that uses it
+			parts = append(parts, t+"="+v)
+		}
+	}
+	if v, ok := m["skew"]; ok {
+		parts = append(parts, "skew="+v)
+	}
 	parts = append(parts, "lease="+m["lease"])
 	if m[engine.ToggleHeartbeat] == "on" {
 		parts = append(parts, "heartbeat-every="+m["heartbeat-every"])

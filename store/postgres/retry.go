@@ -8,12 +8,11 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store/internal/shared"
-	"leaselab/store/retry"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// The rest of a message's life (package retry), on PostgreSQL. Each write is one statement
+// The rest of a message's life (issue 20), on PostgreSQL. Each write is one statement
 // (autocommit), guarded in its WHERE, its rows affected checked: a failed attempt and a rescue
 // on the worker's connection, a redrive on the admin pool. The due claim is the claim's (conn.go).
 
@@ -61,16 +60,16 @@ const expiredLeasesSQL = `SELECT Id, IdempotencyKey, LockedBy, LockedUntilUtc, L
  WHERE Status = 'Processing' AND LockedUntilUtc < $1
  ORDER BY LockedUntilUtc, Id`
 
-// Expired reads the leases that have ended at now (retry.Conn), in one statement of its own:
+// Expired reads the leases that have ended at now (engine.RescueConn), in one statement of its own:
 // what the rescuer then writes may have changed since.
-func (c *Conn) Expired(ctx context.Context, now time.Time) ([]retry.Expired, error) {
+func (c *Conn) Expired(ctx context.Context, now time.Time) ([]engine.Expired, error) {
 	rows, err := c.conn.Query(ctx, expiredLeasesSQL, at(now))
 	if err != nil {
 		return nil, fmt.Errorf("expired leases: %w", describe(err))
 	}
 	defer rows.Close()
-	return shared.All(rows, "expired leases", describe, func(r shared.Rows) (retry.Expired, error) {
-		var e retry.Expired
+	return shared.All(rows, "expired leases", describe, func(r shared.Rows) (engine.Expired, error) {
+		var e engine.Expired
 		var owner *string
 		err := r.Scan(&e.ID, &e.IdempotencyKey, &owner, &e.LockedUntil, &e.LeaseVersion)
 		e.LockedBy, e.LockedUntil = str(owner), e.LockedUntil.UTC()
@@ -87,11 +86,11 @@ const (
  WHERE Id = $1`
 )
 
-// Rescue moves one expired lease back to Pending (retry.RescueRequest); rows affected say
+// Rescue moves one expired lease back to Pending (engine.RescueRequest); rows affected say
 // whether it did.
-func (c *Conn) Rescue(ctx context.Context, req retry.RescueRequest) (retry.RescueResult, error) {
+func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.RescueResult, error) {
 	if err := ctx.Err(); err != nil {
-		return retry.RescueResult{}, err
+		return engine.RescueResult{}, err
 	}
 	update, args := rescueUnguardedSQL, []any{req.Seen.ID}
 	if req.Guarded {
@@ -100,9 +99,9 @@ func (c *Conn) Rescue(ctx context.Context, req retry.RescueRequest) (retry.Rescu
 	}
 	tag, err := c.conn.Exec(context.WithoutCancel(ctx), update, args...)
 	if err != nil {
-		return retry.RescueResult{}, fmt.Errorf("rescue %s: %w", req.Seen.IdempotencyKey, describe(err))
+		return engine.RescueResult{}, fmt.Errorf("rescue %s: %w", req.Seen.IdempotencyKey, describe(err))
 	}
-	return retry.RescueResult{Rescued: tag.RowsAffected() == 1}, nil
+	return engine.RescueResult{Rescued: tag.RowsAffected() == 1}, nil
 }
 
 // redriveSQL moves a dead letter back to Pending, claimable at once, its attempts reset.
@@ -136,3 +135,6 @@ func (db *DB) RetryState(ctx context.Context, key string) (engine.RetryState, er
 	st.NextAttempt, st.LastError = fromDB(next), str(lastErr)
 	return st, nil
 }
+
+// A worker connection is the rescuer's too.
+var _ engine.RescueConn = (*Conn)(nil)

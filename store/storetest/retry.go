@@ -7,16 +7,22 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store/retry"
 )
 
 // The rest of a message's life (package retry): a failed attempt, its backoff, the dead letter,
 // the redrive and the rescue, on every backend whose connections offer them.
 
-// retrier connects a worker whose connection offers retry.Conn; a backend without skips.
-func retrier(t *testing.T, db engine.DB) retry.Conn {
+// retryConn is a worker connection from schema 4: an engine.Conn (with Fail and ClaimDue) that a
+// rescuer can sweep with too.
+type retryConn interface {
+	engine.Conn
+	engine.RescueConn
+}
+
+// retrier connects a worker whose connection offers retryConn; a backend without skips.
+func retrier(t *testing.T, db engine.DB) retryConn {
 	t.Helper()
-	c, ok := Connect(t, db).(retry.Conn)
+	c, ok := Connect(t, db).(retryConn)
 	if !ok {
 		t.Skip("skipped: this backend's connections have no failures, backoff or rescue")
 	}
@@ -38,7 +44,7 @@ func stateOf(t *testing.T, db engine.DB, key string) engine.RetryState {
 }
 
 // mustClaimDue is a due claim at now with a one-second lease that must be won.
-func mustClaimDue(t *testing.T, c retry.Conn, worker string, now time.Time) engine.Message {
+func mustClaimDue(t *testing.T, c retryConn, worker string, now time.Time) engine.Message {
 	t.Helper()
 	res, err := c.ClaimDue(context.Background(), claimAt(worker, now, time.Second))
 	if err != nil || res.Outcome != engine.ClaimWon {
@@ -201,7 +207,7 @@ func testRescueGuardedAndNot(t *testing.T, b Backend) {
 		if res, err := a.Finalize(ctx, paid("Worker-A", m1)); err != nil || !res.Committed {
 			t.Fatalf("late finalize = %+v, %v", res, err)
 		}
-		res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[0], Now: later, Guarded: guarded})
+		res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[0], Now: later, Guarded: guarded})
 		if err != nil || res.Rescued == guarded {
 			t.Fatalf("rescue (guarded %v) after the finalize = %+v, %v; want rescued %v", guarded, res, err, !guarded)
 		}
@@ -209,7 +215,7 @@ func testRescueGuardedAndNot(t *testing.T, b Backend) {
 		if guarded && row.Status != engine.StatusProcessed || !guarded && (row.Status != engine.StatusPending || !row.ProcessedAt.IsZero()) {
 			t.Fatalf("guarded %v: PAY-001 after the rescue = %+v", guarded, row)
 		}
-		if res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[1], Now: later, Guarded: guarded}); err != nil || !res.Rescued {
+		if res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[1], Now: later, Guarded: guarded}); err != nil || !res.Rescued {
 			t.Fatalf("rescue (guarded %v) of a lease still expired = %+v, %v; want rescued", guarded, res, err)
 		}
 		if row := RowByKey(t, db, "PAY-002"); row.Status != engine.StatusPending || !row.LockedUntil.IsZero() {
@@ -230,7 +236,7 @@ func testGuardedRescueAfterReclaim(t *testing.T, b Backend) {
 		t.Fatal(seen, err)
 	}
 	mustClaimDue(t, w, "Worker-B", t0.Add(2*time.Second))
-	res, err := r.Rescue(ctx, retry.RescueRequest{Seen: seen[0], Now: t0.Add(4 * time.Second), Guarded: true})
+	res, err := r.Rescue(ctx, engine.RescueRequest{Seen: seen[0], Now: t0.Add(4 * time.Second), Guarded: true})
 	if err != nil || res.Rescued {
 		t.Fatalf("guarded rescue of a reclaimed lease = %+v, %v; want refused", res, err)
 	}

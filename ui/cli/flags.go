@@ -25,6 +25,7 @@ type scenarioFlags struct {
 	maxAttempts int     // --max-attempts (flags_retry.go)
 	seed        int64
 	toggles     map[string]*bool
+	skew        skewFlag // --skew B=+400ms, repeatable (flags_skew.go)
 	// notes is where a line for the user goes that is not the command's output (the flag
 	// set's output, stderr): a PostgreSQL schema left behind, or leftovers dropped.
 	notes io.Writer
@@ -51,12 +52,13 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
 	}
 	f.registerRetry(fs, def)
+	f.registerHeadless(fs, def)
 }
 
 // overrides returns what was set on the command line. A count or length set to 0 is refused,
 // not read as "as declared".
 func (f *scenarioFlags) overrides(fs *flag.FlagSet) (engine.Overrides, error) {
-	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}, MaxAttempts: f.maxAttempts}
+	o := engine.Overrides{Workers: f.workers, Messages: f.messages, Lease: f.lease, Toggles: map[string]bool{}, MaxAttempts: f.maxAttempts, Skew: f.skew.m}
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
 		switch {

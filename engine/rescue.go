@@ -1,18 +1,8 @@
-// Package retry is the rest of a message's life as both stores (SQLite, PostgreSQL) write it,
-// from schema 4 on: a failed attempt that releases its lease (to Pending, claimable again after
-// a backoff, or to DeadLettered once the attempts reach a maximum), the claim that honours the
-// backoff, the redrive of a dead letter, and the rescue of an expired lease, guarded or not.
-//
-// It holds the rescuer's requests, results and interface only; the SQL is each store's. A failed
-// attempt, the due claim and the redrive are the engine's (engine/retry.go: engine.FailRequest,
-// engine.Conn's Fail and ClaimDue, engine.Redriver), which the engine uses.
-package retry
+package engine
 
 import (
 	"context"
 	"time"
-
-	"leaselab/engine"
 )
 
 // Expired is a lease that had ended when the rescuer looked: the row and what it saw of it.
@@ -35,14 +25,15 @@ type RescueRequest struct {
 	Guarded bool
 }
 
-// RescueResult says whether the rescue changed the row.
+// RescueResult says whether the rescue changed the row (its rows affected were 1).
 type RescueResult struct {
 	Rescued bool
 }
 
-// Conn is a worker connection of a store from schema 4: an engine.Conn, and the rest.
-type Conn interface {
-	engine.Conn
+// RescueConn is a connection a rescuer sweeps with: both stores' connections from schema 4
+// implement it. The read and the write are separate statements, as a sweeper's are: what the
+// row became in between is what the guard is for.
+type RescueConn interface {
 	// Expired reads the leases that have ended at now, the one that ended first first.
 	Expired(ctx context.Context, now time.Time) ([]Expired, error)
 	// Rescue moves one expired lease back to Pending (RescueRequest).
