@@ -26,9 +26,16 @@ type Batcher interface {
 // when the backend has none.
 func batcher(t *testing.T, db engine.DB) Batcher {
 	t.Helper()
-	c, ok := Connect(t, db).(Batcher)
+	return connectAs[Batcher](t, db, "skipped: this backend's connections have no batch or fused methods")
+}
+
+// connectAs opens a worker connection that offers T; the test is skipped, saying why, when the
+// backend's connections do not.
+func connectAs[T any](t *testing.T, db engine.DB, why string) T {
+	t.Helper()
+	c, ok := Connect(t, db).(T)
 	if !ok {
-		t.Skip("skipped: this backend's connections have no batch or fused methods")
+		t.Skip(why)
 	}
 	return c
 }
@@ -286,11 +293,18 @@ func testFinalizeAndClaimKeyed(t *testing.T, be Backend) {
 	a := batcher(t, db)
 	ctx := context.Background()
 	won, _ := a.Claim(ctx, claimFor("Worker-A"))
-	res, cl, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
-		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-003"})
+	res, cl, err := keyedFused(ctx, a, won.Message, "PAY-003")
 	if err != nil || !res.Committed || cl.Outcome != engine.ClaimWon || cl.Message.IdempotencyKey != "PAY-003" {
 		t.Fatalf("keyed fused step = %+v %+v %v, want PAY-003 claimed", res, cl, err)
 	}
+}
+
+// keyedFused is Worker-A's fused step at t0: it finalizes won as paid and claims the message
+// with key, with a one-second lease.
+func keyedFused(ctx context.Context, a Batcher, won engine.Message, key string) (engine.FinalizeResult, engine.ClaimResult, error) {
+	next := claimFor("Worker-A")
+	next.Key = key
+	return a.FinalizeAndClaim(ctx, paid("Worker-A", won), next)
 }
 
 // An error in the claim half rolls back the finalize half too: nothing is half done.
@@ -300,8 +314,7 @@ func testFinalizeAndClaimErrorRollsBackBoth(t *testing.T, be Backend) {
 	ctx := context.Background()
 	won, _ := a.Claim(ctx, claimFor("Worker-A"))
 	before := RowByKey(t, db, "PAY-001")
-	_, _, err := a.FinalizeAndClaim(ctx, paid("Worker-A", won.Message),
-		engine.ClaimRequest{Worker: "Worker-A", Now: t0, Until: t0.Add(time.Second), Key: "PAY-999"})
+	_, _, err := keyedFused(ctx, a, won.Message, "PAY-999")
 	if err == nil {
 		t.Fatal("claim of an unknown key: want an error")
 	}

@@ -84,17 +84,26 @@ func testRacingWorkers(t *testing.T, b Backend) {
 	}
 }
 
-// The non-atomic claim is a plain read then an unconditional update: both workers can take the
-// same row. This is what the naive-claim lesson shows.
-func testNonAtomicBothTake(t *testing.T, b Backend) {
-	db := seeded(t, b, 1)
-	a, bc := Connect(t, db), Connect(t, db)
+// bothSelect seeds one row and connects Worker-A (a) and Worker-B (bc), who each do the first
+// half of the non-atomic claim at t0; the test fails unless both selects see the same candidate.
+func bothSelect(t *testing.T, b Backend) (db engine.DB, a, bc engine.Conn, ma, mb engine.Message) {
+	t.Helper()
+	db = seeded(t, b, 1)
+	a, bc = Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	ma, okA, errA := a.SelectCandidate(ctx, t0)
 	mb, okB, errB := bc.SelectCandidate(ctx, t0)
 	if !okA || !okB || ma.ID != mb.ID || errA != nil || errB != nil {
 		t.Fatalf("both selects should see the same candidate: %+v %+v %v %v", ma, mb, errA, errB)
 	}
+	return db, a, bc, ma, mb
+}
+
+// The non-atomic claim is a plain read then an unconditional update: both workers can take the
+// same row. This is what the naive-claim lesson shows.
+func testNonAtomicBothTake(t *testing.T, b Backend) {
+	db, a, bc, ma, mb := bothSelect(t, b)
+	ctx := context.Background()
 	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -111,11 +120,8 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 // The non-atomic take overwrites whatever the row has become since its select, even a row another
 // worker has finalized meanwhile: the row is unfinished again and processed twice.
 func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
-	db := seeded(t, b, 1)
-	a, bc := Connect(t, db), Connect(t, db)
+	db, a, bc, ma, mb := bothSelect(t, b)
 	ctx := context.Background()
-	ma, _, _ := a.SelectCandidate(ctx, t0)
-	mb, _, _ := bc.SelectCandidate(ctx, t0)
 	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
