@@ -99,19 +99,23 @@ func bothSelect(t *testing.T, b Backend) (db engine.DB, a, bc engine.Conn, ma, m
 	return db, a, bc, ma, mb
 }
 
+// mustTake is worker's non-atomic take of id on c, with a lease until t0 plus a second; the test
+// fails on an error.
+func mustTake(t *testing.T, c engine.Conn, id int64, worker string) engine.Message {
+	t.Helper()
+	m, err := take(context.Background(), c, id, worker, t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // The non-atomic claim is a plain read then an unconditional update: both workers can take the
 // same row. This is what the naive-claim lesson shows.
 func testNonAtomicBothTake(t *testing.T, b Backend) {
 	db, a, bc, ma, mb := bothSelect(t, b)
-	ctx := context.Background()
-	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := take(ctx, bc, mb.ID, "Worker-B", t0.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ta := mustTake(t, a, ma.ID, "Worker-A")
+	tb := mustTake(t, bc, mb.ID, "Worker-B")
 	if ta.LeaseVersion != 1 || tb.LeaseVersion != 2 || RowByKey(t, db, "PAY-001").LockedBy != "Worker-B" {
 		t.Fatalf("takes: A v%d, B v%d", ta.LeaseVersion, tb.LeaseVersion)
 	}
@@ -122,10 +126,7 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
 	db, a, bc, ma, mb := bothSelect(t, b)
 	ctx := context.Background()
-	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ta := mustTake(t, a, ma.ID, "Worker-A")
 	if fin, err := a.Finalize(ctx, paid("Worker-A", ta)); err != nil || !fin.Committed {
 		t.Fatalf("A's finalize: %+v, %v", fin, err)
 	}
