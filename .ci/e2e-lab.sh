@@ -39,14 +39,7 @@ start() {
 }
 
 # wait_for NAME TEXT [SECONDS]: until the screen shows TEXT.
-wait_for() {
-	local name=$1 text=$2 limit=${3:-10} i
-	for ((i = 0; i < limit * 20; i++)); do
-		if screen "$name" | grep -qF -- "$text"; then return 0; fi
-		sleep 0.05
-	done
-	fail "screen never showed \"$text\""
-}
+wait_for() { e2e_wait_for "$1" "$2" "${3:-10}" "screen never showed \"$2\""; }
 
 sql() { sqlite3 "$DB" "$1"; }
 

@@ -114,5 +114,15 @@ pass() { echo "ok   $*"; }
 # screen NAME: the pane's screen, kept in $WORK/screen.txt for fail to show.
 screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
 keys() { "${T[@]}" send-keys -t "$1" "${@:2}"; }
+# e2e_wait_for NAME TEXT SECONDS MESSAGE: until NAME's screen shows TEXT; after SECONDS, fail
+# with MESSAGE.
+e2e_wait_for() {
+	local name=$1 text=$2 limit=$3 msg=$4 i
+	for ((i = 0; i < limit * 20; i++)); do
+		if screen "$name" | grep -qF -- "$text"; then return 0; fi
+		sleep 0.05
+	done
+	fail "$msg"
+}
 # row NAME KEY: the outbox row of KEY as the screen shows it.
 row() { screen "$1" | grep -E "^. +[0-9]+ +$2 " | head -n1; }

@@ -55,14 +55,7 @@ pass "without a pty: \"${out%%$'\n'*}\", exit 1"
 attend() { # attend NAME [SCENARIO]: an attendee in a tmux session (no key of the teacher's)
 	e2e_pane "$1" "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $1@127.0.0.1 ${2:-}"
 }
-wait_for() {
-	local name=$1 text=$2 limit=${3:-15} i
-	for ((i = 0; i < limit * 20; i++)); do
-		if screen "$name" | grep -qF -- "$text"; then return 0; fi
-		sleep 0.05
-	done
-	fail "$name's screen never showed \"$text\""
-}
+wait_for() { e2e_wait_for "$1" "$2" "${3:-15}" "$1's screen never showed \"$2\""; }
 dbs() { compgen -G "$LABTMP/leaselab-run-*/leaselab.db" || true; }
 
 attend ana

@@ -84,25 +84,38 @@ func testRacingWorkers(t *testing.T, b Backend) {
 	}
 }
 
-// The non-atomic claim is a plain read then an unconditional update: both workers can take the
-// same row. This is what the naive-claim lesson shows.
-func testNonAtomicBothTake(t *testing.T, b Backend) {
-	db := seeded(t, b, 1)
-	a, bc := Connect(t, db), Connect(t, db)
+// bothSelect seeds one row and connects Worker-A (a) and Worker-B (bc), who each do the first
+// half of the non-atomic claim at t0; the test fails unless both selects see the same candidate.
+func bothSelect(t *testing.T, b Backend) (db engine.DB, a, bc engine.Conn, ma, mb engine.Message) {
+	t.Helper()
+	db = seeded(t, b, 1)
+	a, bc = Connect(t, db), Connect(t, db)
 	ctx := context.Background()
 	ma, okA, errA := a.SelectCandidate(ctx, t0)
 	mb, okB, errB := bc.SelectCandidate(ctx, t0)
 	if !okA || !okB || ma.ID != mb.ID || errA != nil || errB != nil {
 		t.Fatalf("both selects should see the same candidate: %+v %+v %v %v", ma, mb, errA, errB)
 	}
-	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
+	return db, a, bc, ma, mb
+}
+
+// mustTake is worker's non-atomic take of id on c, with a lease until t0 plus a second; the test
+// fails on an error.
+func mustTake(t *testing.T, c engine.Conn, id int64, worker string) engine.Message {
+	t.Helper()
+	m, err := take(context.Background(), c, id, worker, t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := take(ctx, bc, mb.ID, "Worker-B", t0.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	return m
+}
+
+// The non-atomic claim is a plain read then an unconditional update: both workers can take the
+// same row. This is what the naive-claim lesson shows.
+func testNonAtomicBothTake(t *testing.T, b Backend) {
+	db, a, bc, ma, mb := bothSelect(t, b)
+	ta := mustTake(t, a, ma.ID, "Worker-A")
+	tb := mustTake(t, bc, mb.ID, "Worker-B")
 	if ta.LeaseVersion != 1 || tb.LeaseVersion != 2 || RowByKey(t, db, "PAY-001").LockedBy != "Worker-B" {
 		t.Fatalf("takes: A v%d, B v%d", ta.LeaseVersion, tb.LeaseVersion)
 	}
@@ -111,15 +124,9 @@ func testNonAtomicBothTake(t *testing.T, b Backend) {
 // The non-atomic take overwrites whatever the row has become since its select, even a row another
 // worker has finalized meanwhile: the row is unfinished again and processed twice.
 func testNonAtomicAfterFinalize(t *testing.T, b Backend) {
-	db := seeded(t, b, 1)
-	a, bc := Connect(t, db), Connect(t, db)
+	db, a, bc, ma, mb := bothSelect(t, b)
 	ctx := context.Background()
-	ma, _, _ := a.SelectCandidate(ctx, t0)
-	mb, _, _ := bc.SelectCandidate(ctx, t0)
-	ta, err := take(ctx, a, ma.ID, "Worker-A", t0.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ta := mustTake(t, a, ma.ID, "Worker-A")
 	if fin, err := a.Finalize(ctx, paid("Worker-A", ta)); err != nil || !fin.Committed {
 		t.Fatalf("A's finalize: %+v, %v", fin, err)
 	}

@@ -22,11 +22,7 @@ type retryConn interface {
 // retrier connects a worker whose connection offers retryConn; a backend without skips.
 func retrier(t *testing.T, db engine.DB) retryConn {
 	t.Helper()
-	c, ok := Connect(t, db).(retryConn)
-	if !ok {
-		t.Skip("skipped: this backend's connections have no failures, backoff or rescue")
-	}
-	return c
+	return connectAs[retryConn](t, db, "skipped: this backend's connections have no failures, backoff or rescue")
 }
 
 // stateOf reads key's engine.RetryState; a backend that cannot read it skips.
