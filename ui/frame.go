@@ -29,6 +29,11 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 		return nil, err
 	}
 	f.Rows = safeRows(f.Rows)
+	if r := f.Rescuer; r != nil {
+		for i, e := range r.Read {
+			r.Read[i].IdempotencyKey, r.Read[i].LockedBy = words.Escape(e.IdempotencyKey), words.Escape(e.LockedBy)
+		}
+	}
 	for k, e := range f.LastErrors {
 		f.LastErrors[k] = words.Escape(e)
 	}
