@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -113,4 +114,32 @@ func (CmdFinish) run(ctx context.Context, s *Session) (Result, error) {
 
 func (CmdFree) run(context.Context, *Session) (Result, error) {
 	return Result{}, fmt.Errorf("a free run: %w", ErrNotReplayable)
+}
+
+// CmdRedrive is Session.Redrive: the dead-lettered message Key goes back to Pending, with its
+// attempts reset. It is guarded: refused (ErrNotNow) while the message is not dead-lettered.
+type CmdRedrive struct{ Key string }
+
+func (c CmdRedrive) run(ctx context.Context, s *Session) (Result, error) {
+	ev, err := s.Redrive(ctx, c.Key)
+	return Result{Event: ev}, err
+}
+
+// Redrive moves the dead-lettered message key back to Pending, claimable at once, with its
+// attempts reset (Redriver), and records it. A message that is not dead-lettered, or a key
+// with no message, is refused with ErrNotNow and nothing changes.
+func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
+	r, ok := s.db.(Redriver)
+	if !ok {
+		return Event{}, fmt.Errorf("redrive %s: this database cannot redrive: %w", key, ErrNotNow)
+	}
+	if err := r.Redrive(ctx, key); err != nil {
+		if errors.Is(err, ErrNotDeadLettered) || errors.Is(err, ErrNoSuchMessage) {
+			return Event{}, fmt.Errorf("redrive %s: %w: %w", key, err, ErrNotNow)
+		}
+		return Event{}, fmt.Errorf("redrive %s: %w", key, err)
+	}
+	s.env.world.Add(1)
+	return s.event(Event{Kind: EvNote, Key: key,
+		Text: fmt.Sprintf("%s redriven: back to Pending, attempts reset, claimable at once", key)}), nil
 }

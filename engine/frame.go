@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -25,6 +26,12 @@ type Frame struct {
 	Ledgers  []WorkerLedger // one per worker, in the order of Workers
 	Total    WorkerLedger
 	Attempts map[string][]Attempt // processing attempts per message key
+	// LastErrors is each dead-lettered row's LastError, by key, as the database holds it (a
+	// store that is a RetryReader); nil when no row is dead-lettered.
+	LastErrors map[string]string
+
+	// Rescuer is the rescuer's view, nil when the scenario has none.
+	Rescuer *RescuerView
 
 	Events     []Event // the latest events, oldest first
 	EventCount int
@@ -66,5 +73,52 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
 	}
 	f.NextTimer = s.NextTimer()
+	f.Rescuer = s.rescuerView()
+	if f.LastErrors, err = s.lastErrors(ctx, rows); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// lastErrors reads the LastError of each dead-lettered row, by key; nil when none is or the
+// store cannot say.
+func (s *Session) lastErrors(ctx context.Context, rows []Row) (map[string]string, error) {
+	rr, ok := s.db.(RetryReader)
+	if !ok {
+		return nil, nil
+	}
+	var m map[string]string
+	for _, r := range rows {
+		if r.Status != StatusDeadLettered {
+			continue
+		}
+		st, err := rr.RetryState(ctx, r.IdempotencyKey)
+		if err != nil {
+			return nil, fmt.Errorf("read the retry state of %s: %w", r.IdempotencyKey, err)
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[r.IdempotencyKey] = st.LastError
+	}
+	return m, nil
+}
+
+// RescuerView is the rescuer as the lab shows it: its name and schedule, the expired leases its
+// last sweep read and has not rescued yet (as it holds them: key, owner, version), and its
+// counts so far.
+type RescuerView struct {
+	Name   string
+	Every  time.Duration
+	Read   []Expired
+	Counts RescuerSummary
+}
+
+// rescuerView is the session's rescuer now, nil without one.
+func (s *Session) rescuerView() *RescuerView {
+	r := s.rescuer
+	if r == nil {
+		return nil
+	}
+	return &RescuerView{Name: r.Name, Every: r.every, Read: slices.Clone(r.seen), Counts: r.counts}
 }

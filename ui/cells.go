@@ -48,16 +48,19 @@ const byWant = 9
 // "Processed by" takes what is left; the watch, which has no ledger, shows ProcessedAtUtc there
 // instead.
 func columns(w int, rows []engine.Row, watch bool) []colSpec {
-	idW, keyW, ownerW := 2, 3, 8
+	idW, keyW, ownerW, statusW := 2, 3, 8, 10
 	for i := range rows {
 		r := &rows[i]
+		if r.Status == engine.StatusDeadLettered {
+			statusW = len(engine.StatusDeadLettered) // wider only while a row is dead-lettered
+		}
 		idW = max(idW, digits(r.ID))
 		keyW = max(keyW, len(r.IdempotencyKey))
 		ownerW = max(ownerW, len(r.LockedBy))
 	}
 	keyW, ownerW = min(keyW, 16), min(ownerW, 16)
 	wide := w >= 100
-	cols := []colSpec{{cID, "Id", idW}, {cKey, "Key", keyW}, {cStatus, "Status", 10},
+	cols := []colSpec{{cID, "Id", idW}, {cKey, "Key", keyW}, {cStatus, "Status", statusW},
 		{cPayment, "Payment", 7}, {cOwner, "LockedBy", ownerW}, {cUntil, "LockedUntilUtc", 14}}
 	lease := colSpec{cLease, "Lease left", 10 + leaseTextW}
 	claims, version := colSpec{cClaims, "Claims", 6}, colSpec{cVersion, "Ver", 3}
@@ -108,8 +111,20 @@ func statusStyle(st *Styles, status string) lipgloss.Style {
 		return st.Processing
 	case engine.StatusProcessed:
 		return st.Processed
+	case engine.StatusDeadLettered:
+		return st.Failed
 	}
 	return st.Pending
+}
+
+// deadCell is, in a dead-lettered row's lease cell (it holds no lease), the row's LastError,
+// without its "provider: " prefix, cut to the w cells there are.
+func deadCell(lastErr string, w int, st *Styles) string {
+	if lastErr == "" {
+		return spaces(w)
+	}
+	lastErr = strings.TrimPrefix(lastErr, "provider: ") // the column is the provider's answer
+	return st.Failed.Render(padPlain(lastErr, w))
 }
 
 // leaseCell is the lease's time left, as a bar and in milliseconds, or EXPIRED once the clock
@@ -117,6 +132,9 @@ func statusStyle(st *Styles, status string) lipgloss.Style {
 func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 	if r.RowLock != "" && r.Status != engine.StatusProcessing {
 		return rowLockCell(r.RowLock, w, st)
+	}
+	if r.Status == engine.StatusDeadLettered {
+		return deadCell(f.LastErrors[r.IdempotencyKey], w, st)
 	}
 	if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() {
 		return spaces(w)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // eventTail is how many of the latest events a frame carries for the event log.
@@ -28,6 +29,14 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 		return nil, err
 	}
 	f.Rows = safeRows(f.Rows)
+	if r := f.Rescuer; r != nil {
+		for i, e := range r.Read {
+			r.Read[i].IdempotencyKey, r.Read[i].LockedBy = words.Escape(e.IdempotencyKey), words.Escape(e.LockedBy)
+		}
+	}
+	for k, e := range f.LastErrors {
+		f.LastErrors[k] = words.Escape(e)
+	}
 	for i, v := range f.Workers {
 		f.Workers[i] = safeWorker(v)
 	}

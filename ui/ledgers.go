@@ -33,6 +33,9 @@ func (m ledgersPane) ledgerItems() []string {
 	items := []string{
 		alarm(fmt.Sprintf("duplicated messages %d", sum.ProcessedByTwoOwners), sum.ProcessedByTwoOwners),
 	}
+	if sum.DeadLettered > 0 || sum.ProviderFailures > 0 {
+		items = append(items, endsItem(sum, m.f.Done))
+	}
 	if n := sum.ReprocessedAfterLostLease; n > 0 {
 		items = append(items, fmt.Sprintf("re-processed %d (at-least-once)", n))
 	}
@@ -63,6 +66,21 @@ func (m ledgersPane) ledgerItems() []string {
 		items = append(items, fmt.Sprintf("renewals %d · lost %d", t.Renewals, t.LostRenewals))
 	}
 	return items
+}
+
+// endsItem is the three ends of a message, counted apart once a run has failures: finished,
+// dead-lettered (parked, not lost) and lost (once the run is done; before, not finished yet),
+// with the provider's failures and the retries they caused.
+func endsItem(sum *engine.Summary, done bool) string {
+	rest := "not finished"
+	if done {
+		rest = "lost"
+	}
+	s := fmt.Sprintf("finished %d · dead-lettered %d · %s %d", sum.Outbox.Processed, sum.DeadLettered, rest, sum.Lost)
+	if sum.ProviderFailures > 0 {
+		s += fmt.Sprintf(" · provider failures %d · retries %d", sum.ProviderFailures, sum.Retries)
+	}
+	return s
 }
 
 // sideEffects is the provider's own count of status checks, the side effect no database

@@ -150,10 +150,13 @@ func (set paneSet) view(s scene, w int) []string {
 	return lines
 }
 
-// help is the panes' keys on a ? screen: a group per pane, under its name.
+// help is the panes' keys on a ? screen: a group per pane that has keys, under its name.
 func (set paneSet) help() []helpGroup {
 	var gs []helpGroup
 	for i, p := range set.ps {
+		if len(slices.Concat(p.FullHelp()...)) == 0 {
+			continue // a pane without keys has no group
+		}
 		g := helpGroup{title: set.names[i]}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			g.entries = append(g.entries, one(b))

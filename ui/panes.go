@@ -4,5 +4,8 @@ package ui
 // below the built-in panes, above the status line. To add a pane, write its file set (a type
 // that implements pane, its keys in a *_keys.go) and add one line here.
 func registry() []paneSpec {
-	return []paneSpec{}
+	return []paneSpec{
+		{name: "rescuer", new: newRescuerPane, lab: true},
+		{name: "dead letters", new: newDeadLettersPane, lab: true},
+	}
 }

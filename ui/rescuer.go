@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// rescuerPane is the rescuer, an actor beside the workers (a sweeper that moves expired leases
+// back to Pending on its own schedule): what its last sweep read and has yet to rescue, and
+// its counts. It has lines only in a scenario with a rescuer, and no keys: its steps (R scan,
+// R rescue) are the script's, run by the step key as any other.
+type rescuerPane struct{ w, h int }
+
+func newRescuerPane() pane { return rescuerPane{} }
+
+// ShortHelp is the pane's keys: none (help.KeyMap).
+func (p rescuerPane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp is the pane's keys: none (help.KeyMap).
+func (p rescuerPane) FullHelp() [][]key.Binding { return nil }
+
+// Update takes no message: the pane only draws the frame.
+func (p rescuerPane) Update(tea.Msg, scene) (pane, tea.Msg) { return p, nil }
+
+// SetSize gives the pane its width and height.
+func (p rescuerPane) SetSize(w, h int) pane { p.w, p.h = w, h; return p }
+
+// Want is a title and a line while the scenario has a rescuer, none otherwise.
+func (p rescuerPane) Want(s scene, _ int) int {
+	if s.f == nil || s.f.Rescuer == nil {
+		return 0
+	}
+	return 2
+}
+
+// View is the title (when there are two lines) and the rescuer's line.
+func (p rescuerPane) View(s scene) string {
+	if p.h <= 0 || s.f == nil || s.f.Rescuer == nil {
+		return ""
+	}
+	r := s.f.Rescuer
+	c := r.Counts
+	var lines []string
+	if p.h >= 2 {
+		lines = append(lines, s.st.Section.Render(rule(fmt.Sprintf("Rescuer: a sweeper on its own connection, every %s", shortDuration(r.Every)), p.w)))
+	}
+	holds := "holds nothing"
+	if len(r.Read) > 0 {
+		parts := make([]string, len(r.Read))
+		for i, e := range r.Read {
+			parts[i] = fmt.Sprintf("%s (%s, v%d)", e.IdempotencyKey, orDash(e.LockedBy), e.LeaseVersion)
+		}
+		holds = "read " + strings.Join(parts, ", ") + ", to rescue"
+	}
+	line := fmt.Sprintf("  R %s  %s  sweeps %d · seen %d · rescued %d · refused %d", s.st.Subtle.Render(r.Name), holds,
+		c.Sweeps, c.Seen, c.Rescued, c.Refused)
+	if c.RescuedFinished > 0 {
+		line += " · " + s.st.Duplicate.Render(fmt.Sprintf("!! undid a finish %d", c.RescuedFinished))
+	}
+	lines = append(lines, line)
+	return strings.Join(box(lines, p.w, p.h), "\n")
+}
