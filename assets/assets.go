@@ -30,10 +30,10 @@ func order() []string {
 	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked", "retry-backoff", "dead-letter"}
 }
 
-// headless are the built-in lessons `leaselab run` and `leaselab list` have and the lab does
-// not show yet: a provider that fails, its retries and dead letters, whose numbers the lab's
-// panes have no place for so far, and the rescuer and skewed clocks, which the lab has no keys
-// for yet (issue 20).
+// headless are the built-in lessons that are not in the lab's tab order yet: a provider that
+// fails, its retries and dead letters, the rescuer and skewed clocks (issue 20). `leaselab run`
+// and `leaselab list` have them, and the lab opens them by name (--scenario NAME), but their
+// toggles have no lab keys yet, so the lab's header and its every-lesson tests cannot show them.
 func headless() []string {
 	return []string{"retry-backoff", "dead-letter", "rescuer-race", "clock-skew"}
 }
@@ -42,7 +42,7 @@ func headless() []string {
 // shows.
 func All() []string { return append(Names(), headless()...) }
 
-// IsHeadless reports whether the built-in lesson name is run headless only (not in the lab).
+// IsHeadless reports whether the built-in lesson name is left out of the lab's tab order.
 func IsHeadless(name string) bool { return slices.Contains(headless(), name) }
 
 // Scenario returns the embedded scenario file called name, and its path for messages.

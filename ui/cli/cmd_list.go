@@ -26,7 +26,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 				title += " (PostgreSQL only: --db postgres://…)"
 			}
 			if assets.IsHeadless(n) {
-				title += " (leaselab run only: not in the lab yet)"
+				title += " (not in the lab's tab order yet: leaselab run NAME, or leaselab --scenario NAME)"
 			}
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, title)
