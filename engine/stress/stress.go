@@ -206,11 +206,16 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 
 // jumpToNextEnd moves the clock, when no worker can act, to the earliest moment one will:
 // the end of the lease or of the backoff its last claim was blocked by (the due claim reports
-// whichever ends first), or its provider's answer (Session.NextTimer); failing that, just past
-// the earliest live lease in the database (a worker that has not polled since it began). It
-// reports whether the clock moved.
+// whichever ends first), or its provider's answer (Session.NextTimer), at least a millisecond
+// on; failing that, just past the earliest live lease in the database (a worker that has not
+// polled since it began). It reports whether the clock moved.
 func jumpToNextEnd(ctx context.Context, s *engine.Session) bool {
-	if t := s.NextTimer(); !t.IsZero() && t.After(s.Clock().Now()) {
+	if t := s.NextTimer(); !t.IsZero() {
+		// A timer already due belongs to a poll that raced the last move of the clock: the
+		// worker waits for the world to change, so move the clock on a millisecond.
+		if soon := s.Clock().Now().Add(time.Millisecond); t.Before(soon) {
+			t = soon
+		}
 		_, err := s.SetClock(t)
 		return err == nil
 	}
