@@ -36,15 +36,25 @@ func loadScenario(t testing.TB, name, text string) *engine.Scenario {
 // session opens a fresh database file and a session on it.
 func session(t testing.TB, sc *engine.Scenario) *engine.Session { return sessionWith(t, sc, nil) }
 
+// freshDB creates a SQLite database file of that name in the test's temporary folder, closed
+// when the test ends.
+func freshDB(t testing.TB, name string) *store.DB {
+	t.Helper()
+	db, err := store.Create(context.Background(), filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // sessionWith is session opened with opt (nil: NewSession's options).
 func sessionWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions) *engine.Session {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "leaselab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := freshDB(t, "leaselab.db")
 	var s *engine.Session
+	var err error
 	if opt == nil {
 		s, err = engine.NewSession(ctx, sc, db)
 	} else {
@@ -53,10 +63,7 @@ func sessionWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Close()
-		db.Close()
-	})
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

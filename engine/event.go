@@ -10,23 +10,32 @@ type EventKind string
 
 // Event kinds.
 const (
-	EvLoad     EventKind = "load"
-	EvClaim    EventKind = "claim"
-	EvSelect   EventKind = "select"
-	EvTake     EventKind = "take"
-	EvLock     EventKind = "lock"
+	// A poll and a claim: load (no leasing), an atomic claim, or the non-atomic SELECT, take and
+	// the lock that ends it.
+	EvLoad   EventKind = "load"
+	EvClaim  EventKind = "claim"
+	EvSelect EventKind = "select"
+	EvTake   EventKind = "take"
+	EvLock   EventKind = "lock"
+
+	// A held message: the ownership check, a heartbeat, the finalize, or a failed attempt that
+	// released its lease (worker_fail.go).
 	EvCheck    EventKind = "check"
 	EvRenew    EventKind = "renew"
 	EvFinalize EventKind = "finalize"
-	EvFail     EventKind = "fail" // a failed attempt released its lease (worker_fail.go)
-	EvCrash    EventKind = "crash"
-	EvRestart  EventKind = "restart"
-	EvPause    EventKind = "pause"
-	EvResume   EventKind = "resume"
-	EvClock    EventKind = "clock"
-	EvSetting  EventKind = "setting"
-	EvPhase    EventKind = "phase"
-	EvNote     EventKind = "note"
+	EvFail     EventKind = "fail"
+
+	// A worker's life.
+	EvCrash   EventKind = "crash"
+	EvRestart EventKind = "restart"
+	EvPause   EventKind = "pause"
+	EvResume  EventKind = "resume"
+
+	// The session's own: the clock, a setting, a heading and a sentence of the timeline.
+	EvClock   EventKind = "clock"
+	EvSetting EventKind = "setting"
+	EvPhase   EventKind = "phase"
+	EvNote    EventKind = "note"
 )
 
 // Event outcomes, as Event.Outcome carries them.

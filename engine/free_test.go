@@ -3,14 +3,12 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 )
 
 // after's concurrent phase is a contest: both workers process some of the five messages it
@@ -103,11 +101,7 @@ func (f *fakeWall) Add(d time.Duration) {
 func wallSession(t *testing.T, now func() time.Time, lease time.Duration, messages int, hold time.Duration, notify func(string), workers ...string) *engine.Session {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "wall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := freshDB(t, "wall.db")
 	if hold > 0 {
 		db.HoldFinalize(hold, notify) // before the workers connect: it applies to later connections
 	}

@@ -208,20 +208,28 @@ type RowLocker interface {
 	FinishClaim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
 }
 
+// LeaseTimes are the times of a request that writes a lease end, as the package documentation,
+// "Time in a request", describes them: fixed Now and Until, or a Clock the store reads once.
+type LeaseTimes struct {
+	Now   time.Time // fixed: the now the request reports (its result's At)
+	Until time.Time // fixed: the lease end written
+	// Clock, when set, replaces Now and Until: the store reads it once inside the transaction,
+	// after the lock, and writes the reading + Lease as the lease end.
+	Clock func() time.Time
+	Lease time.Duration
+}
+
+// Times is the request's now and lease end, as ClaimRequest.Times.
+func (lt LeaseTimes) Times() (now, until time.Time) {
+	return requestTimes(lt.Now, lt.Until, lt.Clock, lt.Lease)
+}
+
 // TakeRequest is the second half of the non-atomic claim: set a lease on row ID with no
-// condition. Its times follow the package documentation, "Time in a request".
+// condition, at its LeaseTimes.
 type TakeRequest struct {
 	ID     int64
 	Worker string
-	Now    time.Time // fixed: reported as TakeResult.At
-	Until  time.Time // fixed: the lease end written
-	Clock  func() time.Time
-	Lease  time.Duration
-}
-
-// Times is the take's now and lease end, as ClaimRequest.Times.
-func (r TakeRequest) Times() (now, until time.Time) {
-	return requestTimes(r.Now, r.Until, r.Clock, r.Lease)
+	LeaseTimes
 }
 
 // TakeResult is what an unconditional take wrote.
@@ -232,19 +240,11 @@ type TakeResult struct {
 
 // RenewRequest extends a lease the worker still holds (a heartbeat): UPDATE … SET
 // LockedUntilUtc WHERE Id, Status='Processing', LockedBy=Worker and LeaseVersion all still
-// match Message. Its times follow the package documentation, "Time in a request".
+// match Message, to the lease end of its LeaseTimes.
 type RenewRequest struct {
 	Worker  string
 	Message Message
-	Now     time.Time // fixed: reported as RenewResult.At
-	Until   time.Time // fixed: the new lease end
-	Clock   func() time.Time
-	Lease   time.Duration
-}
-
-// Times is the renewal's now and new lease end, as ClaimRequest.Times.
-func (r RenewRequest) Times() (now, until time.Time) {
-	return requestTimes(r.Now, r.Until, r.Clock, r.Lease)
+	LeaseTimes
 }
 
 // RenewResult is what a renewal did.

@@ -12,7 +12,7 @@ func (s *Session) summarizeRetries(sum *Summary) {
 		sum.ProviderCalls = r.chart.buckets()
 	}
 	if st := s.InitialSettings(); r.plan.active() || st.Backoff || st.DeadLetter {
-		for _, k := range RetryToggleNames() {
+		for _, k := range ToggleNamesIn(InRetries) {
 			v, _ := st.Get(k)
 			sum.Settings[k] = OnOff(v)
 		}

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,11 +14,7 @@ import (
 func retryRun(t *testing.T, sc *engine.Scenario) (*engine.Summary, *store.DB, error) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "leaselab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := freshDB(t, "leaselab.db")
 	s, err := engine.NewSession(ctx, sc, db)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ type Settings struct {
 	// for that lock, up to LockTimeout. SQLite has no row locks: there it changes nothing.
 	SkipLocked bool
 	// GuardedRescue, DBClock and ProviderFencing are the toggles of the rescuer and of skewed
-	// clocks (toggles_headless.go): the rescue's UPDATE checks again what it saw; lease times
+	// clocks (toggles.go, InRescue): the rescue's UPDATE checks again what it saw; lease times
 	// come from the database's clock, not the worker's; the provider refuses a stale lease version.
 	GuardedRescue, DBClock, ProviderFencing bool
 	// LockTimeout bounds a claim's wait for a row lock while SkipLocked is off (lock_timeout).
@@ -28,7 +28,7 @@ type Settings struct {
 	HeartbeatEvery time.Duration
 	// ProviderLatency is how long, in scenario time, a status check takes to answer.
 	ProviderLatency time.Duration
-	// Retry (retry_toggles.go, backoff.go): what a failed attempt does next.
+	// Retry (toggles.go InRetries, retry_defaults.go, backoff.go): what a failed attempt does next.
 	Backoff       bool          // a failed attempt waits (BackoffPolicy) before the next claim may take it
 	DeadLetter    bool          // after MaxAttempts failed attempts the message is DeadLettered
 	BackoffPolicy string        // BackoffFixed or BackoffExponential

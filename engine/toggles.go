@@ -15,6 +15,29 @@ const (
 	ToggleHeartbeat      = "heartbeat"
 	// ToggleSkipLocked is a toggle of databases with row locks (PostgreSQL) only.
 	ToggleSkipLocked = "skip-locked"
+	// ToggleBackoff: a failed attempt waits before the message may be claimed again.
+	ToggleBackoff = "backoff"
+	// ToggleDeadLetter: a message that has failed MaxAttempts times is parked.
+	ToggleDeadLetter = "dead-letter"
+	// ToggleGuardedRescue: the rescuer's UPDATE is guarded by what it saw.
+	ToggleGuardedRescue = "guarded-rescue"
+	// ToggleDBClock: lease times come from the database's clock.
+	ToggleDBClock = "db-clock"
+	// ToggleProviderFencing: the provider refuses a stale lease version.
+	ToggleProviderFencing = "provider-fencing"
+)
+
+// Where says which group of the registry a toggle belongs to, and so whether the lab shows it.
+type Where int
+
+const (
+	// InLab: a key of the lab, a line of its ? screen, its header and the teacher's table.
+	InLab Where = iota
+	// InRetries: what a failed attempt does next (backoff, dead-letter); no lab key yet.
+	InRetries
+	// InRescue: the rescuer's guard and the fixes of skewed clocks; no lab key yet. A report
+	// names one only while the run uses it.
+	InRescue
 )
 
 // Toggle is one switch of the protocol, declared once in the registry below: every parser, flag
@@ -32,7 +55,8 @@ type Toggle struct {
 	// RowLocks: only a database that locks rows (PostgreSQL) has this toggle; SQLite's lab
 	// shows it as a lesson of the other backend, and its scenario files may still set it.
 	RowLocks bool
-	Default  bool // its setting in DefaultSettings
+	Default  bool  // its setting in DefaultSettings
+	Where    Where // its group: the lab shows only InLab's
 	field    func(*Settings) *bool
 }
 
@@ -50,8 +74,8 @@ func (t Toggle) Of(s Settings) bool { return *t.field(&s) }
 // Has reports whether a database has the toggle: rowLocks says whether it locks rows.
 func (t Toggle) Has(rowLocks bool) bool { return rowLocks || !t.RowLocks }
 
-// toggles is the registry, in the order of the lab's ? screen. It is built once and never
-// changed; Toggles hands out copies.
+// toggles is the registry: the lab's toggles first, in the order of its ? screen, then the
+// others by group. It is built once and never changed; Toggles and TogglesIn hand out copies.
 var toggles = [...]Toggle{
 	{Name: ToggleLeasing, Words: "leasing", Key: "l", Letter: "L", Short: "leasing", Tiny: "leasing", Default: true,
 		Off:   "a poll loads every Pending row: no claim, no lease, no ownership check",
@@ -77,22 +101,61 @@ var toggles = [...]Toggle{
 		Off:   "no renewal: a job longer than the lease loses it to another worker",
 		On:    "a working worker renews its lease every heartbeat-every (not a crashed or paused one)",
 		field: func(s *Settings) *bool { return &s.Heartbeat }},
+	{Name: ToggleBackoff, Words: "retry backoff", Letter: "B", Short: "backoff", Tiny: "back", Where: InRetries,
+		Off:   "a failed attempt's message is claimable again at once: the workers hammer a failing provider",
+		On:    "a failed attempt sets NextAttemptUtc (backoff-policy, full jitter, capped): claims wait for it",
+		field: func(s *Settings) *bool { return &s.Backoff }},
+	{Name: ToggleDeadLetter, Words: "dead letters", Letter: "D", Short: "dead-ltr", Tiny: "dlq", Where: InRetries,
+		Off:   "no attempt limit: a poison message is retried for ever",
+		On:    "after max-attempts failed attempts the message is DeadLettered: never claimed again, until a redrive",
+		field: func(s *Settings) *bool { return &s.DeadLetter }},
+	{Name: ToggleGuardedRescue, Words: "guarded rescue", Letter: "G", Short: "g-rescue", Tiny: "grsc", Where: InRescue,
+		Off:   "the rescuer's UPDATE names the row by Id alone: a row finalized since its read is set back to Pending",
+		On:    "the rescuer's UPDATE also needs Processing, the lease ended, the owner and lease version it saw: 0 rows if the row moved on",
+		field: func(s *Settings) *bool { return &s.GuardedRescue }},
+	{Name: ToggleDBClock, Words: "database clock", Letter: "C", Short: "db-clock", Tiny: "dbclk", Where: InRescue,
+		Off:   "a worker's lease times come from its own clock, skew and all",
+		On:    "lease times come from one clock, the database's (now() in the statement): a worker's skew does not move them",
+		field: func(s *Settings) *bool { return &s.DBClock }},
+	{Name: ToggleProviderFencing, Words: "provider fencing", Letter: "P", Short: "p-fence", Tiny: "pfnc", Where: InRescue,
+		Off:   "the provider answers any call",
+		On:    "the provider refuses a call whose lease version is older than the newest it has seen for the key",
+		field: func(s *Settings) *bool { return &s.ProviderFencing }},
 }
 
-// NumToggles is how many toggles the registry declares.
-const NumToggles = len(toggles)
+// NumToggles is how many toggles the lab has (Toggles): the first entries of the registry,
+// those InLab (a test holds them to it).
+const NumToggles = 6
 
-// Toggles returns every toggle, in the order of the lab's ? screen.
-func Toggles() []Toggle { return slices.Clone(toggles[:]) }
+// Toggles returns the lab's toggles, in the order of its ? screen.
+func Toggles() []Toggle { return TogglesIn(InLab) }
 
-// LookupToggle finds the toggle of that name, the lab's or a headless one (HeadlessToggles).
-func LookupToggle(name string) (Toggle, bool) {
-	for _, t := range append(toggles[:], headless[:]...) {
-		if t.Name == name {
-			return t, true
+// TogglesIn returns the registry's toggles of one group, in the registry's order.
+func TogglesIn(w Where) []Toggle {
+	var ts []Toggle
+	for _, t := range toggles {
+		if t.Where == w {
+			ts = append(ts, t)
 		}
 	}
-	for _, t := range retryToggles {
+	return ts
+}
+
+// ToggleNamesIn lists the names of TogglesIn(w).
+func ToggleNamesIn(w Where) []string {
+	var names []string
+	for _, t := range TogglesIn(w) {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// Registry returns every toggle the registry declares, of every group: what a flag set offers.
+func Registry() []Toggle { return slices.Clone(toggles[:]) }
+
+// LookupToggle finds the toggle of that name, of any group.
+func LookupToggle(name string) (Toggle, bool) {
+	for _, t := range toggles {
 		if t.Name == name {
 			return t, true
 		}
@@ -103,7 +166,7 @@ func LookupToggle(name string) (Toggle, bool) {
 // ToggleNames lists every toggle of the protocol, which every backend has, in a fixed order.
 func ToggleNames() []string {
 	var names []string
-	for _, t := range toggles {
+	for _, t := range Toggles() {
 		if !t.RowLocks {
 			names = append(names, t.Name)
 		}
@@ -115,7 +178,7 @@ func ToggleNames() []string {
 // scenario file, a flag or the lab may set.
 func AllToggleNames() []string {
 	names := ToggleNames()
-	for _, t := range toggles {
+	for _, t := range Toggles() {
 		if t.RowLocks {
 			names = append(names, t.Name)
 		}

@@ -442,9 +442,13 @@ func (w *Worker) selectCandidate(ctx context.Context, now time.Time) (Event, err
 	return Event{Kind: EvSelect, Key: m.IdempotencyKey, Outcome: OutcomeSelected}, nil
 }
 
+// leaseTimes are the times of a take or renewal the worker makes at now: a lease of s.Lease.
+func (w *Worker) leaseTimes(s Settings, now time.Time) LeaseTimes {
+	return LeaseTimes{Now: now, Until: now.Add(s.Lease), Clock: w.wall(), Lease: s.Lease}
+}
+
 func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.TakeUnconditional(ctx, TakeRequest{ID: w.held.ID, Worker: w.ID, Now: now, Until: now.Add(s.Lease),
-		Clock: w.wall(), Lease: s.Lease})
+	res, err := w.conn.TakeUnconditional(ctx, TakeRequest{ID: w.held.ID, Worker: w.ID, LeaseTimes: w.leaseTimes(s, now)})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
@@ -495,8 +499,7 @@ func (w *Worker) expiredBeforeCall(now time.Time) Event {
 }
 
 func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.Renew(ctx, RenewRequest{Worker: w.ID, Message: w.held, Now: now, Until: now.Add(s.Lease),
-		Clock: w.wall(), Lease: s.Lease})
+	res, err := w.conn.Renew(ctx, RenewRequest{Worker: w.ID, Message: w.held, LeaseTimes: w.leaseTimes(s, now)})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}

@@ -12,13 +12,13 @@ import (
 
 // take is the fixed-time take the older tests use: the lease ends at until.
 func take(c engine.Conn, id int64, worker string, until time.Time) (engine.Message, error) {
-	res, err := c.TakeUnconditional(context.Background(), engine.TakeRequest{ID: id, Worker: worker, Now: t0, Until: until})
+	res, err := c.TakeUnconditional(context.Background(), engine.TakeRequest{ID: id, Worker: worker, LeaseTimes: engine.LeaseTimes{Now: t0, Until: until}})
 	return res.Message, err
 }
 
 // renew is the fixed-time renewal the older tests use.
 func renew(c engine.Conn, m engine.Message, worker string, until time.Time) (bool, error) {
-	res, err := c.Renew(context.Background(), engine.RenewRequest{Worker: worker, Message: m, Now: t0, Until: until})
+	res, err := c.Renew(context.Background(), engine.RenewRequest{Worker: worker, Message: m, LeaseTimes: engine.LeaseTimes{Now: t0, Until: until}})
 	return res.Renewed, err
 }
 
@@ -93,7 +93,7 @@ func TestWallClockIsReadInsideTheTransaction(t *testing.T) {
 				return m
 			},
 			act: func(t *testing.T, c engine.Conn, m engine.Message) got {
-				res, err := c.TakeUnconditional(context.Background(), engine.TakeRequest{ID: m.ID, Worker: "Worker-A", Clock: time.Now, Lease: lease})
+				res, err := c.TakeUnconditional(context.Background(), engine.TakeRequest{ID: m.ID, Worker: "Worker-A", LeaseTimes: engine.LeaseTimes{Clock: time.Now, Lease: lease}})
 				if err != nil {
 					t.Fatalf("take: %v", err)
 				}
@@ -108,7 +108,7 @@ func TestWallClockIsReadInsideTheTransaction(t *testing.T) {
 				return res.Message
 			},
 			act: func(t *testing.T, c engine.Conn, m engine.Message) got {
-				res, err := c.Renew(context.Background(), engine.RenewRequest{Worker: "Worker-A", Message: m, Clock: time.Now, Lease: lease})
+				res, err := c.Renew(context.Background(), engine.RenewRequest{Worker: "Worker-A", Message: m, LeaseTimes: engine.LeaseTimes{Clock: time.Now, Lease: lease}})
 				if err != nil || !res.Renewed {
 					t.Fatalf("renew: %+v %v", res, err)
 				}

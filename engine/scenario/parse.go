@@ -292,7 +292,7 @@ func (p *parser) header(n int, line string) error {
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.HeadlessToggleNames()...), ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.ToggleNamesIn(engine.InRescue)...), ", "))
 	}
 	return nil
 }

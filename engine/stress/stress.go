@@ -27,7 +27,10 @@ type Config struct {
 	JumpRate  float64 // per action and worker: move the scenario clock by up to one lease
 	Seed      int64
 	FailRate  float64 // per provider call: it fails (a timeout), and the attempt is retried
-	Settings  engine.Settings
+	// Skew is each worker's clock offset, by index (--skew B=+400ms is Skew[1]); shorter than
+	// Workers, the others keep the scenario's clock.
+	Skew     []time.Duration
+	Settings engine.Settings
 	// Timeout is the real-time limit of the run, seeding included; 0: DefaultTimeout. A
 	// run cut by it is a result (TimedOut, its unfinished messages counted as such), not an
 	// error.
@@ -88,6 +91,9 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed,
 		FailRate: cfg.FailRate}
 	sc.SetWorkers(cfg.Workers)
+	for i, d := range cfg.Skew[:min(len(cfg.Skew), len(sc.Workers))] {
+		sc.Workers[i].Skew = d
+	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout(cfg.Messages)
@@ -133,7 +139,8 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		}()
 	}
 	// The driver: report progress, and when every live worker is idle behind a live lease
-	// (its owner crashed or paused), move the clock just past it, as time would. Progress is
+	// (its owner crashed or paused) or a backoff, move the clock just past what ends first, as
+	// time would (jumpToNextEnd). Progress is
 	// the ledger's count of messages written; the database's counts, a read of every row, are
 	// read to confirm the end, and now and then in case the database has rows of its own.
 	var countsAt time.Time
@@ -168,10 +175,8 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 				break
 			}
 		}
-		if len(s.Runnable()) == 0 {
-			if _, err := s.ClockPastLease(ctx); err == nil {
-				jumps.Add(1)
-			}
+		if len(s.Runnable()) == 0 && jumpToNextEnd(ctx, s) {
+			jumps.Add(1)
 		}
 		select {
 		case <-ctx.Done():
@@ -197,6 +202,25 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		return nil, err
 	}
 	return res, checks(context.WithoutCancel(ctx), s, res, ctx.Err() != nil)
+}
+
+// jumpToNextEnd moves the clock, when no worker can act, to the earliest moment one will:
+// the end of the lease or of the backoff its last claim was blocked by (the due claim reports
+// whichever ends first), or its provider's answer (Session.NextTimer), at least a millisecond
+// on; failing that, just past the earliest live lease in the database (a worker that has not
+// polled since it began). It reports whether the clock moved.
+func jumpToNextEnd(ctx context.Context, s *engine.Session) bool {
+	if t := s.NextTimer(); !t.IsZero() {
+		// A timer already due belongs to a poll that raced the last move of the clock: the
+		// worker waits for the world to change, so move the clock on a millisecond.
+		if soon := s.Clock().Now().Add(time.Millisecond); t.Before(soon) {
+			t = soon
+		}
+		_, err := s.SetClock(t)
+		return err == nil
+	}
+	_, err := s.ClockPastLease(ctx)
+	return err == nil
 }
 
 // DefaultTimeout is a stress run's real-time limit when none is given: 5 minutes, or 2 ms

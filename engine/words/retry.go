@@ -12,7 +12,7 @@ import (
 // failures or retry toggles on (the summary has them then), so other reports are as before.
 func retrySettings(m map[string]string) []string {
 	var parts []string
-	for _, k := range engine.RetryToggleNames() {
+	for _, k := range engine.ToggleNamesIn(engine.InRetries) {
 		if v, ok := m[k]; ok {
 			parts = append(parts, k+"="+v)
 		}

@@ -122,7 +122,7 @@ func settingsLine(m map[string]string) string {
 	for _, t := range engine.ToggleNames() {
 		parts = append(parts, t+"="+m[t])
 	}
-	for _, t := range engine.HeadlessToggleNames() {
+	for _, t := range engine.ToggleNamesIn(engine.InRescue) {
 		if v, ok := m[t]; ok { // only in a run that uses it
 			parts = append(parts, t+"="+v)
 		}

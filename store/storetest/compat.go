@@ -13,12 +13,12 @@ import (
 
 // renew is worker's heartbeat on m with fixed times: the new lease end until.
 func renew(ctx context.Context, c engine.Conn, m engine.Message, worker string, until time.Time) (bool, error) {
-	res, err := c.Renew(ctx, engine.RenewRequest{Worker: worker, Message: m, Now: until, Until: until})
+	res, err := c.Renew(ctx, engine.RenewRequest{Worker: worker, Message: m, LeaseTimes: engine.LeaseTimes{Now: until, Until: until}})
 	return res.Renewed, err
 }
 
 // take is the non-atomic claim's unconditional take of row id with fixed times.
 func take(ctx context.Context, c engine.Conn, id int64, worker string, until time.Time) (engine.Message, error) {
-	res, err := c.TakeUnconditional(ctx, engine.TakeRequest{ID: id, Worker: worker, Now: until, Until: until})
+	res, err := c.TakeUnconditional(ctx, engine.TakeRequest{ID: id, Worker: worker, LeaseTimes: engine.LeaseTimes{Now: until, Until: until}})
 	return res.Message, err
 }

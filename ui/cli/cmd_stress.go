@@ -89,7 +89,8 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	var stopped error // the interrupt that ended the runs early
 	for i := 0; i < *runs; i++ {
 		cfg := stress.Config{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
-			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), FailRate: sc.FailRate, Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
+			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), FailRate: sc.FailRate, Skew: skews(sc),
+			Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
 		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
@@ -127,6 +128,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 					on, _ := st.Get(t)
 					fmt.Fprintf(&toggles, "--%s=%v ", t, on)
 				}
+				toggles.WriteString(retryFlags(sc))
 				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
 					"%s--fair-lock=%v --timeout %s --seed %d\n",
 					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
@@ -136,6 +138,40 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		return exitExpect, nil
 	}
 	return exitOK, nil
+}
+
+// skews is each worker's clock offset (--skew), by index; nil when no clock is off.
+func skews(sc *engine.Scenario) []time.Duration {
+	if !sc.Skewed() {
+		return nil
+	}
+	out := make([]time.Duration, len(sc.Workers))
+	for i, w := range sc.Workers {
+		out[i] = w.Skew
+	}
+	return out
+}
+
+// retryFlags are the reproduce line's flags of failures, retries, skew and the clocks' fixes:
+// none for a run that has none of them, whose line is as it was.
+func retryFlags(sc *engine.Scenario) string {
+	st := sc.Settings
+	var b strings.Builder
+	if sc.FailRate > 0 || st.Backoff || st.DeadLetter {
+		fmt.Fprintf(&b, "--fail-rate %v --backoff=%v --dead-letter=%v ", sc.FailRate, st.Backoff, st.DeadLetter)
+		if st.DeadLetter {
+			fmt.Fprintf(&b, "--max-attempts %d ", st.MaxAttempts)
+		}
+	}
+	for _, w := range sc.Workers {
+		if w.Skew != 0 {
+			fmt.Fprintf(&b, "--skew %s=%+dms ", w.Short, w.Skew.Milliseconds())
+		}
+	}
+	if sc.Skewed() {
+		fmt.Fprintf(&b, "--db-clock=%v --provider-fencing=%v ", st.DBClock, st.ProviderFencing)
+	}
+	return b.String()
 }
 
 // stressRun runs one stress run on a fresh database from dbs (the --db file or a temporary

@@ -48,11 +48,11 @@ func (f *scenarioFlags) register(fs *flag.FlagSet, declared map[string]string) {
 	fs.DurationVar(&f.lease, "lease", 0, "lease length, e.g. 500ms (default: "+def("lease")+")")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the random scheduler (default: "+def("seed")+")")
 	f.toggles = map[string]*bool{}
-	for _, t := range append(engine.AllToggleNames(), engine.RetryToggleNames()...) {
-		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
+	for _, t := range engine.Registry() {
+		f.toggles[t.Name] = fs.Bool(t.Name, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t.Name, def(t.Name)))
 	}
 	f.registerRetry(fs, def)
-	f.registerHeadless(fs, def)
+	fs.Var(&f.skew, "skew", "a worker's clock offset, e.g. B=+400ms (repeat for more workers; default: "+def("skew")+")")
 }
 
 // overrides returns what was set on the command line. A count or length set to 0 is refused,

@@ -1,22 +1,12 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"leaselab/engine"
 )
-
-// registerHeadless defines the flags of the toggles that have no lab key yet (guarded-rescue,
-// db-clock, provider-fencing) and --skew.
-func (f *scenarioFlags) registerHeadless(fs *flag.FlagSet, def func(string) string) {
-	for _, t := range engine.HeadlessToggleNames() {
-		f.toggles[t] = fs.Bool(t, false, fmt.Sprintf("%s on (=true) or off (=false) (default: %s)", t, def(t)))
-	}
-	fs.Var(&f.skew, "skew", "a worker's clock offset, e.g. B=+400ms (repeat for more workers; default: "+def("skew")+")")
-}
 
 // skewFlag is --skew WORKER=OFFSET, repeatable.
 type skewFlag struct{ m map[string]time.Duration }
