@@ -75,6 +75,10 @@ func Run(t *testing.T, b Backend) {
 		{"RedriveOnlyDeadLetters", testRedriveOnlyDeadLetters},
 		{"RescueGuardedAndNot", testRescueGuardedAndNot},
 		{"GuardedRescueAfterReclaim", testGuardedRescueAfterReclaim},
+		{"HostedWorkersFinalizeEachOnce", testHostedWorkersFinalizeEachOnce},
+		{"HostedRejectedFinalizeRollsBackAlone", testHostedRejectedFinalizeRollsBackAlone},
+		{"HostedCleanShutdownLeavesNoProcessing", testHostedCleanShutdownLeavesNoProcessing},
+		{"HostedHeartbeatKeepsLeases", testHostedHeartbeatKeepsLeases},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })

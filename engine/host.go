@@ -1,0 +1,559 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// HostConn is a connection with the batch methods a hosted worker needs: a claim of up to k
+// messages in one statement or transaction, and the finalize of several in one transaction,
+// each guarded and rolled back alone when its guard fails (a savepoint each, or one statement
+// that checks each row). Both stores' connections are HostConns.
+type HostConn interface {
+	Conn
+	ClaimBatch(ctx context.Context, req ClaimRequest, k int) ([]Message, error)
+	FinalizeBatch(ctx context.Context, reqs []FinalizeRequest) ([]FinalizeResult, error)
+}
+
+// HostOptions shape a hosted worker: one process, one owner, Slots messages in progress at once.
+type HostOptions struct {
+	// Name is the worker's display name in its events; ID the LockedBy it writes ("" : Name).
+	Name, ID string
+	// Slots is how many messages it works on at once: the fetcher claims for every free slot in
+	// one statement, and Slots goroutines process.
+	Slots int
+	// Lease is the lease each claim and heartbeat writes.
+	Lease time.Duration
+	// HeartbeatEvery is how often a held lease is renewed; 0: DefaultHeartbeat(Lease).
+	HeartbeatEvery time.Duration
+	// Poll is the wait after a fetch that claimed nothing; 0: 5 ms.
+	Poll time.Duration
+	// BatchMax is the most finalizes the completer writes in one transaction; 0: Slots.
+	BatchMax int
+	// Linger is how long the completer waits for a batch to fill up to BatchMax once its first
+	// message is ready; 0: it writes at once what is ready.
+	Linger time.Duration
+	// UntilEmpty ends the run once nothing is held and the database has no unfinished message.
+	UntilEmpty bool
+	// Finish is how long, once ctx ends, the messages already being processed get to finish
+	// (their provider call and their finalize); the ones claimed but not started are released
+	// at once. 0: Lease.
+	Finish time.Duration
+	// Process is the work of one message: the provider call. It must honour ctx.
+	Process func(ctx context.Context, m Message) (ProviderResult, error)
+	// Wall is the real time: the requests' clock (read inside each transaction), the polls and
+	// the heartbeats. nil: SystemWall.
+	Wall Wall
+	// OnEvent, when set, is called with each message's events (claim, finalize, heartbeat,
+	// release), from the goroutine that made it.
+	OnEvent func(Event)
+	// OnFetch and OnBatch, when set, are told of each fetch that claimed something (how many
+	// slots were free, what it took) and of each completer transaction (what it finalized).
+	OnFetch func(free int, got []Message)
+	OnBatch func(reqs []FinalizeRequest, res []FinalizeResult)
+}
+
+// HostStats count what a hosted worker did.
+type HostStats struct {
+	Fetches      int // claim statements that took at least one message
+	EmptyFetches int // claim statements that took none
+	Claimed      int // messages claimed
+	Batches      int // completer transactions
+	MaxBatch     int // the largest of them
+	Finalized    int // finalizes committed
+	Rejected     int // finalizes rejected by their guard (rolled back alone)
+	Renewed      int // heartbeats that extended a lease
+	LostLeases   int // heartbeats that found the lease gone (the message was given up)
+	Released     int // messages given back, guarded, before being processed (shutdown, failed call)
+	BusyRetries  int // transactions the database gave up on and that were retried
+}
+
+// hostItem is a message on its way from a slot to the completer: with its provider answer, or
+// to be released (release true, why says why).
+type hostItem struct {
+	m       Message
+	res     ProviderResult
+	release bool
+	why     string
+}
+
+// heldLease is a lease the host holds, as the heartbeat keeps it.
+type heldLease struct {
+	m         Message
+	lost      bool // a heartbeat found it gone
+	finishing bool // handed to the completer: no more heartbeats
+}
+
+// host is one run of a hosted worker.
+type host struct {
+	opt      HostOptions
+	db       DB
+	fetchC   HostConn // the fetcher's connection
+	doneC    HostConn // the completer's
+	beatC    Conn     // the heartbeat's
+	free     chan struct{}
+	work     chan Message
+	done     chan hostItem
+	stopping chan struct{} // closed when ctx ends: no more fetches, unstarted messages are released
+
+	mu    sync.Mutex
+	held  map[int64]*heldLease
+	stats HostStats
+	err   error
+}
+
+// RunHost runs a hosted worker on db until ctx ends or, with UntilEmpty, no work is left: one
+// fetcher that claims, in one statement, a message for every free slot; Slots goroutines that
+// process them; one completer that finalizes what they finished in batches (each finalize
+// guarded by owner and lease version, a rejected one rolled back alone, the payment in the same
+// transaction as its message); and a heartbeat that renews the leases held. When ctx ends it
+// stops fetching, releases (guarded) what it claimed and had not started, lets what it was
+// processing finish within Finish, and returns: after a clean stop it holds no lease.
+func RunHost(ctx context.Context, db DB, opt HostOptions) (HostStats, error) {
+	if opt.Slots < 1 {
+		return HostStats{}, fmt.Errorf("hosted worker: %d slots, want at least 1", opt.Slots)
+	}
+	if err := CheckLease(opt.Lease); err != nil {
+		return HostStats{}, fmt.Errorf("hosted worker: %w", err)
+	}
+	if opt.Process == nil {
+		return HostStats{}, errors.New("hosted worker: no Process")
+	}
+	if opt.ID == "" {
+		opt.ID = opt.Name
+	}
+	if opt.HeartbeatEvery <= 0 {
+		opt.HeartbeatEvery = DefaultHeartbeat(opt.Lease)
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = 5 * time.Millisecond
+	}
+	if opt.BatchMax <= 0 {
+		opt.BatchMax = opt.Slots
+	}
+	if opt.Finish <= 0 {
+		opt.Finish = opt.Lease
+	}
+	if opt.Wall == nil {
+		opt.Wall = SystemWall{}
+	}
+	h := &host{opt: opt, db: db, free: make(chan struct{}, opt.Slots), work: make(chan Message, opt.Slots),
+		done: make(chan hostItem, opt.Slots), stopping: make(chan struct{}), held: map[int64]*heldLease{}}
+	for range opt.Slots {
+		h.free <- struct{}{}
+	}
+	if err := h.connect(ctx); err != nil {
+		return HostStats{}, err
+	}
+	defer h.close()
+
+	// finishCtx is what the slots' provider calls run on: it outlives ctx by Finish. The
+	// database calls run on dbCtx, never cancelled: a stop does not cut a transaction in half,
+	// and what is released at the stop is released.
+	dbCtx := context.WithoutCancel(ctx)
+	finishCtx, cancelFinish := context.WithCancel(dbCtx)
+	defer cancelFinish()
+	runCtx, stopRun := context.WithCancel(ctx) // ended by ctx, by an error, or by UntilEmpty
+	defer stopRun()
+	go func() {
+		<-runCtx.Done()
+		close(h.stopping)
+		select {
+		case <-opt.Wall.After(opt.Finish):
+			cancelFinish()
+		case <-finishCtx.Done():
+		}
+	}()
+
+	var slots, tail sync.WaitGroup
+	for range opt.Slots {
+		slots.Add(1)
+		go func() { defer slots.Done(); h.slot(finishCtx) }()
+	}
+	tail.Add(2)
+	beatStop := make(chan struct{})
+	go func() { defer tail.Done(); h.complete(dbCtx, stopRun) }()
+	go func() { defer tail.Done(); h.heartbeat(dbCtx, beatStop, stopRun) }()
+
+	h.fetch(runCtx, stopRun)
+	close(h.work)
+	slots.Wait()
+	close(h.done)
+	close(beatStop)
+	tail.Wait()
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stats, h.err
+}
+
+// connect opens the host's three connections.
+func (h *host) connect(ctx context.Context) error {
+	open := func(role string) (HostConn, error) {
+		c, err := h.db.Connect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: connect its %s: %w", h.opt.Name, role, err)
+		}
+		hc, ok := c.(HostConn)
+		if !ok {
+			c.Close()
+			return nil, fmt.Errorf("%s: this database's connections cannot claim or finalize in batches", h.opt.Name)
+		}
+		return hc, nil
+	}
+	var err error
+	if h.fetchC, err = open("fetcher"); err != nil {
+		return err
+	}
+	if h.doneC, err = open("completer"); err != nil {
+		return err
+	}
+	h.beatC, err = open("heartbeat")
+	return err
+}
+
+func (h *host) close() {
+	for _, c := range []Conn{h.fetchC, h.doneC, h.beatC} {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// fail records the first error that ends the run, and ends it.
+func (h *host) fail(err error, stop func()) {
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = err
+	}
+	h.mu.Unlock()
+	stop()
+}
+
+func (h *host) count(fn func(*HostStats)) {
+	h.mu.Lock()
+	fn(&h.stats)
+	h.mu.Unlock()
+}
+
+func (h *host) event(e Event) {
+	if h.opt.OnEvent == nil {
+		return
+	}
+	e.Worker, e.ID = h.opt.Name, h.opt.ID
+	if e.Text == "" {
+		e.Text = Sentence(e)
+	}
+	h.opt.OnEvent(e)
+}
+
+// wait pauses for d, or until ctx ends.
+func (h *host) wait(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-h.opt.Wall.After(d):
+	}
+}
+
+// fetch is the fetcher: it waits for a free slot, takes every other free one, claims that many
+// messages in one statement and hands them to the slots, until ctx ends.
+func (h *host) fetch(ctx context.Context, stop func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.free:
+		}
+		k := 1
+	more:
+		for k < h.opt.Slots {
+			select {
+			case <-h.free:
+				k++
+			default:
+				break more
+			}
+		}
+		req := ClaimRequest{Worker: h.opt.ID, Clock: h.opt.Wall.Now, Lease: h.opt.Lease}
+		got, err := h.fetchC.ClaimBatch(ctx, req, k)
+		switch {
+		case errors.Is(err, ErrBusy):
+			h.count(func(s *HostStats) { s.BusyRetries++ })
+		case err != nil && ctx.Err() != nil:
+			got = nil // ended while claiming: nothing was taken
+		case err != nil:
+			h.fail(fmt.Errorf("%s: fetch: %w", h.opt.Name, err), stop)
+		}
+		h.mu.Lock()
+		for _, m := range got {
+			h.held[m.ID] = &heldLease{m: m}
+		}
+		held := len(h.held)
+		if len(got) > 0 {
+			h.stats.Fetches++
+			h.stats.Claimed += len(got)
+		} else if err == nil {
+			h.stats.EmptyFetches++
+		}
+		h.mu.Unlock()
+		for range k - len(got) {
+			h.free <- struct{}{}
+		}
+		if len(got) > 0 && h.opt.OnFetch != nil {
+			h.opt.OnFetch(k, got)
+		}
+		for _, m := range got {
+			h.event(Event{Kind: EvClaim, At: m.LockedUntil.Add(-h.opt.Lease), Key: m.IdempotencyKey, Outcome: OutcomeWon,
+				Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion})
+			h.work <- m // never blocks: a message per slot taken
+		}
+		if len(got) > 0 {
+			continue
+		}
+		if h.opt.UntilEmpty && held == 0 && err == nil && h.empty(ctx) {
+			stop()
+			return
+		}
+		h.wait(ctx, h.opt.Poll)
+	}
+}
+
+// empty reports whether the database has no unfinished message left (nor any it cannot tell).
+func (h *host) empty(ctx context.Context) bool {
+	c, err := h.db.Counts(ctx)
+	return err == nil && c.OutboxPending == 0 && c.OutboxProcessing == 0
+}
+
+// slot is one of the goroutines that process: it calls the provider for each message it is
+// handed and passes the answer to the completer. A message handed to it after the stop, or
+// whose lease the heartbeat found gone, is not processed.
+func (h *host) slot(ctx context.Context) {
+	for m := range h.work {
+		select {
+		case <-h.stopping:
+			h.done <- hostItem{m: m, release: true, why: "stopped before processing it"}
+			continue
+		default:
+		}
+		if h.lost(m.ID) {
+			h.done <- hostItem{m: m, release: true}
+			continue
+		}
+		res, err := h.opt.Process(ctx, m)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			h.done <- hostItem{m: m, release: true, why: "stopped before its call answered"}
+			continue
+		case err != nil:
+			h.done <- hostItem{m: m, release: true, why: "the call failed: " + err.Error()}
+			continue
+		}
+		h.done <- hostItem{m: m, res: res}
+	}
+}
+
+func (h *host) lost(id int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l := h.held[id]
+	return l == nil || l.lost
+}
+
+// complete is the completer: it takes what the slots finished, as many as are ready up to
+// BatchMax, and finalizes them in one transaction; what is to be released it releases, guarded.
+func (h *host) complete(ctx context.Context, stop func()) {
+	batch := make([]hostItem, 0, h.opt.BatchMax)
+	for it := range h.done {
+		batch = h.fill(append(batch[:0], it))
+		h.mu.Lock()
+		for _, it := range batch {
+			if l := h.held[it.m.ID]; l != nil {
+				l.finishing = true
+			}
+		}
+		h.mu.Unlock()
+		h.completeBatch(ctx, batch, stop)
+	}
+}
+
+// fill adds to batch what is ready, up to BatchMax, waiting up to Linger for it.
+func (h *host) fill(batch []hostItem) []hostItem {
+	var linger <-chan time.Time // nil: do not wait
+	if h.opt.Linger > 0 {
+		linger = h.opt.Wall.After(h.opt.Linger)
+	}
+	for len(batch) < h.opt.BatchMax {
+		if linger == nil {
+			select {
+			case it, ok := <-h.done:
+				if !ok {
+					return batch
+				}
+				batch = append(batch, it)
+				continue
+			default:
+				return batch
+			}
+		}
+		select {
+		case it, ok := <-h.done:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, it)
+		case <-linger:
+			linger = nil
+		}
+	}
+	return batch
+}
+
+// completeBatch finalizes and releases one batch, then frees its slots.
+func (h *host) completeBatch(ctx context.Context, batch []hostItem, stop func()) {
+	var (
+		reqs []FinalizeRequest
+		rels []hostItem
+	)
+	for _, it := range batch {
+		if it.release {
+			rels = append(rels, it)
+			continue
+		}
+		reqs = append(reqs, FinalizeRequest{Worker: h.opt.ID, Message: it.m, Clock: h.opt.Wall.Now,
+			PaymentStatus: it.res.Status, TransactionID: it.res.TransactionID, OwnershipCheck: true, Fencing: true})
+	}
+	if len(reqs) > 0 {
+		h.finalize(ctx, reqs, stop)
+	}
+	for _, it := range rels {
+		h.release(ctx, it, stop)
+	}
+	h.mu.Lock()
+	for _, it := range batch {
+		delete(h.held, it.m.ID)
+	}
+	h.mu.Unlock()
+	for range batch {
+		h.free <- struct{}{}
+	}
+}
+
+// finalize writes one batch of finalizes in one transaction, retrying it while the database is
+// busy (nothing was written then).
+func (h *host) finalize(ctx context.Context, reqs []FinalizeRequest, stop func()) {
+	var (
+		res []FinalizeResult
+		err error
+	)
+	for {
+		res, err = h.doneC.FinalizeBatch(ctx, reqs)
+		if !errors.Is(err, ErrBusy) || ctx.Err() != nil {
+			break
+		}
+		h.count(func(s *HostStats) { s.BusyRetries++ })
+		h.wait(ctx, h.opt.Poll)
+	}
+	if err != nil {
+		h.fail(fmt.Errorf("%s: finalize batch: %w", h.opt.Name, err), stop)
+		return
+	}
+	h.count(func(s *HostStats) {
+		s.Batches++
+		s.MaxBatch = max(s.MaxBatch, len(reqs))
+		for _, r := range res {
+			if r.Committed {
+				s.Finalized++
+			} else {
+				s.Rejected++
+			}
+		}
+	})
+	if h.opt.OnBatch != nil {
+		h.opt.OnBatch(reqs, res)
+	}
+	for i, r := range res {
+		ev := Event{Kind: EvFinalize, At: r.At, Key: reqs[i].Message.IdempotencyKey, Rows: r.RowsAffected,
+			Version: reqs[i].Message.LeaseVersion, OwnerCheck: true, Fenced: true, Payment: reqs[i].PaymentStatus,
+			PriorStatus: r.PriorStatus, PriorOwner: r.PriorOwner, PriorVersion: r.PriorVersion, Outcome: OutcomeCommitted}
+		if !r.Committed {
+			ev.Outcome = OutcomeRejected
+		}
+		h.event(ev)
+	}
+}
+
+// release gives a message back unprocessed, guarded by owner and lease version: Pending, and
+// claimable again at once. A message whose lease the heartbeat found gone is only forgotten.
+func (h *host) release(ctx context.Context, it hostItem, stop func()) {
+	if it.why == "" {
+		return // its lease was lost: another owner has it
+	}
+	res, err := h.doneC.Fail(ctx, FailRequest{Worker: h.opt.ID, Message: it.m, Now: h.opt.Wall.Now().UTC().Truncate(time.Millisecond), Error: it.why})
+	if err != nil {
+		h.fail(fmt.Errorf("%s: release %s: %w", h.opt.Name, it.m.IdempotencyKey, err), stop)
+		return
+	}
+	ev := Event{Kind: EvFail, At: res.At, Key: it.m.IdempotencyKey, Error: it.why, Rows: res.Attempts, Outcome: OutcomeReleased}
+	if !res.Released {
+		ev.Outcome = OutcomeRejected
+	} else {
+		h.count(func(s *HostStats) { s.Released++ })
+		ev.Text = fmt.Sprintf("%s released %s unprocessed (%s): Pending, claimable again at once", h.opt.Name, it.m.IdempotencyKey, it.why)
+	}
+	h.event(ev)
+}
+
+// heartbeat renews, every HeartbeatEvery, each lease held that was written (or renewed) at
+// least HeartbeatEvery ago, until stop is closed.
+func (h *host) heartbeat(ctx context.Context, stop <-chan struct{}, end func()) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-h.opt.Wall.After(h.opt.HeartbeatEvery / 2):
+		}
+		due := h.opt.Wall.Now().Add(h.opt.Lease - h.opt.HeartbeatEvery)
+		h.mu.Lock()
+		var renew []Message
+		for _, l := range h.held {
+			if !l.lost && !l.finishing && !l.m.LockedUntil.After(due) {
+				renew = append(renew, l.m)
+			}
+		}
+		h.mu.Unlock()
+		for _, m := range renew {
+			res, err := h.beatC.Renew(ctx, RenewRequest{Worker: h.opt.ID, Message: m,
+				LeaseTimes: LeaseTimes{Clock: h.opt.Wall.Now, Lease: h.opt.Lease}})
+			if errors.Is(err, ErrBusy) {
+				h.count(func(s *HostStats) { s.BusyRetries++ })
+				continue
+			}
+			if err != nil {
+				h.fail(fmt.Errorf("%s: heartbeat on %s: %w", h.opt.Name, m.IdempotencyKey, err), end)
+				return
+			}
+			h.mu.Lock()
+			l := h.held[m.ID]
+			if l == nil || l.finishing { // finalized or released meanwhile: nothing to say
+				h.mu.Unlock()
+				continue
+			}
+			if res.Renewed {
+				l.m.LockedUntil = res.Until
+				h.stats.Renewed++
+			} else {
+				l.lost = true
+				h.stats.LostLeases++
+			}
+			h.mu.Unlock()
+			ev := Event{Kind: EvRenew, At: res.At, Key: m.IdempotencyKey, Outcome: OutcomeRenewed, Rows: 1, Until: res.Until}
+			if !res.Renewed {
+				ev.Outcome, ev.Rows = OutcomeLost, 0
+			}
+			h.event(ev)
+		}
+	}
+}

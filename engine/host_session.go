@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Host runs a hosted worker (RunHost) as the session's first worker: its name and LockedBy, the
+// session's lease, provider and ledger. Each provider call takes the settings' ProviderLatency
+// of real time on opt.Wall; every event is recorded in the ledger (as a worker's are, so that
+// the checks and the counts see the hosted worker's claims, calls and finalizes) before it goes
+// to opt.OnEvent. What opt leaves zero the session fills in.
+func (s *Session) Host(ctx context.Context, opt HostOptions) (HostStats, error) {
+	if len(s.workers) == 0 {
+		return HostStats{}, errors.New("hosted worker: the session has no worker")
+	}
+	w := s.workers[0]
+	st := s.Settings()
+	if opt.Name == "" {
+		opt.Name, opt.ID = w.Name, w.ID
+	}
+	if opt.Lease == 0 {
+		opt.Lease, opt.HeartbeatEvery = st.Lease, st.HeartbeatEvery
+	}
+	if opt.Wall == nil {
+		opt.Wall = SystemWall{}
+	}
+	wall, latency, name := opt.Wall, st.ProviderLatency, opt.Name
+	if opt.Process == nil {
+		opt.Process = func(ctx context.Context, m Message) (ProviderResult, error) {
+			if latency > 0 {
+				select {
+				case <-ctx.Done():
+					return ProviderResult{}, ctx.Err()
+				case <-wall.After(latency):
+				}
+			}
+			res := s.provider.CheckPaymentStatus(m.IdempotencyKey)
+			s.ledger.update(name, func(l *WorkerLedger) { l.ProcessingAttempts++ })
+			s.ledger.attempt(m.IdempotencyKey, Attempt{Worker: name, At: wall.Now(), Version: m.LeaseVersion})
+			return res, nil
+		}
+	}
+	then := opt.OnEvent
+	opt.OnEvent = func(e Event) {
+		s.hostCounts(name, e)
+		e = s.ledger.record(e)
+		if then != nil {
+			then(e)
+		}
+	}
+	return RunHost(ctx, s.db, opt)
+}
+
+// hostCounts counts one of a hosted worker's events in its ledger, as the worker's own actions
+// count theirs.
+func (s *Session) hostCounts(name string, e Event) {
+	switch {
+	case e.Kind == EvClaim:
+		s.env.world.Add(1)
+		s.ledger.update(name, func(l *WorkerLedger) { l.ClaimsWon++ })
+	case e.Kind == EvFinalize && e.Outcome == OutcomeCommitted:
+		s.env.world.Add(1)
+		s.ledger.commit(e.Key)
+		s.ledger.update(name, func(l *WorkerLedger) { l.Finalized++ })
+	case e.Kind == EvFinalize:
+		s.ledger.update(name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
+	case e.Kind == EvRenew && e.Outcome == OutcomeRenewed:
+		s.ledger.update(name, func(l *WorkerLedger) { l.Renewals++ })
+	case e.Kind == EvRenew:
+		s.ledger.update(name, func(l *WorkerLedger) { l.LostRenewals++ })
+	}
+}
