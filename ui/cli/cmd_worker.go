@@ -17,6 +17,13 @@ const workerUsage = `Usage: leaselab worker --db FILE --name W [flags]
 Runs one worker, as its own process, against a database that other processes share (made with
 "leaselab seed"). It claims, processes and finalizes messages on the wall clock, printing every
 action, until no work is left (or it is stopped). Start several in several terminals and watch.
+
+With --slots N it is a hosted worker: one process, one owner, N messages in progress at once.
+One fetcher claims a message for every free slot in one statement, N goroutines call the
+provider (each call takes --pace), and one completer finalizes what they finished in batches,
+each finalize guarded by owner and lease version; a heartbeat renews the leases held. Stopped
+(SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way, releases what it had not
+started, and exits: no message waits for its lease to expire.
 `
 
 func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
@@ -40,7 +47,11 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	}
 	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
 	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
+	slots := fs.Int("slots", 0, "run a hosted worker with this many slots (1 to 1000): batch claims, batch finalizes, heartbeats")
 	if err := parseSharedDB(fs, args, path); err != nil {
+		return err
+	}
+	if err := checkSlots(fs, *slots); err != nil {
 		return err
 	}
 	switch {
@@ -82,6 +93,9 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 		return err
 	}
 	defer sess.Close()
+	if *slots > 0 {
+		return runHosted(ctx, sess, *slots, *pace, *poll, *untilEmpty, stdout)
+	}
 	sess.TraceSQL(*showSQL)
 	w := sess.Workers()[0]
 	var last engine.Event
