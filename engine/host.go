@@ -27,7 +27,8 @@ type HostOptions struct {
 	Slots int
 	// Lease is the lease each claim and heartbeat writes.
 	Lease time.Duration
-	// HeartbeatEvery is how often a held lease is renewed; 0: DefaultHeartbeat(Lease).
+	// HeartbeatEvery is how often a held lease is renewed; 0 (or a whole lease or more):
+	// DefaultHeartbeat(Lease).
 	HeartbeatEvery time.Duration
 	// Poll is the wait after a fetch that claimed nothing; 0: 5 ms.
 	Poll time.Duration
@@ -125,7 +126,7 @@ func RunHost(ctx context.Context, db DB, opt HostOptions) (HostStats, error) {
 	if opt.ID == "" {
 		opt.ID = opt.Name
 	}
-	if opt.HeartbeatEvery <= 0 {
+	if opt.HeartbeatEvery <= 0 || opt.HeartbeatEvery >= opt.Lease {
 		opt.HeartbeatEvery = DefaultHeartbeat(opt.Lease)
 	}
 	if opt.Poll <= 0 {

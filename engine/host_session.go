@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"fmt"
 )
 
 // Host runs a hosted worker (RunHost) as the session's first worker: its name and LockedBy, the
@@ -11,10 +11,15 @@ import (
 // the checks and the counts see the hosted worker's claims, calls and finalizes) before it goes
 // to opt.OnEvent. What opt leaves zero the session fills in.
 func (s *Session) Host(ctx context.Context, opt HostOptions) (HostStats, error) {
-	if len(s.workers) == 0 {
-		return HostStats{}, errors.New("hosted worker: the session has no worker")
+	return s.HostAs(ctx, 0, opt)
+}
+
+// HostAs is Host as the session's worker i (several hosted workers share a session in stress).
+func (s *Session) HostAs(ctx context.Context, i int, opt HostOptions) (HostStats, error) {
+	if i < 0 || i >= len(s.workers) {
+		return HostStats{}, fmt.Errorf("hosted worker: the session has no worker %d", i)
 	}
-	w := s.workers[0]
+	w := s.workers[i]
 	st := s.Settings()
 	if opt.Name == "" {
 		opt.Name, opt.ID = w.Name, w.ID

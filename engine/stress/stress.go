@@ -37,6 +37,10 @@ type Config struct {
 	Timeout time.Duration
 	// Wall is the real time the run measures and its workers pause on; nil: engine.SystemWall.
 	Wall engine.Wall
+	// Slots, when positive, makes each worker a hosted worker of that many slots
+	// (engine.Session.HostAs): batch claims, batch finalizes, heartbeats, on the real clock.
+	// The fault rates do not apply to them; each is stopped cleanly once every message is done.
+	Slots int
 }
 
 // Result is what a stress run did and what its checks found.
@@ -125,12 +129,20 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		errMu                  sync.Mutex
 		runErr                 error
 	)
+	hostCtx, stopHosts := context.WithCancel(ctx) // the hosted workers' (Slots): ended when the run is done
+	defer stopHosts()
 	for i := range s.Workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)+1))
-			if err := chaosWorker(ctx, s, i, rng, cfg, &done, &crashes, &pauses, &jumps); err != nil {
+			var err error
+			if cfg.Slots > 0 {
+				_, err = s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
+			} else {
+				err = chaosWorker(ctx, s, i, rng, cfg, &done, &crashes, &pauses, &jumps)
+			}
+			if err != nil {
 				errMu.Lock()
 				runErr = err
 				errMu.Unlock()
@@ -184,6 +196,7 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		case <-wall.After(2 * time.Millisecond):
 		}
 	}
+	stopHosts()
 	wg.Wait()
 	res.Elapsed = wall.Now().Sub(start)
 	if parent.Err() != nil {

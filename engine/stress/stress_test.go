@@ -202,3 +202,17 @@ func TestStressInterruptIsAnError(t *testing.T) {
 		t.Fatalf("interrupted run: result %v, error %v; want no result and an error wrapping the cause", res, err)
 	}
 }
+
+// Hosted workers (Slots) under stress: four of eight slots each finalize every message exactly
+// once, none lost, none left Processing; the fetches took several messages at a time.
+func TestStressHostedWorkers(t *testing.T) {
+	st := engine.DefaultSettings()
+	st.Fencing, st.Lease = true, 2*time.Second
+	res := runStress(t, stress.Config{Workers: 4, Messages: 600, Seed: 3, Settings: st, Slots: 8})
+	if !res.OK() || res.FinalizedTwice != 0 || res.Lost() != 0 || res.StuckProcessing != 0 {
+		t.Fatalf("hosted workers: %v (%+v)", res.Problems, res)
+	}
+	if res.Summary.ClaimsWon < 600 {
+		t.Fatalf("%d claims counted for 600 messages", res.Summary.ClaimsWon)
+	}
+}

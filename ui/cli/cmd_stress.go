@@ -45,11 +45,23 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
+	slots := fs.Int("slots", 0, "make each worker a hosted worker of this many slots (1 to 1000); no faults are injected")
 	if err := parseNoArgs(fs, args); err != nil {
 		return 0, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if *slots != 0 {
+		if *slots < 0 || *slots > maxSlots {
+			return 0, usageError{fmt.Errorf("--slots %d: want 1 to %d", *slots, maxSlots)}
+		}
+		for _, r := range []string{"crash-rate", "pause-rate", "jump-rate"} {
+			if set[r] {
+				return 0, usageError{fmt.Errorf("--%s: hosted workers (--slots) run without injected faults", r)}
+			}
+		}
+		*crash = 0
+	}
 	// Check the rates in a fixed order, before the defaults are copied, so
 	// the error names the flag the user typed.
 	for _, rate := range []struct {
@@ -90,7 +102,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	for i := 0; i < *runs; i++ {
 		cfg := stress.Config{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), FailRate: sc.FailRate, Skew: skews(sc),
-			Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}}
+			Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}, Slots: *slots}
 		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
