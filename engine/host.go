@@ -418,12 +418,17 @@ func (h *host) completeBatch(ctx context.Context, batch []hostItem, stop func())
 		reqs []FinalizeRequest
 		rels []hostItem
 	)
+	// One ProcessedAtUtc for the batch, read as the completer takes it rather than inside the
+	// transaction (a clock there would take PostgreSQL's one-statement batch finalize away:
+	// its time is sent before the locks are held). It is a record of when, not a lease: no
+	// guard reads it, and the guards (owner, lease version) are judged inside the transaction.
+	now := h.opt.Wall.Now().UTC().Truncate(time.Millisecond)
 	for _, it := range batch {
 		if it.release {
 			rels = append(rels, it)
 			continue
 		}
-		reqs = append(reqs, FinalizeRequest{Worker: h.opt.ID, Message: it.m, Clock: h.opt.Wall.Now,
+		reqs = append(reqs, FinalizeRequest{Worker: h.opt.ID, Message: it.m, Now: now,
 			PaymentStatus: it.res.Status, TransactionID: it.res.TransactionID, OwnershipCheck: true, Fencing: true})
 	}
 	if len(reqs) > 0 {

@@ -1,12 +1,17 @@
 package postgres_test
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"leaselab/store/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // cpuMeter reads the CPU time the benchmark's process and, when LEASELAB_BENCH_PGPID names the
@@ -97,5 +102,58 @@ func (before cpuMeter) report(b *testing.B, n int, server bool) {
 	b.ReportMetric(float64((after.client-before.client).Microseconds())/float64(n), "client-µs/msg")
 	if server && before.hasServer && after.hasServer {
 		b.ReportMetric(float64((after.server-before.server).Microseconds())/float64(n), "server-µs/msg")
+	}
+}
+
+// serverMeter reads, on a connection of its own, what the server counts for everyone: the
+// statements run (pg_stat_statements' calls, when the extension can be had) and the
+// transactions committed in the database (pg_stat_database.xact_commit), so that a
+// sub-benchmark can report statements and commits per message. A backend's commits reach
+// pg_stat_database when it ends (or is idle for a while): report is called after the workers'
+// connections are closed, and waits a moment for their backends to end.
+type serverMeter struct {
+	url           string
+	stmts, xacts  int64
+	hasStmts, has bool
+}
+
+// readServer reads the server's counts now; with on false (a SQLite run) it reads nothing.
+func readServer(b *testing.B, on bool) serverMeter {
+	if !on {
+		return serverMeter{}
+	}
+	m := serverMeter{url: storetest.PostgresURL(b)}
+	m.stmts, m.xacts, m.hasStmts, m.has = serverCounts(m.url, true)
+	return m
+}
+
+func serverCounts(url string, create bool) (stmts, xacts int64, hasStmts, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0, 0, false, false
+	}
+	defer conn.Close(ctx)
+	if create {
+		conn.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`) // refused unless preloaded: then no statement counts
+	}
+	hasStmts = conn.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements`).Scan(&stmts) == nil
+	ok = conn.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&xacts) == nil
+	return stmts, xacts, hasStmts, ok
+}
+
+// report adds statements and commits per message since m to b's metrics.
+func (m serverMeter) report(b *testing.B, n int) {
+	if !m.has {
+		return
+	}
+	time.Sleep(300 * time.Millisecond) // the closed connections' backends end, and report
+	stmts, xacts, hasStmts, ok := serverCounts(m.url, false)
+	if ok {
+		b.ReportMetric(float64(xacts-m.xacts)/float64(n), "commits/msg")
+	}
+	if hasStmts && m.hasStmts {
+		b.ReportMetric(float64(stmts-m.stmts)/float64(n), "stmts/msg")
 	}
 }

@@ -20,22 +20,43 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 )
 
-// benchWorkers are the worker counts every variant runs at.
+// benchWorkers are the worker counts BenchmarkPaths runs every path at.
 var benchWorkers = []int{1, 2, 4, 8, 16}
 
-// BenchmarkVersusRiver works b.N messages (jobs) to the end at each worker count, side by side
-// on one server in one run: leaselab's claim + finalize, fused step and batch on PostgreSQL,
-// River v0.51.2 (riverpgxv5) inserting and working the same number of jobs, and leaselab's claim
-// + finalize on a SQLite file. Seeding (inserting) is not timed; msgs/s is b.N over the time
-// from the first claim (fetch) to the last finalize (completion). Run it with a fixed count:
+// BenchmarkVersusRiver is the comparison of issue 22, every variant side by side on one server in
+// one run, so that they see the same load: leaselab's claim + finalize at 1 and 16 workers
+// (connections); River v0.51.2 (riverpgxv5) with as many job slots (MaxWorkers), and at its
+// default 100, doing no work; River doing the same durable work as a leaselab finalize (the
+// payment's UPDATE and JobCompleteTx in one transaction) at 16 and 100 slots; and leaselab's
+// hosted worker (engine.RunHost: one fetcher, one completer) at 16 and 100 slots. Each reports
+// msgs/s, CPU per message of the client and (with LEASELAB_BENCH_PGPID) of the server, and, when
+// the server has pg_stat_statements, statements and commits per message. Whether the server
+// syncs its commits (fsync, synchronous_commit) is the server's: .ci/bench-pg.sh starts one of
+// each and runs this benchmark on both, interleaved, with pgbench's raw rate beside it.
 //
-//	LEASELAB_PG=postgres://… go test ./store/postgres -run '^$' -bench VersusRiver -benchtime 3000x
+//	LEASELAB_PG=postgres://… go test ./store/postgres -run '^$' -bench VersusRiver -benchtime 2000x
 func BenchmarkVersusRiver(b *testing.B) {
+	for _, w := range []int{1, 16} {
+		b.Run(fmt.Sprintf("leaselab/claim+finalize/workers=%d", w), func(b *testing.B) { benchLeaselab(b, pgBench(b), w, claimFinalize) })
+		b.Run(fmt.Sprintf("river/nowork/slots=%d", w), func(b *testing.B) { benchRiver(b, w, false) })
+	}
+	for _, s := range []int{16, 100} {
+		b.Run(fmt.Sprintf("leaselab/hosted/slots=%d", s), func(b *testing.B) { benchHosted(b, s) })
+		if s != 16 {
+			b.Run(fmt.Sprintf("river/nowork/slots=%d", s), func(b *testing.B) { benchRiver(b, s, false) })
+		}
+		b.Run(fmt.Sprintf("river/tx/slots=%d", s), func(b *testing.B) { benchRiver(b, s, true) })
+	}
+}
+
+// BenchmarkPaths runs leaselab's own paths on PostgreSQL (claim + finalize, the fused step, the
+// batch of 16) and claim + finalize on a SQLite file, at 1 to 16 workers: the tables of issue 12
+// in docs/benchmarks.md.
+func BenchmarkPaths(b *testing.B) {
 	for _, w := range benchWorkers {
 		b.Run(fmt.Sprintf("leaselab-pg/claim+finalize/workers=%d", w), func(b *testing.B) { benchLeaselab(b, pgBench(b), w, claimFinalize) })
 		b.Run(fmt.Sprintf("leaselab-pg/fused/workers=%d", w), func(b *testing.B) { benchLeaselab(b, pgBench(b), w, fused) })
 		b.Run(fmt.Sprintf("leaselab-pg/batch16/workers=%d", w), func(b *testing.B) { benchLeaselab(b, pgBench(b), w, batch) })
-		b.Run(fmt.Sprintf("river/workers=%d", w), func(b *testing.B) { benchRiver(b, w) })
 		b.Run(fmt.Sprintf("leaselab-sqlite/claim+finalize/workers=%d", w), func(b *testing.B) { benchLeaselab(b, sqliteBench(b), w, claimFinalize) })
 	}
 }
@@ -164,6 +185,8 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
+	_, onServer := db.(*postgres.DB)
+	srv := readServer(b, onServer)
 	b.ResetTimer()
 	cpu := readCPU()
 	start := time.Now()
@@ -177,14 +200,48 @@ func benchLeaselab(b *testing.B, db engine.DB, workers int, work loop) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	_, onServer := db.(*postgres.DB)
 	cpu.report(b, b.N, onServer)
+	for _, c := range conns {
+		c.Close() // their backends' statistics reach pg_stat_database when they end
+	}
+	srv.report(b, b.N)
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
 	if c, err := db.Counts(ctx); err != nil || c.OutboxProcessed != b.N {
 		b.Fatalf("processed %d of %d (%v)", c.OutboxProcessed, b.N, err)
 	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
+}
+
+// benchHosted seeds b.N messages, then times a hosted worker of slots slots (engine.RunHost,
+// its provider answering at once) from its start until it has finalized them all.
+func benchHosted(b *testing.B, slots int) {
+	ctx := context.Background()
+	db := newDB(b)
+	if err := db.SeedBulk(ctx, b.N, benchNow); err != nil {
+		b.Fatal(err)
+	}
+	srv := readServer(b, true)
+	b.ResetTimer()
+	cpu := readCPU()
+	start := time.Now()
+	st, err := engine.RunHost(ctx, db, engine.HostOptions{Name: "Host-1", Slots: slots, Lease: time.Hour, Poll: time.Millisecond,
+		UntilEmpty: true, Process: func(_ context.Context, m engine.Message) (engine.ProviderResult, error) {
+			return engine.ProviderResult{Status: engine.PaymentPaid, TransactionID: "txn_" + m.IdempotencyKey}, nil
+		}})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	cpu.report(b, b.N, true)
+	srv.report(b, b.N) // RunHost has closed its connections
+	if err != nil {
+		b.Fatal(err)
+	}
+	if st.Finalized != b.N || st.Rejected != 0 {
+		b.Fatalf("hosted worker: %+v, want %d finalized", st, b.N)
+	}
+	b.ReportMetric(float64(st.Claimed)/float64(max(st.Fetches, 1)), "msgs/fetch")
+	b.ReportMetric(float64(st.Finalized)/float64(max(st.Batches, 1)), "msgs/batch")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
 }
 
@@ -196,15 +253,40 @@ type paymentArgs struct {
 func (paymentArgs) Kind() string { return "payment_status_check" }
 
 // paymentWorker does what leaselab's benchmark workers do between claim and finalize: nothing.
+// With pool set it also does what a leaselab finalize does: the payment's UPDATE and the job's
+// completion (JobCompleteTx) in one transaction.
 type paymentWorker struct {
 	river.WorkerDefaults[paymentArgs]
+	pool *pgxpool.Pool
 }
 
-func (paymentWorker) Work(context.Context, *river.Job[paymentArgs]) error { return nil }
+func (w paymentWorker) Work(ctx context.Context, job *river.Job[paymentArgs]) error {
+	if w.pool == nil {
+		return nil
+	}
+	tx, err := w.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, `UPDATE river_payments SET status = 'Paid', txid = $2 WHERE key = $1`, job.Args.Key, "txn_"+job.Args.Key)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("payment %s: %d rows", job.Args.Key, tag.RowsAffected())
+	}
+	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
 
 // benchRiver inserts b.N jobs into a fresh schema (River's own tables, migrated there), then
-// times a River client with workers workers from its start until every job has completed.
-func benchRiver(b *testing.B, workers int) {
+// times a River client with workers job slots from its start until every job has completed.
+// With tx, each job also updates its payment (a river_payments table of b.N rows in the same schema)
+// and completes itself in that transaction.
+func benchRiver(b *testing.B, workers int, tx bool) {
 	ctx := context.Background()
 	schema := newDB(b).SchemaName() // a fresh schema of its own, dropped at the end
 	cfg, err := pgxpool.ParseConfig(storetest.PostgresURL(b))
@@ -227,7 +309,16 @@ func benchRiver(b *testing.B, workers int) {
 		b.Fatal(err)
 	}
 	ws := river.NewWorkers()
-	river.AddWorker(ws, paymentWorker{})
+	w := paymentWorker{}
+	if tx {
+		w.pool = pool
+		if _, err := pool.Exec(ctx, `CREATE TABLE river_payments (key text PRIMARY KEY, status text NOT NULL, txid text) WITH (fillfactor = 80);
+INSERT INTO river_payments SELECT 'PAY-' || CASE WHEN i < 100 THEN lpad(i::text, 3, '0') ELSE i::text END, 'Pending', NULL FROM generate_series(1, `+fmt.Sprint(b.N)+`) i;
+ANALYZE river_payments`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	river.AddWorker(ws, w)
 	client, err := river.NewClient(driver, &river.Config{
 		Schema:            schema,
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: workers}},
@@ -250,6 +341,7 @@ func benchRiver(b *testing.B, workers int) {
 	// A channel that holds every event: River drops events a full channel cannot take.
 	completed, cancel := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: b.N + 16, Kinds: []river.EventKind{river.EventKindJobCompleted}})
 	defer cancel()
+	srv := readServer(b, true)
 	b.ResetTimer()
 	cpu := readCPU()
 	start := time.Now()
@@ -271,5 +363,7 @@ func benchRiver(b *testing.B, workers int) {
 	if err := client.Stop(stop); err != nil {
 		b.Fatal(err)
 	}
+	pool.Close() // its backends' statistics reach pg_stat_database when they end
+	srv.report(b, b.N)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
 }
