@@ -335,25 +335,34 @@ func (h *host) slot(ctx context.Context) {
 	for m := range h.work {
 		select {
 		case <-h.stopping:
-			h.done <- hostItem{m: m, release: true, why: "stopped before processing it"}
+			h.hand(hostItem{m: m, release: true, why: "stopped before processing it"})
 			continue
 		default:
 		}
 		if h.lost(m.ID) {
-			h.done <- hostItem{m: m, release: true}
+			h.hand(hostItem{m: m, release: true})
 			continue
 		}
 		res, err := h.opt.Process(ctx, m)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			h.done <- hostItem{m: m, release: true, why: "stopped before its call answered"}
-			continue
+			h.hand(hostItem{m: m, release: true, why: "stopped before its call answered"})
 		case err != nil:
-			h.done <- hostItem{m: m, release: true, why: "the call failed: " + err.Error()}
-			continue
+			h.hand(hostItem{m: m, release: true, why: "the call failed: " + err.Error()})
+		default:
+			h.hand(hostItem{m: m, res: res})
 		}
-		h.done <- hostItem{m: m, res: res}
 	}
+}
+
+// hand gives a processed message to the completer and frees its slot: the fetcher may claim
+// the next while the completer finalizes this one, as River's slots are freed before its
+// completer has written their jobs. The completer's queue holds at most Slots messages (a slot
+// waits for room), so the host holds at most 2 × Slots: Slots being processed and Slots being
+// finalized. Its lease is renewed until the completer takes it.
+func (h *host) hand(it hostItem) {
+	h.done <- it
+	h.free <- struct{}{}
 }
 
 func (h *host) lost(id int64) bool {
@@ -442,9 +451,6 @@ func (h *host) completeBatch(ctx context.Context, batch []hostItem, stop func())
 		delete(h.held, it.m.ID)
 	}
 	h.mu.Unlock()
-	for range batch {
-		h.free <- struct{}{}
-	}
 }
 
 // finalize writes one batch of finalizes in one transaction, retrying it while the database is
