@@ -99,6 +99,8 @@ type host struct {
 	work     chan Message
 	done     chan hostItem
 	stopping chan struct{} // closed when ctx ends: no more fetches, unstarted messages are released
+	// checkedEmpty is when the fetcher last counted the unfinished messages (UntilEmpty).
+	checkedEmpty time.Time
 
 	mu    sync.Mutex
 	held  map[int64]*heldLease
@@ -322,8 +324,19 @@ func (h *host) fetch(ctx context.Context, stop func()) {
 	}
 }
 
+// emptyCheckEvery is how often, at most, an idle fetcher with UntilEmpty counts the database's
+// unfinished messages: a count reads every row, and an idle host polls every Poll while other
+// hosts finish the last messages.
+const emptyCheckEvery = 100 * time.Millisecond
+
 // empty reports whether the database has no unfinished message left (nor any it cannot tell).
+// It counts at most every emptyCheckEvery, and says false in between.
 func (h *host) empty(ctx context.Context) bool {
+	now := h.opt.Wall.Now()
+	if !h.checkedEmpty.IsZero() && now.Sub(h.checkedEmpty) < emptyCheckEvery {
+		return false
+	}
+	h.checkedEmpty = now
 	c, err := h.db.Counts(ctx)
 	return err == nil && c.OutboxPending == 0 && c.OutboxProcessing == 0
 }
