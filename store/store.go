@@ -64,8 +64,11 @@ type EnvError = engine.EnvError
 type DB struct {
 	path  string
 	admin *sql.DB
-	gate  *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
-	hold  *FinalizeHold // fault injection for crash tests; nil when off
+	// scratch is the in-memory connection Deserialize loads an image into (image.go); nil
+	// until then.
+	scratch *sql.DB
+	gate    *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
+	hold    *FinalizeHold // fault injection for crash tests; nil when off
 	// tidy: a read-only DB opened when the file had no -wal and no -shm; Close has SQLite
 	// remove the ones its reads made (tidyWAL).
 	tidy bool
@@ -143,6 +146,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes the shared pool. Worker connections are closed by their owners.
 func (db *DB) Close() error {
 	err := db.admin.Close()
+	if db.scratch != nil {
+		db.scratch.Close()
+	}
 	if db.tidy && err == nil {
 		tidyWAL(db.path)
 	}
