@@ -9,8 +9,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"modernc.org/sqlite"
 )
@@ -74,7 +76,7 @@ func (db *DB) Deserialize(ctx context.Context, img []byte) error {
 		if err := s.Deserialize(img); err != nil {
 			return err
 		}
-		return copyTo(dc, db.path)
+		return copyTo(dc, dsn(db.path, true))
 	})
 	if err != nil {
 		return &EnvError{Path: db.path, Err: fmt.Errorf("deserialize: %w", describe(err))}
@@ -98,7 +100,7 @@ func (db *DB) RestoreFrom(ctx context.Context, path string) error {
 		return &EnvError{Path: db.path, Err: err}
 	}
 	defer src.Close()
-	err = db.raw(ctx, src, func(dc any) error { return copyTo(dc, db.path) })
+	err = db.raw(ctx, src, func(dc any) error { return copyTo(dc, dsn(db.path, true)) })
 	if err != nil {
 		return &EnvError{Path: db.path, Err: fmt.Errorf("restore from %s: %w", path, describe(err))}
 	}
@@ -130,4 +132,115 @@ func (db *DB) raw(ctx context.Context, pool *sql.DB, fn func(dc any) error) erro
 	}
 	defer c.Close()
 	return c.Raw(fn)
+}
+
+// Rows is every row of both tables, column by column as the database holds them: a copy that
+// LoadRows puts back with DELETEs and INSERTs, leaving the schema (and so every connection's
+// prepared statements) as it is.
+type Rows struct {
+	payments, outbox [][]any
+}
+
+// copiedTables are the tables Rows copies, in the order LoadRows inserts them (a message
+// refers to its payment).
+var copiedTables = [...]string{"Payments", "OutboxMessages"}
+
+// DumpRows copies every row of both tables.
+func (db *DB) DumpRows(ctx context.Context) (any, error) {
+	var r Rows
+	for i, table := range copiedTables {
+		rows, err := db.admin.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY Id`)
+		if err != nil {
+			return nil, &EnvError{Path: db.path, Err: fmt.Errorf("dump %s: %w", table, describe(err))}
+		}
+		cols, err := rows.Columns()
+		var all [][]any
+		for err == nil && rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for j := range vals {
+				ptrs[j] = &vals[j]
+			}
+			err = rows.Scan(ptrs...)
+			all = append(all, vals)
+		}
+		err = errors.Join(err, rows.Err(), rows.Close())
+		if err != nil {
+			return nil, &EnvError{Path: db.path, Err: fmt.Errorf("dump %s: %w", table, describe(err))}
+		}
+		if i == 0 {
+			r.payments = all
+		} else {
+			r.outbox = all
+		}
+	}
+	return &r, nil
+}
+
+// LoadRows makes both tables hold exactly the rows of copy (from DumpRows), in one write
+// transaction: the messages and the payments deleted, then inserted again, column by column.
+func (db *DB) LoadRows(ctx context.Context, copy any) error {
+	r, ok := copy.(*Rows)
+	if !ok {
+		return fmt.Errorf("load rows: not a copy of this store's rows (%T)", copy)
+	}
+	var stmts []*sql.Stmt
+	for _, q := range []string{`DELETE FROM OutboxMessages`, `DELETE FROM Payments`} {
+		st, err := db.prepared(ctx, q)
+		if err != nil {
+			return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
+		}
+		stmts = append(stmts, st)
+	}
+	var inserts [][]any
+	for i, rows := range [][][]any{r.payments, r.outbox} {
+		if len(rows) == 0 {
+			continue
+		}
+		// One INSERT of every row, prepared once for its number of rows.
+		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(rows[0])), ",") + ")"
+		args := make([]any, 0, len(rows)*len(rows[0]))
+		for _, vals := range rows {
+			args = append(args, vals...)
+		}
+		st, err := db.prepared(ctx, `INSERT INTO `+copiedTables[i]+` VALUES `+strings.TrimSuffix(strings.Repeat(one+",", len(rows)), ","))
+		if err != nil {
+			return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
+		}
+		stmts, inserts = append(stmts, st), append(inserts, args)
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for i, st := range stmts {
+			var args []any
+			if i >= 2 {
+				args = inserts[i-2]
+			}
+			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
+	}
+	return nil
+}
+
+// prepared is statement q prepared on the admin pool, once for the DB's life.
+func (db *DB) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	db.stmtsMu.Lock()
+	defer db.stmtsMu.Unlock()
+	if st, ok := db.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := db.admin.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if db.stmts == nil {
+		db.stmts = map[string]*sql.Stmt{}
+	}
+	db.stmts[q] = st
+	return st, nil
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"leaselab/engine"
@@ -67,6 +68,9 @@ type DB struct {
 	// scratch is the in-memory connection Deserialize loads an image into (image.go); nil
 	// until then.
 	scratch *sql.DB
+	// stmts are the statements of LoadRows, prepared once on admin (image.go).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
 	gate    *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
 	hold    *FinalizeHold // fault injection for crash tests; nil when off
 	// tidy: a read-only DB opened when the file had no -wal and no -shm; Close has SQLite

@@ -50,6 +50,10 @@ type tapeDB struct {
 	pos  int      // replay: the next call of play[0]
 	free []engine.Conn
 	open []*tapeConn // the connections of the current session
+	// reads are the answers of the whole-database reads (rows, counts, transaction ids) made
+	// since the database last changed: the same read asked again, with no write or restore
+	// between, has the same answer, and is not asked of the database twice.
+	reads map[string]any
 }
 
 var _ engine.DB = (*tapeDB)(nil)
@@ -103,7 +107,44 @@ func (t *tapeDB) do(op string, real func() (any, error)) (any, error) {
 	if t.mode == live {
 		t.rec = append(t.rec, call{op: op, val: v, err: err})
 	}
+	if writes(op) {
+		t.changed()
+	}
 	return v, err
+}
+
+// read runs a whole-database read, answered from reads when the database has not changed
+// since it was last asked.
+func (t *tapeDB) read(op string, real func() (any, error)) (any, error) {
+	if t.mode == replay {
+		return t.next(op)
+	}
+	if v, ok := t.reads[op]; ok {
+		if t.mode == live {
+			t.rec = append(t.rec, call{op: op, val: v})
+		}
+		return v, nil
+	}
+	v, err := t.do(op, real)
+	if err == nil {
+		if t.reads == nil {
+			t.reads = map[string]any{}
+		}
+		t.reads[op] = v
+	}
+	return v, err
+}
+
+// changed forgets the reads: the database has changed (a write, or a restore).
+func (t *tapeDB) changed() { clear(t.reads) }
+
+// writes reports whether a call can change the database.
+func writes(op string) bool {
+	switch op {
+	case "claim", "claim-due", "take", "renew", "finalize", "fail", "rescue", "create":
+		return true
+	}
+	return false
 }
 
 // close closes every real connection the tape holds.
@@ -137,13 +178,13 @@ func (t *tapeDB) CreatePayment(ctx context.Context, p engine.NewPayment) error {
 }
 
 func (t *tapeDB) Snapshot(ctx context.Context) ([]engine.Row, error) {
-	v, err := t.do("snapshot", func() (any, error) { return t.real.Snapshot(ctx) })
+	v, err := t.read("snapshot", func() (any, error) { return t.real.Snapshot(ctx) })
 	rows, _ := v.([]engine.Row)
 	return rows, err
 }
 
 func (t *tapeDB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
-	v, err := t.do("rows", func() (any, error) { return t.real.Snapshot(ctx) })
+	v, err := t.read("rows", func() (any, error) { return t.real.Snapshot(ctx) })
 	if err != nil {
 		return err
 	}
@@ -160,7 +201,7 @@ func (t *tapeDB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
 type txID struct{ key, id string }
 
 func (t *tapeDB) EachTransactionID(ctx context.Context, fn func(key, id string) error) error {
-	v, err := t.do("txids", func() (any, error) {
+	v, err := t.read("txids", func() (any, error) {
 		var ids []txID
 		err := t.real.EachTransactionID(ctx, func(k, id string) error { ids = append(ids, txID{k, id}); return nil })
 		return ids, err
@@ -178,7 +219,7 @@ func (t *tapeDB) EachTransactionID(ctx context.Context, fn func(key, id string) 
 }
 
 func (t *tapeDB) Counts(ctx context.Context) (engine.Counts, error) {
-	v, err := t.do("counts", func() (any, error) { return t.real.Counts(ctx) })
+	v, err := t.read("counts", func() (any, error) { return t.real.Counts(ctx) })
 	c, _ := v.(engine.Counts)
 	return c, err
 }

@@ -130,7 +130,32 @@ func enabled(ctx context.Context, s *engine.Session, rows []engine.Row, u used, 
 			out = append(out, Transition{Kind: Clock, At: at})
 		}
 	}
+	// The moves that write go last: the ones before them leave the database as it is, and the
+	// next move needs no copy brought back. The order within a level does not change which
+	// depth the first violation is found at.
+	slices.SortStableFunc(out, func(a, b Transition) int { return cmpBool(a.writes(), b.writes()) })
 	return out
+}
+
+// writes reports whether the move may write to the database.
+func (t Transition) writes() bool {
+	switch t.Kind {
+	case Act:
+		return t.Action != engine.ActSelect && t.Action != engine.ActLoad && t.Action != engine.ActCheck
+	case Rescue:
+		return true
+	}
+	return false
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // clockTargets are the times worth moving the clock to, in order: 1 ms past each live lease's

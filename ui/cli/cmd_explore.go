@@ -42,7 +42,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr i
 	timeLimit := fs.Duration("time-limit", def.TimeLimit, "stop the search after this long (0: no limit)")
 	checks := fs.String("check", "", "comma-separated check ids to search for (default: every safety check)")
 	out := fs.String("out", "", "write the violation found as a scenario file (a new file; never overwritten)")
-	restore := fs.String("restore", string(explore.RestoreMemory), "how a state's database is restored: memory, file or replay")
+	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md)")
 	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
 	pos, err := parseInterleaved(fs, args)
@@ -59,8 +59,8 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr i
 		return 0, err
 	}
 	how := explore.Restore(*restore)
-	if !slices.Contains([]explore.Restore{explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, how) {
-		return 0, usageError{fmt.Errorf("--restore %s: want memory, file or replay", *restore)}
+	if !slices.Contains([]explore.Restore{explore.RestoreRows, explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, how) {
+		return 0, usageError{fmt.Errorf("--restore %s: want rows, memory, file or replay", *restore)}
 	}
 	ids, err := checkIDs(*checks)
 	if err != nil {
