@@ -29,7 +29,7 @@ it is printed in the scenario language, and --out writes it as a scenario file t
 Exit codes: 0 no violation within the bounds, 1 a violation found, 2 usage, 3 environment.
 `
 
-func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
+func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("explore", exploreUsage, stderr)
 	var sf scenarioFlags
 	sf.register(fs, nil)
@@ -45,6 +45,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr i
 	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md)")
 	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
+	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 0, usageFlag(err)
@@ -65,6 +66,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr i
 	ids, err := checkIDs(*checks)
 	if err != nil {
 		return 0, err
+	}
+	if *open && *asJSON {
+		return 0, usageError{errors.New("--open opens the lab on the terminal: drop --json, or --open")}
 	}
 	if *out != "" {
 		if _, err := os.Lstat(*out); err == nil {
@@ -116,12 +120,22 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdout, stderr i
 	if res.Violation == nil {
 		return exitOK, nil
 	}
-	if *out != "" {
-		if err := writeFound(*out, src, sc, res.Violation); err != nil {
+	file := *out
+	if file == "" && *open {
+		file = filepath.Join(tmp, sc.Name+"-found.scenario")
+	}
+	if file != "" {
+		if err := writeFound(file, src, sc, res.Violation); err != nil {
 			return 0, err
 		}
-		if !*asJSON {
+		if *out != "" && !*asJSON {
 			fmt.Fprintf(stdout, "Scenario written: %s (leaselab run %s fails the same check)\n", *out, *out)
+		}
+	}
+	if *open {
+		// The lab's own --scenario: space steps the schedule, b steps back, v shows the SQL.
+		if err := cmdLab(ctx, b, []string{"--scenario", file}, stdin, stdout, stderr); err != nil {
+			return 0, err
 		}
 	}
 	return exitExpect, nil

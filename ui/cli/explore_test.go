@@ -99,3 +99,16 @@ func TestExploreJSONAndBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreOpen: --open hands the violation's scenario file to the lab, which loads it
+// (before it asks for a terminal, which a test has not: the lab's own refusal, exit 2).
+func TestExploreOpen(t *testing.T) {
+	code, stdout, stderr := cli(t, "explore", "playground", "--leasing=false", "--open", "--progress", "0")
+	if code != exitUsage || !strings.Contains(stderr, "the lab needs a terminal") {
+		t.Fatalf("exit %d, stderr %q: want the lab's refusal of a test's stdin", code, stderr)
+	}
+	containsAll(t, "the schedule", stdout, "a shortest schedule that breaks one-owner")
+	if code, _, stderr := cli(t, "explore", "playground", "--open", "--json"); code != exitUsage || !strings.Contains(stderr, "--open") {
+		t.Errorf("--open --json: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -240,7 +240,7 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 	case "redrive":
 		return ranTo(cmdRedrive(ctx, b, args, stdout, stderr))
 	case "explore":
-		return ranTo(cmdExplore(ctx, b, args, stdout, stderr))
+		return ranTo(cmdExplore(ctx, b, args, stdin, stdout, stderr))
 	case "help":
 		if len(args) == 0 {
 			fmt.Fprint(stdout, mainUsage)
