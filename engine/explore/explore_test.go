@@ -74,3 +74,48 @@ func TestNaiveClaimFound(t *testing.T) {
 		t.Errorf("failed %v, want one-owner", failedIDs(res.Violation))
 	}
 }
+
+// TestInterruptKeepsWhatWasExplored: a context that ends mid-search returns the figures so far,
+// cut "interrupted", with no error.
+func TestInterruptKeepsWhatWasExplored(t *testing.T) {
+	sc := lesson(t, "playground", nil)
+	db, err := store.Create(context.Background(), filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	res, err := Run(ctx, Config{Scenario: sc, DB: db, Bounds: DefaultBounds(), Now: time.Now, ProgressEvery: time.Nanosecond,
+		Progress: func(st Stats) {
+			if calls++; calls == 50 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cut != "interrupted" || res.States < 40 || res.Violation != nil {
+		t.Errorf("cut %q after %d states, violation %v: want interrupted with the states so far", res.Cut, res.States, res.Violation)
+	}
+}
+
+// TestRestoresAgree: every way of restoring a state explores the same states.
+func TestRestoresAgree(t *testing.T) {
+	sc := lesson(t, "playground", nil)
+	b := DefaultBounds()
+	b.Depth = 5
+	var first *Result
+	for _, how := range []Restore{RestoreRows, RestoreMemory, RestoreFile, RestoreReplay} {
+		res := search(t, sc, b, how)
+		if first == nil {
+			first = res
+			continue
+		}
+		if res.States != first.States || res.Distinct != first.Distinct || res.Pruned != first.Pruned {
+			t.Errorf("%s: %d states (%d distinct, %d pruned); rows: %d (%d, %d)", how, res.States, res.Distinct, res.Pruned,
+				first.States, first.Distinct, first.Pruned)
+		}
+	}
+}
