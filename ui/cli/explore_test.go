@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,25 @@ func TestExploreOpen(t *testing.T) {
 	containsAll(t, "the schedule", stdout, "a shortest schedule that breaks one-owner")
 	if code, _, stderr := cli(t, "explore", "playground", "--open", "--json"); code != exitUsage || !strings.Contains(stderr, "--open") {
 		t.Errorf("--open --json: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestExploreLessonFile: docs/explore-naive-claim.scenario, the file docs/explore.md walks a
+// room through, is exactly what explore writes for the naive claim.
+func TestExploreLessonFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "found.scenario")
+	if code, stdout, stderr := cli(t, "explore", "playground", "--atomic-claim=false", "--out", out, "--progress", "0"); code != exitExpect {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "explore-naive-claim.scenario"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("docs/explore-naive-claim.scenario is not what explore writes now:\n%s", got)
 	}
 }
