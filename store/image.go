@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -139,6 +140,7 @@ func (db *DB) raw(ctx context.Context, pool *sql.DB, fn func(dc any) error) erro
 // prepared statements) as it is.
 type Rows struct {
 	payments, outbox [][]any
+	cols             [2][]string // each table's columns, as SELECT * gave them
 }
 
 // copiedTables are the tables Rows copies, in the order LoadRows inserts them (a message
@@ -149,7 +151,7 @@ var copiedTables = [...]string{"Payments", "OutboxMessages"}
 func (db *DB) DumpRows(ctx context.Context) (any, error) {
 	var r Rows
 	for i, table := range copiedTables {
-		rows, err := db.admin.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY Id`)
+		rows, err := db.query(ctx, `SELECT * FROM `+table+` ORDER BY Id`)
 		if err != nil {
 			return nil, &EnvError{Path: db.path, Err: fmt.Errorf("dump %s: %w", table, describe(err))}
 		}
@@ -168,6 +170,7 @@ func (db *DB) DumpRows(ctx context.Context) (any, error) {
 		if err != nil {
 			return nil, &EnvError{Path: db.path, Err: fmt.Errorf("dump %s: %w", table, describe(err))}
 		}
+		r.cols[i] = cols
 		if i == 0 {
 			r.payments = all
 		} else {
@@ -243,4 +246,91 @@ func (db *DB) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
 	}
 	db.stmts[q] = st
 	return st, nil
+}
+
+// LoadRowsOver is LoadRows for a database known to hold exactly the rows of from (an earlier
+// DumpRows): only the rows that differ are written, one UPDATE each, in one write transaction.
+// Copies whose rows are not the same ids in the same order are loaded whole.
+func (db *DB) LoadRowsOver(ctx context.Context, from, to any) error {
+	a, okA := from.(*Rows)
+	b, okB := to.(*Rows)
+	if !okA || !okB || !slices.Equal(a.cols[0], b.cols[0]) || !slices.Equal(a.cols[1], b.cols[1]) ||
+		len(b.cols[0]) == 0 || len(b.cols[1]) == 0 || !sameIDs(a.payments, b.payments) || !sameIDs(a.outbox, b.outbox) {
+		return db.LoadRows(ctx, to)
+	}
+	type change struct {
+		table int
+		vals  []any
+	}
+	var changes []change
+	for t, pair := range [][2][][]any{{a.payments, b.payments}, {a.outbox, b.outbox}} {
+		for i := range pair[1] {
+			if !sameRow(pair[0][i], pair[1][i]) {
+				changes = append(changes, change{t, pair[1][i]})
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, c := range changes {
+			st, err := db.prepared(ctx, updateSQL(copiedTables[c.table], b.cols[c.table]))
+			if err != nil {
+				return err
+			}
+			// The columns in table order, Id first: SET every column but Id, WHERE Id.
+			args := append(append([]any{}, c.vals[1:]...), c.vals[0])
+			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
+	}
+	return nil
+}
+
+// updateSQL is the UPDATE of every column of a table's row but the first (Id), by Id.
+func updateSQL(table string, cols []string) string {
+	set := make([]string, 0, len(cols))
+	for _, c := range cols[1:] {
+		set = append(set, `"`+c+`" = ?`)
+	}
+	return "UPDATE " + table + " SET " + strings.Join(set, ", ") + ` WHERE "` + cols[0] + `" = ?`
+}
+
+// sameIDs reports whether two copies of a table hold the same ids in the same order.
+func sameIDs(a, b [][]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) == 0 || len(b[i]) == 0 || a[i][0] != b[i][0] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRow reports whether two copies of a row hold the same values.
+func sameRow(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, isBytes := a[i].([]byte)
+		if y, ok := b[i].([]byte); isBytes || ok {
+			if !isBytes || !ok || string(x) != string(y) {
+				return false
+			}
+			continue
+		}
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

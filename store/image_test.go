@@ -53,6 +53,13 @@ func TestCopiesComeBack(t *testing.T) {
 		back func() error
 	}{
 		{"rows", func() error { return db.LoadRows(ctx, rows) }},
+		{"rows over", func() error {
+			changed, err := db.DumpRows(ctx)
+			if err != nil {
+				return err
+			}
+			return db.LoadRowsOver(ctx, changed, rows)
+		}},
 		{"memory", func() error { return db.Deserialize(ctx, img) }},
 		{"file", func() error { return db.RestoreFrom(ctx, file) }},
 	} {

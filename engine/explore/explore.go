@@ -89,6 +89,12 @@ type RowCopies interface {
 	LoadRows(ctx context.Context, copy any) error
 }
 
+// RowDiffs is a database that, holding the rows of one copy, writes only the rows another
+// copy has otherwise (store.DB).
+type RowDiffs interface {
+	LoadRowsOver(ctx context.Context, from, to any) error
+}
+
 // Config is one search.
 type Config struct {
 	Scenario *engine.Scenario
@@ -189,6 +195,9 @@ type explorer struct {
 	images  map[uint64]*image
 	dbAt    uint64 // the copy the database holds now
 	dbKnown bool
+	// cur is, with RestoreRows, a copy of the rows the database holds now (nil: unknown, after
+	// a write whose state was not kept), so that a restore writes only the rows that differ.
+	cur     any
 	seq     int // file copies made
 	atBound int // new states at the depth bound, left unexplored
 	start   time.Time
@@ -341,7 +350,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		x.res.MoveTime += x.cfg.Now().Sub(t0)
 		x.res.States++
 		if wrote(calls) {
-			x.dbKnown = false
+			x.dbKnown, x.cur = false, nil
 		}
 		rows, key, failed, err := x.look(ctx, s)
 		if err != nil {
@@ -472,7 +481,7 @@ func (x *explorer) keep(ctx context.Context, rows []engine.Row) (uint64, error) 
 	k := rowsKey(rows)
 	if im, ok := x.images[k]; ok {
 		im.refs++
-		x.dbAt, x.dbKnown = k, true
+		x.dbAt, x.dbKnown, x.cur = k, true, im.rows
 		return k, nil
 	}
 	t0 := x.cfg.Now()
@@ -482,6 +491,7 @@ func (x *explorer) keep(ctx context.Context, rows []engine.Row) (uint64, error) 
 	switch {
 	case x.cfg.Restore == RestoreRows:
 		im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		x.cur = im.rows
 	case x.cfg.Restore == RestoreFile:
 		x.seq++
 		im.path = filepath.Join(x.cfg.TempDir, "state-"+strconv.Itoa(x.seq)+".db")
@@ -534,7 +544,7 @@ func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error
 		var err error
 		switch {
 		case im.rows != nil:
-			err = x.cfg.DB.(RowCopies).LoadRows(ctx, im.rows)
+			err = x.loadRows(ctx, im.rows)
 		case im.path != "":
 			err = x.cfg.DB.(FileImages).RestoreFrom(ctx, im.path)
 		default:
@@ -544,7 +554,7 @@ func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error
 			return nil, fmt.Errorf("explore: restore the database: %w", err)
 		}
 		x.tape.reads = maps.Clone(im.reads)
-		x.dbAt, x.dbKnown = target, true
+		x.dbAt, x.dbKnown, x.cur = target, true, im.rows
 		x.res.Restores++
 	}
 	t1 := x.cfg.Now()
@@ -578,6 +588,15 @@ func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error
 	x.tape.mode = live
 	x.res.ReplayTime += x.cfg.Now().Sub(t1)
 	return s, nil
+}
+
+// loadRows puts the rows of a copy back: only those that differ when the database is known to
+// hold another kept copy, all of them otherwise.
+func (x *explorer) loadRows(ctx context.Context, rows any) error {
+	if d, ok := x.cfg.DB.(RowDiffs); ok && x.cur != nil {
+		return d.LoadRowsOver(ctx, x.cur, rows)
+	}
+	return x.cfg.DB.(RowCopies).LoadRows(ctx, rows)
 }
 
 // path is the nodes from the start (excluded) to n (included).
