@@ -212,22 +212,8 @@ func (db *DB) LoadRows(ctx context.Context, copy any) error {
 		}
 		stmts, inserts = append(stmts, st), append(inserts, args)
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for i, st := range stmts {
-			var args []any
-			if i >= 2 {
-				args = inserts[i-2]
-			}
-			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
-	}
-	return nil
+	args := make([][]any, 2, len(stmts))
+	return db.execAll(ctx, stmts, append(args, inserts...))
 }
 
 // prepared is statement q prepared on the admin pool, once for the DB's life.
@@ -273,15 +259,24 @@ func (db *DB) LoadRowsOver(ctx context.Context, from, to any) error {
 	if len(changes) == 0 {
 		return nil
 	}
+	var stmts []*sql.Stmt
+	var args [][]any
+	for _, c := range changes {
+		st, err := db.prepared(ctx, updateSQL(copiedTables[c.table], b.cols[c.table]))
+		if err != nil {
+			return &EnvError{Path: db.path, Err: fmt.Errorf("load rows: %w", describe(err))}
+		}
+		// The columns in table order, Id first: SET every column but Id, WHERE Id.
+		stmts, args = append(stmts, st), append(args, append(append([]any{}, c.vals[1:]...), c.vals[0]))
+	}
+	return db.execAll(ctx, stmts, args)
+}
+
+// execAll runs each prepared statement with its arguments, in one write transaction.
+func (db *DB) execAll(ctx context.Context, stmts []*sql.Stmt, args [][]any) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, c := range changes {
-			st, err := db.prepared(ctx, updateSQL(copiedTables[c.table], b.cols[c.table]))
-			if err != nil {
-				return err
-			}
-			// The columns in table order, Id first: SET every column but Id, WHERE Id.
-			args := append(append([]any{}, c.vals[1:]...), c.vals[0])
-			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+		for i, st := range stmts {
+			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args[i]...); err != nil {
 				return err
 			}
 		}

@@ -3,11 +3,11 @@ package explore
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // WriteText writes what the search found: the shortest schedule and the broken checks, or what
@@ -39,7 +39,7 @@ func (r *Result) writeProof(b *strings.Builder) {
 	switch r.Cut {
 	case "max-states":
 		fmt.Fprintf(b, "--max-states %s cut the search: %s new states were checked but not explored further\n",
-			Thousands(r.Bounds.MaxStates), Thousands(r.Unstored))
+			words.Thousands(r.Bounds.MaxStates), words.Thousands(r.Unstored))
 		complete = min(complete, r.FirstUnstored)
 	case "time-limit":
 		fmt.Fprintf(b, "--time-limit %s cut the search during depth %d\n", r.Bounds.TimeLimit, r.Depth+1)
@@ -66,18 +66,18 @@ func (r *Result) writeProof(b *strings.Builder) {
 
 // figures are the counts: "48,211 states (9,870 distinct), 6.2 s".
 func (r *Result) figures() string {
-	s := fmt.Sprintf("%s states (%s distinct, %s seen before), %s", Thousands(r.States), Thousands(r.Distinct),
-		Thousands(r.Pruned), Seconds(r.Elapsed))
+	s := fmt.Sprintf("%s states (%s distinct, %s seen before), %s", words.Thousands(r.States), words.Thousands(r.Distinct),
+		words.Thousands(r.Pruned), Seconds(r.Elapsed))
 	if r.Elapsed > 0 {
-		s += fmt.Sprintf(", %s transitions/s", Thousands(int(float64(r.States)/r.Elapsed.Seconds())))
+		s += fmt.Sprintf(", %s transitions/s", words.Thousands(int(float64(r.States)/r.Elapsed.Seconds())))
 	}
 	return s
 }
 
 // Progress is the line a running search prints now and then.
 func (st Stats) Progress() string {
-	return fmt.Sprintf("explore: depth %d done, %s states (%s distinct), %s waiting, %s", st.Depth, Thousands(st.States),
-		Thousands(st.Distinct), Thousands(st.Frontier), Seconds(st.Elapsed))
+	return fmt.Sprintf("explore: depth %d done, %s states (%s distinct), %s waiting, %s", st.Depth, words.Thousands(st.States),
+		words.Thousands(st.Distinct), words.Thousands(st.Frontier), Seconds(st.Elapsed))
 }
 
 func failedList(v *Violation) string {
@@ -86,20 +86,6 @@ func failedList(v *Violation) string {
 		ids = append(ids, c.ID)
 	}
 	return strings.Join(ids, ", ")
-}
-
-// Thousands writes n with a comma between each group of three digits.
-func Thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // Seconds writes d as seconds with one decimal: "6.2 s".
