@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExploreFindsEachLesson: with each guard off in turn, explore finds, within its default
@@ -132,4 +133,16 @@ func TestExploreLessonFile(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("docs/explore-naive-claim.scenario is not what explore writes now:\n%s", got)
 	}
+}
+
+// TestExploreInterrupted: Ctrl-C prints what was explored so far, then exits 130.
+func TestExploreInterrupted(t *testing.T) {
+	c := start(t, "explore", "playground", "--depth", "30", "--progress", "100ms", "--time-limit", "0")
+	c.waitLine(t, "explore: depth 2 done", 60*time.Second)
+	c.cmd.Process.Signal(os.Interrupt)
+	if code := c.exitCode(t, 60*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, c.output())
+	}
+	containsAll(t, "the interrupted search", c.output(), "interrupted during depth ", ": what was explored so far",
+		"no schedule of depth ≤ ", "leaselab: interrupted by SIGINT")
 }
