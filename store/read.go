@@ -59,7 +59,7 @@ func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
 func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	rows, err := db.admin.QueryContext(ctx, snapshotSQL)
+	rows, err := db.query(ctx, snapshotSQL)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", describe(err))
 	}
@@ -92,7 +92,7 @@ func scanRow(rows shared.Rows) (engine.Row, error) {
 func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) error) error {
 	ctx, cancel := withTimeout(ctx)
 	defer cancel()
-	rows, err := db.admin.QueryContext(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments ORDER BY Id`)
+	rows, err := db.query(ctx, transactionIDsSQL)
 	if err != nil {
 		return fmt.Errorf("transaction ids: %w", describe(err))
 	}
@@ -116,34 +116,60 @@ func (db *DB) Counts(ctx context.Context) (engine.Counts, error) {
 		return c, fmt.Errorf("counts: %w", describe(err))
 	}
 	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, `SELECT
-  count(*),
-  coalesce(sum(Status = 'Pending'), 0),
-  coalesce(sum(Status = 'Processing'), 0),
-  coalesce(sum(Status = 'Processed'), 0),
-  coalesce(sum(Status = 'DeadLettered'), 0)
-FROM OutboxMessages`).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed, &c.OutboxDeadLettered)
+	err = db.inReadTx(ctx, tx, countsOutboxSQL).Scan(&c.Messages, &c.OutboxPending, &c.OutboxProcessing, &c.OutboxProcessed, &c.OutboxDeadLettered)
 	if err != nil {
 		return c, fmt.Errorf("counts: outbox: %w", describe(err))
 	}
-	err = tx.QueryRowContext(ctx, `SELECT
-  coalesce(sum(PaymentStatus = 'Pending'), 0),
-  coalesce(sum(PaymentStatus = 'Paid'), 0),
-  coalesce(sum(PaymentStatus = 'Failed'), 0),
-  coalesce(sum(PaymentStatus = 'Paid' AND TransactionId IS NOT NULL), 0),
-  coalesce(sum(PaymentStatus = 'Failed' AND TransactionId IS NOT NULL), 0)
-FROM Payments`).Scan(&c.PaymentsPending, &c.PaymentsPaid, &c.PaymentsFailed, &c.PaidWithTxID, &c.FailedWithTxID)
+	err = db.inReadTx(ctx, tx, countsPaymentsSQL).Scan(&c.PaymentsPending, &c.PaymentsPaid, &c.PaymentsFailed, &c.PaidWithTxID, &c.FailedWithTxID)
 	if err != nil {
 		return c, fmt.Errorf("counts: payments: %w", describe(err))
 	}
-	err = tx.QueryRowContext(ctx, `SELECT
-  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM Payments GROUP BY IdempotencyKey)), 0),
-  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM OutboxMessages GROUP BY IdempotencyKey)), 0),
-  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM Payments) +
-  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM OutboxMessages)`).
+	err = db.inReadTx(ctx, tx, countsDuplicatesSQL).
 		Scan(&c.MaxPaymentsPerKey, &c.MaxOutboxPerKey, &c.DuplicateRows)
 	if err != nil {
 		return c, fmt.Errorf("counts: duplicates: %w", describe(err))
 	}
 	return c, nil
+}
+
+// The statements of Counts and EachTransactionID, prepared once on the admin pool (prepared).
+const (
+	countsOutboxSQL = `SELECT
+  count(*),
+  coalesce(sum(Status = 'Pending'), 0),
+  coalesce(sum(Status = 'Processing'), 0),
+  coalesce(sum(Status = 'Processed'), 0),
+  coalesce(sum(Status = 'DeadLettered'), 0)
+FROM OutboxMessages`
+	countsPaymentsSQL = `SELECT
+  coalesce(sum(PaymentStatus = 'Pending'), 0),
+  coalesce(sum(PaymentStatus = 'Paid'), 0),
+  coalesce(sum(PaymentStatus = 'Failed'), 0),
+  coalesce(sum(PaymentStatus = 'Paid' AND TransactionId IS NOT NULL), 0),
+  coalesce(sum(PaymentStatus = 'Failed' AND TransactionId IS NOT NULL), 0)
+FROM Payments`
+	countsDuplicatesSQL = `SELECT
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM Payments GROUP BY IdempotencyKey)), 0),
+  coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM OutboxMessages GROUP BY IdempotencyKey)), 0),
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM Payments) +
+  (SELECT count(*) - count(DISTINCT IdempotencyKey) FROM OutboxMessages)`
+	transactionIDsSQL = `SELECT IdempotencyKey, TransactionId FROM Payments ORDER BY Id`
+)
+
+// inReadTx runs the prepared statement q, one row, in tx.
+func (db *DB) inReadTx(ctx context.Context, tx *sql.Tx, q string) *sql.Row {
+	st, err := db.prepared(ctx, q)
+	if err != nil {
+		return tx.QueryRowContext(ctx, q) // the error again, from the statement itself
+	}
+	return tx.StmtContext(ctx, st).QueryRowContext(ctx)
+}
+
+// query runs the prepared statement q on the admin pool.
+func (db *DB) query(ctx context.Context, q string) (*sql.Rows, error) {
+	st, err := db.prepared(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx)
 }

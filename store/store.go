@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"leaselab/engine"
@@ -64,8 +65,14 @@ type EnvError = engine.EnvError
 type DB struct {
 	path  string
 	admin *sql.DB
-	gate  *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
-	hold  *FinalizeHold // fault injection for crash tests; nil when off
+	// scratch is the in-memory connection Deserialize loads an image into (image.go); nil
+	// until then.
+	scratch *sql.DB
+	// stmts are the statements of LoadRows, prepared once on admin (image.go).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
+	gate    *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
+	hold    *FinalizeHold // fault injection for crash tests; nil when off
 	// tidy: a read-only DB opened when the file had no -wal and no -shm; Close has SQLite
 	// remove the ones its reads made (tidyWAL).
 	tidy bool
@@ -143,6 +150,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes the shared pool. Worker connections are closed by their owners.
 func (db *DB) Close() error {
 	err := db.admin.Close()
+	if db.scratch != nil {
+		db.scratch.Close()
+	}
 	if db.tidy && err == nil {
 		tidyWAL(db.path)
 	}

@@ -123,7 +123,7 @@ func mdSteps(r *engine.Report, b *strings.Builder, moments map[int]engine.Moment
 		if e.Seq > last+1 {
 			skipped.flush(b)
 			fmt.Fprintf(b, "\n*Events %d–%d were not kept: the log keeps the first %s and the latest %s events of a run (every count above and below is of the whole run).*\n",
-				last+1, e.Seq-1, thousands(engine.KeepHead), thousands(engine.KeepTail))
+				last+1, e.Seq-1, Thousands(engine.KeepHead), Thousands(engine.KeepTail))
 		}
 		last = e.Seq
 		if !plan.Shows(e) {
@@ -195,9 +195,9 @@ func (s *routineSteps) flush(b *strings.Builder) {
 	}
 	parts := make([]string, len(s.kinds))
 	for i, k := range s.kinds {
-		parts[i] = fmt.Sprintf("%s ×%s", md(k), thousands(s.count[k]))
+		parts[i] = fmt.Sprintf("%s ×%s", md(k), Thousands(s.count[k]))
 	}
-	what := fmt.Sprintf("%s %s", thousands(s.n), Plural(s.n, "step"))
+	what := fmt.Sprintf("%s %s", Thousands(s.n), Plural(s.n, "step"))
 	if s.first != s.last {
 		what += fmt.Sprintf(" (%d–%d)", s.first, s.last)
 	} else {
@@ -259,15 +259,15 @@ func mdMoment(b *strings.Builder, m engine.Moment) {
 	var parts []string
 	for _, st := range []string{engine.StatusPending, engine.StatusProcessing, engine.StatusProcessed} {
 		if n := m.Hidden[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", thousands(n), st))
+			parts = append(parts, fmt.Sprintf("%s %s", Thousands(n), st))
 		}
 	}
 	for _, st := range slices.Sorted(maps.Keys(m.Hidden)) {
 		if st != engine.StatusPending && st != engine.StatusProcessing && st != engine.StatusProcessed {
-			parts = append(parts, fmt.Sprintf("%s %s", thousands(m.Hidden[st]), md(st)))
+			parts = append(parts, fmt.Sprintf("%s %s", Thousands(m.Hidden[st]), md(st)))
 		}
 	}
-	fmt.Fprintf(b, "\n*%s of %s rows not shown: %s.*\n", thousands(m.Total-len(m.Rows)), thousands(m.Total), strings.Join(parts, ", "))
+	fmt.Fprintf(b, "\n*%s of %s rows not shown: %s.*\n", Thousands(m.Total-len(m.Rows)), Thousands(m.Total), strings.Join(parts, ", "))
 }
 
 // mdRows is an outbox table as a Markdown table.
@@ -309,8 +309,8 @@ func printable(s string) string {
 	}, s)
 }
 
-// thousands writes n with a comma between groups of three digits: 15,000.
-func thousands(n int) string {
+// Thousands writes n with a comma between groups of three digits: 15,000.
+func Thousands(n int) string {
 	s := fmt.Sprint(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -239,6 +239,8 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 		return ranTo(cmdStress(ctx, b, args, stdout, stderr))
 	case "redrive":
 		return ranTo(cmdRedrive(ctx, b, args, stdout, stderr))
+	case "explore":
+		return ranTo(cmdExplore(ctx, b, args, stdin, stdout, stderr))
 	case "help":
 		if len(args) == 0 {
 			fmt.Fprint(stdout, mainUsage)
@@ -247,7 +249,7 @@ func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, s
 		if len(args) == 1 && helpTopics[args[0]] {
 			return dispatch(ctx, b, []string{args[0], "--help"}, stdin, stdout, stderr)
 		}
-		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch)", strings.Join(args, " "))}
+		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch, explore)", strings.Join(args, " "))}
 	default:
 		err = usageError{fmt.Errorf("unknown command %q", cmd)}
 	}
@@ -264,7 +266,7 @@ func ranTo(code int, err error) (int, error) {
 }
 
 // helpTopics are the commands "leaselab help COMMAND" explains.
-var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true, "redrive": true}
+var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true, "redrive": true, "explore": true}
 
 // report prints err as one line and maps it to an exit code.
 func report(err error, stderr io.Writer) int {
@@ -307,6 +309,8 @@ Usage:
   leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
   leaselab redrive --db FILE --key KEY
                                move a dead-lettered message back to Pending (refused otherwise)
+  leaselab explore NAME|FILE   search every schedule, breadth-first, for a shortest one that
+                               breaks a safety check (--out FILE writes it as a scenario)
   leaselab help [COMMAND]      this text, or a command's flags
 
 Run "leaselab COMMAND --help" for a command's flags.

@@ -1,0 +1,45 @@
+package explore
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkExplorePlayground searches the playground, every guard on, to depth 7 with one crash
+// and two clock moves, once per iteration, and reports the search's own figures per restore
+// option: transitions (states reached) per second of wall time, the CPU time this process
+// spent per transition (the machine is shared: wall time waits for a core, CPU time does not),
+// the distinct states and the time per database restore.
+func BenchmarkExplorePlayground(b *testing.B) {
+	for _, how := range []Restore{RestoreRows, RestoreMemory, RestoreFile, RestoreReplay} {
+		b.Run(string(how), func(b *testing.B) {
+			sc := lesson(b, "playground", nil)
+			bounds := DefaultBounds()
+			bounds.Depth = 7
+			var states, distinct, restores int
+			var secs, restoreSecs float64
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				res := search(b, sc, bounds, how)
+				states, distinct, restores = states+res.States, res.Distinct, restores+res.Restores
+				secs += res.Elapsed.Seconds()
+				restoreSecs += res.RestoreTime.Seconds()
+			}
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(float64(states)/secs, "transitions/s")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(states), "cpu-µs/transition")
+			b.ReportMetric(float64(distinct), "distinct")
+			b.ReportMetric(restoreSecs/float64(restores)*1e6, "µs/restore")
+		})
+	}
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

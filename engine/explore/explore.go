@@ -1,0 +1,610 @@
+// Package explore searches every schedule of a scenario's workers, up to a bound, on a real
+// database: from the scenario's start, each state's next moves (a worker's next action, a crash,
+// a pause, the clock moving past a lease, the rescuer's read and write) are carried out as the
+// engine carries them out, each a real transaction, and every safety check is taken after every
+// move. The search is breadth-first, so the first violation it finds is a shortest schedule
+// that breaks a check; a state it has seen (the rows as the database holds them and the
+// session's memory, engine.Session.WriteState) is not explored twice.
+//
+// A state is restored before each of its moves is tried: the database from a copy of it, and
+// the session's memory by driving a new session through the state's schedule with every
+// database call answered from the recording made when the schedule first ran (tape.go). How the
+// database is copied is Config.Restore; docs/benchmarks.md has what each way costs.
+//
+// The package speaks no SQL and draws nothing: the database is an engine.DB whose store can copy
+// itself (MemoryImages or FileImages), and the command line (ui/cli) prints the Result.
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"leaselab/engine"
+)
+
+// Bounds limit the search.
+type Bounds struct {
+	Depth      int // moves in a schedule
+	Crashes    int // crashes in a schedule
+	ClockMoves int // clock moves in a schedule
+	Pauses     int // pauses in a schedule (none by default: not stepping a worker is a pause)
+	// MaxStates bounds the seen set: past it, a new state is checked but not explored further,
+	// and the Result says the bound cut the search.
+	MaxStates int
+	// TimeLimit ends the search after that much time (0: none).
+	TimeLimit time.Duration
+}
+
+// DefaultBounds are the command line's defaults: enough for every lesson's violation from the
+// playground (tested), small enough to finish in seconds.
+func DefaultBounds() Bounds {
+	return Bounds{Depth: 10, Crashes: 1, ClockMoves: 2, MaxStates: 200_000, TimeLimit: 2 * time.Minute}
+}
+
+// Restore is how a state's database is brought back before its next move is tried.
+type Restore string
+
+// The ways to restore a state's database.
+const (
+	// RestoreMemory keeps an in-memory copy of each state's database (SQLite's serialize) and
+	// copies it back over the file with the backup API.
+	RestoreMemory Restore = "memory"
+	// RestoreFile keeps a file copy of each state's database (VACUUM INTO) and copies it back
+	// with the backup API.
+	RestoreFile Restore = "file"
+	// RestoreRows keeps a copy of each state's rows and puts them back with DELETEs and
+	// INSERTs in one transaction: the schema stays as it is, and so does every connection's
+	// prepared statements (a backup changes the schema's version, and every connection then
+	// reads the schema and prepares its statements again). The default: the fastest measured.
+	RestoreRows Restore = "rows"
+	// RestoreReplay brings back the scenario's start and runs the state's whole schedule
+	// again, every transaction of it.
+	RestoreReplay Restore = "replay"
+)
+
+// MemoryImages is a database that copies itself in memory (store.DB).
+type MemoryImages interface {
+	Serialize(ctx context.Context) ([]byte, error)
+	Deserialize(ctx context.Context, img []byte) error
+}
+
+// FileImages is a database that copies itself to a file and back (store.DB).
+type FileImages interface {
+	VacuumInto(ctx context.Context, path string) error
+	RestoreFrom(ctx context.Context, path string) error
+}
+
+// RowCopies is a database that copies its rows and puts them back (store.DB).
+type RowCopies interface {
+	DumpRows(ctx context.Context) (any, error)
+	LoadRows(ctx context.Context, copy any) error
+}
+
+// RowDiffs is a database that, holding the rows of one copy, writes only the rows another
+// copy has otherwise (store.DB).
+type RowDiffs interface {
+	LoadRowsOver(ctx context.Context, from, to any) error
+}
+
+// Config is one search.
+type Config struct {
+	Scenario *engine.Scenario
+	// DB is the database the search runs on: a fresh one of the scenario's backend, with its
+	// schema and no rows. It must be MemoryImages (or FileImages for RestoreFile).
+	DB     engine.DB
+	Bounds Bounds
+	// Checks are the ids of the checks to search for; nil: SafetyChecks.
+	Checks  []string
+	Restore Restore // "": RestoreRows
+	// TempDir holds RestoreFile's copies.
+	TempDir string
+	// Now is the wall clock, for the elapsed time, the time limit and the progress.
+	Now func() time.Time
+	// Progress, when set, is called every ProgressEvery with the figures so far.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+}
+
+// SafetyChecks are the checks a state in the middle of a run can break: once failed they stay
+// failed whatever happens next. The others (processed-once, none-lost, recovered) are about a
+// finished run: the middle of every run fails them.
+func SafetyChecks() []string {
+	return []string{engine.CheckOneOwner, engine.CheckWrittenOnce, engine.CheckNoViolations, engine.CheckNoDuplicates,
+		engine.CheckOneCreation, engine.CheckProviderTxIDs, engine.CheckNoUndoneFinish, engine.CheckNoEarlyReclaim}
+}
+
+// Stats are the search's figures, every one counted.
+type Stats struct {
+	// States are the states reached: one per transition carried out.
+	States int
+	// Distinct are the states not seen before (the seen set, the start included).
+	Distinct int
+	// Pruned are the states reached again: seen before, not explored twice.
+	Pruned int
+	// Unstored are new states the MaxStates bound kept out of the seen set: checked, not
+	// explored further.
+	Unstored int
+	// Depth is the deepest level whose every state has been checked.
+	Depth int
+	// Frontier is how many states wait to be explored at the next level.
+	Frontier int
+	// Restores count the database copies brought back, Replayed the moves replayed in memory
+	// (or, with RestoreReplay, run again).
+	Restores, Replayed int
+	Elapsed            time.Duration
+	// Where the time went: restoring the database, replaying the session's memory, the
+	// transitions themselves, the checks and the state's rows and hash, and copying databases.
+	RestoreTime, ReplayTime, MoveTime, CheckTime, CopyTime time.Duration
+}
+
+// Violation is a shortest schedule that breaks a check.
+type Violation struct {
+	Schedule []Transition
+	Failed   []engine.Check // the checks it broke, as the report shows them
+	// Last is what the schedule's last move did, in the timeline's words.
+	Last []string
+}
+
+// Result is what a search found.
+type Result struct {
+	Scenario  string
+	Checks    []string
+	Bounds    Bounds
+	Restore   Restore
+	Violation *Violation // nil when no schedule within the bounds broke a check
+	Stats
+	// Exhausted: the search ran out of states before the depth bound: every reachable state
+	// (within the crash, pause and clock bounds) was checked.
+	Exhausted bool
+	// Cut says what ended the search before its bound: "max-states" (new states were left
+	// unexplored), "time-limit", or "interrupted" (the context ended); "" when nothing did.
+	Cut string
+	// FirstUnstored is the depth of the first state the MaxStates bound kept out: every
+	// schedule up to that depth was checked.
+	FirstUnstored int
+}
+
+// node is a state in the search: how it was reached, and what the database answered.
+type node struct {
+	parent *node
+	t      Transition
+	calls  []call
+	depth  int
+	used   used
+	db     uint64       // the key of its database's copy
+	rows   []engine.Row // its rows, for its clock moves
+}
+
+// explorer is one search's state.
+type explorer struct {
+	cfg     Config
+	tape    *tapeDB
+	sess    *engine.Session
+	root    *node
+	want    map[string]bool
+	seen    map[[2]uint64]struct{}
+	images  map[uint64]*image
+	dbAt    uint64 // the copy the database holds now
+	dbKnown bool
+	// cur is, with RestoreRows, a copy of the rows the database holds now (nil: unknown, after
+	// a write whose state was not kept), so that a restore writes only the rows that differ.
+	cur     any
+	seq     int // file copies made
+	atBound int // new states at the depth bound, left unexplored
+	start   time.Time
+	nextLog time.Time
+	res     *Result
+}
+
+// image is one database copy, and how many waiting states need it.
+type image struct {
+	// reads are the whole-database reads' answers on this copy (tapeDB.reads), handed back
+	// to the tape when the copy is restored.
+	reads map[string]any
+	rows  any
+	bytes []byte
+	path  string
+	refs  int
+}
+
+// Run searches cfg's scenario. It returns what it found, with the figures so far when the
+// context ends or a bound cuts the search (an error only when the database fails).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Restore == "" {
+		cfg.Restore = RestoreRows
+	}
+	if cfg.Now == nil {
+		return nil, errors.New("explore: Config.Now is required")
+	}
+	if cfg.Checks == nil {
+		cfg.Checks = SafetyChecks()
+	}
+	switch cfg.Restore {
+	case RestoreMemory, RestoreReplay:
+		if _, ok := cfg.DB.(MemoryImages); !ok {
+			return nil, fmt.Errorf("explore: this database cannot copy itself in memory (%T)", cfg.DB)
+		}
+	case RestoreRows:
+		if _, ok := cfg.DB.(RowCopies); !ok {
+			return nil, fmt.Errorf("explore: this database cannot copy its rows (%T)", cfg.DB)
+		}
+	case RestoreFile:
+		if _, ok := cfg.DB.(FileImages); !ok {
+			return nil, fmt.Errorf("explore: this database cannot copy itself to a file (%T)", cfg.DB)
+		}
+		if cfg.TempDir == "" {
+			return nil, errors.New("explore: RestoreFile needs Config.TempDir")
+		}
+	default:
+		return nil, fmt.Errorf("explore: unknown restore %q (rows, memory, file, replay)", cfg.Restore)
+	}
+	x := &explorer{cfg: cfg, tape: newTapeDB(cfg.DB), want: map[string]bool{}, seen: map[[2]uint64]struct{}{},
+		images: map[uint64]*image{}, start: cfg.Now()}
+	for _, c := range cfg.Checks {
+		x.want[c] = true
+	}
+	x.nextLog = x.start.Add(cfg.ProgressEvery)
+	x.res = &Result{Scenario: cfg.Scenario.Name, Checks: cfg.Checks, Bounds: cfg.Bounds, Restore: cfg.Restore}
+	defer x.close()
+	err := x.search(ctx)
+	x.res.Elapsed = cfg.Now().Sub(x.start)
+	x.res.Distinct = len(x.seen)
+	if err != nil && ctx.Err() != nil {
+		x.res.Cut, err = "interrupted", nil
+	}
+	if x.res.Unstored > 0 && x.res.Cut == "" {
+		x.res.Cut = "max-states"
+	}
+	return x.res, err
+}
+
+func (x *explorer) close() {
+	if x.sess != nil {
+		x.sess.Close()
+	}
+	x.tape.close()
+	for _, im := range x.images {
+		if im.path != "" {
+			os.Remove(im.path)
+		}
+	}
+}
+
+// search is the breadth-first search, level by level.
+func (x *explorer) search(ctx context.Context) error {
+	x.tape.begin(live, nil)
+	s, err := engine.NewSessionWith(ctx, x.cfg.Scenario, x.tape, engine.SessionOptions{Seed: true})
+	if err != nil {
+		return fmt.Errorf("explore: start %s: %w", x.cfg.Scenario.Name, err)
+	}
+	x.sess = s
+	x.root = &node{calls: x.tape.take()}
+	rows, key, failed, err := x.look(ctx, s)
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		x.res.Violation = &Violation{Failed: failed}
+		return nil
+	}
+	x.seen[key] = struct{}{}
+	x.root.rows = rows
+	if x.root.db, err = x.keep(ctx, rows); err != nil {
+		return err
+	}
+	frontier := []*node{x.root}
+	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
+		var next []*node
+		for _, n := range frontier {
+			children, err := x.expand(ctx, n)
+			if err != nil || x.res.Violation != nil {
+				return err
+			}
+			next = append(next, children...)
+			x.release(n.db)
+			if x.res.Cut != "" {
+				return nil
+			}
+		}
+		frontier = next
+		x.res.Depth = depth + 1
+		x.res.Frontier = len(frontier)
+	}
+	x.res.Exhausted = len(frontier) == 0 && x.atBound == 0
+	return nil
+}
+
+// expand tries every move from n, and returns the new states worth exploring.
+func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
+	s, err := x.restore(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	moves := enabled(ctx, s, n.rows, n.used, x.cfg.Bounds)
+	n.rows = nil
+	var out []*node
+	for i, t := range moves {
+		if err := x.stop(ctx); err != nil || x.res.Cut != "" {
+			return out, err
+		}
+		if i > 0 {
+			if s, err = x.restore(ctx, n); err != nil {
+				return out, err
+			}
+		}
+		before := s.Ledger().EventCount()
+		t0 := x.cfg.Now()
+		if err := apply(ctx, s, t); err != nil {
+			return out, fmt.Errorf("explore: %s after %d moves: %w", x.cfg.Scenario.Name, n.depth, err)
+		}
+		calls := x.tape.take()
+		x.res.MoveTime += x.cfg.Now().Sub(t0)
+		x.res.States++
+		if wrote(calls) {
+			x.dbKnown, x.cur = false, nil
+		}
+		rows, key, failed, err := x.look(ctx, s)
+		if err != nil {
+			return out, err
+		}
+		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t)}
+		if len(failed) > 0 {
+			v := &Violation{Schedule: child.schedule(), Failed: failed}
+			for _, e := range s.Ledger().EventsSince(before) {
+				v.Last = append(v.Last, e.Text)
+			}
+			x.res.Violation = v
+			return out, nil
+		}
+		if _, ok := x.seen[key]; ok {
+			x.res.Pruned++
+			continue
+		}
+		if x.cfg.Bounds.MaxStates > 0 && len(x.seen) >= x.cfg.Bounds.MaxStates {
+			if x.res.Unstored == 0 {
+				x.res.FirstUnstored = child.depth
+			}
+			x.res.Unstored++
+			continue
+		}
+		x.seen[key] = struct{}{}
+		if child.depth >= x.cfg.Bounds.Depth {
+			x.atBound++ // not explored: the depth bound
+			continue
+		}
+		if child.db, err = x.keep(ctx, rows); err != nil {
+			return out, err
+		}
+		child.rows = rows
+		out = append(out, child)
+	}
+	return out, nil
+}
+
+// stop reports a bound that ends the search: the context, or the time limit. It also calls
+// Progress when it is due.
+func (x *explorer) stop(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := x.cfg.Now()
+	if lim := x.cfg.Bounds.TimeLimit; lim > 0 && now.Sub(x.start) >= lim {
+		x.res.Cut = "time-limit"
+	}
+	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) {
+		x.nextLog = now.Add(x.cfg.ProgressEvery)
+		st := x.res.Stats
+		st.Distinct, st.Elapsed = len(x.seen), now.Sub(x.start)
+		x.cfg.Progress(st)
+	}
+	return nil
+}
+
+// wrote reports whether a move's calls could have changed the database.
+func wrote(calls []call) bool {
+	for _, c := range calls {
+		if writes(c.op) {
+			return true
+		}
+	}
+	return false
+}
+
+// schedule is the moves from the start to n.
+func (n *node) schedule() []Transition {
+	var out []Transition
+	for ; n != nil && n.parent != nil; n = n.parent {
+		out = append(out, n.t)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// look reads the state the session stands in: its rows, its key (the rows and the session's
+// memory, hashed) and the checks it fails.
+func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.Row, key [2]uint64, failed []engine.Check, err error) {
+	t0 := x.cfg.Now()
+	defer func() { x.res.CheckTime += x.cfg.Now().Sub(t0) }()
+	x.tape.mode = direct
+	defer func() { x.tape.mode = live }()
+	if rows, err = s.DB().Snapshot(ctx); err != nil {
+		return nil, key, nil, fmt.Errorf("explore: read the rows: %w", err)
+	}
+	sum, err := s.Summarize(ctx)
+	if err != nil {
+		return nil, key, nil, fmt.Errorf("explore: the checks: %w", err)
+	}
+	for _, c := range sum.Checks {
+		if x.want[c.ID] && !c.OK {
+			failed = append(failed, c)
+		}
+	}
+	h := fnv.New128a()
+	writeRows(h, rows)
+	s.WriteState(h)
+	sum128 := h.Sum(nil)
+	for i := 0; i < 8; i++ {
+		key[0] = key[0]<<8 | uint64(sum128[i])
+		key[1] = key[1]<<8 | uint64(sum128[8+i])
+	}
+	return rows, key, failed, nil
+}
+
+// writeRows writes the rows as the database holds them, every column the engine reads.
+func writeRows(h hash.Hash, rows []engine.Row) {
+	for _, r := range rows {
+		fmt.Fprintf(h, "%d|%s|%s|%d|%d|%s|%d|%d|%d|%s|%s|%d\n", r.ID, r.IdempotencyKey, r.Status, r.CreatedAt.UnixMilli(),
+			r.ProcessedAt.UnixMilli(), r.LockedBy, r.LockedUntil.UnixMilli(), r.Attempts, r.LeaseVersion,
+			r.PaymentStatus, r.TransactionID, r.Amount)
+	}
+}
+
+// rowsKey is the key of a database copy: its rows, hashed.
+func rowsKey(rows []engine.Row) uint64 {
+	h := fnv.New64a()
+	writeRows(h, rows)
+	return h.Sum64()
+}
+
+// keep makes sure a copy of the database as it is now (holding rows) is kept, for a state that
+// waits to be explored, and returns its key.
+func (x *explorer) keep(ctx context.Context, rows []engine.Row) (uint64, error) {
+	k := rowsKey(rows)
+	if im, ok := x.images[k]; ok {
+		im.refs++
+		x.dbAt, x.dbKnown, x.cur = k, true, im.rows
+		return k, nil
+	}
+	t0 := x.cfg.Now()
+	defer func() { x.res.CopyTime += x.cfg.Now().Sub(t0) }()
+	im := &image{refs: 1}
+	var err error
+	switch {
+	case x.cfg.Restore == RestoreRows:
+		im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		x.cur = im.rows
+	case x.cfg.Restore == RestoreFile:
+		x.seq++
+		im.path = filepath.Join(x.cfg.TempDir, "state-"+strconv.Itoa(x.seq)+".db")
+		err = x.cfg.DB.(FileImages).VacuumInto(ctx, im.path)
+	case x.cfg.Restore == RestoreMemory || x.root.db == 0 && len(x.images) == 0:
+		im.bytes, err = x.cfg.DB.(MemoryImages).Serialize(ctx)
+	default:
+		return x.root.db, nil // replay: only the start is kept
+	}
+	if err != nil {
+		return 0, fmt.Errorf("explore: copy the database: %w", err)
+	}
+	im.reads = maps.Clone(x.tape.reads)
+	x.images[k] = im
+	x.dbAt, x.dbKnown = k, true
+	return k, nil
+}
+
+// release drops a waiting state's claim on its database copy.
+func (x *explorer) release(k uint64) {
+	im, ok := x.images[k]
+	if !ok || x.cfg.Restore == RestoreReplay {
+		return
+	}
+	if im.refs--; im.refs <= 0 {
+		if im.path != "" {
+			os.Remove(im.path)
+		}
+		delete(x.images, k)
+	}
+}
+
+// restore brings the database and a new session to state n, and returns the session.
+func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error) {
+	path := n.path()
+	if x.sess != nil {
+		x.sess.Close()
+		x.sess = nil
+	}
+	t0 := x.cfg.Now()
+	target := n.db
+	if x.cfg.Restore == RestoreReplay {
+		target = x.root.db
+	}
+	if !x.dbKnown || x.dbAt != target {
+		im := x.images[target]
+		if im == nil {
+			return nil, fmt.Errorf("explore: no copy of the database for a waiting state")
+		}
+		var err error
+		switch {
+		case im.rows != nil:
+			err = x.loadRows(ctx, im.rows)
+		case im.path != "":
+			err = x.cfg.DB.(FileImages).RestoreFrom(ctx, im.path)
+		default:
+			err = x.cfg.DB.(MemoryImages).Deserialize(ctx, im.bytes)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("explore: restore the database: %w", err)
+		}
+		x.tape.reads = maps.Clone(im.reads)
+		x.dbAt, x.dbKnown, x.cur = target, true, im.rows
+		x.res.Restores++
+	}
+	t1 := x.cfg.Now()
+	x.res.RestoreTime += t1.Sub(t0)
+	segs := [][]call{x.root.calls}
+	if x.cfg.Restore != RestoreReplay {
+		for _, m := range path {
+			segs = append(segs, m.calls)
+		}
+	}
+	x.tape.begin(replay, segs)
+	s, err := engine.NewSessionWith(ctx, x.cfg.Scenario, x.tape, engine.SessionOptions{Seed: true})
+	if err != nil {
+		return nil, fmt.Errorf("explore: replay the start: %w", err)
+	}
+	x.sess = s
+	if x.cfg.Restore == RestoreReplay {
+		x.tape.mode = live
+		x.dbKnown = len(path) == 0
+	}
+	for _, m := range path {
+		if err := apply(ctx, s, m.t); err != nil {
+			return nil, fmt.Errorf("explore: replay %s: %w", m.t, err)
+		}
+		x.res.Replayed++
+	}
+	if x.cfg.Restore != RestoreReplay && !x.tape.drained() {
+		return nil, fmt.Errorf("%w: calls left on the tape", errDiverged)
+	}
+	x.tape.take()
+	x.tape.mode = live
+	x.res.ReplayTime += x.cfg.Now().Sub(t1)
+	return s, nil
+}
+
+// loadRows puts the rows of a copy back: only those that differ when the database is known to
+// hold another kept copy, all of them otherwise.
+func (x *explorer) loadRows(ctx context.Context, rows any) error {
+	if d, ok := x.cfg.DB.(RowDiffs); ok && x.cur != nil {
+		return d.LoadRowsOver(ctx, x.cur, rows)
+	}
+	return x.cfg.DB.(RowCopies).LoadRows(ctx, rows)
+}
+
+// path is the nodes from the start (excluded) to n (included).
+func (n *node) path() []*node {
+	var out []*node
+	for ; n != nil && n.parent != nil; n = n.parent {
+		out = append(out, n)
+	}
+	slices.Reverse(out)
+	return out
+}

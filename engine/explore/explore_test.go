@@ -1,0 +1,121 @@
+package explore
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/engine/scenario"
+	"leaselab/store"
+)
+
+// lesson parses a built-in scenario with toggles set.
+func lesson(t testing.TB, name string, toggles map[string]bool) *engine.Scenario {
+	t.Helper()
+	data, src, ok := assets.Scenario(name)
+	if !ok {
+		t.Fatalf("no scenario %s", name)
+	}
+	sc, err := scenario.Parse(src, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Apply(engine.Overrides{Toggles: toggles}); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// search explores sc on a fresh database file.
+func search(t testing.TB, sc *engine.Scenario, b Bounds, how Restore) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Create(context.Background(), filepath.Join(dir, "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := Run(context.Background(), Config{Scenario: sc, DB: db, Bounds: b, Restore: how, TempDir: dir, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func failedIDs(v *Violation) []string {
+	var ids []string
+	for _, c := range v.Failed {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func schedule(v *Violation) string {
+	var s []string
+	for _, t := range v.Schedule {
+		s = append(s, t.String())
+	}
+	return strings.Join(s, "; ")
+}
+
+func TestNaiveClaimFound(t *testing.T) {
+	sc := lesson(t, "playground", map[string]bool{engine.ToggleAtomicClaim: false})
+	res := search(t, sc, DefaultBounds(), RestoreMemory)
+	if res.Violation == nil {
+		t.Fatalf("no violation: %+v", res.Stats)
+	}
+	t.Logf("%s: %v after %d states (%d distinct) %+v", schedule(res.Violation), failedIDs(res.Violation), res.States, res.Distinct, res.Stats)
+	if !slices.Contains(failedIDs(res.Violation), engine.CheckOneOwner) {
+		t.Errorf("failed %v, want one-owner", failedIDs(res.Violation))
+	}
+}
+
+// TestInterruptKeepsWhatWasExplored: a context that ends mid-search returns the figures so far,
+// cut "interrupted", with no error.
+func TestInterruptKeepsWhatWasExplored(t *testing.T) {
+	sc := lesson(t, "playground", nil)
+	db, err := store.Create(context.Background(), filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	res, err := Run(ctx, Config{Scenario: sc, DB: db, Bounds: DefaultBounds(), Now: time.Now, ProgressEvery: time.Nanosecond,
+		Progress: func(st Stats) {
+			if calls++; calls == 50 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cut != "interrupted" || res.States < 40 || res.Violation != nil {
+		t.Errorf("cut %q after %d states, violation %v: want interrupted with the states so far", res.Cut, res.States, res.Violation)
+	}
+}
+
+// TestRestoresAgree: every way of restoring a state explores the same states.
+func TestRestoresAgree(t *testing.T) {
+	sc := lesson(t, "playground", nil)
+	b := DefaultBounds()
+	b.Depth = 5
+	var first *Result
+	for _, how := range []Restore{RestoreRows, RestoreMemory, RestoreFile, RestoreReplay} {
+		res := search(t, sc, b, how)
+		if first == nil {
+			first = res
+			continue
+		}
+		if res.States != first.States || res.Distinct != first.Distinct || res.Pruned != first.Pruned {
+			t.Errorf("%s: %d states (%d distinct, %d pruned); rows: %d (%d, %d)", how, res.States, res.Distinct, res.Pruned,
+				first.States, first.Distinct, first.Pruned)
+		}
+	}
+}

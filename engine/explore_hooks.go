@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// What engine/explore needs of a session beyond the commands: the memory that decides what the
+// session can still do (WriteState, for the search's seen set), the rescuer stepped as a
+// script steps it, and the clock offsets of the workers.
+
+// WriteState writes, in a fixed order, everything the session holds in memory that decides
+// what it can do next and what its safety checks will say of it: the clock, the settings, each
+// worker's memory (its phase, what it holds and believes, its timers, whether its last poll
+// found nothing), the rescuer's read, the provider's call counts and fencing versions, the
+// failures per key, and what the ledger keeps of each message (its attempts, leases, commits
+// and violations). What it leaves out only counts (claims that found nothing, busy retries,
+// the event log). Two sessions of one scenario that write the same state and hold the same
+// rows have the same futures: engine/explore hashes it with the rows to recognise a state it
+// has seen.
+func (s *Session) WriteState(w io.Writer) {
+	now := s.clock.Now()
+	st := s.Settings()
+	fmt.Fprintf(w, "clock %d\nsettings %+v\n", now.UnixMilli(), st)
+	for _, wk := range s.workers {
+		wk.writeState(w, st, now)
+	}
+	if r := s.rescuer; r != nil {
+		fmt.Fprintf(w, "rescuer %s seen %v commits %v\n", r.Short, r.seen, sortedPairs(r.seenCommits))
+	}
+	s.provider.mu.Lock()
+	s.provider.calls.each(func(k keyRef, c *uint32) {
+		if *c > 0 {
+			fmt.Fprintf(w, "calls %s %d\n", k, *c)
+		}
+	})
+	s.provider.mu.Unlock()
+	s.env.clocks.mu.Lock()
+	fmt.Fprintf(w, "fencing %v\n", sortedPairs(s.env.clocks.newest))
+	s.env.clocks.mu.Unlock()
+	if r := s.env.retry; r != nil {
+		r.mu.Lock()
+		fmt.Fprintf(w, "failed %v\n", sortedPairs(r.failedKeys))
+		r.mu.Unlock()
+	}
+	s.ledger.writeState(w)
+}
+
+// writeState is the worker's part of Session.WriteState.
+func (w *Worker) writeState(out io.Writer, s Settings, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(out, "worker %s crashed=%t paused=%t phase=%d leased=%t quiet=%t blocked=%d\n",
+		w.Short, w.crashed, w.paused, w.phase, w.leased, w.isQuietLocked(), w.blockedTo.UnixMilli())
+	if w.phase != phaseIdle {
+		fmt.Fprintf(out, " held %s id %d v%d until %d; result %+v err %+v due %d renew %d\n",
+			w.held.IdempotencyKey, w.held.ID, w.held.LeaseVersion, w.held.LockedUntil.UnixMilli(),
+			w.result, w.perr, w.dueAt.UnixMilli(), w.renewAt.UnixMilli())
+	}
+	for _, m := range w.queue {
+		fmt.Fprintf(out, " queued %s v%d\n", m.IdempotencyKey, m.LeaseVersion)
+	}
+}
+
+// writeState is the ledger's part of Session.WriteState: per message, what the safety checks
+// read of it.
+func (l *Ledger) writeState(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.msgs
+	fmt.Fprintf(w, "ledger base %d\n", m.base)
+	m.recs.each(func(k keyRef, rec *msgRec) {
+		if *rec == (msgRec{}) {
+			return
+		}
+		key := k.String()
+		fmt.Fprintf(w, "msg %s %+v more %d\n", key, *rec, m.more[key])
+		if sp := m.spill[key]; sp != nil {
+			fmt.Fprintf(w, " spill %v %v %v\n", sp.attempts, sp.spans, sp.workers)
+		}
+	})
+}
+
+// sortedPairs is a map's entries in key order, for a state that must not depend on Go's map
+// order.
+func sortedPairs[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return out
+}
+
+// RescuerScan is the script's `R scan`: the rescuer's read of the leases that have ended.
+func (s *Session) RescuerScan(ctx context.Context) error {
+	if s.rescuer == nil {
+		return fmt.Errorf("no rescuer in this run: %w", ErrNotNow)
+	}
+	return s.scan(ctx, false)
+}
+
+// RescuerRescue is the script's `R rescue`: the rescuer's UPDATE of each lease its read
+// returned (reading first when it holds none).
+func (s *Session) RescuerRescue(ctx context.Context) error {
+	if s.rescuer == nil {
+		return fmt.Errorf("no rescuer in this run: %w", ErrNotNow)
+	}
+	return s.rescue(ctx, false)
+}
+
+// Holding is how many ended leases the rescuer's last read returned that it has not yet
+// written.
+func (r *Rescuer) Holding() int { return len(r.seen) }
+
+// ClockOffsets are the distinct offsets of the workers' clocks from the scenario's, 0 first:
+// the times at which, by some worker's clock, a lease has ended.
+func (s *Session) ClockOffsets() []time.Duration {
+	out := []time.Duration{0}
+	if s.Settings().DBClock {
+		return out
+	}
+	for _, w := range s.workers {
+		if !slices.Contains(out, w.spec.Skew) {
+			out = append(out, w.spec.Skew)
+		}
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExploreFindsEachLesson: with each guard off in turn, explore finds, within its default
+// bounds, a violation of the check the lesson names, and its --out file fails that same check
+// under leaselab run. The fencing, rescuer and clock lessons start from their own headers: the
+// playground has no second thread of one worker id, no rescuer and no skewed clock.
+func TestExploreFindsEachLesson(t *testing.T) {
+	cases := []struct {
+		scenario, flag, check string
+	}{
+		{"playground", "--atomic-claim=false", "one-owner"},
+		{"playground", "--leasing=false", "one-owner"},
+		{"playground", "--ownership-check=false", "no-violations"},
+		{"aba-fencing", "--fencing=false", "no-violations"},
+		{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
+		{"clock-skew", "--db-clock=false", "no-early-reclaim"},
+	}
+	for _, c := range cases {
+		t.Run(c.scenario+c.flag, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "found.scenario")
+			code, stdout, stderr := cli(t, "explore", c.scenario, c.flag, "--out", out, "--progress", "0")
+			if code != exitExpect {
+				t.Fatalf("explore exit %d, want %d\n%s%s", code, exitExpect, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "a shortest schedule that breaks "+c.check) {
+				t.Fatalf("explore did not name %s:\n%s", c.check, stdout)
+			}
+			code, stdout, stderr = cli(t, "run", out, "--json", "--report-dir", "")
+			if code != exitExpect {
+				t.Fatalf("run %s: exit %d, want %d\n%s%s", out, code, exitExpect, stdout, stderr)
+			}
+			var sum struct {
+				Checks []struct {
+					ID string `json:"id"`
+					OK bool   `json:"ok"`
+				} `json:"checks"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+				t.Fatalf("run --json: %v\n%s", err, stdout)
+			}
+			failed := false
+			for _, ch := range sum.Checks {
+				failed = failed || ch.ID == c.check && !ch.OK
+			}
+			if !failed {
+				t.Errorf("run %s: check %s did not fail: %+v", out, c.check, sum.Checks)
+			}
+		})
+	}
+}
+
+// TestExploreProvesPlayground: with every guard on, a bounded search of the playground finds
+// nothing and says what it proved, with its figures.
+func TestExploreProvesPlayground(t *testing.T) {
+	code, stdout, stderr := cli(t, "explore", "playground", "--depth", "5", "--progress", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	containsAll(t, "the proof", stdout, "no schedule of depth ≤ 5 with ≤ 1 crash and ≤ 2 clock moves breaks a safety check: ",
+		" states (", " distinct, ", "checked after every move: one-owner, ")
+}
+
+// TestExploreJSONAndBounds: --json has the figures, a --max-states bound that cuts the search
+// says so, and bad bounds are refused naming their flag.
+func TestExploreJSONAndBounds(t *testing.T) {
+	code, stdout, _ := cli(t, "explore", "playground", "--depth", "4", "--max-states", "20", "--json", "--progress", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	var j struct {
+		Found bool   `json:"found"`
+		Cut   string `json:"cut"`
+		Stats struct {
+			States   int `json:"states"`
+			Distinct int `json:"distinct"`
+			Unstored int `json:"unstored"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &j); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if j.Found || j.Cut != "max-states" || j.Stats.Distinct != 20 || j.Stats.Unstored == 0 || j.Stats.States <= j.Stats.Distinct {
+		t.Errorf("--max-states 20: %+v", j)
+	}
+	_, stdout, _ = cli(t, "explore", "playground", "--depth", "4", "--max-states", "20", "--progress", "0")
+	containsAll(t, "the cut", stdout, "--max-states 20 cut the search: ")
+	for _, bad := range [][]string{{"--depth", "0"}, {"--crashes", "-1"}, {"--clock-moves", "-2"}, {"--max-states", "0"},
+		{"--time-limit", "-1s"}, {"--restore", "disk"}, {"--check", "none-lost"}} {
+		code, _, stderr := cli(t, append([]string{"explore", "playground"}, bad...)...)
+		if code != exitUsage || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("explore %v: exit %d, stderr %q: want %d naming %s", bad, code, stderr, exitUsage, bad[0])
+		}
+	}
+}
+
+// TestExploreOpen: --open hands the violation's scenario file to the lab, which loads it
+// (before it asks for a terminal, which a test has not: the lab's own refusal, exit 2).
+func TestExploreOpen(t *testing.T) {
+	code, stdout, stderr := cli(t, "explore", "playground", "--leasing=false", "--open", "--progress", "0")
+	if code != exitUsage || !strings.Contains(stderr, "the lab needs a terminal") {
+		t.Fatalf("exit %d, stderr %q: want the lab's refusal of a test's stdin", code, stderr)
+	}
+	containsAll(t, "the schedule", stdout, "a shortest schedule that breaks one-owner")
+	if code, _, stderr := cli(t, "explore", "playground", "--open", "--json"); code != exitUsage || !strings.Contains(stderr, "--open") {
+		t.Errorf("--open --json: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestExploreLessonFile: docs/explore-naive-claim.scenario, the file docs/explore.md walks a
+// room through, is exactly what explore writes for the naive claim.
+func TestExploreLessonFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "found.scenario")
+	if code, stdout, stderr := cli(t, "explore", "playground", "--atomic-claim=false", "--out", out, "--progress", "0"); code != exitExpect {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "explore-naive-claim.scenario"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("docs/explore-naive-claim.scenario is not what explore writes now:\n%s", got)
+	}
+}
+
+// TestExploreInterrupted: Ctrl-C prints what was explored so far, then exits 130.
+func TestExploreInterrupted(t *testing.T) {
+	c := start(t, "explore", "playground", "--depth", "30", "--progress", "100ms", "--time-limit", "0")
+	c.waitLine(t, "explore: depth 2 done", 60*time.Second)
+	c.cmd.Process.Signal(os.Interrupt)
+	if code := c.exitCode(t, 60*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, c.output())
+	}
+	containsAll(t, "the interrupted search", c.output(), "interrupted during depth ", ": what was explored so far",
+		"no schedule of depth ≤ ", "leaselab: interrupted by SIGINT")
+}
