@@ -9,6 +9,7 @@ package storetest
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,6 +158,10 @@ func PostgresURL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv("LEASELAB_PG")
 	switch {
+	case u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://"):
+		// Not a URL: a test would hand it on as a --db and the CLI would take it for a SQLite
+		// file name, leaving files such as "1?schema=…" in the package's folder.
+		t.Fatalf("LEASELAB_PG=%q is not a PostgreSQL URL (postgres://…)", u)
 	case u != "":
 		return u
 	case os.Getenv("CI") != "":
