@@ -77,6 +77,13 @@ func (l *Ledger) attempt(key string, a Attempt) {
 	l.msgs.attempt(key, a)
 }
 
+// freed records that key's lease version v was released to Pending at t (messages.freed).
+func (l *Ledger) freed(key string, v int64, t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs.freed(key, v, t)
+}
+
 func (l *Ledger) commit(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

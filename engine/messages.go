@@ -34,6 +34,9 @@ type msgSpill struct {
 	attempts []Attempt
 	spans    []versionSpan
 	workers  []workerLease
+	// freed are the lease versions taken after the one before them was released to Pending, and
+	// when it was (messages.freed).
+	freed []versionSpan
 }
 
 // versionSpan is one lease version on a message and its span.
@@ -57,6 +60,23 @@ func (s *msgSpill) span(version int64) *versionSpan {
 		}
 	}
 	return nil
+}
+
+// spanFrom is lease version v's span as the overlap test judges it: from when it was taken, or
+// from the release of the version before it, whichever is later.
+func (s *msgSpill) spanFrom(v int64) *versionSpan {
+	sp := s.span(v)
+	if sp == nil {
+		return nil
+	}
+	for _, f := range s.freed {
+		if f.version == v && f.at.After(sp.at) {
+			c := *sp
+			c.at = f.at
+			return &c
+		}
+	}
+	return sp
 }
 
 func (s *msgSpill) worker(name string) *workerLease {
@@ -162,6 +182,18 @@ func (m *messages) spillOf(key string, r *msgRec) *msgSpill {
 	r.flags = r.flags&^recSpan | recSpilled
 	m.spill[key] = s
 	return s
+}
+
+// freed records that key's lease version v was released to Pending at t, by a guarded write:
+// its owner's release after a failed attempt, or a guarded rescue of a lease that had ended.
+// The next lease (v+1, a claim adds one) was taken from the Pending row that write committed:
+// it began after t, whatever time its claim was stamped with. A free-running claimer's stamp
+// may be older than the release (it read the clock, then the clock moved on before its
+// statement saw the row): judged from its stamp alone, it would look like a second owner of a
+// lease that had ended. t is a scenario time, read before the write committed.
+func (m *messages) freed(key string, v int64, t time.Time) {
+	s := m.spillOf(key, m.recs.at(key))
+	s.freed = append(s.freed, versionSpan{version: v + 1, at: t})
 }
 
 // attempt records a processing attempt.

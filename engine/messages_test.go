@@ -200,3 +200,28 @@ func TestUnevenTimesSpillExactly(t *testing.T) {
 		t.Errorf("attempts %+v, want one at %s", as, odd)
 	}
 }
+
+// A lease taken from a row a guarded rescue freed began after the rescue, whatever time its
+// claim was stamped with: a free-running claimer may read the clock, lose the processor while
+// the clock moves and the rescuer frees the row, and stamp its lease with a moment the old
+// lease was still live. Judged by the stamp alone that is two owners at once; the rescue says
+// otherwise. Without the rescue's record the same events are two owners.
+func TestRescuedLeaseIsNotASecondOwner(t *testing.T) {
+	for _, rescued := range []bool{false, true} {
+		l := newLedger(1)
+		key := MessageKey(1)
+		at := Epoch
+		l.record(Event{Kind: EvClaim, Outcome: OutcomeWon, Worker: "Worker-A", Key: key, At: at, Until: at.Add(50 * time.Millisecond), Version: 1})
+		l.attempt(key, Attempt{Worker: "Worker-A", At: at, Version: 1})
+		if rescued {
+			l.freed(key, 1, at.Add(60*time.Millisecond)) // a guarded rescue: A's lease had ended at 50 ms
+		}
+		stale := at.Add(40 * time.Millisecond) // B read the clock before the rescue
+		l.record(Event{Kind: EvClaim, Outcome: OutcomeWon, Worker: "Worker-B", Key: key, At: stale, Until: stale.Add(50 * time.Millisecond), Version: 2})
+		l.attempt(key, Attempt{Worker: "Worker-B", At: stale, Version: 2})
+		r := l.repeats()
+		if want := map[bool]int{false: 1, true: 0}[rescued]; r.TwoOwners != want || r.AfterLostLease != 1-want {
+			t.Errorf("rescued %v: two owners %d, after a lost lease %d; want %d two owners", rescued, r.TwoOwners, r.AfterLostLease, want)
+		}
+	}
+}

@@ -230,12 +230,23 @@ type TakeRequest struct {
 	ID     int64
 	Worker string
 	LeaseTimes
+	// WaitForLocks and LockTimeout bound, on a backend with row locks (PostgreSQL), the take's
+	// wait for a row another transaction holds locked (an open claim's locking read), as a
+	// claim's are bounded: with WaitForLocks off (skip-locked on) the take does not wait; on, up
+	// to LockTimeout. A take that meets the lock so takes nothing (TakeResult.Blocked). SQLite
+	// has no row locks: there they change nothing.
+	WaitForLocks bool
+	LockTimeout  time.Duration
 }
 
 // TakeResult is what an unconditional take wrote.
 type TakeResult struct {
 	Message Message   // LockedUntil: the lease end written
 	At      time.Time // the now the take used
+	// Blocked: another transaction held the row locked and the take gave up, without waiting
+	// (WaitForLocks off) or after LockWait; nothing was written.
+	Blocked  bool
+	LockWait time.Duration
 }
 
 // RenewRequest extends a lease the worker still holds (a heartbeat): UPDATE … SET

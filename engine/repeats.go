@@ -52,12 +52,12 @@ func (m *messages) repeats() Repeats {
 // log, decide: a worker may record its claim after another worker's later reclaim.
 func overlapping(s *msgSpill) bool {
 	for i, a := range s.attempts {
-		x := s.span(a.Version)
+		x := s.spanFrom(a.Version)
 		if a.Version == 0 || x == nil {
 			return true // no lease, or one the log does not show: nothing proves it was alone
 		}
 		for _, b := range s.attempts[:i] {
-			y := s.span(b.Version)
+			y := s.spanFrom(b.Version)
 			if b.Version == a.Version || (!x.at.After(y.until) && !y.at.After(x.until)) {
 				return true
 			}

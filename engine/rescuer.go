@@ -154,7 +154,10 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
 		}
-		finishedSince := s.ledger.commitsOf(e.IdempotencyKey) > r.seenCommits[e.IdempotencyKey]
+		// A guarded rescue that changed the row found it still Processing under the lease it
+		// read: no finalize can have committed in between. An unguarded one is judged by the
+		// ledger (a finalize it records late is left to the count of outcomes written twice).
+		finishedSince := !guarded && s.ledger.commitsOf(e.IdempotencyKey) > r.seenCommits[e.IdempotencyKey]
 		ev := Event{Kind: EvRescue, At: now, Worker: r.Name, Key: e.IdempotencyKey, Version: e.LeaseVersion, Trace: tr}
 		switch {
 		case res.Rescued && finishedSince:
@@ -176,10 +179,25 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 		if res.Rescued {
 			s.env.world.Add(1)
 		}
+		if res.Rescued && guarded {
+			s.ledger.freed(e.IdempotencyKey, e.LeaseVersion, now)
+		}
 		s.ledger.record(ev)
 	}
 	r.seen, r.seenCommits = nil, nil
 	return nil
+}
+
+// Sweep is one sweep of the rescuer, off the script: its read of the expired leases and a rescue
+// of each (guarded or not as guarded-rescue is now), as a sweeper on a schedule of its own does
+// it (stress's rescuer, on a goroutine beside the workers). Only one goroutine at a time may
+// sweep, and none may step the script meanwhile: the rescuer's own state is not locked (the
+// ledger, the clock and the settings it reads are). ErrNotNow when the scenario has no rescuer.
+func (s *Session) Sweep(ctx context.Context) error {
+	if s.rescuer == nil {
+		return fmt.Errorf("sweep: the run has no rescuer: %w", ErrNotNow)
+	}
+	return s.rescue(ctx, true)
 }
 
 // rescuerDue sweeps when the rescuer's schedule says so during a run step: one read and its

@@ -30,6 +30,9 @@ func Sentence(e Event) string {
 		}
 		return fmt.Sprintf("%s selected %s to claim (a plain read: nothing is locked yet)", n, e.Key)
 	case EvTake:
+		if e.Outcome == OutcomeBlocked {
+			return takeBlockedSentence(e)
+		}
 		return fmt.Sprintf("%s took %s with an unconditional UPDATE, lease v%d until %s", n, e.Key, e.Version, FormatClock(e.Until))
 	case EvLock:
 		return lockSentence(e)

@@ -48,3 +48,14 @@ func lockWaitSentence(e Event) string {
 	}
 	return fmt.Sprintf("%s claim %s, then found nothing it could claim (%s)", e.Worker, waitWords(e), e.Outcome)
 }
+
+// takeBlockedSentence is a non-atomic claim's take that met another transaction's row lock on
+// the row it had selected, and gave up: at once (skip-locked on), or at lock_timeout.
+func takeBlockedSentence(e Event) string {
+	if e.Wait > 0 {
+		return fmt.Sprintf("%s's unconditional UPDATE of %s %s, and gave up (lock_timeout): BLOCKED, nothing taken; it polls again",
+			e.Worker, e.Key, waitWords(e))
+	}
+	return fmt.Sprintf("%s's unconditional UPDATE of %s met another transaction's row lock and did not wait (skip-locked): BLOCKED, nothing taken; it polls again",
+		e.Worker, e.Key)
+}

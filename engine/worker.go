@@ -448,9 +448,13 @@ func (w *Worker) leaseTimes(s Settings, now time.Time) LeaseTimes {
 }
 
 func (w *Worker) take(ctx context.Context, s Settings, now time.Time) (Event, error) {
-	res, err := w.conn.TakeUnconditional(ctx, TakeRequest{ID: w.held.ID, Worker: w.ID, LeaseTimes: w.leaseTimes(s, now)})
+	res, err := w.conn.TakeUnconditional(ctx, TakeRequest{ID: w.held.ID, Worker: w.ID, LeaseTimes: w.leaseTimes(s, now),
+		WaitForLocks: !s.SkipLocked, LockTimeout: s.LockTimeout})
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	if res.Blocked {
+		return w.takeBlocked(res, now), nil
 	}
 	m := res.Message
 	w.env.world.Add(1)
@@ -496,6 +500,25 @@ func (w *Worker) expiredBeforeCall(now time.Time) Event {
 	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
 	w.env.world.Add(1)
 	return Event{Kind: EvCheck, At: now, Key: key, Outcome: OutcomeExpired, Until: until}
+}
+
+// takeBlocked is a take that met another transaction's row lock (PostgreSQL: an open claim's
+// locking read) and gave up, at once or after the lock timeout: it took nothing, and the worker
+// gives the candidate up and polls again once something has changed (the lock's holder
+// commits). It is counted as a blocked claim, and its wait as a lock wait. A take that waited
+// for ever instead would never end a script whose next step is the lock holder's.
+func (w *Worker) takeBlocked(res TakeResult, now time.Time) Event {
+	key := w.held.IdempotencyKey
+	w.phase, w.held, w.leased = w.afterMessage(), Message{}, false
+	w.poll(false, time.Time{})
+	w.env.ledger.update(w.Name, func(l *WorkerLedger) {
+		l.ClaimsBlocked++
+		if res.LockWait > 0 {
+			l.LockWaits++
+			l.LockWaited += res.LockWait
+		}
+	})
+	return Event{Kind: EvTake, At: now, Key: key, Outcome: OutcomeBlocked, Wait: res.LockWait, WaitedFor: key}
 }
 
 func (w *Worker) renew(ctx context.Context, s Settings, now time.Time) (Event, error) {

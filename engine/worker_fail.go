@@ -116,6 +116,11 @@ func (w *Worker) fail(ctx context.Context, s Settings, now time.Time) (Event, er
 	if res.Released {
 		w.env.world.Add(1)
 	}
+	if res.Released && !res.DeadLettered && !w.skewed(s) {
+		// The next lease begins after this release (messages.freed); a skewed worker's time is
+		// not the scenario's, and is left out.
+		w.env.ledger.freed(key, held.LeaseVersion, now)
+	}
 	return ev, nil
 }
 

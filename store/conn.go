@@ -290,7 +290,9 @@ const (
  WHERE Status = 'Pending'`
 	claimReadTailSQL = `
  ORDER BY CreatedAtUtc
- LIMIT :k)
+ LIMIT :k)` + expiredTailSQL
+	// expiredTailSQL adds the oldest ended leases to a read of Pending rows.
+	expiredTailSQL = `
 UNION ALL
 SELECT * FROM (` + expiredSQL + `)`
 )
@@ -720,10 +722,22 @@ func (c *Conn) readPrior(t txn, m engine.Message, res *engine.FinalizeResult) er
 // dueSQL is when a Pending row may be claimed: never failed, or its backoff is over.
 const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= :now)`
 
-// ClaimDueReadSQL is ClaimReadSQL for ClaimDue: the Pending rows whose backoff is over. It still
-// searches OutboxMessages_Pending in claim order (the plan test pins it), passing over the rows
-// that wait for their next attempt: at most the rows in backoff older than the answer.
-const ClaimDueReadSQL = pendingCandidatesSQL + ` AND ` + dueSQL + claimReadTailSQL
+// ClaimDueReadSQL is ClaimReadSQL for ClaimDue: the oldest Pending rows that never failed
+// (OutboxMessages_Fresh, in claim order), the oldest of those whose backoff is over
+// (OutboxMessages_Backoff, the range up to :now, sorted), and the oldest ended leases. It never
+// walks the rows still in their backoff (the plan test pins it; schema 4's read searched
+// OutboxMessages_Pending with the backoff as a filter, and passed over every one of them).
+const ClaimDueReadSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
+  FROM OutboxMessages
+ WHERE Status = 'Pending' AND NextAttemptUtc IS NULL
+ ORDER BY CreatedAtUtc
+ LIMIT :k)
+UNION ALL
+SELECT * FROM (SELECT ` + candidateColumns + `
+  FROM OutboxMessages
+ WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL AND NextAttemptUtc <= :now
+ ORDER BY CreatedAtUtc
+ LIMIT :k)` + expiredTailSQL
 
 // claimDueUpdateSQL is claimUpdateSQL for ClaimDue: the row is still claimable and due.
 const claimDueUpdateSQL = claimUpdateSQL + ` AND ` + dueSQL

@@ -64,8 +64,8 @@ func TestInspectReadsWithoutLeavingFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := store.Contents{Payments: 5, Messages: 5, LiveLeases: 2}
-	if ins.Kind != store.KindCurrent || ins.Version != 4 || ins.Contents != want || !ins.Exists {
-		t.Fatalf("Inspect = %+v, want current, version 4, %+v", ins, want)
+	if ins.Kind != store.KindCurrent || ins.Version != 5 || ins.Contents != want || !ins.Exists {
+		t.Fatalf("Inspect = %+v, want current, version 5, %+v", ins, want)
 	}
 	// An hour later the leases are over: no live lease.
 	ins, err = store.Inspect(context.Background(), path, time.Now().Add(2*time.Hour))
@@ -121,7 +121,7 @@ func TestContentsSaysWhatIsHeld(t *testing.T) {
 		t.Errorf("MayReset(rows, reset) = %v, want nil", err)
 	}
 	err := store.MayReset(store.Contents{Messages: 2, Payments: 2}, 1, false)
-	if err == nil || !strings.Contains(err.Error(), "schema 1 (this leaselab uses 4) and holds 2 messages") {
+	if err == nil || !strings.Contains(err.Error(), "schema 1 (this leaselab uses 5) and holds 2 messages") {
 		t.Errorf("MayReset(older, rows) = %v", err)
 	}
 }
@@ -140,7 +140,7 @@ func TestAlteredSchemasAreNotOurs(t *testing.T) {
 		{"view", "CREATE VIEW Pending AS SELECT * FROM OutboxMessages", "it has a view Pending"},
 		{"trigger", "CREATE TRIGGER t AFTER INSERT ON Payments BEGIN SELECT 1; END", "it has a trigger t"},
 		{"extra table", "CREATE TABLE Notes (x)", "it has a table Notes"},
-		{"application_id", "PRAGMA application_id = 7", "but application_id 7 and user_version 4"},
+		{"application_id", "PRAGMA application_id = 7", "but application_id 7 and user_version 5"},
 		{"user_version", "PRAGMA user_version = 1", "application_id 1279607123 and user_version 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

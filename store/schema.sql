@@ -43,4 +43,15 @@ CREATE INDEX OutboxMessages_Pending
 CREATE INDEX OutboxMessages_Leases
     ON OutboxMessages (LockedUntilUtc, CreatedAtUtc) WHERE Status = 'Processing';
 
+-- The due claim's two indexes (retry backoff on). A due claim takes the oldest row it may: the
+-- oldest Pending row that never failed, the oldest whose backoff is over, or the oldest ended
+-- lease. Pending rows that never failed are kept in claim order, apart from the rows that
+-- failed, which are kept in the order their backoff ends: so a due claim reads the first entry
+-- of the one and the rows whose backoff is over of the other, and never walks the rows still
+-- waiting for their next attempt, however many there are.
+CREATE INDEX OutboxMessages_Fresh
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NULL;
+CREATE INDEX OutboxMessages_Backoff
+    ON OutboxMessages (NextAttemptUtc, CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
+
 CREATE INDEX OutboxMessages_Key ON OutboxMessages (IdempotencyKey);

@@ -24,14 +24,30 @@ var schemaV1SQL string
 // Create rebuilds an older one; nothing else is ever changed.
 var knownSchemas = map[int]string{
 	1:             schemaV1SQL,
-	2:             derive(derive(schemaSQL, v4ToV3), v3ToV2),
-	3:             derive(schemaSQL, v4ToV3),
+	2:             derive(derive(derive(schemaSQL, v5ToV4), v4ToV3), v3ToV2),
+	3:             derive(derive(schemaSQL, v5ToV4), v4ToV3),
+	4:             derive(schemaSQL, v5ToV4),
 	schemaVersion: schemaSQL,
 }
 
 // An edit undoes one version's change to the schema: the text of the newer version (from) and
 // what the older one has in its place (to).
 type edit struct{ from, to string }
+
+// v5ToV4 undoes schema 5: schema 4 had no index of its own for the due claim, which walked
+// OutboxMessages_Pending in claim order past every row still in its backoff.
+var v5ToV4 = []edit{{from: `-- The due claim's two indexes (retry backoff on). A due claim takes the oldest row it may: the
+-- oldest Pending row that never failed, the oldest whose backoff is over, or the oldest ended
+-- lease. Pending rows that never failed are kept in claim order, apart from the rows that
+-- failed, which are kept in the order their backoff ends: so a due claim reads the first entry
+-- of the one and the rows whose backoff is over of the other, and never walks the rows still
+-- waiting for their next attempt, however many there are.
+CREATE INDEX OutboxMessages_Fresh
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NULL;
+CREATE INDEX OutboxMessages_Backoff
+    ON OutboxMessages (NextAttemptUtc, CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
+
+`, to: ""}}
 
 // v4ToV3 undoes schema 4: schema 3 had no dead letters and no failed attempts (no
 // NextAttemptUtc, no LastError), and only a Processed row had a ProcessedAtUtc.
@@ -258,7 +274,7 @@ func schemaOf(ctx context.Context, version int) ([]schemaFact, error) {
 // the nearest version's (the one with the fewest differences, this version's on a tie).
 func recognize(ctx context.Context, got []schemaFact) (version int, diff string, err error) {
 	best, bestDiff := 0, ""
-	for _, v := range []int{schemaVersion, 3, 2, 1} {
+	for _, v := range []int{schemaVersion, 4, 3, 2, 1} {
 		want, err := schemaOf(ctx, v)
 		if err != nil {
 			return 0, "", err

@@ -34,9 +34,11 @@ const applicationID = 0x4C454153
 // replaced that index, which a claim walked through every live lease, with two: the Pending rows
 // in claim order, and the leases in the order they end. Version 4 added the rest of a message's
 // life (package retry): the DeadLettered status, NextAttemptUtc and LastError, and a dead letter
-// has a ProcessedAtUtc. Open refuses a file of another version (ErrOtherVersion); Create rebuilds
+// has a ProcessedAtUtc. Version 5 added the due claim's two indexes (OutboxMessages_Fresh and
+// OutboxMessages_Backoff): schema 4's due claim walked past every row still in its backoff.
+// Open refuses a file of another version (ErrOtherVersion); Create rebuilds
 // one it recognises (knownSchemas).
-const schemaVersion = 4
+const schemaVersion = 5
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
 const BusyTimeout = 10 * time.Second

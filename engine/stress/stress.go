@@ -6,6 +6,7 @@ package stress
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"leaselab/engine"
@@ -31,6 +32,11 @@ type Config struct {
 	// Workers, the others keep the scenario's clock.
 	Skew     []time.Duration
 	Settings engine.Settings
+	// Rescuer runs a sweeper beside the workers, on a goroutine and a connection of its own:
+	// every RescueEvery of real time (0: DefaultRescueEvery) it reads the expired leases and
+	// moves each back to Pending, its UPDATE guarded or not as Settings.GuardedRescue says.
+	Rescuer     bool
+	RescueEvery time.Duration
 	// Timeout is the real-time limit of the run, seeding included; 0: DefaultTimeout. A
 	// run cut by it is a result (TimedOut, its unfinished messages counted as such), not an
 	// error.
@@ -64,8 +70,12 @@ type Result struct {
 	Unfinished      int
 	StuckProcessing int // rows left Processing with an expired lease
 	DeadLettered    int // messages parked after their last allowed attempt: counted apart, not lost
-	Elapsed         time.Duration
-	Problems        []string
+	// Rescuer is what the rescuer did (Config.Rescuer), nil without one: its sweeps, the
+	// expired leases they read, its rescues, the guarded ones refused (0 rows), and the
+	// rescues that set a finished message back to Pending (River #1302).
+	Rescuer  *engine.RescuerSummary
+	Elapsed  time.Duration
+	Problems []string
 }
 
 // OK reports whether every stress check held.
@@ -95,6 +105,12 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed,
 		FailRate: cfg.FailRate}
 	sc.SetWorkers(cfg.Workers)
+	if cfg.Rescuer {
+		if cfg.RescueEvery <= 0 {
+			cfg.RescueEvery = DefaultRescueEvery
+		}
+		sc.Rescuer = &engine.RescuerSpec{Short: "R", Every: cfg.RescueEvery}
+	}
 	for i, d := range cfg.Skew[:min(len(cfg.Skew), len(sc.Workers))] {
 		sc.Workers[i].Skew = d
 	}
@@ -150,6 +166,27 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 			}
 		}()
 	}
+	// The rescuer, on its own goroutine and connection, until the driver stops it (stopRescuer)
+	// or the run ends.
+	stopRescuer := func() {}
+	if cfg.Rescuer {
+		stop := make(chan struct{})
+		var rwg sync.WaitGroup
+		rwg.Add(1)
+		go func() {
+			defer rwg.Done()
+			if err := sweeper(ctx, s, wall, cfg.RescueEvery, stop); err != nil {
+				errMu.Lock()
+				runErr = err
+				errMu.Unlock()
+				cancel()
+			}
+		}()
+		var once sync.Once
+		stopRescuer = func() { once.Do(func() { close(stop); rwg.Wait() }) }
+		defer stopRescuer()
+	}
+	rescuing := cfg.Rescuer
 	// The driver: report progress, and when every live worker is idle behind a live lease
 	// (its owner crashed or paused) or a backoff, move the clock just past what ends first, as
 	// time would (jumpToNextEnd). Progress is
@@ -179,6 +216,14 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 				return nil, fmt.Errorf("stress: %w (after %s)", err, wall.Now().Sub(start).Round(time.Millisecond))
 			}
 			countsAt, countsEvery = wall.Now(), max(time.Second, 20*wall.Now().Sub(t0))
+			if c.OutboxProcessed+c.OutboxDeadLettered == c.Messages && rescuing {
+				// Every message is finished, but a sweep may be between its read and its write:
+				// stop the rescuer, then read again (an unguarded rescue may have set a finished
+				// message back to Pending, for the workers to take again).
+				stopRescuer()
+				rescuing, countsAt = false, time.Time{}
+				continue
+			}
 			if c.OutboxProcessed+c.OutboxDeadLettered == c.Messages { // a dead letter is finished, apart
 				if progress != nil {
 					progress(c.OutboxProcessed+c.OutboxDeadLettered, c.Messages)
@@ -198,6 +243,7 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 	}
 	stopHosts()
 	wg.Wait()
+	stopRescuer()
 	res.Elapsed = wall.Now().Sub(start)
 	if parent.Err() != nil {
 		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
@@ -214,6 +260,7 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 	if res.Summary, err = s.Summarize(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
+	res.Rescuer = res.Summary.Rescuer
 	return res, checks(context.WithoutCancel(ctx), s, res, ctx.Err() != nil)
 }
 
@@ -234,6 +281,29 @@ func jumpToNextEnd(ctx context.Context, s *engine.Session) bool {
 	}
 	_, err := s.ClockPastLease(ctx)
 	return err == nil
+}
+
+// DefaultRescueEvery is the rescuer's real time between sweeps when Config.RescueEvery is 0.
+const DefaultRescueEvery = 5 * time.Millisecond
+
+// sweeper is the rescuer's goroutine: a sweep every `every` of real time until stop is closed
+// or ctx ends. An error of a sweep ends it, unless the run is ending.
+func sweeper(ctx context.Context, s *engine.Session, wall engine.Wall, every time.Duration, stop <-chan struct{}) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-stop:
+			return nil
+		case <-wall.After(every):
+		}
+		if err := s.Sweep(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // DefaultTimeout is a stress run's real-time limit when none is given: 5 minutes, or 2 ms
@@ -368,6 +438,10 @@ func checks(ctx context.Context, s *engine.Session, res *Result, timedOut bool) 
 	add(sum.ProcessedByTwoOwners == 0, "%d %s processed by two owners at once", sum.ProcessedByTwoOwners, words.Plural(sum.ProcessedByTwoOwners, "message"))
 	add(res.Lost() == 0, "%d %s lost (never finalized)", res.Lost(), words.Plural(res.Lost(), "message"))
 	add(sum.OwnershipViolations == 0, "%d ownership %s", sum.OwnershipViolations, words.Plural(sum.OwnershipViolations, "violation"))
+	if r := res.Rescuer; r != nil {
+		add(r.RescuedFinished == 0, "%d %s set a finished message back to Pending (an unguarded rescue raced a finalize)",
+			r.RescuedFinished, words.Plural(r.RescuedFinished, "rescue"))
+	}
 	add(res.StuckProcessing == 0, "%d %s left Processing past their lease", res.StuckProcessing, words.Plural(res.StuckProcessing, "row"))
 	return nil
 }
@@ -422,6 +496,11 @@ func WriteResults(out io.Writer, st engine.Settings, results []*Result) error {
 		fmt.Fprintf(out, "\nfailures: %d provider %s failed; %d %s dead-lettered (parked after max-attempts: finished apart, not lost)\n",
 			failures, words.Plural(failures, "call"), parked, words.Plural(parked, "message"))
 	}
+	if r := rescuerTotal(results); r != nil {
+		fmt.Fprintf(out, "\nrescuer: %d %s (every %s, guarded rescue %s), %d expired %s read; %d %s (1 row), %d refused (0 rows: the row had moved on); %d undid a finish (a finished message set back to Pending)\n",
+			r.Sweeps, words.Plural(r.Sweeps, "sweep"), r.Every, engine.OnOff(st.GuardedRescue), r.Seen, words.Plural(r.Seen, "lease"),
+			r.Rescued, words.Plural(r.Rescued, "rescue"), r.Refused, r.RescuedFinished)
+	}
 	if waits > 0 {
 		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",
 			waits, words.Plural(waits, "claim"), waited)
@@ -433,6 +512,76 @@ func WriteResults(out io.Writer, st engine.Settings, results []*Result) error {
 		"unfinished: messages a run cut by its --timeout had not finished (not lost: their rows are intact);\n"+
 		"least share: the least busy worker's share of the processing (the total row: the least of the runs); fair is 100/workers.")
 	return err
+}
+
+// JSONRun is one stress run in WriteJSON's output: the table's figures, and the rescuer's.
+type JSONRun struct {
+	Seed                      int64                  `json:"seed"`
+	Messages                  int                    `json:"messages"`
+	Processed                 int                    `json:"processed"`
+	DeadLettered              int                    `json:"dead_lettered"`
+	Lost                      int                    `json:"lost"`
+	Unfinished                int                    `json:"unfinished"`
+	FinalizedTwice            int                    `json:"finalized_twice"`
+	ProcessedByTwoOwners      int                    `json:"processed_by_two_owners"`
+	ReprocessedAfterLostLease int                    `json:"reprocessed_after_lost_lease"`
+	OwnershipViolations       int                    `json:"ownership_violations"`
+	RejectedFinalizes         int                    `json:"rejected_finalizes"`
+	ProviderFailures          int                    `json:"provider_failures"`
+	Crashes                   int                    `json:"crashes"`
+	Pauses                    int                    `json:"pauses"`
+	ClockJumps                int                    `json:"clock_jumps"`
+	Stuck                     int                    `json:"stuck"`
+	ElapsedMS                 int64                  `json:"elapsed_ms"`
+	Rescuer                   *engine.RescuerSummary `json:"rescuer,omitempty"`
+	OK                        bool                   `json:"ok"`
+	Problems                  []string               `json:"problems"`
+}
+
+// JSONRuns is WriteJSON's output: the settings in words, every run, and whether all held.
+type JSONRuns struct {
+	Settings string    `json:"settings"`
+	Runs     []JSONRun `json:"runs"`
+	OK       bool      `json:"ok"`
+}
+
+// WriteJSON prints the runs as one JSON object (JSONRuns), for scripts: what WriteResults's
+// table and lines say, the rescuer's sweeps, rescues, refused rescues and undone finishes with
+// them.
+func WriteJSON(out io.Writer, st engine.Settings, results []*Result) error {
+	all := JSONRuns{Settings: st.Describe(), Runs: []JSONRun{}, OK: true}
+	for _, r := range results {
+		s := r.Summary
+		all.Runs = append(all.Runs, JSONRun{Seed: r.Seed, Messages: s.Messages, Processed: s.Outbox.Processed,
+			DeadLettered: r.DeadLettered, Lost: r.Lost(), Unfinished: r.Unfinished, FinalizedTwice: r.FinalizedTwice,
+			ProcessedByTwoOwners: s.ProcessedByTwoOwners, ReprocessedAfterLostLease: s.ReprocessedAfterLostLease,
+			OwnershipViolations: s.OwnershipViolations, RejectedFinalizes: s.RejectedFinalizes, ProviderFailures: s.ProviderFailures,
+			Crashes: r.Crashes, Pauses: r.Pauses, ClockJumps: r.ClockJumps, Stuck: r.StuckProcessing,
+			ElapsedMS: r.Elapsed.Milliseconds(), Rescuer: r.Rescuer, OK: r.OK(), Problems: append([]string{}, r.Problems...)})
+		all.OK = all.OK && r.OK()
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}
+
+// rescuerTotal adds up the rescuers' counts of results; nil when no run had a rescuer.
+func rescuerTotal(results []*Result) *engine.RescuerSummary {
+	var t *engine.RescuerSummary
+	for _, r := range results {
+		if r.Rescuer == nil {
+			continue
+		}
+		if t == nil {
+			t = &engine.RescuerSummary{Name: r.Rescuer.Name, Every: r.Rescuer.Every}
+		}
+		t.Sweeps += r.Rescuer.Sweeps
+		t.Seen += r.Rescuer.Seen
+		t.Rescued += r.Rescuer.Rescued
+		t.Refused += r.Rescuer.Refused
+		t.RescuedFinished += r.Rescuer.RescuedFinished
+	}
+	return t
 }
 
 // leastShare is the least busy worker's share of the processing attempts, in per cent (a fair

@@ -216,3 +216,51 @@ func TestStressHostedWorkers(t *testing.T) {
 		t.Fatalf("%d claims counted for 600 messages", res.Summary.ClaimsWon)
 	}
 }
+
+// The rescuer in stress: a sweeper on its own goroutine and connection beside the workers. With
+// its guard on, every message is finalized exactly once, none lost, and each lease it read got
+// its UPDATE, rescued (1 row) or refused (0 rows); with the guard off, the race of River #1302
+// happens for real (a finalize commits between the sweep's read and its write) and the checks
+// catch it: a finished message set back to Pending and finalized again. Short leases and
+// frequent clock jumps end leases under working workers, so that the race has many chances: in
+// 15 runs of 300 messages it was caught in 12; with 1,000 it is all but certain, and the test
+// allows a second run (another seed) before it calls the race missed.
+func TestStressRescuer(t *testing.T) {
+	for _, guarded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("guarded-rescue=%v", guarded), func(t *testing.T) {
+			for try := int64(0); ; try++ {
+				cfg := rescuerConfig(guarded, 1000)
+				cfg.Seed += try
+				res := runStress(t, cfg)
+				r := res.Rescuer
+				if r == nil || r.Sweeps == 0 || r.Rescued+r.Refused != r.Seen {
+					t.Fatalf("the rescuer did not sweep, or left a lease it read without its UPDATE: %+v", r)
+				}
+				t.Logf("seed %d: sweeps %d, seen %d, rescued %d, refused %d, undid a finish %d; finalized twice %d, lost %d, problems %v",
+					cfg.Seed, r.Sweeps, r.Seen, r.Rescued, r.Refused, r.RescuedFinished, res.FinalizedTwice, res.Lost(), res.Problems)
+				if guarded {
+					if !res.OK() || r.RescuedFinished != 0 || res.FinalizedTwice != 0 || res.Lost() != 0 {
+						t.Fatalf("with the guard: %v", res.Problems)
+					}
+					return
+				}
+				caught := !res.OK() && r.RescuedFinished > 0 && res.FinalizedTwice > 0
+				if caught {
+					return
+				}
+				if try == 1 {
+					t.Fatalf("without the guard the checks caught no race in two runs: %+v %v", r, res.Problems)
+				}
+			}
+		})
+	}
+}
+
+// rescuerConfig is a small stress run with a rescuer that sweeps every millisecond, guarded or
+// not: short leases, pauses and frequent clock jumps, so that leases end under working workers.
+func rescuerConfig(guarded bool, messages int) stress.Config {
+	st := engine.DefaultSettings()
+	st.Fencing, st.Lease, st.GuardedRescue = true, 50*time.Millisecond, guarded
+	return stress.Config{Workers: 4, Messages: messages, CrashRate: 0.01, PauseRate: 0.05, JumpRate: 0.1, Seed: 7,
+		Settings: st, Rescuer: true, RescueEvery: time.Millisecond}
+}

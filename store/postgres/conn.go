@@ -320,16 +320,17 @@ const lockRowSQL = `SELECT 1 FROM OutboxMessages WHERE Id = $1 FOR UPDATE`
 
 // TakeUnconditional is the second half of the non-atomic claim: it sets the lease on the row it
 // read earlier without checking that the row is still claimable (the bug it teaches), making a
-// row another worker finalized meanwhile unfinished again. With a clock, the row is locked first
-// and the clock read once after.
+// row another worker finalized meanwhile unfinished again. It locks the row first, as a claim's
+// locking read does, and its wait is bounded as the claim's is: with skip-locked on
+// (req.WaitForLocks off) it does not wait (NOWAIT), off it waits up to req.LockTimeout. A row
+// that another transaction holds locked (an open two-step claim) is not taken: Blocked, nothing
+// written. The clock, if any, is read once after the lock.
 func (c *Conn) TakeUnconditional(ctx context.Context, req engine.TakeRequest) (engine.TakeResult, error) {
 	var res engine.TakeResult
 	err := c.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		run := context.WithoutCancel(ctx)
-		if req.Clock != nil {
-			if _, err := tx.Exec(run, lockRowSQL, req.ID); err != nil {
-				return fmt.Errorf("take message %d: %w", req.ID, describe(err))
-			}
+		if err := c.lockForTake(run, tx, req, &res); err != nil {
+			return err
 		}
 		now, until := req.Times()
 		now, until = at(now), at(until)
@@ -346,7 +347,43 @@ RETURNING Id, IdempotencyKey, Type, Payload, LeaseVersion`, req.Worker, until, r
 		m.LockedUntil, res.At = until, now
 		return nil
 	})
+	if errors.Is(err, errTakeBlocked) {
+		now, _ := req.Times()
+		res.At = at(now)
+		return res, nil
+	}
 	return res, err
+}
+
+// errTakeBlocked rolls back a take whose row another transaction holds locked.
+var errTakeBlocked = errors.New("take: the row is locked by another transaction")
+
+// lockForTake locks the take's row in tx, without waiting (NOWAIT) or, with req.WaitForLocks, up
+// to req.LockTimeout. When another transaction holds the lock it marks res Blocked (with the
+// wait) and returns errTakeBlocked.
+func (c *Conn) lockForTake(ctx context.Context, tx pgx.Tx, req engine.TakeRequest, res *engine.TakeResult) error {
+	lock := lockRowSQL + ` NOWAIT`
+	if req.WaitForLocks {
+		ms := max(req.LockTimeout, time.Millisecond).Milliseconds()
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", ms)); err != nil {
+			return fmt.Errorf("take message %d: %w", req.ID, describe(err))
+		}
+		lock = lockRowSQL
+	}
+	start := time.Now()
+	_, err := tx.Exec(ctx, lock, req.ID)
+	switch {
+	case isLockNotAvailable(err):
+		res.Blocked = true
+		if req.WaitForLocks {
+			res.LockWait = max(time.Since(start), time.Microsecond)
+			c.markWaited(res.LockWait)
+		}
+		return errTakeBlocked
+	case err != nil:
+		return fmt.Errorf("take message %d: %w", req.ID, describe(err))
+	}
+	return nil
 }
 
 // Renew extends a lease that the worker still holds, under the same version (a heartbeat). With

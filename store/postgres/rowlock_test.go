@@ -154,3 +154,47 @@ func waitForApp(t *testing.T, probe *pgx.Conn, app string) {
 	}
 	t.Fatalf("%s never waited for a lock", app)
 }
+
+// Issue 18's livelock: with the atomic claim off, Worker-B's take (the unconditional UPDATE of
+// the row its plain SELECT picked) met Worker-A's open claim's row lock, waited out the
+// connection's 10 s lock_timeout, failed busy, and was retried for ever, since the step that
+// ends Worker-A's transaction comes after it. The take is now bounded as a claim is: with
+// skip-locked on it does not wait, off it waits up to the claim's lock timeout; either way it
+// takes nothing (Blocked) and writes nothing. Once the lock is gone, the take takes the row.
+func TestTakeMeetsARowLockAndGivesUp(t *testing.T) {
+	db := seededDB(t, 2)
+	ctx := context.Background()
+	a := rowLocker(t, db)
+	if res, err := a.LockClaim(ctx, claimReq("Worker-A", false)); err != nil || res.Message.IdempotencyKey != "PAY-001" {
+		t.Fatalf("lock = %+v, %v; want PAY-001 locked", res, err)
+	}
+	b := storetest.Connect(t, db)
+	m, ok, err := b.SelectCandidate(ctx, t0)
+	if err != nil || !ok || m.IdempotencyKey != "PAY-001" {
+		t.Fatalf("select = %+v %v %v; want PAY-001 (a plain read does not see the lock)", m, ok, err)
+	}
+	take := func(wait bool) engine.TakeRequest {
+		return engine.TakeRequest{ID: m.ID, Worker: "Worker-B", WaitForLocks: wait, LockTimeout: 150 * time.Millisecond,
+			LeaseTimes: engine.LeaseTimes{Now: t0, Until: t0.Add(time.Second)}}
+	}
+	for _, wait := range []bool{false, true} {
+		start := time.Now()
+		res, err := b.TakeUnconditional(ctx, take(wait))
+		took := time.Since(start)
+		if err != nil || !res.Blocked || took > 5*time.Second {
+			t.Fatalf("take (wait %v) = %+v, %v after %v; want Blocked, at once or after the 150ms lock timeout", wait, res, err, took)
+		}
+		if wait != (res.LockWait >= 140*time.Millisecond) || res.LockWait > took {
+			t.Fatalf("take (wait %v): lock wait %v (call took %v)", wait, res.LockWait, took)
+		}
+	}
+	if rows, _ := db.Snapshot(ctx); rows[0].Status != engine.StatusPending || rows[0].LeaseVersion != 0 {
+		t.Fatalf("after the blocked takes PAY-001 is %+v; want it untouched", rows[0])
+	}
+	if _, err := a.FinishClaim(ctx, claimReq("Worker-A", false)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.TakeUnconditional(ctx, take(false)); err != nil || res.Blocked || res.Message.LeaseVersion != 2 {
+		t.Fatalf("take after the lock's commit = %+v, %v; want it taken (version 2, over Worker-A's lease)", res, err)
+	}
+}

@@ -166,6 +166,7 @@ var pgLabels = map[string]string{
 	finalizeOneFenced:              "finalize in one statement: payment, then the outbox guarded by owner and lease version",
 	finalizeOneUnfenced:            "finalize in one statement: payment, then the outbox guarded by owner",
 	lockRowSQL:                     "lock the row (the time is read after the wait)",
+	lockRowSQL + " NOWAIT":         "lock the row, or give up at once if another transaction holds it (NOWAIT)",
 	`SELECT set_config('application_name', $1, false)`: "name the connection, so that others can say whose lock it is",
 	`SELECT set_config('lock_timeout', $1, true)`:      "how long this transaction waits for a lock",
 }

@@ -24,6 +24,11 @@ The table's "least share" is the least busy worker's share of the work. SQLite's
 not fair: a worker that finds it taken sleeps (1 to 100 ms) while the one that just committed
 takes it again, so some workers do almost nothing. --fair-lock makes the workers of this process
 take turns for the lock in the order they asked; compare the column with and without it.
+
+--rescuer runs a sweeper beside the workers, on its own goroutine and connection: every
+--rescue-every of real time it reads the expired leases and moves each back to Pending, guarded
+by what it saw (--guarded-rescue, on by default). With --guarded-rescue=false its UPDATE names
+the row by Id alone, and the checks catch a finished message set back to Pending (River #1302).
 `
 
 func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
@@ -37,6 +42,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		on, _ := sc.Settings.Get(t)
 		declared[t] = engine.OnOff(on)
 	}
+	declared[engine.ToggleGuardedRescue] = "on with --rescuer"
 	var sf scenarioFlags
 	sf.register(fs, declared)
 	crash := fs.Float64("crash-rate", 0.01, "chance per action that the worker crashes (then restarts)")
@@ -46,6 +52,9 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
 	slots := fs.Int("slots", 0, "make each worker a hosted worker of this many slots (1 to 1000); no faults are injected")
+	rescuer := fs.Bool("rescuer", false, "run a rescuer beside the workers: a sweeper that moves expired leases back to Pending (guarded by --guarded-rescue)")
+	every := fs.Duration("rescue-every", stress.DefaultRescueEvery, "real time between the rescuer's sweeps")
+	asJSON := fs.Bool("json", false, "print the runs as JSON (the table's figures and the rescuer's) instead of the table")
 	if err := parseNoArgs(fs, args); err != nil {
 		return 0, err
 	}
@@ -81,6 +90,9 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	if *timeout <= 0 {
 		return 0, usageError{fmt.Errorf("--timeout %s: want a positive duration", *timeout)}
 	}
+	if *every <= 0 {
+		return 0, usageError{fmt.Errorf("--rescue-every %s: want a positive duration", *every)}
+	}
 	if *runs < 1 || *runs > 10000 {
 		return 0, usageError{fmt.Errorf("--runs %d: want 1 to 10000", *runs)}
 	}
@@ -90,6 +102,9 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	}
 	if err != nil {
 		return 0, usageError{err}
+	}
+	if *rescuer && !set[engine.ToggleGuardedRescue] {
+		sc.Settings.GuardedRescue = true // the rescuer's guard is on unless turned off
 	}
 	if !set["timeout"] {
 		*timeout = stress.DefaultTimeout(sc.Messages) // 5m, more for the largest runs
@@ -102,7 +117,8 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	for i := 0; i < *runs; i++ {
 		cfg := stress.Config{Workers: len(sc.Workers), Messages: sc.Messages, CrashRate: *crash,
 			PauseRate: *pause, JumpRate: *jump, Seed: sc.Seed + int64(i), FailRate: sc.FailRate, Skew: skews(sc),
-			Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}, Slots: *slots}
+			Settings: sc.Settings, Timeout: *timeout, Wall: engine.SystemWall{}, Slots: *slots,
+			Rescuer: *rescuer, RescueEvery: *every}
 		res, err := stressRun(ctx, dbs, cfg, func(done, total int) {
 			if showProgress {
 				fmt.Fprintf(stderr, "\rrun %d/%d %s %d/%d", i+1, *runs, bar(done, total, 30), done, total)
@@ -124,12 +140,20 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 			failed++
 		}
 	}
-	if len(results) > 0 {
+	switch {
+	case len(results) > 0 && *asJSON:
+		if err := stress.WriteJSON(stdout, sc.Settings, results); err != nil {
+			return 0, err
+		}
+	case len(results) > 0:
 		stress.WriteResults(stdout, sc.Settings, results)
 	}
 	if stopped != nil {
 		fmt.Fprintf(stdout, "\ninterrupted: %d of %d runs finished\n", len(results), *runs)
 		return 0, stopped
+	}
+	if failed > 0 && *asJSON {
+		return exitExpect, nil // the problems and seeds are in the JSON
 	}
 	if failed > 0 {
 		for _, r := range results {
@@ -141,6 +165,9 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 					fmt.Fprintf(&toggles, "--%s=%v ", t, on)
 				}
 				toggles.WriteString(retryFlags(sc))
+				if *rescuer {
+					fmt.Fprintf(&toggles, "--rescuer --rescue-every %s --guarded-rescue=%v ", *every, st.GuardedRescue)
+				}
 				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
 					"%s--fair-lock=%v --timeout %s --seed %d\n",
 					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
