@@ -213,6 +213,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	m.busy = false
 	m = m.historyResult(msg)
+	wasStalled := stalled(m.frame) != ""
 	if msg.frame != nil {
 		if t, ok := msg.op.cmd.(engine.CmdToggle); ok && m.frame != nil {
 			was, _ := m.frame.Settings.Get(t.Name)
@@ -235,6 +236,9 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	if msg.note != "" {
 		m.status = status{text: msg.note, level: msg.level}
+	}
+	if why := stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
+		m.status = status{text: "the run ended: did not finish: " + why, level: levelWarn} // e says it with its verdict
 	}
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)
