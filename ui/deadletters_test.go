@@ -1,62 +1,52 @@
 package ui
 
 import (
-	"fmt"
+	"strings"
 	"testing"
 
 	"leaselab/engine"
 )
 
-// At 80×24 the dead letters' line has its room, and V redrives the dead letter it marks, then
-// the next in the table's order, each press one: every dead letter can be chosen.
-func TestRedriveGoesRoundTheDeadLetters(t *testing.T) {
-	all := 1.0
-	l := newLab(t, "dead-letter", 80, 24, engine.Overrides{FailRate: &all, MaxAttempts: 1})
-	for i := 0; i < 500 && !l.m.frame.Done; i++ {
+// The dead-letter lesson in the lab: the parked row shows as DeadLettered with its last error,
+// the ledgers count it apart, the rescuer-less run has no rescuer line, and the redrive key
+// moves it back to Pending; then neither the line nor the key is left.
+func TestDeadLetterInTheLab(t *testing.T) {
+	l := newLab(t, "dead-letter", 120, 40, engine.Overrides{})
+	if v := l.view(); strings.Contains(v, "dead letters") || strings.Contains(v, "Rescuer") {
+		t.Fatalf("before any dead letter the screen has a dead-letter or rescuer line:\n%s", v)
+	}
+	l.press("e")
+	for i := 0; i < 1000 && l.m.finish.on; i++ {
+		l.tickAll(1)
+	}
+	v := l.view()
+	for _, want := range []string{"PAY-004 DeadLettered", "timeout", "finished 5 · dead-lettered 1 · lost 0", "V redrives PAY-004"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("done: the screen lacks %q:\n%s", want, v)
+		}
+	}
+	l.press("V")
+	for _, r := range l.m.frame.Rows {
+		if r.IdempotencyKey == "PAY-004" && (r.Status != engine.StatusPending || r.Attempts != 0) {
+			t.Errorf("after the redrive key PAY-004 is %s with %d attempts, want Pending with 0", r.Status, r.Attempts)
+		}
+	}
+	if v := l.view(); strings.Contains(v, "V redrives") || !strings.Contains(v, "PAY-004 redriven") {
+		t.Errorf("after the redrive: the key is still offered or the event is missing:\n%s", v)
+	}
+}
+
+// The rescuer-race lesson in the lab: the rescuer is an actor with a line of its own, and the
+// script's R scan and R rescue run on the step key.
+func TestRescuerInTheLab(t *testing.T) {
+	l := newLab(t, "rescuer-race", 120, 40, engine.Overrides{})
+	if v := l.view(); !strings.Contains(v, "R Rescuer-R  holds nothing  sweeps 0") {
+		t.Fatalf("the rescuer's line is missing:\n%s", v)
+	}
+	for i := 0; i < 10; i++ {
 		l.press(" ")
 	}
-	dead := deadLettered(l.m.frame)
-	if len(dead) < 3 {
-		t.Fatalf("dead letters %v, want at least 3:\n%s", dead, l.view())
+	if v := l.view(); !strings.Contains(v, "rescued 1") || !strings.Contains(v, "undid a finish 1") {
+		t.Errorf("after ten steps the rescuer has not rescued the finished message:\n%s", v)
 	}
-	l.must(fmt.Sprintf("dead letters %d", len(dead)), "V redrives "+dead[0])
-	for i, k := range dead[:3] {
-		l.press("V")
-		if st := statusOf(l.m.frame, k); st != engine.StatusPending {
-			t.Fatalf("V %d: %s is %s, want Pending; status %q", i+1, k, st, l.m.status.text)
-		}
-		if left := deadLettered(l.m.frame); len(left) != len(dead)-i-1 {
-			t.Fatalf("V %d: dead letters %v, want %d", i+1, left, len(dead)-i-1)
-		}
-		if i+1 < len(dead) {
-			l.must("V redrives " + dead[i+1])
-		}
-	}
-	checkSize(t, l.view(), 80, 24)
-}
-
-// The dead letter V takes is the one after the one it redrove last, round to the first.
-func TestRedriveTarget(t *testing.T) {
-	f := &frame{}
-	for _, r := range []struct {
-		key    string
-		status string
-	}{{"PAY-001", engine.StatusDeadLettered}, {"PAY-002", engine.StatusProcessed}, {"PAY-003", engine.StatusDeadLettered}, {"PAY-004", engine.StatusDeadLettered}} {
-		f.Rows = append(f.Rows, engine.Row{IdempotencyKey: r.key, Status: r.status})
-	}
-	for after, want := range map[string]string{"": "PAY-001", "PAY-001": "PAY-003", "PAY-002": "PAY-003", "PAY-003": "PAY-004", "PAY-004": "PAY-001", "gone": "PAY-001"} {
-		if got := (deadLettersPane{after: after}).target(f); got != want {
-			t.Errorf("after %q: V takes %s, want %s", after, got, want)
-		}
-	}
-}
-
-// statusOf is the status of key's row in f.
-func statusOf(f *frame, key string) string {
-	for _, r := range f.Rows {
-		if r.IdempotencyKey == key {
-			return r.Status
-		}
-	}
-	return ""
 }
