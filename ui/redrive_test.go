@@ -13,7 +13,7 @@ func TestRedriveGoesRoundTheDeadLetters(t *testing.T) {
 	all := 1.0
 	l := newLab(t, "dead-letter", 80, 24, engine.Overrides{FailRate: &all, MaxAttempts: 1})
 	for i := 0; i < 500 && !l.m.frame.Done; i++ {
-		l.press(" ")
+		stepAnswering(l, true)
 	}
 	dead := deadLettered(l.m.frame)
 	if len(dead) < 3 {
