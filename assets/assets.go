@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,23 +26,9 @@ const Default = "playground"
 // order is the order in which the lab's tab key and `leaselab list` show the built-in
 // scenarios; any not listed follow in name order.
 func order() []string {
-	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked", "retry-backoff", "dead-letter"}
+	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked",
+		"retry-backoff", "dead-letter", "rescuer-race", "clock-skew"}
 }
-
-// headless are the built-in lessons that are not in the lab's tab order yet: a provider that
-// fails, its retries and dead letters, the rescuer and skewed clocks (issue 20). `leaselab run`
-// and `leaselab list` have them, and the lab opens them by name (--scenario NAME), but their
-// toggles have no lab keys yet, so the lab's header and its every-lesson tests cannot show them.
-func headless() []string {
-	return []string{"retry-backoff", "dead-letter", "rescuer-race", "clock-skew"}
-}
-
-// All is Names and the headless lessons after them, in teaching order: what `leaselab list`
-// shows.
-func All() []string { return append(Names(), headless()...) }
-
-// IsHeadless reports whether the built-in lesson name is left out of the lab's tab order.
-func IsHeadless(name string) bool { return slices.Contains(headless(), name) }
 
 // Scenario returns the embedded scenario file called name, and its path for messages.
 func Scenario(name string) ([]byte, string, bool) {
@@ -58,8 +43,8 @@ func Scenario(name string) ([]byte, string, bool) {
 	return b, p, true
 }
 
-// Names lists the embedded scenarios the lab shows, in teaching order (the playground, then the
-// lessons); All adds the headless ones.
+// Names lists the embedded scenarios, in teaching order (the playground, then the lessons): the
+// lab's tab order and `leaselab list`.
 func Names() []string {
 	entries, _ := fs.ReadDir(scenarios, "scenarios")
 	rank := map[string]int{}
@@ -68,7 +53,7 @@ func Names() []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), Ext); ok && !IsHeadless(n) {
+		if n, ok := strings.CutSuffix(e.Name(), Ext); ok {
 			names = append(names, n)
 		}
 	}

@@ -19,7 +19,10 @@ type Frame struct {
 	Teaches  string // the toggle the lesson is about, if any
 	// RowLocks: the database locks rows (PostgreSQL), so skip-locked is a toggle of this lab.
 	RowLocks bool
-	Now      time.Time
+	// LessonToggles names the toggles of the registry's other groups (InRetries, InRescue) the
+	// run uses (Session.UsesToggle), in the registry's order: the lab shows them and their keys.
+	LessonToggles []string
+	Now           time.Time
 
 	Rows     []Row
 	Workers  []WorkerView
@@ -61,7 +64,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	f := &Frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
 		DBPath: s.db.Path(), Settings: s.Settings(),
-		Teaches: s.Scenario.Teaches, RowLocks: HasRowLocks(s.db), Now: s.clock.Now(),
+		Teaches: s.Scenario.Teaches, RowLocks: HasRowLocks(s.db), LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}

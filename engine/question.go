@@ -74,7 +74,9 @@ func (q *Question) For(now, initial Settings) Answer {
 // whenString renders conditions in the order of the toggles: "leasing=off fencing=on".
 func whenString(when map[string]bool) string {
 	var parts []string
-	for _, t := range AllToggleNames() {
+	// The lab's toggles in their old order, then the other groups' in the registry's.
+	names := append(AllToggleNames(), ToggleNamesIn(InRetries)...)
+	for _, t := range append(names, ToggleNamesIn(InRescue)...) {
 		if v, ok := when[t]; ok {
 			parts = append(parts, t+"="+OnOff(v))
 		}

@@ -67,6 +67,9 @@ type Summary struct {
 	// WatchdogEnded: the run was ended by the watchdog (ErrNoProgress); SetWatchdogEnded says
 	// so once the command knows.
 	WatchdogEnded bool `json:"watchdog_ended,omitempty"`
+	// DidNotFinish says in words why the run did not finish, when the watchdog ended it:
+	// "watchdog after 10000 actions without a commit (5 finalized in all)".
+	DidNotFinish string `json:"-"`
 	// Recovery is the lease-expiry proof of the first MaxExamples crashes of a worker that held
 	// a message (Session.Recoveries has all); CrashedOwners counts those crashes, Recovered the
 	// ones whose message was reclaimed after expiry and processed once, and
@@ -132,8 +135,11 @@ type OutboxCounts struct {
 
 // Check is one safety check.
 type Check struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Short is the name in fewer words, for a screen too narrow for Name ("" when Name is short
+	// enough for the lab's narrowest column of checks); reports always say Name.
+	Short  string `json:"-"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	// Decides is whether the check counts towards the verdict (a scenario may name the checks
@@ -259,6 +265,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	if sum.Passed {
 		sum.Verdict = s.Scenario.Pass
 	}
+	sum.WatchdogEnded, sum.DidNotFinish = s.stalled != "", s.stalled
 	sum.Expectations, sum.ExpectationsMet = s.expectations(sum)
 	return sum, nil
 }

@@ -11,7 +11,7 @@ func (s *Session) summarizeRetries(sum *Summary) {
 	if r.plan.active() {
 		sum.ProviderCalls = r.chart.buckets()
 	}
-	if st := s.InitialSettings(); r.plan.active() || st.Backoff || st.DeadLetter {
+	if st := s.InitialSettings(); s.usesToggle(Toggle{Where: InRetries}, st) { // the group is used whole or not at all
 		for _, k := range ToggleNamesIn(InRetries) {
 			v, _ := st.Get(k)
 			sum.Settings[k] = OnOff(v)

@@ -241,12 +241,14 @@ func (s *Session) extraChecks(sum *Summary) []Check {
 	var out []Check
 	if r := sum.Rescuer; r != nil {
 		out = append(out, Check{ID: CheckNoUndoneFinish, Name: "no rescue set a finished message back to Pending",
-			OK: r.RescuedFinished == 0,
+			Short: "no rescue undid a finished message",
+			OK:    r.RescuedFinished == 0,
 			Detail: fmt.Sprintf("%d of %d rescues undid a finalize that committed after the sweep's read; %d guarded rescues changed 0 rows",
 				r.RescuedFinished, r.Rescued, r.Refused)})
 	}
 	if c := sum.Clocks; c != nil {
 		out = append(out, Check{ID: CheckNoEarlyReclaim, Name: "no lease reclaimed before it ended, by the one true clock",
+			Short:  "no live lease reclaimed (one true clock)",
 			OK:     c.EarlyReclaims == 0,
 			Detail: fmt.Sprintf("%d reclaimed while live (two owners at once); %d provider calls refused as stale", c.EarlyReclaims, c.FencedCalls)})
 	}

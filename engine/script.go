@@ -34,7 +34,9 @@ func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e
 func (e *ScriptError) Unwrap() error { return e.Err }
 
 // Next performs the next visible thing: one action of the script, or, with no script at all,
-// one action in round-robin over the live workers. A concurrent step runs whole, free on
+// one action in round-robin over the live workers. A run the watchdog stops (ErrNoProgress) is
+// no error here: the script ends there, as RunToEnd's does, and the summary says it did not
+// finish (Summary.WatchdogEnded, DidNotFinish). A concurrent step runs whole, free on
 // goroutines, as RunToEnd runs it. Once a script is done, Next does nothing more: the script's
 // end is the end, where RunToEnd stops. It returns false when nothing could happen. A script
 // step that is impossible now (the user crashed the worker it names, say) is skipped with a
@@ -43,7 +45,10 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 	for !s.ScriptDone() {
 		st := &s.Scenario.Steps[s.pc]
 		if st.Kind == StepConcurrent {
-			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); err != nil {
+			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
+				s.endStalled(err)
+				return true, nil
+			} else if err != nil {
 				return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
 			}
 			s.pc, s.inStep, s.stepN = s.pc+1, false, 0
@@ -53,6 +58,10 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 		if errors.Is(err, ErrNotNow) {
 			s.Note(fmt.Sprintf("script line %d skipped: %v", st.Line, err))
 			acted, done, err = true, true, nil
+		}
+		if errors.Is(err, ErrNoProgress) {
+			s.endStalled(err) // the run ends here, as RunToEnd's does: its summary says why
+			return false, nil
 		}
 		if err != nil {
 			return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
@@ -92,6 +101,9 @@ func (s *Session) RunToEnd(ctx context.Context) error {
 			}
 		}
 		if err != nil {
+			if errors.Is(err, ErrNoProgress) {
+				s.endStalled(err) // the summary says why; the command still has the error
+			}
 			return &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
 		}
 		s.pc, s.inStep, s.stepN = s.pc+1, false, 0

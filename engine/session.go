@@ -44,6 +44,9 @@ type Session struct {
 	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
 	// since they last grew.
 	progressCommits, sinceProgress int
+	// stalled says, in words, why the script ended without finishing (ErrNoProgress: the
+	// watchdog); "" while it has not (watchdog.go, endStalled).
+	stalled string
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one

@@ -33,10 +33,11 @@ type Where int
 const (
 	// InLab: a key of the lab, a line of its ? screen, its header and the teacher's table.
 	InLab Where = iota
-	// InRetries: what a failed attempt does next (backoff, dead-letter); no lab key yet.
+	// InRetries: what a failed attempt does next (backoff, dead-letter). The lab shows one, and
+	// its key, only in a lesson whose run uses it (Session.UsesToggle).
 	InRetries
-	// InRescue: the rescuer's guard and the fixes of skewed clocks; no lab key yet. A report
-	// names one only while the run uses it.
+	// InRescue: the rescuer's guard and the fixes of skewed clocks. The lab shows one, and its
+	// key, and a report names one, only while the run uses it (Session.UsesToggle).
 	InRescue
 )
 
@@ -46,7 +47,7 @@ const (
 type Toggle struct {
 	Name   string // the scenario file's key, the --flag, `set NAME on`: "fencing"
 	Words  string // the name in words, for help lines: "atomic claim"
-	Key    string // the lab's key: "k"
+	Key    string // the lab's key: "k" (an InRetries or InRescue one acts only where the run uses it)
 	Letter string // the teacher's table: "F"
 	// Short and Tiny name it in the lab's header on narrow screens; Tiny when the header shows
 	// more than four toggles besides leasing (PostgreSQL's lab, in 80 columns).
@@ -56,7 +57,7 @@ type Toggle struct {
 	// shows it as a lesson of the other backend, and its scenario files may still set it.
 	RowLocks bool
 	Default  bool  // its setting in DefaultSettings
-	Where    Where // its group: the lab shows only InLab's
+	Where    Where // its group: the lab shows InLab's always, the others where the run uses them
 	field    func(*Settings) *bool
 }
 
@@ -101,23 +102,23 @@ var toggles = [...]Toggle{
 		Off:   "no renewal: a job longer than the lease loses it to another worker",
 		On:    "a working worker renews its lease every heartbeat-every (not a crashed or paused one)",
 		field: func(s *Settings) *bool { return &s.Heartbeat }},
-	{Name: ToggleBackoff, Words: "retry backoff", Letter: "B", Short: "backoff", Tiny: "back", Where: InRetries,
+	{Name: ToggleBackoff, Words: "retry backoff", Key: "j", Letter: "B", Short: "backoff", Tiny: "back", Where: InRetries,
 		Off:   "a failed attempt's message is claimable again at once: the workers hammer a failing provider",
 		On:    "a failed attempt sets NextAttemptUtc (backoff-policy, full jitter, capped): claims wait for it",
 		field: func(s *Settings) *bool { return &s.Backoff }},
-	{Name: ToggleDeadLetter, Words: "dead letters", Letter: "D", Short: "dead-ltr", Tiny: "dlq", Where: InRetries,
+	{Name: ToggleDeadLetter, Words: "dead letters", Key: "m", Letter: "D", Short: "dead-ltr", Tiny: "dlq", Where: InRetries,
 		Off:   "no attempt limit: a poison message is retried for ever",
 		On:    "after max-attempts failed attempts the message is DeadLettered: never claimed again, until a redrive",
 		field: func(s *Settings) *bool { return &s.DeadLetter }},
-	{Name: ToggleGuardedRescue, Words: "guarded rescue", Letter: "G", Short: "g-rescue", Tiny: "grsc", Where: InRescue,
+	{Name: ToggleGuardedRescue, Words: "guarded rescue", Key: "G", Letter: "G", Short: "g-rescue", Tiny: "grsc", Where: InRescue,
 		Off:   "the rescuer's UPDATE names the row by Id alone: a row finalized since its read is set back to Pending",
 		On:    "the rescuer's UPDATE also needs Processing, the lease ended, the owner and lease version it saw: 0 rows if the row moved on",
 		field: func(s *Settings) *bool { return &s.GuardedRescue }},
-	{Name: ToggleDBClock, Words: "database clock", Letter: "C", Short: "db-clock", Tiny: "dbclk", Where: InRescue,
+	{Name: ToggleDBClock, Words: "database clock", Key: "c", Letter: "C", Short: "db-clock", Tiny: "dbclk", Where: InRescue,
 		Off:   "a worker's lease times come from its own clock, skew and all",
 		On:    "lease times come from one clock, the database's (now() in the statement): a worker's skew does not move them",
 		field: func(s *Settings) *bool { return &s.DBClock }},
-	{Name: ToggleProviderFencing, Words: "provider fencing", Letter: "P", Short: "p-fence", Tiny: "pfnc", Where: InRescue,
+	{Name: ToggleProviderFencing, Words: "provider fencing", Key: "P", Letter: "P", Short: "p-fence", Tiny: "pfnc", Where: InRescue,
 		Off:   "the provider answers any call",
 		On:    "the provider refuses a call whose lease version is older than the newest it has seen for the key",
 		field: func(s *Settings) *bool { return &s.ProviderFencing }},
@@ -126,6 +127,10 @@ var toggles = [...]Toggle{
 // NumToggles is how many toggles the lab has (Toggles): the first entries of the registry,
 // those InLab (a test holds them to it).
 const NumToggles = 6
+
+// NumRegistry is how many toggles the registry declares, of every group: the lab has a key for
+// each (Registry), those after the first NumToggles acting only where the run uses them.
+const NumRegistry = len(toggles)
 
 // Toggles returns the lab's toggles, in the order of its ? screen.
 func Toggles() []Toggle { return TogglesIn(InLab) }

@@ -11,10 +11,7 @@ import (
 func (s *Session) headlessSettings(m map[string]string) {
 	st := s.InitialSettings()
 	for _, t := range TogglesIn(InRescue) {
-		uses := t.Of(st) || s.Scenario.Teaches == t.Name ||
-			(t.Name == ToggleGuardedRescue && s.Scenario.Rescuer != nil) ||
-			(t.Name != ToggleGuardedRescue && s.Scenario.Skewed())
-		if uses {
+		if s.usesToggle(t, st) {
 			m[t.Name] = OnOff(t.Of(st))
 		}
 	}
@@ -38,4 +35,36 @@ func headlessDescribe(s Settings) []string {
 		}
 	}
 	return parts
+}
+
+// UsesToggle reports whether the session's run uses toggle t, and so whether the lab shows it
+// with its key: the lab's own (InLab) always; the InRetries ones when the run's provider fails
+// or backoff or dead letters are on (the report then names them); an InRescue one when it is
+// on, when the lesson teaches it, guarded-rescue with a rescuer, db-clock and provider-fencing
+// with a skewed clock (the report then names it).
+func (s *Session) UsesToggle(t Toggle) bool { return s.usesToggle(t, s.InitialSettings()) }
+
+// usesToggle is UsesToggle with the run's initial settings st.
+func (s *Session) usesToggle(t Toggle, st Settings) bool {
+	switch t.Where {
+	case InRetries:
+		return s.env.retry.plan.active() || st.Backoff || st.DeadLetter
+	case InRescue:
+		return t.Of(st) || s.Scenario.Teaches == t.Name ||
+			(t.Name == ToggleGuardedRescue && s.Scenario.Rescuer != nil) ||
+			(t.Name != ToggleGuardedRescue && s.Scenario.Skewed())
+	}
+	return true
+}
+
+// lessonToggles names the toggles of the registry's other groups (InRetries, InRescue) the run
+// uses, in the registry's order.
+func (s *Session) lessonToggles() []string {
+	var names []string
+	for _, t := range toggles {
+		if t.Where != InLab && s.UsesToggle(t) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }

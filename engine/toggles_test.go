@@ -25,13 +25,11 @@ func TestToggleRegistry(t *testing.T) {
 	fields := map[int]string{}
 	for i, tg := range engine.Registry() {
 		unique("name", tg.Name, tg.Name)
-		// The lab's toggles come first, NumToggles of them, and only they have a key.
-		if lab := i < engine.NumToggles; lab != (tg.Where == engine.InLab) || lab != (tg.Key != "") {
-			t.Errorf("%s (entry %d): Where %v, key %q; want the first %d, and only they, in the lab with a key", tg.Name, i, tg.Where, tg.Key, engine.NumToggles)
+		// The lab's toggles come first, NumToggles of them; every toggle has a lab key.
+		if lab := i < engine.NumToggles; lab != (tg.Where == engine.InLab) {
+			t.Errorf("%s (entry %d): Where %v; want the first %d, and only they, InLab", tg.Name, i, tg.Where, engine.NumToggles)
 		}
-		if tg.Key != "" {
-			unique("key", tg.Key, tg.Name)
-		}
+		unique("key", tg.Key, tg.Name)
 		unique("letter", tg.Letter, tg.Name)
 		if tg.Words == "" || tg.Short == "" || tg.Tiny == "" || tg.On == "" || tg.Off == "" {
 			t.Errorf("%s: words missing: %+v", tg.Name, tg)
@@ -64,6 +62,9 @@ func TestToggleRegistry(t *testing.T) {
 		if on, _ := engine.DefaultSettings().Get(tg.Name); on != tg.Default {
 			t.Errorf("%s: DefaultSettings has it %v, the registry %v", tg.Name, on, tg.Default)
 		}
+	}
+	if len(engine.Registry()) != engine.NumRegistry {
+		t.Errorf("Registry has %d, NumRegistry says %d", len(engine.Registry()), engine.NumRegistry)
 	}
 	if len(engine.Toggles()) != engine.NumToggles {
 		t.Errorf("Toggles has %d, NumToggles says %d", len(engine.Toggles()), engine.NumToggles)

@@ -23,6 +23,16 @@ const (
 	maxSessionActions = 10_000_000
 )
 
+// endStalled ends the script where err (ErrNoProgress) stopped it, as RunToEnd stops there, and
+// keeps in words why it did not finish, for the summary (Summary.DidNotFinish).
+func (s *Session) endStalled(err error) {
+	s.pc, s.inStep, s.stepN = len(s.Scenario.Steps), false, 0
+	s.stalled = err.Error()
+	if s.sinceProgress >= stallActions {
+		s.stalled = fmt.Sprintf("watchdog after %d actions without a commit (%d finalized in all)", s.sinceProgress, s.progressCommits)
+	}
+}
+
 // watchdog is called after each action of a run step (run, A run): it ends the run when no
 // finalize has committed for stallActions actions, or when the session has taken
 // maxSessionActions.

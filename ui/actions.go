@@ -28,7 +28,22 @@ func (m Model) whyOff(act action) string {
 	if t, ok := toggleOf(act); ok && t.RowLocks {
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
 	}
+	if t, ok := toggleOf(act); ok && t.Where != engine.InLab && m.sess != nil {
+		return fmt.Sprintf("%s (%s) is a toggle of the lessons with %s: this one has none", t.Name, t.Key, usedWith(t))
+	}
 	return ""
+}
+
+// usedWith says in words what a run has when it uses t, a toggle of the InRetries or InRescue
+// group (engine.Session.UsesToggle).
+func usedWith(t engine.Toggle) string {
+	switch {
+	case t.Where == engine.InRetries:
+		return "a provider that fails"
+	case t.Name == engine.ToggleGuardedRescue:
+		return "a rescuer"
+	}
+	return "a skewed clock"
 }
 
 // do carries out one key's action.

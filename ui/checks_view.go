@@ -112,7 +112,7 @@ func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 			continue
 		}
 		// The detail on lines of its own, under the name.
-		name := m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+		name := m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, state: c.state}, wide, w)
 		lines = append(lines, name)
 		detail := c.Detail
 		if c.state == checkOpen {
@@ -137,7 +137,7 @@ func (m checksPane) checkLineIn(c shownCheck, wide bool, w int) string {
 	if line := m.checkLine(c, wide, w); width(line) <= w {
 		return line
 	}
-	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, OK: c.OK}, state: c.state}, wide, w)
+	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, state: c.state}, wide, w)
 }
 
 // checkIndent is where a check's name starts in the wide layout, after "✓ ok   ".
@@ -155,8 +155,8 @@ func asideSummary(aside, failing int) string {
 	return s
 }
 
-// checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name,
-// the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
+// checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name
+// (its short form when the whole does not fit in w cells), the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
 func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
 	st := m.st
 	var mark string
@@ -185,7 +185,11 @@ func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
 			mark = st.Aside.Render("○")
 		}
 	}
-	line := mark + " " + style.Render(c.Name)
+	name := c.Name
+	if c.Short != "" && width(mark)+1+width(name) > w {
+		name = c.Short // its name in fewer words, where the whole one does not fit
+	}
+	line := mark + " " + style.Render(name)
 	if c.Detail == "" {
 		return line
 	}

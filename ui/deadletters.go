@@ -11,16 +11,20 @@ import (
 )
 
 // deadLettersPane is a line under the events while the outbox has dead-lettered rows: how many
-// are parked, and the key that redrives the first of them (engine.CmdRedrive, the guarded
-// redrive of `leaselab redrive`). It has its line and its key only then, so a run without dead
-// letters shows neither, on the screen or on the ? screen.
+// are parked, which one the redrive key moves back next (engine.CmdRedrive, the guarded redrive
+// of `leaselab redrive`), and that key. V goes round them in the table's order: each press
+// redrives the one the line marks ▸ and marks the next, so that every dead letter can be
+// chosen, one press at a time. It has its line and its key only while a row is dead-lettered,
+// so a run without dead letters shows neither, on the screen or on the ? screen; the narrow
+// layout gives it its line before its optional ones (Pinned).
 type deadLettersPane struct {
 	redrive key.Binding
+	after   string // the key V redrove last: the next press takes the dead letter after it
 	w, h    int
 }
 
 func newDeadLettersPane() pane {
-	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the first dead letter"))}
+	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸), then the next"))}
 }
 
 // ShortHelp is the redrive key while the pane is on screen (help.KeyMap).
@@ -49,27 +53,76 @@ func (p deadLettersPane) SetSize(w, h int) pane {
 // Want is a line while a row is dead-lettered.
 func (p deadLettersPane) Want(s scene, _ int) int { return b2i(len(deadLettered(s.f)) > 0) }
 
-// Update redrives the first dead-lettered row on the redrive key.
+// Pinned: the line is pinned while it has a dead letter to name, since V acts on what it marks.
+func (p deadLettersPane) Pinned(s scene) bool { return len(deadLettered(s.f)) > 0 }
+
+// Update redrives the marked dead letter on the redrive key, and marks the next.
 func (p deadLettersPane) Update(msg tea.Msg, s scene) (pane, tea.Msg) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !key.Matches(k, p.redrive) {
 		return p, nil
 	}
-	keys := deadLettered(s.f)
-	if len(keys) == 0 {
+	target := p.target(s.f)
+	if target == "" {
 		return p, noteMsg{status{text: "no dead letter to redrive", level: levelWarn}}
 	}
-	return p, opMsg{op{cmd: engine.CmdRedrive{Key: keys[0]}}}
+	p.after = target
+	return p, opMsg{op{cmd: engine.CmdRedrive{Key: target}}}
 }
 
-// View is the pane's line.
+// target is the dead letter V redrives now: the first in the table's order after the one it
+// redrove last, or else the first.
+func (p deadLettersPane) target(f *frame) string {
+	keys := deadLettered(f)
+	if len(keys) == 0 {
+		return ""
+	}
+	after := -1
+	for i, r := range f.Rows {
+		if r.IdempotencyKey == p.after {
+			after = i
+		}
+	}
+	for i, r := range f.Rows {
+		if i > after && r.Status == engine.StatusDeadLettered {
+			return r.IdempotencyKey
+		}
+	}
+	return keys[0]
+}
+
+// View is the pane's line: the longest of its forms that fits.
 func (p deadLettersPane) View(s scene) string {
 	keys := deadLettered(s.f)
 	if p.h <= 0 || len(keys) == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("dead letters %d: %s, parked, never claimed again · %s redrives %s (back to Pending, attempts reset)",
-		len(keys), strings.Join(keys, ", "), keyName(p.redrive), keys[0])
+	target := p.target(s.f)
+	marked := make([]string, len(keys))
+	for i, k := range keys {
+		marked[i] = k
+		if k == target && len(keys) > 1 {
+			marked[i] = "▸" + k
+		}
+	}
+	list := strings.Join(marked, ", ")
+	v := keyName(p.redrive)
+	forms := []string{
+		fmt.Sprintf("dead letters %d: %s, parked, never claimed again · %s redrives %s (back to Pending, attempts reset)", len(keys), list, v, target),
+		fmt.Sprintf("dead letters %d: %s, parked · %s redrives %s (back to Pending, attempts reset)", len(keys), list, v, target),
+		fmt.Sprintf("dead letters %d: %s · %s redrives %s", len(keys), list, v, target),
+		fmt.Sprintf("dead letters %d · %s redrives %s", len(keys), v, target),
+	}
+	if len(keys) > 1 {
+		forms[0] += ", then the next"
+	}
+	line := forms[len(forms)-1]
+	for _, f := range forms {
+		if width(f) <= p.w {
+			line = f
+			break
+		}
+	}
 	return strings.Join(box([]string{s.st.Failed.Render(line)}, p.w, p.h), "\n")
 }
 

@@ -103,11 +103,23 @@ func (m Model) verdictView(w, h int) []string {
 		expect = st.OK.Render(fmt.Sprintf("✓ as expected%s: %d of %d met", when, n, len(rs)))
 	}
 	lines := []string{banner, expect}
+	if why := stalled(f); why != "" {
+		lines = append(lines, st.Warn.Render("did not finish: "+why))
+	}
 	if len(m.start.midRun) > 0 {
 		lines = append(lines, st.Warn.Render("! toggled after the run began ("+strings.Join(m.start.midRun, ", ")+
 			"): the expectations are those of the settings it started with"))
 	}
 	return box(lines, w, h)
+}
+
+// stalled says why the run of frame f did not finish (the watchdog ended it), or "" when it
+// has not ended so.
+func stalled(f *frame) string {
+	if f == nil || f.Summary == nil || !f.Summary.WatchdogEnded {
+		return ""
+	}
+	return f.Summary.DidNotFinish
 }
 
 // offScript names what a command that takes a run off its script did; "" for the script's own.

@@ -90,6 +90,9 @@ func (m Model) finished(msg resultMsg) Model {
 		if f.Summary.Passed {
 			verdict = " — VERDICT: PASS"
 		}
+		if why := stalled(f); why != "" {
+			verdict += " (did not finish: " + why + ")"
+		}
 	}
 	m.status = status{text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
 		m.finish.actions, plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}

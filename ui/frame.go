@@ -40,6 +40,9 @@ func capture(ctx context.Context, s *engine.Session) (*frame, error) {
 	for i, v := range f.Workers {
 		f.Workers[i] = safeWorker(v)
 	}
+	if f.Summary != nil {
+		f.Summary.DidNotFinish = words.Escape(f.Summary.DidNotFinish) // it may name the scenario's file
+	}
 	return &frame{Frame: *f}, nil
 }
 

@@ -149,30 +149,62 @@ func (m Model) stateLine(w int) string {
 }
 
 // togglesLine is the other toggles with their keys, the one just flipped marked •, the one the
-// lesson teaches marked ◆ and named at the end. Narrow: the toggles' short names.
+// lesson teaches marked ◆ and named at the end. Narrow: the toggles' short names. The toggles of
+// a lesson's run (the frame's LessonToggles) come after the lab's; a window too narrow for all
+// writes the lab's shorter, then leaves out those the lesson does not teach.
 func (m Model) togglesLine(w int) string {
-	st, f := &m.styles, m.frame
-	s := f.Settings
+	f := m.frame
 	narrow := w < 100
-	var parts []part
 	var shown []engine.Toggle
-	for _, name := range engine.AllToggleNames() {
+	for _, name := range append(engine.AllToggleNames(), f.LessonToggles...) {
 		if t, _ := engine.LookupToggle(name); name != engine.ToggleLeasing && t.Has(f.RowLocks) {
 			shown = append(shown, t) // leasing is the state line's badge
 		}
 	}
-	for _, t := range shown {
-		name, on := t.Name, t.Of(s)
-		label := name
+	label := func(t engine.Toggle) string {
 		switch {
 		case narrow && len(shown) > 4:
-			label = t.Tiny // six toggles in 80 columns (PostgreSQL's lab)
+			return t.Tiny // six toggles in 80 columns (PostgreSQL's lab)
 		case narrow:
-			label = t.Short
+			return t.Short
 		}
-		word := st.ToggleOff.Render(label + " off")
-		if on {
-			word = st.ToggleOn.Render(label + " on")
+		return t.Name
+	}
+	if len(f.LessonToggles) == 0 {
+		return m.fitToggles(shown, label, w)
+	}
+	own := slices.DeleteFunc(slices.Clone(shown), func(t engine.Toggle) bool { return t.Where == engine.InLab && t.Name != f.Teaches })
+	shorter := func(t engine.Toggle) string {
+		if t.Where == engine.InLab && !narrow {
+			return t.Short
+		}
+		return label(t)
+	}
+	line := m.fitToggles(shown, label, w)
+	for _, try := range []struct {
+		ts    []engine.Toggle
+		label func(engine.Toggle) string
+	}{{shown, shorter}, {own, label}} {
+		if width(line) <= w {
+			break
+		}
+		line = m.fitToggles(try.ts, try.label, w)
+	}
+	return line
+}
+
+// fitToggles is the toggles line of the toggles ts, each named by label, fitted to w cells as
+// fitParts does: the lesson's mark long when it fits, else short.
+func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, w int) string {
+	st, f := &m.styles, m.frame
+	s := f.Settings
+	narrow := w < 100
+	var parts []part
+	for _, t := range ts {
+		name := t.Name
+		word := st.ToggleOff.Render(label(t) + " off")
+		if t.Of(s) {
+			word = st.ToggleOn.Render(label(t) + " on")
 		}
 		word += " (" + keyName(m.keys.toggleKey(name)) + ")"
 		if name == f.Teaches {

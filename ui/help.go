@@ -63,7 +63,7 @@ func (lk labKeys) footItems(teaches string) []footItem {
 // toggleKey is the key of toggle name (an engine toggle name); a binding with no keys for a name
 // the registry lacks.
 func (k KeyMap) toggleKey(name string) key.Binding {
-	for i, t := range engine.Toggles() {
+	for i, t := range engine.Registry() {
 		if t.Name == name {
 			return k.Toggles[i]
 		}
@@ -158,14 +158,18 @@ func (lk labKeys) helpGroups() []helpGroup {
 	})
 }
 
-// toggleEntries are the toggles' keys on the ? screen, in the registry's order; the last says
-// when a flip applies.
+// toggleEntries are the toggles' keys on the ? screen, in the registry's order; the last that
+// is on says when a flip applies.
 func toggleEntries(k KeyMap) []helpEntry {
 	var es []helpEntry
-	for _, b := range k.Toggles {
+	last := 0
+	for i, b := range k.Toggles {
 		es = append(es, one(b))
+		if b.Enabled() {
+			last = i
+		}
 	}
-	es[len(es)-1].desc += " — each from the next action on"
+	es[last].desc += " — each from the next action on"
 	return es
 }
 

@@ -31,7 +31,7 @@ func bindingsOf(km any) map[string]key.Binding {
 		if b, ok := v.Field(i).Interface().(key.Binding); ok {
 			out[v.Type().Field(i).Name] = b
 		}
-		if bs, ok := v.Field(i).Interface().([engine.NumToggles]key.Binding); ok {
+		if bs, ok := v.Field(i).Interface().([engine.NumRegistry]key.Binding); ok {
 			for j, b := range bs {
 				out[fmt.Sprintf("%s[%d]", v.Type().Field(i).Name, j)] = b
 			}

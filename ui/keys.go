@@ -12,7 +12,7 @@ import (
 // action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
 // footer, the ? screen, the toggle line and every hint in the status line take the key's name
 // from its binding (keyName). The toggles' keys come from the engine's registry of toggles
-// (engine.Toggles), one binding and one action each. To add a key: a field in KeyMap with its binding in DefaultKeyMap,
+// (engine.Registry), one binding and one action each. To add a key: a field in KeyMap with its binding in DefaultKeyMap,
 // its action in KeyMap.actions, its place in a help group (help.go), and a case in Model.do. A
 // test fails when a binding has no action or no place in the ? screen.
 type action int
@@ -51,14 +51,14 @@ const (
 	actPrevMark // history: back to the previous marked moment
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
-	// actToggle+i flips engine.Toggles()[i] (toggleOf); it stays last.
+	// actToggle+i flips engine.Registry()[i] (toggleOf); it stays last.
 	actToggle
 )
 
 // toggleOf is the toggle whose key act is.
 func toggleOf(act action) (engine.Toggle, bool) {
-	if i := int(act - actToggle); act >= actToggle && i < engine.NumToggles {
-		return engine.Toggles()[i], true
+	if i := int(act - actToggle); act >= actToggle && i < engine.NumRegistry {
+		return engine.Registry()[i], true
 	}
 	return engine.Toggle{}, false
 }
@@ -72,9 +72,10 @@ type KeyMap struct {
 	Crash      key.Binding
 	Restart    key.Binding
 	Pause      key.Binding
-	// Toggles are the keys of engine.Toggles(), in its order. Those only a database with row
-	// locks has are off until a frame says the database locks rows (setRowLocks).
-	Toggles      [engine.NumToggles]key.Binding
+	// Toggles are the keys of engine.Registry(), in its order. Those only a database with row
+	// locks has are off until a frame says the database locks rows (setRowLocks); those of the
+	// other groups (InRetries, InRescue) until a frame says the run uses them (setLessonToggles).
+	Toggles      [engine.NumRegistry]key.Binding
 	Clock        key.Binding
 	PastLease    key.Binding
 	Play         key.Binding
@@ -133,13 +134,14 @@ func DefaultKeyMap() KeyMap {
 		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 	}
-	for i, t := range engine.Toggles() {
+	for i, t := range engine.Registry() {
 		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())
 	}
 	k.Close.SetEnabled(false)     // nothing to close yet
 	k.OpenOffer.SetEnabled(false) // nothing offered yet
 	k.Answer.SetEnabled(false)    // no question open yet
 	k.setRowLocks(false)          // until a frame says the database locks rows
+	k.setLessonToggles(nil)       // until a frame says the run uses them
 	return k
 }
 

@@ -15,7 +15,8 @@ import (
 func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 
 // sessionKeys are the keys that need an open session. The toggles only a database with row
-// locks has are not among them: setRowLocks switches those.
+// locks has are not among them, nor those of a lesson's run: setRowLocks and setLessonToggles
+// switch those.
 func (k *KeyMap) sessionKeys() []*key.Binding {
 	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Crash, &k.Restart, &k.Pause}
 	for i, t := range engine.Toggles() {
@@ -32,6 +33,16 @@ func (k *KeyMap) setRowLocks(on bool) {
 	for i, t := range engine.Toggles() {
 		if t.RowLocks {
 			k.Toggles[i].SetEnabled(on)
+		}
+	}
+}
+
+// setLessonToggles switches on the keys of the toggles of the registry's other groups
+// (InRetries, InRescue) that are named (a frame's LessonToggles), and off the others.
+func (k *KeyMap) setLessonToggles(names []string) {
+	for i, t := range engine.Registry() {
+		if t.Where != engine.InLab {
+			k.Toggles[i].SetEnabled(slices.Contains(names, t.Name))
 		}
 	}
 }

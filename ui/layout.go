@@ -1,5 +1,7 @@
 package ui
 
+import "slices"
+
 // Screen size limits. Below the minimum the lab shows a "terminal too small" screen; before the
 // first WindowSizeMsg (no terminal size known yet) it lays out for the default.
 const (
@@ -34,7 +36,8 @@ type content struct {
 	captionAuto   bool            // the explanation takes only lines nobody else wants
 	helpLines     int
 	statusLines   int
-	extras        []int // the lines each registered pane would take (panes.go)
+	extras        []int  // the lines each registered pane would take (panes.go)
+	pinned        []bool // those the narrow layout serves before its optional lines (pane.go)
 }
 
 // layout is the height of every pane for one screen size. Panes stack top to bottom: header,
@@ -142,6 +145,7 @@ func plan(w, h int, c content) layout {
 	b.take(&l.tableRows, min(c.rows, 1))
 	b.take(&l.workerLines, min(c.workers, 1))
 	verdict := c.verdictLines(w)
+	l.extras = make([]int, len(c.extras))
 	if l.wide {
 		b.flag(&l.tableTitle)
 		b.flag(&l.workersTitle)
@@ -167,7 +171,19 @@ func plan(w, h int, c content) layout {
 		if c.done {
 			b.take(&l.verdict, verdict)
 		}
+		pinned := slices.Contains(c.pinned, true)
+		if pinned {
+			// A pinned pane's line before the table's other rows (the table says which it shows).
+			for i, want := range c.extras {
+				if i < len(c.pinned) && c.pinned[i] {
+					b.upTo(&l.extras[i], want)
+				}
+			}
+		}
 		b.upTo(&l.tableRows, min(c.rows, tableFloor))
+		if pinned {
+			b.upTo(&l.workerLines, c.workers) // every worker before the titles
+		}
 		b.flag(&l.rowTitle)
 		if c.rows > l.tableRows {
 			b.flag(&l.tableTitle) // it says which rows are on screen
@@ -191,7 +207,6 @@ func plan(w, h int, c content) layout {
 			b.all(&l.caption, want)
 		}
 	}
-	l.extras = make([]int, len(c.extras))
 	for i, want := range c.extras {
 		b.upTo(&l.extras[i], want) // the registered panes: what the built-in ones left
 	}

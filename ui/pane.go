@@ -43,6 +43,11 @@ type pane interface {
 	View(s scene) string
 }
 
+// pinned is a registered pane that also implements Pinned: while Pinned says so, the narrow
+// layout gives it its lines before the optional lines of the built-in panes (the titles, the
+// second worker), since its key acts on what only it shows (the dead letters' V).
+type pinned interface{ Pinned(s scene) bool }
+
 // What a pane asks of its shell (the out message of Update). The shell takes it in the same
 // Update, so that a key's effect never waits behind another key.
 type (
@@ -123,6 +128,17 @@ func (set paneSet) wants(s scene, w int) []int {
 		wants[i] = p.Want(s, w)
 	}
 	return wants
+}
+
+// pinned says, for each pane, whether it is pinned now (the pinned interface).
+func (set paneSet) pinned(s scene) []bool {
+	out := make([]bool, len(set.ps))
+	for i, p := range set.ps {
+		if pp, ok := p.(pinned); ok {
+			out[i] = pp.Pinned(s)
+		}
+	}
+	return out
 }
 
 // setSizes gives the panes width w and the heights hs; a pane past the end of hs gets no

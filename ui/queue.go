@@ -187,6 +187,11 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		m.workers.opened(false, 0)
 	}
 	m.keys.setRowLocks(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
+	if msg.err == nil && msg.frame != nil {
+		m.keys.setLessonToggles(msg.frame.LessonToggles) // the lesson's run uses them
+	} else {
+		m.keys.setLessonToggles(nil)
+	}
 	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
@@ -208,6 +213,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	m.busy = false
 	m = m.historyResult(msg)
+	wasStalled := stalled(m.frame) != ""
 	if msg.frame != nil {
 		if t, ok := msg.op.cmd.(engine.CmdToggle); ok && m.frame != nil {
 			was, _ := m.frame.Settings.Get(t.Name)
@@ -217,7 +223,8 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		}
 		m.changes = diff(m.frame, msg.frame)
 		m.frame = msg.frame
-		m.keys.setRowLocks(msg.frame.RowLocks) // the toggles of PostgreSQL's only
+		m.keys.setRowLocks(msg.frame.RowLocks)           // the toggles of PostgreSQL's only
+		m.keys.setLessonToggles(msg.frame.LessonToggles) // and those of the lesson's run
 		m.relayout()
 		if !m.free.on {
 			// Free-running, every poll changes rows: the table stays where the user put it.
@@ -229,6 +236,9 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	if msg.note != "" {
 		m.status = status{text: msg.note, level: msg.level}
+	}
+	if why := stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
+		m.status = status{text: "the run ended: did not finish: " + why, level: levelWarn} // e says it with its verdict
 	}
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)

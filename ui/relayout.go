@@ -20,6 +20,7 @@ func (m *Model) relayout() {
 		captionAuto:  m.explain == explainAuto,
 		statusLines:  m.statusLines(w),
 		extras:       m.panes.wants(m.scene(), w),
+		pinned:       m.panes.pinned(m.scene()),
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)

@@ -74,7 +74,7 @@ func free(sc *engine.Scenario) bool {
 func TestScenariosSameOnPostgres(t *testing.T) {
 	pg := storetest.PostgresURL(t)
 	ctx := context.Background()
-	for _, name := range assets.All() {
+	for _, name := range assets.Names() {
 		t.Run(name, func(t *testing.T) {
 			data, src, _ := assets.Scenario(name)
 			if sc, err := scenario.Parse(src, data); err == nil && sc.Backend == engine.BackendPostgres {

@@ -17,16 +17,13 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("list takes no arguments, got %q", fs.Arg(0))}
 	}
-	for _, n := range assets.All() {
+	for _, n := range assets.Names() {
 		data, src, _ := assets.Scenario(n)
 		title := ""
 		if sc, err := scenario.Parse(src, data); err == nil {
 			title = sc.Title
 			if sc.Backend == engine.BackendPostgres {
 				title += " (PostgreSQL only: --db postgres://…)"
-			}
-			if assets.IsHeadless(n) {
-				title += " (not in the lab's tab order yet: leaselab run NAME, or leaselab --scenario NAME)"
 			}
 		}
 		fmt.Fprintf(stdout, "%-16s %s\n", n, title)
