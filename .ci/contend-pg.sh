@@ -10,7 +10,7 @@
 # also records `perf record -a` for 5 s mid-run (then: perf report -i file --comm postgres).
 # Not run by CI. By hand:
 #     bash .ci/contend-pg.sh 20000 16
-#     SAMPLES=0 bash .ci/contend-pg.sh 5000 1
+#     SAMPLES=0 bash .ci/contend-pg.sh 5000 1   # W is 1 or 16, the benchmark's two
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -19,17 +19,12 @@ N="${1:-20000}"
 W="${2:-16}"
 SAMPLES="${SAMPLES:-3}"
 DELAY="${DELAY:-3}"
-. .ci/pg.sh # for PG_BIN, as_pg and pg_free_port
-
-dir="$(mktemp -d /tmp/leaselab-contend.XXXXXX)"
-chmod 755 "$dir"
-[ "$(id -u)" = 0 ] && chown postgres: "$dir"
-trap 'as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
-port="$(pg_free_port)"
-as_pg "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1
-as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on ${PGOPTS:-}" \
-  start >/dev/null
+. .ci/pg.sh
+PG_EXTRA="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on ${PGOPTS:-}"
+pg_start >/dev/null || exit 3
+trap pg_stop EXIT
+dir=$PG_DIR
+port=$PG_PORT
 P() { "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -X -q "$@"; }
 P -c 'CREATE EXTENSION pg_stat_statements' -c 'CREATE EXTENSION pageinspect'
 go test -c -o "$dir/postgres.test" ./store/postgres
@@ -64,7 +59,7 @@ done
 wait $bench
 sleep 0.5
 read -r u1 s1 < <(awk '{print $16, $17}' "/proc/$pid/stat")
-grep -E '^Benchmark|FAIL|rror' "$dir/bench.out"
+grep -E "^Benchmark" "$dir/bench.out" || tail -20 "$dir/bench.out"
 echo "server CPU of the backends that ended: user $(((u1 - u0) * 10000000 / N / 1000)) µs/msg, system $(((s1 - s0) * 10000000 / N / 1000)) µs/msg"
 P -c "SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 50) statement, calls, plans,
   round(shared_blks_hit::numeric / calls, 1) hit_per_call, round(mean_exec_time::numeric * 1000) exec_us,
