@@ -3,7 +3,8 @@
 # Source it (". .ci/pg.sh"); pg_stop stops the server and removes its folder. PostgreSQL refuses
 # to run as root, so the cluster belongs to the unprivileged postgres user, in a temporary
 # folder: initdb, then pg_ctl start on 127.0.0.1 at a free port, with its socket in the same
-# folder and fsync off (a test server's data need not survive a power cut).
+# folder and fsync off (a test server's data need not survive a power cut). PG_EXTRA adds
+# settings (-c name=value …) for a caller that needs more, such as .ci/contend-pg.sh.
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 
 pg_free_port() {
@@ -34,7 +35,7 @@ pg_start() {
   as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --no-locale >"$PG_DIR/initdb.log" 2>&1 ||
     { cat "$PG_DIR/initdb.log" >&2; return 3; }
   as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PG_EXTRA:-}" \
     start >/dev/null || { cat "$PG_DIR/server.log" >&2; return 3; }
   export LEASELAB_PG="postgres://postgres@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
   export PG_DIR PG_PORT

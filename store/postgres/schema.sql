@@ -30,7 +30,12 @@ CREATE TABLE OutboxMessages (
     -- A row is finished, out of the claim's index, exactly when it has a ProcessedAtUtc:
     -- Processed, or parked as a dead letter (DeadLettered, after its last allowed attempt).
     CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))
-) WITH (fillfactor = 80);  -- room on each page for the claim's update to stay heap-only
+) WITH (fillfactor = 30);
+-- Room on each page for the claim's update to stay heap-only. Each message adds two versions to
+-- its page (the claim's, the finalize's) before the page can be pruned, and a page is pruned only
+-- of versions no open snapshot can see: with 16 workers on 2 cores some backend always holds an
+-- old snapshot, and at fillfactor 80 about two claims in three found no room and wrote a new
+-- entry into all three indexes (docs/benchmarks.md, issue 22, contention).
 
 -- The claim's index: unfinished rows in claim order (Id breaks ties, as SQLite's rowid does).
 -- A claim changes none of its columns, nor the column of its condition, so PostgreSQL can
