@@ -109,6 +109,7 @@ func TestRestoresAgree(t *testing.T) {
 	var first *Result
 	for _, how := range []Restore{RestoreRows, RestoreMemory, RestoreFile, RestoreReplay} {
 		res := search(t, sc, b, how)
+		t.Logf("%s: %d states (%d distinct, %d pruned)", how, res.States, res.Distinct, res.Pruned)
 		if first == nil {
 			first = res
 			continue
