@@ -122,6 +122,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.historyKey(act)
 	case actAnswer: // with no question open: the question pane takes them while one is
 		m.status = status{text: noQuestion(m.keys), level: levelWarn}
+	case actExplore:
+		return m.explore()
 	case actClose:
 		// esc closes the ? screen first, then the explanation.
 		if m.showHelp {

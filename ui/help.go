@@ -150,7 +150,7 @@ func (lk labKeys) helpGroups() []helpGroup {
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
-			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer)}},
+			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer), one(k.Explore)}},
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
 		{"screen", []helpEntry{
 			{lk.scroll.bindings(), "scroll the outbox"},

@@ -51,6 +51,7 @@ const (
 	actPrevMark // history: back to the previous marked moment
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
+	actExplore  // search the open scenario's schedules, or open the violation found (explore.go)
 	// actToggle+i flips engine.Registry()[i] (toggleOf); it stays last.
 	actToggle
 )
@@ -96,6 +97,8 @@ type KeyMap struct {
 	PrevMark     key.Binding
 	NextMark     key.Binding
 	Answer       key.Binding
+	// Explore is on only when the lab can search (Config.Explore).
+	Explore key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
 	finishing bool // e runs the scenario to its end
@@ -133,6 +136,7 @@ func DefaultKeyMap() KeyMap {
 		PrevMark:     b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
 		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
+		Explore:      b([]string{"X"}, "X", "explore: search every schedule from the start, these toggles"),
 	}
 	for i, t := range engine.Registry() {
 		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())
@@ -140,6 +144,7 @@ func DefaultKeyMap() KeyMap {
 	k.Close.SetEnabled(false)     // nothing to close yet
 	k.OpenOffer.SetEnabled(false) // nothing offered yet
 	k.Answer.SetEnabled(false)    // no question open yet
+	k.Explore.SetEnabled(false)   // until New has a Config.Explore
 	k.setRowLocks(false)          // until a frame says the database locks rows
 	k.setLessonToggles(nil)       // until a frame says the run uses them
 	return k
@@ -183,6 +188,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
+		{k.Explore, actExplore},
 	}...)
 }
 

@@ -65,6 +65,8 @@ type Model struct {
 	hist *engine.History // the moves made on the session, to go back to any (history.go)
 	line timeline        // a copy of the history for the screen
 	ask  askState        // the question the script asks before its next step (ask.go)
+
+	exploring *exploring // the explore key's search, or the violation it found (explore.go)
 }
 
 // New returns the lab's model. Its Init opens cfg.Start.
@@ -77,6 +79,7 @@ func New(ctx context.Context, cfg Config, st Styles) Model {
 		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
 	}
 	m.changes = noChanges(nil)
+	m.keys.Explore.SetEnabled(cfg.Explore != nil)
 	m.relayout()
 	return m
 }
@@ -125,6 +128,8 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.pollTick(msg)
 	case transcriptMsg:
 		return m.transcriptWritten(msg), nil
+	case exploreProgressMsg, exploreDoneMsg:
+		return m.exploreMsg(msg)
 	default: // a message of a registered pane's own
 		var outs []tea.Msg
 		m.panes, outs = m.panes.broadcast(msg, m.scene())
@@ -157,6 +162,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	if mm, cmd, ok := pressEach(m, k, Model.key, func(m Model) bool { return m.quitting }); ok {
 		return mm, cmd
+	}
+	if k.Type == tea.KeyEsc && m.exploring != nil && m.exploring.cancel != nil && !m.showHelp {
+		return m.cancelExplore(), nil // esc cancels the explore key's search first
 	}
 	if m.ask.open != nil {
 		if k.Type == tea.KeyEsc && m.showHelp {

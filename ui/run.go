@@ -21,6 +21,9 @@ type Config struct {
 	// Open builds a fresh session for a scenario on a fresh (or reset) database, closing the
 	// previous one. It is called from a tea.Cmd, never from Update or View.
 	Open func(ctx context.Context, nameOrFile string) (*engine.Session, error)
+	// Explore, when set, is the explore key's search (ExploreFunc); nil: the lab has no
+	// explore key.
+	Explore ExploreFunc
 	// MinPace is the fastest free-run pace offered (0: every pace, full speed included). A
 	// shared server sets it, so that one attendee's workers cannot take a core.
 	MinPace time.Duration

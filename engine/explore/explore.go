@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -87,6 +88,15 @@ type FileImages interface {
 type RowCopies interface {
 	DumpRows(ctx context.Context) (any, error)
 	LoadRows(ctx context.Context, copy any) error
+}
+
+// RetryColumns is a database that reads, in one statement and in Id order, what failed
+// attempts left on every message (store.DB): with the status and attempts, the columns
+// engine.Row leaves out (NextAttemptUtc, LastError), which a state's next moves depend on (a
+// claim that honours the backoff skips a row not yet due). The state key holds them; a
+// database that is not RetryColumns is keyed by its rows alone.
+type RetryColumns interface {
+	RetryStates(ctx context.Context) ([]engine.RetryState, error)
 }
 
 // RowDiffs is a database that, holding the rows of one copy, writes only the rows another
@@ -288,7 +298,7 @@ func (x *explorer) search(ctx context.Context) error {
 	}
 	x.sess = s
 	x.root = &node{calls: x.tape.take()}
-	rows, key, failed, err := x.look(ctx, s)
+	rows, dbKey, key, failed, err := x.look(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -298,7 +308,7 @@ func (x *explorer) search(ctx context.Context) error {
 	}
 	x.seen[key] = struct{}{}
 	x.root.rows = rows
-	if x.root.db, err = x.keep(ctx, rows); err != nil {
+	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
 	}
 	frontier := []*node{x.root}
@@ -352,7 +362,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		if wrote(calls) {
 			x.dbKnown, x.cur = false, nil
 		}
-		rows, key, failed, err := x.look(ctx, s)
+		rows, dbKey, key, failed, err := x.look(ctx, s)
 		if err != nil {
 			return out, err
 		}
@@ -381,7 +391,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 			x.atBound++ // not explored: the depth bound
 			continue
 		}
-		if child.db, err = x.keep(ctx, rows); err != nil {
+		if child.db, err = x.keep(ctx, dbKey); err != nil {
 			return out, err
 		}
 		child.rows = rows
@@ -429,34 +439,48 @@ func (n *node) schedule() []Transition {
 	return out
 }
 
-// look reads the state the session stands in: its rows, its key (the rows and the session's
-// memory, hashed) and the checks it fails.
-func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.Row, key [2]uint64, failed []engine.Check, err error) {
+// look reads the state the session stands in: its rows, the key of its database (the rows and
+// what failed attempts left on them, hashed), its state key (those and the session's memory,
+// hashed) and the checks it fails.
+func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.Row, dbKey uint64, key [2]uint64, failed []engine.Check, err error) {
 	t0 := x.cfg.Now()
 	defer func() { x.res.CheckTime += x.cfg.Now().Sub(t0) }()
 	x.tape.mode = direct
 	defer func() { x.tape.mode = live }()
 	if rows, err = s.DB().Snapshot(ctx); err != nil {
-		return nil, key, nil, fmt.Errorf("explore: read the rows: %w", err)
+		return nil, 0, key, nil, fmt.Errorf("explore: read the rows: %w", err)
+	}
+	var retry []engine.RetryState
+	if rc, ok := x.cfg.DB.(RetryColumns); ok {
+		if retry, err = rc.RetryStates(ctx); err != nil {
+			return nil, 0, key, nil, fmt.Errorf("explore: read the retry columns: %w", err)
+		}
 	}
 	sum, err := s.Summarize(ctx)
 	if err != nil {
-		return nil, key, nil, fmt.Errorf("explore: the checks: %w", err)
+		return nil, 0, key, nil, fmt.Errorf("explore: the checks: %w", err)
 	}
 	for _, c := range sum.Checks {
 		if x.want[c.ID] && !c.OK {
 			failed = append(failed, c)
 		}
 	}
+	return rows, dbKeyOf(rows, retry), stateKey(rows, retry, s), failed, nil
+}
+
+// stateKey is a state's key: its rows, what failed attempts left on them and the session's
+// memory (st), hashed.
+func stateKey(rows []engine.Row, retry []engine.RetryState, st interface{ WriteState(io.Writer) }) (key [2]uint64) {
 	h := fnv.New128a()
 	writeRows(h, rows)
-	s.WriteState(h)
+	writeRetry(h, retry)
+	st.WriteState(h)
 	sum128 := h.Sum(nil)
 	for i := 0; i < 8; i++ {
 		key[0] = key[0]<<8 | uint64(sum128[i])
 		key[1] = key[1]<<8 | uint64(sum128[8+i])
 	}
-	return rows, key, failed, nil
+	return key
 }
 
 // writeRows writes the rows as the database holds them, every column the engine reads.
@@ -468,17 +492,24 @@ func writeRows(h hash.Hash, rows []engine.Row) {
 	}
 }
 
-// rowsKey is the key of a database copy: its rows, hashed.
-func rowsKey(rows []engine.Row) uint64 {
+// writeRetry writes what failed attempts left on each message (RetryColumns), in Id order.
+func writeRetry(h hash.Hash, retry []engine.RetryState) {
+	for _, r := range retry {
+		fmt.Fprintf(h, "retry %s|%d|%d|%q\n", r.Status, r.Attempts, r.NextAttempt.UnixMilli(), r.LastError)
+	}
+}
+
+// dbKeyOf is the key of a database copy: its rows and what failed attempts left on them, hashed.
+func dbKeyOf(rows []engine.Row, retry []engine.RetryState) uint64 {
 	h := fnv.New64a()
 	writeRows(h, rows)
+	writeRetry(h, retry)
 	return h.Sum64()
 }
 
-// keep makes sure a copy of the database as it is now (holding rows) is kept, for a state that
-// waits to be explored, and returns its key.
-func (x *explorer) keep(ctx context.Context, rows []engine.Row) (uint64, error) {
-	k := rowsKey(rows)
+// keep makes sure a copy of the database as it is now (whose key is k, dbKeyOf) is kept, for a
+// state that waits to be explored, and returns k.
+func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
 	if im, ok := x.images[k]; ok {
 		im.refs++
 		x.dbAt, x.dbKnown, x.cur = k, true, im.rows

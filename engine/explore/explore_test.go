@@ -12,6 +12,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/scenario"
 	"leaselab/store"
+	"leaselab/store/storetest"
 )
 
 // lesson parses a built-in scenario with toggles set.
@@ -31,15 +32,22 @@ func lesson(t testing.TB, name string, toggles map[string]bool) *engine.Scenario
 	return sc
 }
 
-// search explores sc on a fresh database file.
-func search(t testing.TB, sc *engine.Scenario, b Bounds, how Restore) *Result {
+// newDB is a fresh database file in dir, closed when the test ends.
+func newDB(t testing.TB, dir string) *store.DB {
 	t.Helper()
-	dir := t.TempDir()
 	db, err := store.Create(context.Background(), filepath.Join(dir, "x.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// search explores sc on a fresh database file.
+func search(t testing.TB, sc *engine.Scenario, b Bounds, how Restore) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	db := newDB(t, dir)
 	res, err := Run(context.Background(), Config{Scenario: sc, DB: db, Bounds: b, Restore: how, TempDir: dir, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +117,7 @@ func TestRestoresAgree(t *testing.T) {
 	var first *Result
 	for _, how := range []Restore{RestoreRows, RestoreMemory, RestoreFile, RestoreReplay} {
 		res := search(t, sc, b, how)
+		t.Logf("%s: %d states (%d distinct, %d pruned)", how, res.States, res.Distinct, res.Pruned)
 		if first == nil {
 			first = res
 			continue
@@ -117,5 +126,55 @@ func TestRestoresAgree(t *testing.T) {
 			t.Errorf("%s: %d states (%d distinct, %d pruned); rows: %d (%d, %d)", how, res.States, res.Distinct, res.Pruned,
 				first.States, first.Distinct, first.Pruned)
 		}
+	}
+}
+
+// TestStateKeyHoldsNextAttempt: two states whose rows differ only in a message's NextAttemptUtc
+// (engine.Row does not hold it, and a claim that honours the backoff reads it) have different
+// state keys and different database keys, so the search neither merges them nor restores one's
+// copy for the other.
+func TestStateKeyHoldsNextAttempt(t *testing.T) {
+	ctx, dir := context.Background(), t.TempDir()
+	db, path := newDB(t, dir), filepath.Join(dir, "x.db")
+	s, err := engine.NewSessionWith(ctx, lesson(t, "playground", nil), db, engine.SessionOptions{Seed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	read := func() ([]engine.Row, []engine.RetryState) {
+		t.Helper()
+		rows, err := db.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		retry, err := db.RetryStates(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(retry) != len(rows) || len(rows) == 0 {
+			t.Fatalf("%d retry states for %d rows", len(retry), len(rows))
+		}
+		return rows, retry
+	}
+	rows1, retry1 := read()
+	storetest.ExecFile(t, path, `UPDATE OutboxMessages SET NextAttemptUtc = '2026-01-15T09:00:05.000Z' WHERE Id = (SELECT min(Id) FROM OutboxMessages)`)
+	rows2, retry2 := read()
+	if !slices.Equal(rows1, rows2) {
+		t.Fatal("the rows differ in more than NextAttemptUtc")
+	}
+	if retry2[0].NextAttempt.IsZero() || !retry1[0].NextAttempt.IsZero() {
+		t.Fatalf("RetryStates read NextAttempt %v then %v, want none then one", retry1[0].NextAttempt, retry2[0].NextAttempt)
+	}
+	if stateKey(rows1, retry1, s) == stateKey(rows2, retry2, s) {
+		t.Error("two states differing only in NextAttemptUtc have one state key")
+	}
+	if dbKeyOf(rows1, retry1) == dbKeyOf(rows2, retry2) {
+		t.Error("two databases differing only in NextAttemptUtc have one key")
+	}
+	// And LastError.
+	storetest.ExecFile(t, path, `UPDATE OutboxMessages SET LastError = 'provider: 503' WHERE Id = (SELECT min(Id) FROM OutboxMessages)`)
+	rows3, retry3 := read()
+	if !slices.Equal(rows2, rows3) || stateKey(rows2, retry2, s) == stateKey(rows3, retry3, s) {
+		t.Error("two states differing only in LastError have one state key")
 	}
 }

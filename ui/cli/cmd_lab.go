@@ -47,10 +47,15 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
 	}
+	// The explore key's searches and the violations they find: a folder made at the first
+	// search, removed when the lab ends.
+	tmp := &lazyDir{}
+	defer tmp.remove()
 	return ui.Run(ctx, ui.Config{
 		Start:     *start,
 		Scenarios: lessonsFor(b, sf.db),
 		Open:      root.Open,
+		Explore:   labExplore(b, root, tmp),
 		TempDB:    sf.db == "",
 		In:        stdin,
 		// w writes transcripts beside the --db database, or in the working folder.

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"leaselab/assets"
+	"leaselab/engine"
+	"leaselab/engine/explore"
+	"leaselab/engine/scenario"
+	"leaselab/ui"
+)
+
+// labExploreLimit bounds the lab's explore key's search in time, on top of the default bounds:
+// the lab waits on it.
+const labExploreLimit = 20 * time.Second
+
+// lazyDir is a temporary folder made when first asked for.
+type lazyDir struct {
+	mu   sync.Mutex
+	path string
+}
+
+// get makes the folder, the first time, and returns its path.
+func (d *lazyDir) get() (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.path == "" {
+		p, err := os.MkdirTemp("", runFolderPrefix(os.Getpid()))
+		if err != nil {
+			return "", fmt.Errorf("temporary folder: %w", err)
+		}
+		d.path = p
+	}
+	return d.path, nil
+}
+
+// remove removes the folder, if it was made.
+func (d *lazyDir) remove() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.path != "" {
+		os.RemoveAll(d.path)
+		d.path = ""
+	}
+}
+
+// labExplore is the lab's explore key (ui.ExploreFunc): "leaselab explore" of the scenario with
+// the lab's toggles now, within the default bounds and labExploreLimit, on a new SQLite file in
+// a folder of its own under dir (made at the first search). A violation's scenario file is
+// written beside it, for the lab to open (as explore --open does); the lab removes dir when it
+// ends.
+func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
+	var searches atomic.Int64
+	return func(ctx context.Context, name string, toggles map[string]bool, progress func(string)) (ui.ExploreOutcome, error) {
+		src, _, err := assets.Load(name, scenario.MaxScenarioSize)
+		if err != nil {
+			return ui.ExploreOutcome{}, fmt.Errorf("explore %s: %w", name, err)
+		}
+		sc, err := root.load(name)
+		if err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		if err := sc.Apply(engine.Overrides{Toggles: toggles}); err != nil {
+			return ui.ExploreOutcome{}, fmt.Errorf("explore %s: %w", sc.Name, err)
+		}
+		if sc.Backend != "" {
+			return ui.ExploreOutcome{}, fmt.Errorf("explore %s: a %s lesson; explore runs on SQLite", sc.Name, sc.Backend)
+		}
+		top, err := dir.get()
+		if err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		sub := filepath.Join(top, fmt.Sprintf("search-%d", searches.Add(1)))
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			return ui.ExploreOutcome{}, fmt.Errorf("explore: temporary folder: %w", err)
+		}
+		db, err := b.File.Create(ctx, filepath.Join(sub, "explore.db"), false, false)
+		if err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		defer db.Close()
+		bounds := explore.DefaultBounds()
+		bounds.TimeLimit = labExploreLimit
+		res, err := explore.Run(ctx, explore.Config{Scenario: sc, DB: db, Bounds: bounds, TempDir: sub, Now: time.Now,
+			ProgressEvery: 250 * time.Millisecond, Progress: func(st explore.Stats) { progress(st.Progress()) }})
+		if err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		var text strings.Builder
+		if err := res.WriteText(&text); err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+		if res.Violation == nil {
+			for _, l := range lines {
+				if strings.HasPrefix(l, "no schedule ") {
+					return ui.ExploreOutcome{Line: l}, nil
+				}
+			}
+			return ui.ExploreOutcome{Line: lines[len(lines)-1]}, nil
+		}
+		file := filepath.Join(sub, sc.Name+"-found.scenario")
+		if err := writeFound(file, src, sc, res.Violation); err != nil {
+			return ui.ExploreOutcome{}, err
+		}
+		return ui.ExploreOutcome{Line: strings.TrimSuffix(lines[0], ":"), File: file}, nil
+	}
+}
