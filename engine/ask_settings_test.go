@@ -277,6 +277,7 @@ func (f flip) String() string {
 // right under the settings of that moment is what the step then does — or that the question
 // is skipped with a reason. SQLite always; PostgreSQL too when LEASELAB_PG is set.
 func TestAnswersAreWhatTheStepDoes(t *testing.T) {
+	skipSweepUnderRace(t)
 	backends := []string{"sqlite"}
 	if os.Getenv("LEASELAB_PG") != "" {
 		backends = append(backends, "postgres")

@@ -94,3 +94,15 @@ func TestExploreKeyEscCancels(t *testing.T) {
 		t.Error("a cancelled search is still under way")
 	}
 }
+
+// TestExploreKeyKeepsTheHelpWhole: with X, the ? screen at 80×24 still ends on its last line
+// (quit), as the lab without X does (.ci/e2e-lab.sh reads it there).
+func TestExploreKeyKeepsTheHelpWhole(t *testing.T) {
+	l := newLabOn(t, "playground", 80, 24, Config{Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}),
+		Explore: func(context.Context, string, map[string]bool, func(string)) (ExploreOutcome, error) {
+			return ExploreOutcome{}, nil
+		}})
+	l.press("?")
+	l.must("X explore")
+	l.must("q/ctrl+c quit")
+}

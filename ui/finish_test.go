@@ -158,6 +158,7 @@ func BenchmarkFinishManyWorkers(b *testing.B) {
 // is leaselab run's verdict, with leaselab run's ledgers — but for a concurrent phase, where
 // the workers race on goroutines in leaselab run and the lab steps them in turn.
 func TestFinishKeyReachesEveryVerdict(t *testing.T) {
+	skipSweepUnderRace(t)
 	for _, name := range sqliteLessons() {
 		for _, flip := range []bool{false, true} {
 			o := engine.Overrides{}

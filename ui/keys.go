@@ -136,7 +136,7 @@ func DefaultKeyMap() KeyMap {
 		PrevMark:     b([]string{"["}, "[", "back to the previous crash, reclaim or rejection"),
 		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
-		Explore:      b([]string{"X"}, "X", "explore: search every schedule from the start, these toggles"),
+		Explore:      b([]string{"X"}, "X", "explore its schedules"),
 	}
 	for i, t := range engine.Registry() {
 		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())

@@ -149,6 +149,7 @@ func racyCount(lesson string, leasing bool, name string) bool {
 // reports, for both settings of each lesson's toggle (the lab stops where the script ends, as
 // run does, and runs a concurrent phase free, as run does).
 func TestLessonVerdictsMatchHeadlessRuns(t *testing.T) {
+	skipSweepUnderRace(t)
 	for _, lt := range lessonToggles {
 		for _, flip := range []bool{false, true} {
 			t.Run(lt.name+map[bool]string{false: "", true: "/" + lt.key}[flip], func(t *testing.T) {

@@ -62,6 +62,7 @@ func TestLessonTogglesOnlyWhereTheRunUsesThem(t *testing.T) {
 // and the count the toggle is about moves (rescuer-race with G passes, clock-skew with c
 // passes, with P the provider refuses the stale call).
 func TestLessonToggleKeysChangeTheRun(t *testing.T) {
+	skipSweepUnderRace(t)
 	for _, tc := range []struct {
 		lesson, key, toggle, metric string
 	}{

@@ -16,6 +16,7 @@ import (
 // missing: an ellipsis in the header, the ledgers, the checks or the verdict; a column of the
 // table; a check of the verdict without its own line; the lesson's key; the status line.
 func TestEveryLessonFitsTheScreen(t *testing.T) {
+	skipSweepUnderRace(t)
 	for _, name := range sqliteLessons() {
 		// 110×30 is the smallest wide layout.
 		for _, size := range [][2]int{{80, 24}, {120, 40}, {110, 30}} {
