@@ -105,13 +105,16 @@ func TestStressWithBackoffFinishes(t *testing.T) {
 
 // stress --skew gives each worker its clock offset: a worker 400 ms fast takes over live
 // leases, and the checks catch two owners (exit 1); with the database's clock they hold.
+// --fair-lock makes the workers take turns for SQLite's write lock: without it a loaded
+// machine (CI) once ran it with a least share of 0.0 %, Worker-B starved of the lock, so
+// its fast clock met no live lease and the run found no second owner. Two runs give the race two seeds.
 func TestStressSkew(t *testing.T) {
 	for _, c := range []struct {
 		clock string
 		code  int
 	}{{"--db-clock=false", exitExpect}, {"--db-clock=true", exitOK}} {
 		t.Run(c.clock, func(t *testing.T) {
-			code, out, errs := cli(t, "stress", "--messages", "300", "--skew", "B=+400ms", c.clock, "--timeout", "20s")
+			code, out, errs := cli(t, "stress", "--messages", "300", "--skew", "B=+400ms", c.clock, "--fair-lock", "--runs", "2", "--timeout", "20s")
 			if code != c.code {
 				t.Fatalf("exit %d, want %d: %s\n%s", code, c.code, errs, out)
 			}
