@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +53,7 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 	runs := fs.Int("runs", 1, "number of runs; run i uses seed+i")
 	timeout := fs.Duration("timeout", 5*time.Minute, "real-time limit of one run, seeding included; a run cut by it fails, its messages counted as unfinished (default: 5m, or 2ms per message above 150,000)")
 	fair := fs.Bool("fair-lock", false, "workers take turns for SQLite's write lock in the order they asked (store.Options.FairWriteLock)")
-	slots := fs.Int("slots", 0, "make each worker a hosted worker of this many slots (1 to 1000); no faults are injected")
+	slots := fs.Int("slots", 0, "make each worker a hosted worker of this many slots (1 to 1000); no faults are injected and no guard toggle applies")
 	rescuer := fs.Bool("rescuer", false, "run a rescuer beside the workers: a sweeper that moves expired leases back to Pending (guarded by --guarded-rescue)")
 	every := fs.Duration("rescue-every", stress.DefaultRescueEvery, "real time between the rescuer's sweeps")
 	asJSON := fs.Bool("json", false, "print the runs as JSON (the table's figures and the rescuer's) instead of the table")
@@ -64,9 +66,17 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 		if *slots < 0 || *slots > maxSlots {
 			return 0, usageError{fmt.Errorf("--slots %d: want 1 to %d", *slots, maxSlots)}
 		}
-		for _, r := range []string{"crash-rate", "pause-rate", "jump-rate"} {
+		for _, r := range []string{"crash-rate", "pause-rate", "jump-rate", "fail-rate", "max-attempts", "skew"} {
 			if set[r] {
 				return 0, usageError{fmt.Errorf("--%s: hosted workers (--slots) run without injected faults", r)}
+			}
+		}
+		// A hosted worker always leases, claims atomically, finalizes guarded and fenced and
+		// renews its leases: a toggle would be printed in the header and not obeyed. The
+		// rescuer's guard belongs to the rescuer, which may run beside hosted workers.
+		for _, name := range slices.Sorted(maps.Keys(set)) {
+			if _, err := engine.DefaultSettings().Get(name); err == nil && name != "guarded-rescue" {
+				return 0, usageError{fmt.Errorf("--%s: hosted workers (--slots) always claim in batches and finalize guarded and fenced; they take no --%s", name, name)}
 			}
 		}
 		*crash = 0
@@ -160,17 +170,24 @@ func cmdStress(ctx context.Context, b Backends, args []string, stdout, stderr io
 			if !r.OK() {
 				st := sc.Settings
 				var toggles strings.Builder
-				for _, t := range engine.ToggleNames() {
-					on, _ := st.Get(t)
-					fmt.Fprintf(&toggles, "--%s=%v ", t, on)
+				if *slots == 0 { // a hosted run takes none of these (it obeys none)
+					for _, t := range engine.ToggleNames() {
+						on, _ := st.Get(t)
+						fmt.Fprintf(&toggles, "--%s=%v ", t, on)
+					}
+					toggles.WriteString(retryFlags(sc))
 				}
-				toggles.WriteString(retryFlags(sc))
 				if *rescuer {
 					fmt.Fprintf(&toggles, "--rescuer --rescue-every %s --guarded-rescue=%v ", *every, st.GuardedRescue)
 				}
-				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s --crash-rate %v --pause-rate %v --jump-rate %v "+
+				// A hosted run injects no faults and refuses the rate flags: its line names --slots.
+				faults := fmt.Sprintf("--crash-rate %v --pause-rate %v --jump-rate %v ", *crash, *pause, *jump)
+				if *slots > 0 {
+					faults = fmt.Sprintf("--slots %d ", *slots)
+				}
+				fmt.Fprintf(stdout, "\nseed %d: %s\n  reproduce: leaselab stress --workers %d --messages %d --lease %s %s"+
 					"%s--fair-lock=%v --timeout %s --seed %d\n",
-					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, *crash, *pause, *jump,
+					r.Seed, strings.Join(r.Problems, "; "), len(sc.Workers), sc.Messages, st.Lease, faults,
 					toggles.String(), *fair, *timeout, r.Seed)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,4 +102,29 @@ func TestHostedWorkerSIGKILLLeasesExpire(t *testing.T) {
 		finalizedOnce(t, logs, messages)
 		t.Logf("%s: SIGKILL left %d rows Processing; %d reclaimed after the lease, %d finalized once each", name, held, reclaims, messages)
 	})
+}
+
+// stress --slots refuses what hosted workers do not obey (a fault rate, a guard's toggle) rather
+// than print it in the header, and a failed hosted run's reproduce line names --slots and none of
+// the rate flags that --slots refuses: pasted back, it runs.
+func TestStressSlotsFlags(t *testing.T) {
+	for _, bad := range [][]string{{"--leasing=false"}, {"--fencing=false"}, {"--heartbeat"}, {"--fail-rate", "0.1"}, {"--skew", "B=+400ms"}} {
+		code, _, errs := cli(t, append([]string{"stress", "--slots", "4", "--messages", "10"}, bad...)...)
+		flag := strings.SplitN(strings.TrimPrefix(bad[0], "--"), "=", 2)[0]
+		if code != exitUsage || !strings.Contains(errs, "--"+flag+": hosted workers (--slots)") {
+			t.Errorf("stress --slots %v: exit %d, %q; want 2 naming --%s", bad, code, errs, flag)
+		}
+	}
+	// Cut by its timeout while seeding, the run fails: its line is the one to paste back.
+	code, out, errs := cli(t, "stress", "--slots", "4", "--workers", "2", "--messages", "200000", "--timeout", "50ms")
+	if code != exitExpect {
+		t.Fatalf("exit %d, want 1: %s\n%s", code, errs, out)
+	}
+	line := regexp.MustCompile(`reproduce: leaselab (stress .*)`).FindStringSubmatch(out)
+	if line == nil || !strings.Contains(line[1], "--slots 4 ") || strings.Contains(line[1], "-rate") {
+		t.Fatalf("reproduce line %q: want --slots 4 and no rate flag\n%s", line, out)
+	}
+	if code, _, errs := cli(t, strings.Fields(line[1])...); code == exitUsage {
+		t.Fatalf("the reproduce line is refused: %s", errs)
+	}
 }
