@@ -466,21 +466,38 @@ func (h *host) completeBatch(ctx context.Context, batch []hostItem, stop func())
 	h.mu.Unlock()
 }
 
-// finalize writes one batch of finalizes in one transaction, retrying it while the database is
-// busy (nothing was written then).
-func (h *host) finalize(ctx context.Context, reqs []FinalizeRequest, stop func()) {
-	var (
-		res []FinalizeResult
-		err error
-	)
+// busyFor is how long the completer retries a transaction the database keeps refusing as busy
+// before the hosted worker gives up with an error: a whole lease (at least a second), by
+// which time every lease the transaction guards has ended and its guards could only fail.
+func (h *host) busyFor() time.Duration { return max(h.opt.Lease, time.Second) }
+
+// retryBusy runs tx, and again after a poll while the database answers that it is busy (nothing
+// was written then), for up to busyFor; the error is the last one, wrapped when it is still busy.
+// The completer's context is never cancelled (a stop does not cut a transaction in half), so
+// the deadline, not the context, ends the retries.
+func (h *host) retryBusy(ctx context.Context, tx func() error) error {
+	give := h.opt.Wall.Now().Add(h.busyFor())
 	for {
-		res, err = h.doneC.FinalizeBatch(ctx, reqs)
-		if !errors.Is(err, ErrBusy) || ctx.Err() != nil {
-			break
+		err := tx()
+		if !errors.Is(err, ErrBusy) {
+			return err
+		}
+		if !h.opt.Wall.Now().Before(give) {
+			return fmt.Errorf("still busy after %s of retries: %w", h.busyFor(), err)
 		}
 		h.count(func(s *HostStats) { s.BusyRetries++ })
 		h.wait(ctx, h.opt.Poll)
 	}
+}
+
+// finalize writes one batch of finalizes in one transaction, retrying it while the database is
+// busy.
+func (h *host) finalize(ctx context.Context, reqs []FinalizeRequest, stop func()) {
+	var res []FinalizeResult
+	err := h.retryBusy(ctx, func() (err error) {
+		res, err = h.doneC.FinalizeBatch(ctx, reqs)
+		return err
+	})
 	if err != nil {
 		h.fail(fmt.Errorf("%s: finalize batch: %w", h.opt.Name, err), stop)
 		return
@@ -511,19 +528,24 @@ func (h *host) finalize(ctx context.Context, reqs []FinalizeRequest, stop func()
 }
 
 // release gives a message back unprocessed, guarded by owner and lease version: Pending, and
-// claimable again at once. A message whose lease the heartbeat found gone is only forgotten.
+// claimable again at once, retried while the database is busy as a finalize is. A message
+// whose lease the heartbeat found gone is only forgotten.
 func (h *host) release(ctx context.Context, it hostItem, stop func()) {
 	if it.why == "" {
 		return // its lease was lost: another owner has it
 	}
-	res, err := h.doneC.Fail(ctx, FailRequest{Worker: h.opt.ID, Message: it.m, Now: h.opt.Wall.Now().UTC().Truncate(time.Millisecond), Error: it.why})
+	var res FailResult
+	err := h.retryBusy(ctx, func() (err error) {
+		res, err = h.doneC.Fail(ctx, FailRequest{Worker: h.opt.ID, Message: it.m, Now: h.opt.Wall.Now().UTC().Truncate(time.Millisecond), Error: it.why})
+		return err
+	})
 	if err != nil {
 		h.fail(fmt.Errorf("%s: release %s: %w", h.opt.Name, it.m.IdempotencyKey, err), stop)
 		return
 	}
-	ev := Event{Kind: EvFail, At: res.At, Key: it.m.IdempotencyKey, Error: it.why, Rows: res.Attempts, Outcome: OutcomeReleased}
+	ev := Event{Kind: EvFail, At: res.At, Key: it.m.IdempotencyKey, Version: it.m.LeaseVersion, Error: it.why, Rows: 1, Outcome: OutcomeReleased}
 	if !res.Released {
-		ev.Outcome = OutcomeRejected
+		ev.Rows, ev.Outcome = 0, OutcomeRejected
 	} else {
 		h.count(func(s *HostStats) { s.Released++ })
 		ev.Text = fmt.Sprintf("%s released %s unprocessed (%s): Pending, claimable again at once", h.opt.Name, it.m.IdempotencyKey, it.why)
