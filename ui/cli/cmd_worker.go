@@ -298,7 +298,7 @@ func runHosted(ctx context.Context, sess *engine.Session, n int, pace, poll time
 		OnEvent: func(e engine.Event) { say("%s", words.Escape(e.String())) },
 		OnFetch: func(free int, got []engine.Message) {
 			say("%s %s fetched %d for %d free %s in one claim: %s", engine.FormatClock(time.Now()), name, len(got), free,
-				plural(free, "slot"), keyRange(got))
+				words.Plural(free, "slot"), keyRange(got))
 		},
 		OnBatch: func(reqs []engine.FinalizeRequest, res []engine.FinalizeResult) {
 			ok := 0
@@ -308,7 +308,7 @@ func runHosted(ctx context.Context, sess *engine.Session, n int, pace, poll time
 				}
 			}
 			say("%s %s completer: %d %s in one transaction, %d committed, %d rejected", engine.FormatClock(time.Now()), name,
-				len(reqs), plural(len(reqs), "finalize"), ok, len(reqs)-ok)
+				len(reqs), words.Plural(len(reqs), "finalize"), ok, len(reqs)-ok)
 		}})
 	close(stopped)
 	<-told
@@ -324,11 +324,4 @@ func keyRange(ms []engine.Message) string {
 		return first
 	}
 	return first + " … " + last
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
