@@ -72,6 +72,21 @@ type HostStats struct {
 	BusyRetries  int // transactions the database gave up on and that were retried
 }
 
+// Add adds o's counts to s: the stats of several hosted workers as one (MaxBatch the largest).
+func (s *HostStats) Add(o HostStats) {
+	s.Fetches += o.Fetches
+	s.EmptyFetches += o.EmptyFetches
+	s.Claimed += o.Claimed
+	s.Batches += o.Batches
+	s.MaxBatch = max(s.MaxBatch, o.MaxBatch)
+	s.Finalized += o.Finalized
+	s.Rejected += o.Rejected
+	s.Renewed += o.Renewed
+	s.LostLeases += o.LostLeases
+	s.Released += o.Released
+	s.BusyRetries += o.BusyRetries
+}
+
 // hostItem is a message on its way from a slot to the completer: with its provider answer, or
 // to be released (release true, why says why).
 type hostItem struct {

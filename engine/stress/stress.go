@@ -73,7 +73,10 @@ type Result struct {
 	// Rescuer is what the rescuer did (Config.Rescuer), nil without one: its sweeps, the
 	// expired leases they read, its rescues, the guarded ones refused (0 rows), and the
 	// rescues that set a finished message back to Pending (River #1302).
-	Rescuer  *engine.RescuerSummary
+	Rescuer *engine.RescuerSummary
+	// Hosted is what the hosted workers did (Config.Slots), added up; nil without them: their
+	// fetches and the messages those claimed, the completer's batches, heartbeats, releases.
+	Hosted   *engine.HostStats
 	Elapsed  time.Duration
 	Problems []string
 }
@@ -147,6 +150,10 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 	)
 	hostCtx, stopHosts := context.WithCancel(ctx) // the hosted workers' (Slots): ended when the run is done
 	defer stopHosts()
+	var hostMu sync.Mutex
+	if cfg.Slots > 0 {
+		res.Hosted = &engine.HostStats{}
+	}
 	for i := range s.Workers() {
 		wg.Add(1)
 		go func() {
@@ -154,7 +161,11 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 			rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)+1))
 			var err error
 			if cfg.Slots > 0 {
-				_, err = s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
+				var hs engine.HostStats
+				hs, err = s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
+				hostMu.Lock()
+				res.Hosted.Add(hs)
+				hostMu.Unlock()
 			} else {
 				err = chaosWorker(ctx, s, i, rng, cfg, &done, &crashes, &pauses, &jumps)
 			}
@@ -501,6 +512,12 @@ func WriteResults(out io.Writer, st engine.Settings, results []*Result) error {
 			r.Sweeps, words.Plural(r.Sweeps, "sweep"), r.Every, engine.OnOff(st.GuardedRescue), r.Seen, words.Plural(r.Seen, "lease"),
 			r.Rescued, words.Plural(r.Rescued, "rescue"), r.Refused, r.RescuedFinished)
 	}
+	if h := hostedTotal(results); h != nil {
+		fmt.Fprintf(out, "\nhosted: %d %s claimed %d %s (%.1f a fetch; %d found none); %d completer %s finalized %d (largest %d), %d rejected; %d %s renewed, %d lost; %d released; %d busy %s\n",
+			h.Fetches, words.Plural(h.Fetches, "fetch"), h.Claimed, words.Plural(h.Claimed, "message"), perFetch(h), h.EmptyFetches,
+			h.Batches, words.Plural(h.Batches, "batch"), h.Finalized, h.MaxBatch, h.Rejected, h.Renewed, words.Plural(h.Renewed, "lease"),
+			h.LostLeases, h.Released, h.BusyRetries, words.Plural(h.BusyRetries, "retry"))
+	}
 	if waits > 0 {
 		fmt.Fprintf(out, "\nlock waits: %d %s waited for another transaction's row lock, %d ms in all (skip-locked is off)\n",
 			waits, words.Plural(waits, "claim"), waited)
@@ -534,8 +551,56 @@ type JSONRun struct {
 	Stuck                     int                    `json:"stuck"`
 	ElapsedMS                 int64                  `json:"elapsed_ms"`
 	Rescuer                   *engine.RescuerSummary `json:"rescuer,omitempty"`
+	Hosted                    *JSONHosted            `json:"hosted,omitempty"`
 	OK                        bool                   `json:"ok"`
 	Problems                  []string               `json:"problems"`
+}
+
+// JSONHosted is what a run's hosted workers did (stress --slots), added up over them.
+type JSONHosted struct {
+	Fetches      int `json:"fetches"`
+	EmptyFetches int `json:"empty_fetches"`
+	Claimed      int `json:"claimed"`
+	Batches      int `json:"batches"`
+	MaxBatch     int `json:"max_batch"`
+	Finalized    int `json:"finalized"`
+	Rejected     int `json:"rejected"`
+	Renewed      int `json:"renewed"`
+	LostLeases   int `json:"lost_leases"`
+	Released     int `json:"released"`
+	BusyRetries  int `json:"busy_retries"`
+}
+
+// jsonHosted is h in JSONHosted's words; nil for nil.
+func jsonHosted(h *engine.HostStats) *JSONHosted {
+	if h == nil {
+		return nil
+	}
+	return &JSONHosted{Fetches: h.Fetches, EmptyFetches: h.EmptyFetches, Claimed: h.Claimed, Batches: h.Batches, MaxBatch: h.MaxBatch,
+		Finalized: h.Finalized, Rejected: h.Rejected, Renewed: h.Renewed, LostLeases: h.LostLeases, Released: h.Released, BusyRetries: h.BusyRetries}
+}
+
+// hostedTotal adds up the hosted workers' counts of results; nil when no run had them.
+func hostedTotal(results []*Result) *engine.HostStats {
+	var t *engine.HostStats
+	for _, r := range results {
+		if r.Hosted == nil {
+			continue
+		}
+		if t == nil {
+			t = &engine.HostStats{}
+		}
+		t.Add(*r.Hosted)
+	}
+	return t
+}
+
+// perFetch is how many messages a fetch that took any claimed, on average.
+func perFetch(h *engine.HostStats) float64 {
+	if h.Fetches == 0 {
+		return 0
+	}
+	return float64(h.Claimed) / float64(h.Fetches)
 }
 
 // JSONRuns is WriteJSON's output: the settings in words, every run, and whether all held.
@@ -557,7 +622,7 @@ func WriteJSON(out io.Writer, st engine.Settings, results []*Result) error {
 			ProcessedByTwoOwners: s.ProcessedByTwoOwners, ReprocessedAfterLostLease: s.ReprocessedAfterLostLease,
 			OwnershipViolations: s.OwnershipViolations, RejectedFinalizes: s.RejectedFinalizes, ProviderFailures: s.ProviderFailures,
 			Crashes: r.Crashes, Pauses: r.Pauses, ClockJumps: r.ClockJumps, Stuck: r.StuckProcessing,
-			ElapsedMS: r.Elapsed.Milliseconds(), Rescuer: r.Rescuer, OK: r.OK(), Problems: append([]string{}, r.Problems...)})
+			ElapsedMS: r.Elapsed.Milliseconds(), Rescuer: r.Rescuer, Hosted: jsonHosted(r.Hosted), OK: r.OK(), Problems: append([]string{}, r.Problems...)})
 		all.OK = all.OK && r.OK()
 	}
 	enc := json.NewEncoder(out)

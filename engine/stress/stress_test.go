@@ -215,6 +215,11 @@ func TestStressHostedWorkers(t *testing.T) {
 	if res.Summary.ClaimsWon < 600 {
 		t.Fatalf("%d claims counted for 600 messages", res.Summary.ClaimsWon)
 	}
+	// They were hosted workers: a fetch claimed for several slots, a batch finalized several.
+	h := res.Hosted
+	if h == nil || h.Claimed != res.Summary.ClaimsWon || h.Fetches == 0 || h.Fetches >= h.Claimed || h.MaxBatch < 2 || h.Finalized != 600 {
+		t.Fatalf("hosted counts %+v: want every claim counted, fetches of several, batches of several, 600 finalized", h)
+	}
 }
 
 // The rescuer in stress: a sweeper on its own goroutine and connection beside the workers. With

@@ -1,13 +1,21 @@
 package words
 
-import "cmp"
+import (
+	"cmp"
+	"strings"
+)
 
-// Plural is word, with an "s" unless n is one.
+// Plural is word in English's plural unless n is one: "rows", "batches", "retries".
 func Plural(n int, word string) string {
-	if n != 1 {
-		word += "s"
+	switch {
+	case n == 1:
+		return word
+	case strings.HasSuffix(word, "ch") || strings.HasSuffix(word, "sh") || strings.HasSuffix(word, "x") || strings.HasSuffix(word, "ss"):
+		return word + "es"
+	case len(word) > 1 && word[len(word)-1] == 'y' && !strings.ContainsRune("aeiou", rune(word[len(word)-2])):
+		return word[:len(word)-1] + "ies"
 	}
-	return word
+	return word + "s"
 }
 
 // PassFail is a check's result in one word.

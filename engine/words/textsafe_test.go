@@ -21,3 +21,14 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		word, want string
+	}{{1, "batch", "batch"}, {0, "row", "rows"}, {2, "batch", "batches"}, {3, "fetch", "fetches"}, {2, "retry", "retries"}, {2, "key", "keys"}, {2, "box", "boxes"}} {
+		if got := Plural(c.n, c.word); got != c.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.word, got, c.want)
+		}
+	}
+}
