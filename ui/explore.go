@@ -48,10 +48,11 @@ type exploreDoneMsg struct {
 	err error
 }
 
-// toggleMap is the toggles as settings hold them, by name.
+// toggleMap is every toggle of the registry as settings hold them, by name: the lab's own keys
+// and the lessons' (j, m, G, c, P), so a search runs with what the lab shows flipped.
 func toggleMap(s engine.Settings) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range engine.Toggles() {
+	for _, t := range engine.Registry() {
 		out[t.Name] = t.Of(s)
 	}
 	return out

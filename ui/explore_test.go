@@ -106,3 +106,27 @@ func TestExploreKeyKeepsTheHelpWhole(t *testing.T) {
 	l.must("X explore")
 	l.must("q/ctrl+c quit")
 }
+
+// TestExploreKeyTakesTheLessonsToggles: X searches with every toggle as the lab holds it, the
+// lessons' own keys too: rescuer-race with its guard flipped by G is searched so (X used to
+// pass only the toggles of the lab's own keys, and searched the lesson as it was declared).
+func TestExploreKeyTakesTheLessonsToggles(t *testing.T) {
+	var got map[string]bool
+	l := newLabOn(t, "rescuer-race", 160, 50, Config{Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}),
+		Explore: func(_ context.Context, _ string, toggles map[string]bool, _ func(string)) (ExploreOutcome, error) {
+			got = toggles
+			return ExploreOutcome{Line: "no schedule of depth ≤ 10 breaks a safety check: 9 states"}, nil
+		}})
+	tg, _ := engine.LookupToggle(engine.ToggleGuardedRescue)
+	was := tg.Of(l.m.frame.Settings)
+	l.press("G")
+	l.press("X")
+	if on, ok := got[tg.Name]; !ok || on == was {
+		t.Fatalf("searched with %v: want %s=%v, as G left it", got, tg.Name, !was)
+	}
+	for _, tg := range engine.Registry() {
+		if _, ok := got[tg.Name]; !ok {
+			t.Errorf("the search was not given %s", tg.Name)
+		}
+	}
+}
