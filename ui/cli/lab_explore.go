@@ -53,9 +53,9 @@ func (d *lazyDir) remove() {
 
 // labExplore is the lab's explore key (ui.ExploreFunc): "leaselab explore" of the scenario with
 // the lab's toggles now, within the default bounds and labExploreLimit, on a new SQLite file in
-// a folder of its own under dir (made at the first search). A violation's scenario file is
-// written beside it, for the lab to open (as explore --open does); the lab removes dir when it
-// ends.
+// a folder of its own under dir (made at the first search), removed when the search ends
+// unless it found a violation: its scenario file is written there, for the lab to open (as
+// explore --open does), and the lab removes dir when it ends.
 func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
 	var searches atomic.Int64
 	return func(ctx context.Context, name string, toggles map[string]bool, progress func(string)) (ui.ExploreOutcome, error) {
@@ -81,11 +81,17 @@ func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
 		if err := os.Mkdir(sub, 0o700); err != nil {
 			return ui.ExploreOutcome{}, fmt.Errorf("explore: temporary folder: %w", err)
 		}
+		keep := false // the folder stays only for a violation's file, which the lab may open
+		defer func() {
+			if !keep {
+				os.RemoveAll(sub)
+			}
+		}()
 		db, err := b.File.Create(ctx, filepath.Join(sub, "explore.db"), false, false)
 		if err != nil {
 			return ui.ExploreOutcome{}, err
 		}
-		defer db.Close()
+		defer db.Close() // before the folder's removal: deferred calls run last first
 		bounds := explore.DefaultBounds()
 		bounds.TimeLimit = labExploreLimit
 		res, err := explore.Run(ctx, explore.Config{Scenario: sc, DB: db, Bounds: bounds, TempDir: sub, Now: time.Now,
@@ -113,6 +119,7 @@ func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
 		if err := writeFound(file, src, sc, res.Violation); err != nil {
 			return ui.ExploreOutcome{}, err
 		}
+		keep = true
 		return ui.ExploreOutcome{Line: strings.TrimSuffix(lines[0], ":"), File: file}, nil
 	}
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,7 +22,7 @@ func TestLabExplore(t *testing.T) {
 	search := labExplore(b, root, dir)
 	var lines int
 	toggles := map[string]bool{}
-	for _, tg := range engine.Toggles() {
+	for _, tg := range engine.Registry() { // as the lab passes them: every toggle
 		toggles[tg.Name] = tg.Default
 	}
 	toggles[engine.ToggleAtomicClaim] = false
@@ -38,7 +40,20 @@ func TestLabExplore(t *testing.T) {
 	if s == nil {
 		t.Fatal("no session")
 	}
+	found := out.File
 	toggles[engine.ToggleAtomicClaim] = true
+	out, err = search(context.Background(), "playground", toggles, func(string) {})
+	if err != nil || out.File != "" || !strings.HasPrefix(out.Line, "no schedule ") {
+		t.Fatalf("every guard on: %+v, %v; want a proof", out, err)
+	}
+	// Each search has a folder of its own; the proof's (search-2) is removed with its database,
+	// the violation's (search-1) kept for its file.
+	if _, err := os.Stat(filepath.Join(dir.path, "search-2")); !os.IsNotExist(err) {
+		t.Errorf("the proof's folder is still there: %v", err)
+	}
+	if _, err := os.Stat(found); err != nil {
+		t.Errorf("the violation's file is gone: %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := search(ctx, "playground", toggles, func(string) {}); err == nil {
