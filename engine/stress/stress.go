@@ -582,15 +582,24 @@ func jsonHosted(h *engine.HostStats) *JSONHosted {
 
 // hostedTotal adds up the hosted workers' counts of results; nil when no run had them.
 func hostedTotal(results []*Result) *engine.HostStats {
-	var t *engine.HostStats
+	return totalOf(results, func(r *Result) *engine.HostStats { return r.Hosted },
+		func(*engine.HostStats) *engine.HostStats { return &engine.HostStats{} },
+		func(t, r *engine.HostStats) { t.Add(*r) })
+}
+
+// totalOf adds up one part of results (of: nil where a run has none) with add, starting from
+// zero(the first part found); nil when no run has it.
+func totalOf[T any](results []*Result, of func(*Result) *T, zero func(first *T) *T, add func(t, r *T)) *T {
+	var t *T
 	for _, r := range results {
-		if r.Hosted == nil {
+		p := of(r)
+		if p == nil {
 			continue
 		}
 		if t == nil {
-			t = &engine.HostStats{}
+			t = zero(p)
 		}
-		t.Add(*r.Hosted)
+		add(t, p)
 	}
 	return t
 }
@@ -632,21 +641,17 @@ func WriteJSON(out io.Writer, st engine.Settings, results []*Result) error {
 
 // rescuerTotal adds up the rescuers' counts of results; nil when no run had a rescuer.
 func rescuerTotal(results []*Result) *engine.RescuerSummary {
-	var t *engine.RescuerSummary
-	for _, r := range results {
-		if r.Rescuer == nil {
-			continue
-		}
-		if t == nil {
-			t = &engine.RescuerSummary{Name: r.Rescuer.Name, Every: r.Rescuer.Every}
-		}
-		t.Sweeps += r.Rescuer.Sweeps
-		t.Seen += r.Rescuer.Seen
-		t.Rescued += r.Rescuer.Rescued
-		t.Refused += r.Rescuer.Refused
-		t.RescuedFinished += r.Rescuer.RescuedFinished
-	}
-	return t
+	return totalOf(results, func(r *Result) *engine.RescuerSummary { return r.Rescuer },
+		func(f *engine.RescuerSummary) *engine.RescuerSummary {
+			return &engine.RescuerSummary{Name: f.Name, Every: f.Every}
+		},
+		func(t, r *engine.RescuerSummary) {
+			t.Sweeps += r.Sweeps
+			t.Seen += r.Seen
+			t.Rescued += r.Rescued
+			t.Refused += r.Refused
+			t.RescuedFinished += r.RescuedFinished
+		})
 }
 
 // leastShare is the least busy worker's share of the processing attempts, in per cent (a fair
