@@ -306,7 +306,7 @@ func (x *explorer) search(ctx context.Context) error {
 		x.res.Violation = &Violation{Failed: failed}
 		return nil
 	}
-	x.seen[key] = struct{}{}
+	x.seen[withUsed(key, x.root.used)] = struct{}{}
 	x.root.rows = rows
 	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
@@ -375,6 +375,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 			x.res.Violation = v
 			return out, nil
 		}
+		key = withUsed(key, child.used)
 		if _, ok := x.seen[key]; ok {
 			x.res.Pruned++
 			continue
@@ -475,6 +476,20 @@ func stateKey(rows []engine.Row, retry []engine.RetryState, st interface{ WriteS
 	writeRows(h, rows)
 	writeRetry(h, retry)
 	st.WriteState(h)
+	return sumKey(h)
+}
+
+// withUsed mixes into a state's key the budget its schedule has spent (crashes, clock moves,
+// pauses): two nodes with the same rows and workers but different budgets left can reach
+// different states, so merging them would let the bounded proof over-claim.
+func withUsed(key [2]uint64, u used) [2]uint64 {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%d|%d|%d|%d|%d\n", key[0], key[1], u.crashes, u.clockMoves, u.pauses)
+	return sumKey(h)
+}
+
+// sumKey folds a 128-bit hash's sum into a key.
+func sumKey(h hash.Hash) (key [2]uint64) {
 	sum128 := h.Sum(nil)
 	for i := 0; i < 8; i++ {
 		key[0] = key[0]<<8 | uint64(sum128[i])
