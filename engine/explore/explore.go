@@ -145,7 +145,8 @@ type Stats struct {
 	Unstored int
 	// Depth is the deepest level whose every state has been checked.
 	Depth int
-	// Frontier is how many states wait to be explored at the next level.
+	// Frontier is how many states wait to be explored: at the end of a level, the next
+	// level's; in a Progress report, every state queued so far and not yet expanded.
 	Frontier int
 	// Restores count the database copies brought back, Replayed the moves replayed in memory
 	// (or, with RestoreReplay, run again).
@@ -210,6 +211,7 @@ type explorer struct {
 	cur     any
 	seq     int // file copies made
 	atBound int // new states at the depth bound, left unexplored
+	waiting int // states queued and not yet expanded, for the progress line
 	start   time.Time
 	nextLog time.Time
 	res     *Result
@@ -312,9 +314,11 @@ func (x *explorer) search(ctx context.Context) error {
 		return err
 	}
 	frontier := []*node{x.root}
+	x.waiting = 1
 	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
 		var next []*node
 		for _, n := range frontier {
+			x.waiting--
 			children, err := x.expand(ctx, n)
 			if err != nil || x.res.Violation != nil {
 				return err
@@ -397,6 +401,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		}
 		child.rows = rows
 		out = append(out, child)
+		x.waiting++
 	}
 	return out, nil
 }
@@ -414,7 +419,7 @@ func (x *explorer) stop(ctx context.Context) error {
 	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) {
 		x.nextLog = now.Add(x.cfg.ProgressEvery)
 		st := x.res.Stats
-		st.Distinct, st.Elapsed = len(x.seen), now.Sub(x.start)
+		st.Distinct, st.Elapsed, st.Frontier = len(x.seen), now.Sub(x.start), x.waiting
 		x.cfg.Progress(st)
 	}
 	return nil
