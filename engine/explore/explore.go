@@ -438,10 +438,9 @@ func wrote(calls []call) bool {
 // schedule is the moves from the start to n.
 func (n *node) schedule() []Transition {
 	var out []Transition
-	for ; n != nil && n.parent != nil; n = n.parent {
-		out = append(out, n.t)
+	for _, p := range n.path() {
+		out = append(out, p.t)
 	}
-	slices.Reverse(out)
 	return out
 }
 
