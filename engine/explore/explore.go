@@ -145,7 +145,8 @@ type Stats struct {
 	Unstored int
 	// Depth is the deepest level whose every state has been checked.
 	Depth int
-	// Frontier is how many states wait to be explored at the next level.
+	// Frontier is how many states wait to be explored: at the end of a level, the next
+	// level's; in a Progress report, every state queued so far and not yet expanded.
 	Frontier int
 	// Restores count the database copies brought back, Replayed the moves replayed in memory
 	// (or, with RestoreReplay, run again).
@@ -210,6 +211,7 @@ type explorer struct {
 	cur     any
 	seq     int // file copies made
 	atBound int // new states at the depth bound, left unexplored
+	waiting int // states queued and not yet expanded, for the progress line
 	start   time.Time
 	nextLog time.Time
 	res     *Result
@@ -306,15 +308,17 @@ func (x *explorer) search(ctx context.Context) error {
 		x.res.Violation = &Violation{Failed: failed}
 		return nil
 	}
-	x.seen[key] = struct{}{}
+	x.seen[withUsed(key, x.root.used)] = struct{}{}
 	x.root.rows = rows
 	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
 	}
 	frontier := []*node{x.root}
+	x.waiting = 1
 	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
 		var next []*node
 		for _, n := range frontier {
+			x.waiting--
 			children, err := x.expand(ctx, n)
 			if err != nil || x.res.Violation != nil {
 				return err
@@ -375,6 +379,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 			x.res.Violation = v
 			return out, nil
 		}
+		key = withUsed(key, child.used)
 		if _, ok := x.seen[key]; ok {
 			x.res.Pruned++
 			continue
@@ -396,6 +401,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		}
 		child.rows = rows
 		out = append(out, child)
+		x.waiting++
 	}
 	return out, nil
 }
@@ -413,7 +419,7 @@ func (x *explorer) stop(ctx context.Context) error {
 	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) {
 		x.nextLog = now.Add(x.cfg.ProgressEvery)
 		st := x.res.Stats
-		st.Distinct, st.Elapsed = len(x.seen), now.Sub(x.start)
+		st.Distinct, st.Elapsed, st.Frontier = len(x.seen), now.Sub(x.start), x.waiting
 		x.cfg.Progress(st)
 	}
 	return nil
@@ -432,10 +438,9 @@ func wrote(calls []call) bool {
 // schedule is the moves from the start to n.
 func (n *node) schedule() []Transition {
 	var out []Transition
-	for ; n != nil && n.parent != nil; n = n.parent {
-		out = append(out, n.t)
+	for _, p := range n.path() {
+		out = append(out, p.t)
 	}
-	slices.Reverse(out)
 	return out
 }
 
@@ -475,6 +480,20 @@ func stateKey(rows []engine.Row, retry []engine.RetryState, st interface{ WriteS
 	writeRows(h, rows)
 	writeRetry(h, retry)
 	st.WriteState(h)
+	return sumKey(h)
+}
+
+// withUsed mixes into a state's key the budget its schedule has spent (crashes, clock moves,
+// pauses): two nodes with the same rows and workers but different budgets left can reach
+// different states, so merging them would let the bounded proof over-claim.
+func withUsed(key [2]uint64, u used) [2]uint64 {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%d|%d|%d|%d|%d\n", key[0], key[1], u.crashes, u.clockMoves, u.pauses)
+	return sumKey(h)
+}
+
+// sumKey folds a 128-bit hash's sum into a key.
+func sumKey(h hash.Hash) (key [2]uint64) {
 	sum128 := h.Sum(nil)
 	for i := 0; i < 8; i++ {
 		key[0] = key[0]<<8 | uint64(sum128[i])

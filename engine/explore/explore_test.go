@@ -55,14 +55,6 @@ func search(t testing.TB, sc *engine.Scenario, b Bounds, how Restore) *Result {
 	return res
 }
 
-func failedIDs(v *Violation) []string {
-	var ids []string
-	for _, c := range v.Failed {
-		ids = append(ids, c.ID)
-	}
-	return ids
-}
-
 func schedule(v *Violation) string {
 	var s []string
 	for _, t := range v.Schedule {

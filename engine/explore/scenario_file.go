@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"leaselab/engine"
+	"leaselab/engine/words"
 )
 
 // regenerated are the header keys WriteScenario writes itself, from the scenario as the search
@@ -25,12 +26,9 @@ var regenerated = map[string]bool{
 func WriteScenario(w io.Writer, src []byte, sc *engine.Scenario, v *Violation) error {
 	var b bytes.Buffer
 	name := sc.Name + "-found"
-	var ids []string
-	for _, c := range v.Failed {
-		ids = append(ids, c.ID)
-	}
+	ids := failedIDs(v)
 	fmt.Fprintf(&b, "# Found by leaselab explore %s: a shortest schedule that breaks %s.\n", sc.Name, strings.Join(ids, ", "))
-	fmt.Fprintf(&b, "# leaselab run FILE replays it, step by step, and fails the same check%s.\n", plural(len(ids)))
+	fmt.Fprintf(&b, "# leaselab run FILE replays it, step by step, and fails the same %s.\n", words.Plural(len(ids), "check"))
 	fmt.Fprintf(&b, "name: %s\n", name)
 	fmt.Fprintf(&b, "title: FOUND BY EXPLORE: %s breaks %s\n", sc.Name, strings.Join(ids, ", "))
 	fmt.Fprintf(&b, "explain: A shortest schedule of %d moves, found by searching every schedule of %s breadth-first.\n", len(v.Schedule), sc.Name)
@@ -97,11 +95,4 @@ func keptHeader(b *bytes.Buffer, src []byte) error {
 		b.WriteString(line + "\n")
 	}
 	return sc.Err()
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

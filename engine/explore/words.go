@@ -15,7 +15,7 @@ import (
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	if v := r.Violation; v != nil {
-		fmt.Fprintf(&b, "explore %s: a shortest schedule that breaks %s, %d %s:\n", r.Scenario, failedList(v), len(v.Schedule), plural2(len(v.Schedule), "move", "moves"))
+		fmt.Fprintf(&b, "explore %s: a shortest schedule that breaks %s, %d %s:\n", r.Scenario, failedList(v), len(v.Schedule), words.Plural(len(v.Schedule), "move"))
 		for i, t := range v.Schedule {
 			fmt.Fprintf(&b, "  %2d  %s\n", i+1, t)
 		}
@@ -51,9 +51,9 @@ func (r *Result) writeProof(b *strings.Builder) {
 		what = r.Checks[0]
 	}
 	fmt.Fprintf(b, "no schedule of depth ≤ %d with ≤ %d %s and ≤ %d clock %s", complete, r.Bounds.Crashes,
-		plural2(r.Bounds.Crashes, "crash", "crashes"), r.Bounds.ClockMoves, plural2(r.Bounds.ClockMoves, "move", "moves"))
+		plural2(r.Bounds.Crashes, "crash", "crashes"), r.Bounds.ClockMoves, words.Plural(r.Bounds.ClockMoves, "move"))
 	if r.Bounds.Pauses > 0 {
-		fmt.Fprintf(b, " and ≤ %d %s", r.Bounds.Pauses, plural2(r.Bounds.Pauses, "pause", "pauses"))
+		fmt.Fprintf(b, " and ≤ %d %s", r.Bounds.Pauses, words.Plural(r.Bounds.Pauses, "pause"))
 	}
 	fmt.Fprintf(b, " breaks %s: %s\n", what, r.figures())
 	if r.Exhausted && r.Cut == "" {
@@ -80,13 +80,16 @@ func (st Stats) Progress() string {
 		words.Thousands(st.Distinct), words.Thousands(st.Frontier), Seconds(st.Elapsed))
 }
 
-func failedList(v *Violation) string {
+// failedIDs are the ids of the checks the violation breaks.
+func failedIDs(v *Violation) []string {
 	var ids []string
 	for _, c := range v.Failed {
 		ids = append(ids, c.ID)
 	}
-	return strings.Join(ids, ", ")
+	return ids
 }
+
+func failedList(v *Violation) string { return strings.Join(failedIDs(v), ", ") }
 
 // Seconds writes d as seconds with one decimal: "6.2 s".
 func Seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
