@@ -51,7 +51,7 @@ func (r *Result) writeProof(b *strings.Builder) {
 		what = r.Checks[0]
 	}
 	fmt.Fprintf(b, "no schedule of depth ≤ %d with ≤ %d %s and ≤ %d clock %s", complete, r.Bounds.Crashes,
-		plural2(r.Bounds.Crashes, "crash", "crashes"), r.Bounds.ClockMoves, words.Plural(r.Bounds.ClockMoves, "move"))
+		words.Plural(r.Bounds.Crashes, "crash"), r.Bounds.ClockMoves, words.Plural(r.Bounds.ClockMoves, "move"))
 	if r.Bounds.Pauses > 0 {
 		fmt.Fprintf(b, " and ≤ %d %s", r.Bounds.Pauses, words.Plural(r.Bounds.Pauses, "pause"))
 	}
@@ -93,13 +93,6 @@ func failedList(v *Violation) string { return strings.Join(failedIDs(v), ", ") }
 
 // Seconds writes d as seconds with one decimal: "6.2 s".
 func Seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
-
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // JSON is the result for --json.
 type JSON struct {
