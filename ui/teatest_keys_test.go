@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -23,7 +24,13 @@ func TestProgramStageKeys(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	teatest.WaitFor(t, tm.Output(), has("space step"), opts...) // the footer is back
 	tm.Send(tea.KeyMsg{Type: tea.KeyShiftTab})
-	teatest.WaitFor(t, tm.Output(), has("previous scenario: opening"), opts...)
+	// The status "previous scenario: opening …" may last less than a frame, and the renderer
+	// paints only the last state of a frame (a loaded CI machine missed it once): wait for the
+	// status or for the previous scenario, the last in the tab order, opened.
+	n := len(sqliteLessons())
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return has("previous scenario: opening")(b) || has(fmt.Sprintf("scenario %d/%d (tab)", n, n))(b)
+	}, opts...)
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	final, ok := tm.FinalModel(t).(Model)
