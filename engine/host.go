@@ -57,19 +57,19 @@ type HostOptions struct {
 	OnBatch func(reqs []FinalizeRequest, res []FinalizeResult)
 }
 
-// HostStats count what a hosted worker did.
+// HostStats count what a hosted worker did (with the names stress --json gives them).
 type HostStats struct {
-	Fetches      int // claim statements that took at least one message
-	EmptyFetches int // claim statements that took none
-	Claimed      int // messages claimed
-	Batches      int // completer transactions
-	MaxBatch     int // the largest of them
-	Finalized    int // finalizes committed
-	Rejected     int // finalizes rejected by their guard (rolled back alone)
-	Renewed      int // heartbeats that extended a lease
-	LostLeases   int // heartbeats that found the lease gone (the message was given up)
-	Released     int // messages given back, guarded, before being processed (shutdown, failed call)
-	BusyRetries  int // transactions the database gave up on and that were retried
+	Fetches      int `json:"fetches"`       // claim statements that took at least one message
+	EmptyFetches int `json:"empty_fetches"` // claim statements that took none
+	Claimed      int `json:"claimed"`       // messages claimed
+	Batches      int `json:"batches"`       // completer transactions
+	MaxBatch     int `json:"max_batch"`     // the largest of them
+	Finalized    int `json:"finalized"`     // finalizes committed
+	Rejected     int `json:"rejected"`      // finalizes rejected by their guard (rolled back alone)
+	Renewed      int `json:"renewed"`       // heartbeats that extended a lease
+	LostLeases   int `json:"lost_leases"`   // heartbeats that found the lease gone (the message was given up)
+	Released     int `json:"released"`      // messages given back, guarded, before being processed (shutdown, failed call)
+	BusyRetries  int `json:"busy_retries"`  // transactions the database gave up on and that were retried
 }
 
 // Add adds o's counts to s: the stats of several hosted workers as one (MaxBatch the largest).

@@ -551,33 +551,9 @@ type JSONRun struct {
 	Stuck                     int                    `json:"stuck"`
 	ElapsedMS                 int64                  `json:"elapsed_ms"`
 	Rescuer                   *engine.RescuerSummary `json:"rescuer,omitempty"`
-	Hosted                    *JSONHosted            `json:"hosted,omitempty"`
+	Hosted                    *engine.HostStats      `json:"hosted,omitempty"`
 	OK                        bool                   `json:"ok"`
 	Problems                  []string               `json:"problems"`
-}
-
-// JSONHosted is what a run's hosted workers did (stress --slots), added up over them.
-type JSONHosted struct {
-	Fetches      int `json:"fetches"`
-	EmptyFetches int `json:"empty_fetches"`
-	Claimed      int `json:"claimed"`
-	Batches      int `json:"batches"`
-	MaxBatch     int `json:"max_batch"`
-	Finalized    int `json:"finalized"`
-	Rejected     int `json:"rejected"`
-	Renewed      int `json:"renewed"`
-	LostLeases   int `json:"lost_leases"`
-	Released     int `json:"released"`
-	BusyRetries  int `json:"busy_retries"`
-}
-
-// jsonHosted is h in JSONHosted's words; nil for nil.
-func jsonHosted(h *engine.HostStats) *JSONHosted {
-	if h == nil {
-		return nil
-	}
-	return &JSONHosted{Fetches: h.Fetches, EmptyFetches: h.EmptyFetches, Claimed: h.Claimed, Batches: h.Batches, MaxBatch: h.MaxBatch,
-		Finalized: h.Finalized, Rejected: h.Rejected, Renewed: h.Renewed, LostLeases: h.LostLeases, Released: h.Released, BusyRetries: h.BusyRetries}
 }
 
 // hostedTotal adds up the hosted workers' counts of results; nil when no run had them.
@@ -631,7 +607,7 @@ func WriteJSON(out io.Writer, st engine.Settings, results []*Result) error {
 			ProcessedByTwoOwners: s.ProcessedByTwoOwners, ReprocessedAfterLostLease: s.ReprocessedAfterLostLease,
 			OwnershipViolations: s.OwnershipViolations, RejectedFinalizes: s.RejectedFinalizes, ProviderFailures: s.ProviderFailures,
 			Crashes: r.Crashes, Pauses: r.Pauses, ClockJumps: r.ClockJumps, Stuck: r.StuckProcessing,
-			ElapsedMS: r.Elapsed.Milliseconds(), Rescuer: r.Rescuer, Hosted: jsonHosted(r.Hosted), OK: r.OK(), Problems: append([]string{}, r.Problems...)})
+			ElapsedMS: r.Elapsed.Milliseconds(), Rescuer: r.Rescuer, Hosted: r.Hosted, OK: r.OK(), Problems: append([]string{}, r.Problems...)})
 		all.OK = all.OK && r.OK()
 	}
 	enc := json.NewEncoder(out)

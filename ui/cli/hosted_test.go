@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -115,8 +116,21 @@ func TestStressSlotsFlags(t *testing.T) {
 			t.Errorf("stress --slots %v: exit %d, %q; want 2 naming --%s", bad, code, errs, flag)
 		}
 	}
+	// --json counts what the hosted workers did.
+	code, out, errs := cli(t, "stress", "--slots", "4", "--workers", "2", "--messages", "100", "--json")
+	var runs struct {
+		Runs []struct {
+			Hosted *struct{ Fetches, Claimed, Finalized int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &runs); code != exitOK || err != nil || len(runs.Runs) != 1 || runs.Runs[0].Hosted == nil {
+		t.Fatalf("--json: exit %d, %v: %s\n%s", code, err, errs, out)
+	}
+	if h := runs.Runs[0].Hosted; h.Claimed != 100 || h.Finalized != 100 || h.Fetches == 0 || h.Fetches >= h.Claimed {
+		t.Errorf("--json hosted %+v: want 100 claimed by fetches of several, 100 finalized", *h)
+	}
 	// Cut by its timeout while seeding, the run fails: its line is the one to paste back.
-	code, out, errs := cli(t, "stress", "--slots", "4", "--workers", "2", "--messages", "200000", "--timeout", "50ms")
+	code, out, errs = cli(t, "stress", "--slots", "4", "--workers", "2", "--messages", "200000", "--timeout", "50ms")
 	if code != exitExpect {
 		t.Fatalf("exit %d, want 1: %s\n%s", code, errs, out)
 	}
