@@ -170,3 +170,29 @@ func TestStateKeyHoldsNextAttempt(t *testing.T) {
 		t.Error("two states differing only in LastError have one state key")
 	}
 }
+
+// TestStateKeyHoldsTheBudgetSpent: one state reached with a crash (or a clock move, a pause)
+// spent and reached without it are two states: the second may still crash, so merging them
+// would leave its schedules unsearched and let the bounded proof claim them. Keys differ for
+// each part of the budget, and the playground to depth 7 (every guard on, 1 crash, 2 clock
+// moves) explores more distinct states than it did when the key left the budget out (1,325).
+func TestStateKeyHoldsTheBudgetSpent(t *testing.T) {
+	key := [2]uint64{1, 2}
+	seen := map[[2]uint64]used{}
+	for _, u := range []used{{}, {crashes: 1}, {clockMoves: 1}, {pauses: 1}, {crashes: 1, clockMoves: 2}} {
+		k := withUsed(key, u)
+		if was, ok := seen[k]; ok {
+			t.Errorf("budgets %+v and %+v have one key", was, u)
+		}
+		seen[k] = u
+	}
+	if withUsed(key, used{crashes: 1}) != withUsed(key, used{crashes: 1}) {
+		t.Error("one budget, two keys")
+	}
+	b := DefaultBounds()
+	b.Depth = 7
+	res := search(t, lesson(t, "playground", nil), b, RestoreRows)
+	if res.Violation != nil || res.Distinct <= 1325 {
+		t.Errorf("depth 7: %d distinct (violation %v); want more than the 1,325 of a key without the budget", res.Distinct, res.Violation)
+	}
+}
