@@ -180,6 +180,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
+		if p.offset == m.outbox.offset {
+			m.status = status{text: p.atEdge(), level: levelWarn} // a scroll key at the end says so
+		}
 		m.outbox = p
 		return m, cmd
 	}
