@@ -378,6 +378,20 @@ func (s *searcher) checkLeftOut(l *lab, path []string, size, plain string, lines
 	if missing := len(f.Workers) - len(shown); missing > 0 && !hasMore(plain, missing) {
 		s.violate(kindCut, path, size, fmt.Sprintf("%d of %d workers on screen, and no \"+%d more\"", len(shown), len(f.Workers), missing), plain)
 	}
+	var left []string // the ledgers' column, and what is above and below it
+	for _, ln := range lines {
+		left = append(left, ansi.Cut(ln, 0, l.m.layout.ledgersW))
+	}
+	column := strings.Join(left, "\n")
+	missing := 0
+	for _, it := range (ledgersPane{l.m.scene()}).ledgerItems() {
+		if !regexp.MustCompile(regexp.QuoteMeta(ledgerLabel(it)) + ` \d`).MatchString(column) {
+			missing++ // its words and its figure: "reclaims 0", not "B reclaims it"
+		}
+	}
+	if missing > 0 && !hasMore(plain, missing) {
+		s.violate(kindCut, path, size, fmt.Sprintf("%d ledger items left out, and no \"+%d more\"", missing, missing), plain)
+	}
 	rows := 0
 	for _, r := range f.Rows {
 		if strings.Contains(plain, " "+r.IdempotencyKey+" ") {
@@ -388,6 +402,15 @@ func (s *searcher) checkLeftOut(l *lab, path []string, size, plain string, lines
 		!strings.Contains(plain, fmt.Sprintf("of %d", len(f.Rows))) {
 		s.violate(kindCut, path, size, fmt.Sprintf("%d of %d rows on screen, and no word of the others", rows, len(f.Rows)), plain)
 	}
+}
+
+// ledgerLabel is a ledger item's words before its first figure: "processing attempts".
+func ledgerLabel(item string) string {
+	item = strings.TrimPrefix(ansi.Strip(item), "!! ")
+	if i := strings.IndexAny(item, "0123456789"); i > 0 {
+		item = item[:i]
+	}
+	return strings.TrimSpace(item)
 }
 
 // hasMore reports whether the screen says "+n more".
