@@ -67,8 +67,8 @@ func compare(e Expectation, actual string) bool {
 // metricNames are the numeric summary keys an expectation may name.
 var metricNames = []string{
 	"processing_attempts", "unique_processed", "processed_more_than_once", "finalized_more_than_once", "status_checks",
-	"reprocessed_after_lost_lease", "processed_by_two_owners",
-	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "lock_waits", "reclaims",
+	"reprocessed_after_lost_lease", "processed_by_two_owners", "reprocessed_by_same_worker",
+	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "claims_backoff", "lock_waits", "reclaims",
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
 	"payments.paid", "payments.failed", "payments.pending",
@@ -112,8 +112,9 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,
 		"finalized_more_than_once":     sum.FinalizedMoreThanOnce,
 		"reprocessed_after_lost_lease": sum.ReprocessedAfterLostLease, "processed_by_two_owners": sum.ProcessedByTwoOwners,
-		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
-		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims, "lock_waits": sum.LockWaits,
+		"reprocessed_by_same_worker": sum.ReprocessedBySameWorker,
+		"rows_loaded":                sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
+		"claims_blocked": sum.ClaimsBlocked, "claims_backoff": sum.ClaimsBackoff, "reclaims": sum.Reclaims, "lock_waits": sum.LockWaits,
 		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
 		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,
 		"creation_calls_in_workers": sum.CreationCallsInWorker, "lost": sum.Lost, "recovered": recovered,

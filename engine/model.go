@@ -128,6 +128,12 @@ func (o ClaimOutcome) String() string {
 	return "unknown"
 }
 
+// waitsForBackoff reports whether a blocked claim found work only waiting for its backoff:
+// ClaimDue's blocker is then a Pending row, with no owner and its NextAttemptUtc as PrevUntil.
+func (r ClaimResult) waitsForBackoff() bool {
+	return r.Outcome == ClaimBlocked && r.PrevOwner == "" && !r.PrevUntil.IsZero()
+}
+
 // requestTimes is a request's Times: its fixed now and until, or with a clock one reading of it.
 func requestTimes(now, until time.Time, clock func() time.Time, lease time.Duration) (time.Time, time.Time) {
 	if clock == nil {

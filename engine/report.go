@@ -24,7 +24,10 @@ type Summary struct {
 	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
 	ReprocessedAfterLostLease int `json:"reprocessed_after_lost_lease"`
 	ProcessedByTwoOwners      int `json:"processed_by_two_owners"`
-	// ReprocessedKeys are the keys of ReprocessedAfterLostLease, sorted: every one, for a screen
+	// ReprocessedBySameWorker splits off the messages processed again by the one worker that
+	// had processed them, each time under a lease of its own (Repeats.SameWorker).
+	ReprocessedBySameWorker int `json:"reprocessed_by_same_worker,omitempty"`
+	// ReprocessedKeys are the keys of ReprocessedAfterLostLease and ReprocessedBySameWorker, sorted: every one, for a screen
 	// that marks them; the JSON has the first MaxExamples (MarshalJSON).
 	ReprocessedKeys       []string `json:"reprocessed_keys,omitempty"`
 	FinalizedMoreThanOnce int      `json:"finalized_more_than_once"`
@@ -39,8 +42,9 @@ type Summary struct {
 	ClaimsWon               int            `json:"claims_won"`
 	ClaimsEmpty             int            `json:"claims_empty"`
 	ClaimsBlocked           int            `json:"claims_blocked"`
-	LockWaits               int            `json:"lock_waits"`     // claims that waited for a row lock (skip-locked off)
-	LockWaitedMS            int64          `json:"lock_waited_ms"` // how long they waited, in all
+	ClaimsBackoff           int            `json:"claims_backoff,omitempty"` // claims that found work only waiting for its backoff
+	LockWaits               int            `json:"lock_waits"`               // claims that waited for a row lock (skip-locked off)
+	LockWaitedMS            int64          `json:"lock_waited_ms"`           // how long they waited, in all
 	// Backend is the kind of database the lesson needs ("" for any; "postgres").
 	Backend               string         `json:"backend,omitempty"`
 	Reclaims              int            `json:"reclaims"`
@@ -205,7 +209,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		ProcessingAttempts: total.ProcessingAttempts,
 		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
 		RowsLoaded: total.RowsLoaded,
-		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
+		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked, ClaimsBackoff: total.ClaimsBackoff,
 		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
 		Reclaims:            total.Reclaims,
 		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
@@ -236,6 +240,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
 	rep := s.ledger.repeats()
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
+	sum.ReprocessedBySameWorker = rep.SameWorker
 	slices.Sort(sum.named)
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
@@ -287,10 +292,13 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 	if sum.ReprocessedAfterLostLease > 0 {
 		oneOwner += fmt.Sprintf("; %d again after its owner lost the lease (at-least-once)", sum.ReprocessedAfterLostLease)
 	}
+	if sum.ReprocessedBySameWorker > 0 {
+		oneOwner += fmt.Sprintf("; %d processed again by the same worker, one lease at a time", sum.ReprocessedBySameWorker)
+	}
 	checks := []Check{
 		{ID: CheckOneOwner, Name: "each message had one owner at a time", OK: sum.ProcessedByTwoOwners == 0, Detail: oneOwner},
 	}
-	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease > 0 {
+	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease+sum.ReprocessedBySameWorker > 0 {
 		// The strict check: shown when a lesson decides on it, or, set aside, to explain an
 		// at-least-once re-processing.
 		checks = append(checks, Check{ID: CheckProcessedOnce, Name: "each message processed exactly once",
@@ -320,15 +328,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 	if sum.CrashedOwners > 0 {
 		parts := []string{}
 		for _, r := range sum.Recovery {
-			who := r.ReclaimedBy
-			if who == "" {
-				who = "nobody yet"
-			}
-			part := fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, who, r.ProcessedTimes)
-			if r.ProcessedTimes > 1 {
-				part += " (again after a lost lease: at-least-once)"
-			}
-			parts = append(parts, part)
+			parts = append(parts, r.Words())
 		}
 		detail := strings.Join(parts, "; ")
 		if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
@@ -349,6 +349,9 @@ func processedOnceDetail(sum *Summary) string {
 	if sum.ReprocessedAfterLostLease > 0 {
 		d += fmt.Sprintf(" (%d after a lost lease: at-least-once, which no lease prevents; the idempotency key covers it)",
 			sum.ReprocessedAfterLostLease)
+	}
+	if sum.ReprocessedBySameWorker > 0 {
+		d += fmt.Sprintf(" (%d again by the same worker, under a new lease)", sum.ReprocessedBySameWorker)
 	}
 	return d
 }

@@ -46,8 +46,11 @@ func WriteText(out io.Writer, r *engine.Report) error {
 			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
 			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
 			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
-			if rc.ReclaimedBy != "" {
+			switch {
+			case rc.ReclaimedBy != "" && rc.ReclaimedAfterExpiry:
 				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
+			case rc.ReclaimedBy != "":
+				fmt.Fprintf(&b, " (%s took it at %s, over the live lease)", rc.ReclaimedBy, rc.ReclaimedAt)
 			}
 			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
 			if rc.OK {
@@ -220,6 +223,9 @@ func ledgers(r *engine.Report, b *strings.Builder) {
 	line("  of which reclaims", func(l engine.WorkerLedger) int { return l.Reclaims })
 	line("Claims empty", func(l engine.WorkerLedger) int { return l.ClaimsEmpty })
 	line("Claims blocked (live lease)", func(l engine.WorkerLedger) int { return l.ClaimsBlocked })
+	if r.Summary.ClaimsBackoff > 0 {
+		line("Claims waiting (backoff)", func(l engine.WorkerLedger) int { return l.ClaimsBackoff })
+	}
 	if r.Summary.LockWaits > 0 || r.Summary.Backend != "" {
 		line("  of which waited for a row lock", func(l engine.WorkerLedger) int { return l.LockWaits })
 	}
@@ -237,6 +243,9 @@ func ledgers(r *engine.Report, b *strings.Builder) {
 	fmt.Fprintf(tw, "Messages processed more than once\t%d\n", sum.ProcessedMoreThanOnce)
 	fmt.Fprintf(tw, "  by two owners at once (a safety failure)\t%d\n", sum.ProcessedByTwoOwners)
 	fmt.Fprintf(tw, "  again after a lost lease (at-least-once)\t%d\n", sum.ReprocessedAfterLostLease)
+	if sum.ReprocessedBySameWorker > 0 {
+		fmt.Fprintf(tw, "  again by the same worker (one owner at a time)\t%d\n", sum.ReprocessedBySameWorker)
+	}
 	fmt.Fprintf(tw, "Provider status-check calls (provider's count)\t%d\n", sum.StatusChecks)
 	fmt.Fprintf(tw, "Payment creation calls (gateway)\t%d (%d in workers)\n", sum.CreationCalls, sum.CreationCallsInWorker)
 	fmt.Fprintf(tw, "Payments Paid / Failed / Pending\t%d / %d / %d\n", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending)

@@ -216,7 +216,7 @@ func mdRecovery(r *engine.Report, b *strings.Builder) {
 		for i, m := range []struct {
 			what string
 			e    *engine.Event
-		}{{"Claim", claim}, {"Crash", crash}, {"Blocked before expiry", blocked}, {"Reclaimed after expiry", reclaim}} {
+		}{{"Claim", claim}, {"Crash", crash}, {"Blocked before expiry", blocked}, {reclaimedWhat(rc), reclaim}} {
 			if m.e == nil {
 				fmt.Fprintf(b, "%d. **%s**: did not happen\n", i+1, m.what)
 				continue
@@ -227,6 +227,15 @@ func mdRecovery(r *engine.Report, b *strings.Builder) {
 			b.WriteString("\nA lock would have lost this message; the lease recovered it.\n")
 		}
 	}
+}
+
+// reclaimedWhat names the recovery's last moment as Recovery.Words does: a reclaim after the
+// lease ended, or a take over the live lease.
+func reclaimedWhat(rc engine.Recovery) string {
+	if rc.ReclaimedBy != "" && !rc.ReclaimedAfterExpiry {
+		return "Taken over the live lease"
+	}
+	return "Reclaimed after expiry"
 }
 
 // recoveryEvents finds the four moments of rc in the timeline.
@@ -241,9 +250,9 @@ func recoveryEvents(r *engine.Report, rc engine.Recovery) (claim, crash, blocked
 			claim = e
 		case crash == nil && claim != nil && e.Kind == engine.EvCrash:
 			crash = e
-		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeBlocked && blocked == nil:
+		case crash != nil && reclaim == nil && e.BlockedByLease() && blocked == nil:
 			blocked = e
-		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed:
+		case crash != nil && reclaim == nil && e.TakesOver() && e.Worker == rc.ReclaimedBy:
 			reclaim = e
 		}
 	}
