@@ -29,6 +29,12 @@ func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
 		r := ExpectResult{Expect: "verdict = pass", Actual: passFail(sum.Passed), OK: sum.Passed}
 		out, met = append(out, r), sum.Passed
 	}
+	if sum.ExpectationsNotJudged = s.notJudged(); sum.ExpectationsNotJudged != "" {
+		for i := range out {
+			out[i].OK, out[i].NotJudged = false, true
+		}
+		met = false
+	}
 	return out, met
 }
 
@@ -73,7 +79,7 @@ var metricNames = []string{
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
 	"payments.paid", "payments.failed", "payments.pending",
 	"outbox.processed", "outbox.pending", "outbox.processing",
-	"dead_lettered", "provider_failures", "retries", "rejected_fails", "watchdog_ended", "verdict",
+	"dead_lettered", "provider_failures", "outage_calls", "retries", "rejected_fails", "watchdog_ended", "verdict",
 	"status_checks[KEY]", "processed_by_worker[WORKER]",
 }
 
@@ -121,7 +127,7 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		"messages": sum.Messages, "busy_retries": sum.BusyRetries,
 		"payments.paid": sum.Payments.Paid, "payments.failed": sum.Payments.Failed, "payments.pending": sum.Payments.Pending,
 		"outbox.processed": sum.Outbox.Processed, "outbox.pending": sum.Outbox.Pending, "outbox.processing": sum.Outbox.Processing,
-		"dead_lettered": sum.DeadLettered, "provider_failures": sum.ProviderFailures, "retries": sum.Retries,
+		"dead_lettered": sum.DeadLettered, "provider_failures": sum.ProviderFailures, "outage_calls": sum.OutageCalls, "retries": sum.Retries,
 		"rejected_fails": sum.RejectedFails, "watchdog_ended": boolInt(sum.WatchdogEnded),
 	}
 	if name == "verdict" {

@@ -88,9 +88,12 @@ type Row struct {
 	LockedUntil    time.Time // zero when NULL
 	Attempts       int64
 	LeaseVersion   int64
-	PaymentStatus  string
-	TransactionID  string // "" when NULL
-	Amount         int64  // minor units (cents)
+	// NextAttempt is the row's NextAttemptUtc: after a failed attempt with backoff, the row is
+	// not claimable before it; zero when NULL.
+	NextAttempt   time.Time
+	PaymentStatus string
+	TransactionID string // "" when NULL
+	Amount        int64  // minor units (cents)
 	// RowLock is, on a database with row locks (PostgreSQL), the connection whose open
 	// transaction holds this row's lock right now, as the server names it; "" when none, and
 	// always on SQLite. No column shows it: it is the server's, not the row's.

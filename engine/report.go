@@ -63,11 +63,14 @@ type Summary struct {
 	// 20): the messages parked (not lost), the provider calls that failed, the failed attempts
 	// released to be retried, and the provider calls per 100 ms. All empty in a run without
 	// failures, whose JSON is as before.
-	DeadLettered     int          `json:"dead_lettered,omitempty"`
-	ProviderFailures int          `json:"provider_failures,omitempty"`
-	Retries          int          `json:"retries,omitempty"`
-	RejectedFails    int          `json:"rejected_fails,omitempty"`
-	ProviderCalls    []CallBucket `json:"provider_calls_per_100ms,omitempty"`
+	DeadLettered     int `json:"dead_lettered,omitempty"`
+	ProviderFailures int `json:"provider_failures,omitempty"`
+	Retries          int `json:"retries,omitempty"`
+	RejectedFails    int `json:"rejected_fails,omitempty"`
+	// OutageCalls are the provider calls made while the provider was down (an outage); a run
+	// with an outage has the outage-waited-out check on them (report_retry.go).
+	OutageCalls   int          `json:"outage_calls,omitempty"`
+	ProviderCalls []CallBucket `json:"provider_calls_per_100ms,omitempty"`
 	// WatchdogEnded: the run was ended by the watchdog (ErrNoProgress); SetWatchdogEnded says
 	// so once the command knows.
 	WatchdogEnded bool `json:"watchdog_ended,omitempty"`
@@ -85,10 +88,14 @@ type Summary struct {
 	Checks                     []Check        `json:"checks"`
 	Expectations               []ExpectResult `json:"expectations"`
 	ExpectationsMet            bool           `json:"expectations_met"`
-	Passed                     bool           `json:"passed"`
-	Verdict                    string         `json:"verdict"`
-	ReportFile                 string         `json:"report_file,omitempty"`
-	Questions                  int            `json:"questions"` // the script's questions, which run ignores
+	// ExpectationsNotJudged says why the expectations were not judged (a person took the run
+	// off its script: a toggle switched mid-run, a crash by hand, …; offscript.go); "" when
+	// they were. ExpectationsMet is then false, and means nothing.
+	ExpectationsNotJudged string `json:"expectations_not_judged,omitempty"`
+	Passed                bool   `json:"passed"`
+	Verdict               string `json:"verdict"`
+	ReportFile            string `json:"report_file,omitempty"`
+	Questions             int    `json:"questions"` // the script's questions, which run ignores
 	// Rescuer is what the rescuer did, when the run has one; Clocks what skewed clocks and
 	// provider fencing did, when a clock is off or the provider fences (rescuer.go, skew.go).
 	Rescuer *RescuerSummary `json:"rescuer,omitempty"`
@@ -163,12 +170,13 @@ const (
 	CheckNoneLost      = "none-lost"
 	CheckRecovered     = "recovered"
 	CheckNoLockWaits   = "no-lock-waits"
+	CheckOutage        = "outage-waited-out"
 )
 
 // CheckIDs lists every check ID.
 func CheckIDs() []string {
 	return []string{CheckOneOwner, CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
-		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits, CheckNoUndoneFinish, CheckNoEarlyReclaim}
+		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits, CheckNoUndoneFinish, CheckNoEarlyReclaim, CheckOutage}
 }
 
 // ExpectResult is one expectation and what the run gave.
@@ -178,6 +186,9 @@ type ExpectResult struct {
 	Line   int    `json:"line"`
 	Actual string `json:"actual"`
 	OK     bool   `json:"ok"`
+	// NotJudged: the run left its script, and the expectation describes the script's own run
+	// (Summary.ExpectationsNotJudged); OK is false, and says nothing.
+	NotJudged bool `json:"not_judged,omitempty"`
 }
 
 // Recovery is the lease-expiry proof for one message whose owner crashed while holding it.

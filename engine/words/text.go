@@ -88,14 +88,20 @@ func WriteText(out io.Writer, r *engine.Report) error {
 		if e.Line > 0 {
 			line = fmt.Sprintf("  (line %d)", e.Line)
 		}
-		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", okWord(e.OK), e.Expect, when, e.Actual, line)
+		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", expectWord(e), e.Expect, when, e.Actual, line)
+	}
+	if sum.ExpectationsNotJudged != "" {
+		fmt.Fprintf(&b, "Not judged: %s.\n", sum.ExpectationsNotJudged)
 	}
 
 	section(&b, "Verdict")
 	fmt.Fprintf(&b, "%s\n", sum.Verdict)
-	if sum.ExpectationsMet {
+	switch {
+	case sum.ExpectationsNotJudged != "":
+		b.WriteString("The expectations were not judged: the run left the script.\n")
+	case sum.ExpectationsMet:
 		b.WriteString("The run did what the scenario expects.\n")
-	} else {
+	default:
 		b.WriteString("THE RUN DID NOT DO WHAT THE SCENARIO EXPECTS.\n")
 	}
 	_, err := io.WriteString(out, b.String())
@@ -111,6 +117,14 @@ func passWord(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
+}
+
+// expectWord is an expectation's mark: ok, NOT MET, or not judged (the run left its script).
+func expectWord(e engine.ExpectResult) string {
+	if e.NotJudged {
+		return "not judged"
+	}
+	return okWord(e.OK)
 }
 
 func okWord(ok bool) string {

@@ -59,13 +59,16 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 			if e.When != "" {
 				when = " when " + e.When
 			}
-			fmt.Fprintf(&b, "- **%s** `%s`%s: got %s\n", okWord(e.OK), code(e.Expect), md(when), md(e.Actual))
+			fmt.Fprintf(&b, "- **%s** `%s`%s: got %s\n", expectWord(e), code(e.Expect), md(when), md(e.Actual))
+		}
+		if sum.ExpectationsNotJudged != "" {
+			fmt.Fprintf(&b, "\n*Not judged: %s.*\n", md(sum.ExpectationsNotJudged))
 		}
 	}
 	if n := len(r.Questions); n > 0 {
 		right := 0
 		for _, a := range r.Questions {
-			if a.Picked == a.Answer.Right {
+			if a.Right() {
 				right++
 			}
 		}
@@ -76,28 +79,42 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 	return err
 }
 
-// mdAsked writes a question where it was asked, with the answer given.
+// mdAsked writes a question where it was asked, with the answer given and the answer the run
+// gave (Observed): what its step did, read from the run.
 func mdAsked(b *strings.Builder, a engine.Asked) {
-	q := a.Question
+	q, o := a.Question, a.Observed
 	fmt.Fprintf(b, "\n> **Question:** %s\n>\n", md(q.Text))
 	for i, ans := range q.Answers {
 		mark := ""
+		right := o.Known && i == o.Right
 		switch {
-		case i == a.Picked && i == a.Answer.Right:
+		case i == a.Picked && right:
 			mark = " — *answered, right*"
 		case i == a.Picked:
 			mark = " — *answered*"
-		case i == a.Answer.Right:
+		case right:
 			mark = " — *the right answer*"
 		}
 		fmt.Fprintf(b, "> %c. %s%s\n", 'A'+rune(i), md(ans), mark)
 	}
-	if a.Answer.When != "" || a.Answer.Because != "" {
-		why := md(a.Answer.Because)
-		if a.Answer.When != "" {
-			why = "(with " + md(a.Answer.When) + ") " + why
+	var why string
+	switch {
+	case !o.Known:
+		why = "Not graded yet: its answer is known " + o.Waiting + "."
+	case o.Right < 0:
+		why = "None of the answers describes what happened (" + o.Words + "): not scored."
+		if o.Because != "" {
+			why += " " + o.Because
 		}
-		fmt.Fprintf(b, ">\n> %s\n", strings.TrimSpace(why))
+	case o.Legacy && o.When != "":
+		why = "(with " + o.When + ") " + o.Because
+	case o.Legacy:
+		why = o.Because
+	default:
+		why = "What happened: " + o.Words + ". " + o.Because
+	}
+	if why = strings.TrimSpace(why); why != "" {
+		fmt.Fprintf(b, ">\n> %s\n", md(why))
 	}
 }
 
