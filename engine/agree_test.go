@@ -41,6 +41,9 @@ func TestChecksAgreeWithTheEvents(t *testing.T) {
 		}
 		for _, tg := range toggles {
 			for _, k := range at {
+				if k > 0 && watchdogFlip[name+"/"+tg] || name == "many-workers" && tg != engine.ToggleLeasing && tg != engine.ToggleAtomicClaim {
+					continue // a run to the watchdog, or 500 messages: once is enough (2 to 6 s each)
+				}
 				t.Run(fmt.Sprintf("%s/%s-flipped-before-step-%d", name, tg, k), func(t *testing.T) {
 					agreeAfterFlip(t, name, tg, k)
 				})
@@ -48,6 +51,10 @@ func TestChecksAgreeWithTheEvents(t *testing.T) {
 		}
 	}
 }
+
+// watchdogFlip are the flips whose runs go on until the watchdog ends them (a poison message
+// retried for ever).
+var watchdogFlip = map[string]bool{"dead-letter/" + engine.ToggleDeadLetter: true, "dead-letter/" + engine.ToggleLeasing: true}
 
 func agreeAfterFlip(t *testing.T, name, toggle string, at int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
