@@ -23,6 +23,7 @@ type result struct {
 	drain, waited         time.Duration // from the last fault's end to the last completion; to the end of the run
 	rate                  float64       // messages completed per second, from the start to the last completion
 	restarts              int
+	notes                 []string
 }
 
 // count reads run r's counts from the ledger.
@@ -39,11 +40,13 @@ func count(l *ledger, r *run) (result, error) {
 			[]any{&res.completed, &res.lost, &res.late}},
 		{`SELECT count(*), coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM calls WHERE run = ?1 GROUP BY key HAVING count(*) > 1)`,
 			[]any{&res.again, &res.extra}},
-		// A completion is stale when its writer's attempt is older than the message's newest:
-		// as the write's own transaction read it (River, goqite; -1: the message was already
-		// gone), as the system holds it after the run (leaselab's LeaseVersion: a Processed row is
-		// never claimed again; River's attempt), or as the provider saw it called.
-		{`SELECT count(*) FROM writes w WHERE run = ?1 AND (w.current = -1 OR w.attempt < max(
+		// A completion is stale when its writer no longer owned the message as the write's own
+		// transaction saw it (leaselab on PostgreSQL: the lease version as of its commit, in the
+		// WAL; River: the job running this attempt; goqite: the message there, received by this
+		// attempt), or when its writer's attempt is older than the message's newest: as that
+		// transaction read it, as the system holds it after the run (leaselab's LeaseVersion: a
+		// Processed row is never claimed again; River's attempt), or as the provider saw it called.
+		{`SELECT count(*) FROM writes w WHERE run = ?1 AND (w.owned = 0 OR w.attempt < max(
 		      coalesce(w.current, 0),
 		      coalesce((SELECT f.attempt FROM finals f WHERE f.run = w.run AND f.key = w.key), 0),
 		      coalesce((SELECT max(c.attempt) FROM calls c WHERE c.run = w.run AND c.key = w.key), 0)))`,
@@ -65,8 +68,15 @@ func count(l *ledger, r *run) (result, error) {
 func writeTable(w io.Writer, results []result) {
 	fmt.Fprintln(w, "| system | fault | seed | lost | not done at the end | run more than once (extra calls) | stale completions | paid twice | drained after the last fault | msgs/s | restarts | faults |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")
-	var skipped []string
+	var skipped, notes []string
 	for _, r := range results {
+		for i, n := range r.notes {
+			if i == 2 && len(r.notes) > 3 {
+				notes = append(notes, fmt.Sprintf("- %s × %s: … and %d more like these", r.system, r.fault, len(r.notes)-2))
+				break
+			}
+			notes = append(notes, fmt.Sprintf("- %s × %s: %s", r.system, r.fault, n))
+		}
 		if r.skipped != "" {
 			skipped = append(skipped, fmt.Sprintf("- %s × %s: not run (%s)", r.system, r.fault, r.skipped))
 			continue
@@ -87,6 +97,10 @@ func writeTable(w io.Writer, results []result) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d (%d) | %s | %d | %s | %.0f | %d | %s |\n",
 			r.system, r.fault, r.seed, r.lost, r.late, r.again, r.extra, stale, r.twice, drain, r.rate, r.restarts, r.plan)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintln(w)

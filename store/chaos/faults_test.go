@@ -168,7 +168,8 @@ func inject(ctx context.Context, p plan, t target, start time.Time) (time.Time, 
 		w := t.fleet.workers[s.worker]
 		switch s.kind {
 		case faultKill:
-			ok := w.signal(syscall.SIGKILL)
+			// A worker between two processes (just killed) is killed once its next has started.
+			ok := w.signalRunning(syscall.SIGKILL, 3*time.Second)
 			t.logf("fault: SIGKILL %s (%v)", w.name, ok)
 			last = time.Now()
 		case faultStop:

@@ -22,6 +22,7 @@ type worker struct {
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd // the process now running; nil between two
+	since   time.Time // when cmd started
 	stopped bool      // SIGSTOPped now
 	skew    time.Duration
 	starts  int
@@ -86,7 +87,7 @@ func (f *fleet) supervise(w *worker) {
 			f.say(w, "could not start: "+err.Error())
 		} else {
 			w.mu.Lock()
-			w.cmd, w.stopped = cmd, false
+			w.cmd, w.stopped, w.since = cmd, false, time.Now()
 			w.starts++
 			w.mu.Unlock()
 			if !f.running() { // shut down while it started: it missed the SIGTERM
@@ -128,6 +129,19 @@ func (w *worker) signal(sig syscall.Signal) bool {
 		w.stopped = false
 	}
 	return true
+}
+
+// signalRunning sends sig to w's process, waiting up to within for one to be running (and to
+// have run for 200 ms, long enough to have claimed something).
+func (w *worker) signalRunning(sig syscall.Signal, within time.Duration) bool {
+	for give := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+		w.mu.Lock()
+		ready := w.cmd != nil && time.Since(w.since) >= 200*time.Millisecond
+		w.mu.Unlock()
+		if ready || time.Now().After(give) {
+			return w.signal(sig)
+		}
+	}
 }
 
 // setSkew sets the clock offset of w's next process.

@@ -41,7 +41,8 @@ CREATE TABLE writes (     -- one per committed payment write (completion), as it
   attempt INTEGER NOT NULL, -- the writer's attempt
   worker  TEXT NOT NULL,
   current INTEGER NULL,     -- the message's newest attempt, read in the write's own transaction
-                            -- (-1: the message was gone); NULL when the harness cannot read it there
+                            -- (-1: the message was gone); NULL when the witness cannot read it there
+  owned   INTEGER NULL,     -- whether the writer still owned the message there (1, 0; NULL: unknown)
   witness TEXT NOT NULL
 );
 CREATE INDEX writes_run_key ON writes (run, key);
@@ -83,13 +84,14 @@ func (l *ledger) call(run, key string, attempt int64, worker string) (int64, err
 	return r.LastInsertId()
 }
 
-// write records one committed payment write; current is nil when the witness could not read
-// the message's newest attempt in the write's transaction.
-func (l *ledger) write(run, key string, attempt int64, worker string, current *int64, witness string) error {
+// write records one committed payment write; current and owned are nil when the witness could
+// not read, in the write's transaction, the message's newest attempt and whether the writer
+// still owned it.
+func (l *ledger) write(run, key string, attempt int64, worker string, current *int64, owned *bool, witness string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err := l.db.Exec(`INSERT INTO writes (run, key, attempt, worker, current, witness) VALUES (?, ?, ?, ?, ?, ?)`,
-		run, key, attempt, worker, current, witness)
+	_, err := l.db.Exec(`INSERT INTO writes (run, key, attempt, worker, current, owned, witness) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		run, key, attempt, worker, current, owned, witness)
 	return err
 }
 
@@ -102,6 +104,26 @@ func (l *ledger) writeOnce(run, key string, attempt int64, worker, witness strin
 SELECT ?, ?, ?, ?, NULL, ? WHERE NOT EXISTS (SELECT 1 FROM writes WHERE run = ? AND key = ? AND attempt = ? AND worker = ?)`,
 		run, key, attempt, worker, witness, run, key, attempt, worker)
 	return err
+}
+
+// witnessed counts a run's writes the workers' lines told of, and those of them no other
+// witness saw.
+func (l *ledger) witnessed(run string) (lines, unseen int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err = l.db.QueryRow(`SELECT count(*), count(CASE WHEN NOT EXISTS (SELECT 1 FROM writes v WHERE v.run = w.run AND v.key = w.key
+         AND v.attempt = w.attempt AND v.worker = w.worker AND v.witness <> w.witness) THEN 1 END)
+  FROM writes w WHERE run = ? AND witness = 'worker output'`, run).Scan(&lines, &unseen)
+	return lines, unseen, err
+}
+
+// onlyFrom counts a run's writes that witness alone saw.
+func (l *ledger) onlyFrom(run, witness string) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int
+	err := l.db.QueryRow(`SELECT count(*) FROM writes WHERE run = ? AND witness = ?`, run, witness).Scan(&n)
+	return n, err
 }
 
 func (l *ledger) final(run, key string, completed, dead bool, attempt *int64, txid *string, state string) error {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,6 +70,15 @@ type run struct {
 	plan   plan
 	logMu  sync.Mutex
 	events []string
+	notes  []string // what the report says under the table about this run
+}
+
+// note is a line for the report (and the run's log).
+func (r *run) note(format string, args ...any) {
+	r.logf(format, args...)
+	r.logMu.Lock()
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+	r.logMu.Unlock()
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -170,6 +180,7 @@ func runOne(t *testing.T, h *harness, sys system, f fault, seed int64, index int
 		t.Fatal(err)
 	}
 	res.plan = r.plan.describe(names)
+	res.notes = r.notes
 	res.restarts = fl.restarts()
 	res.drained = done >= messages
 	res.drain = max(lastCompletion.Sub(lastFault), 0)
@@ -182,7 +193,7 @@ func runOne(t *testing.T, h *harness, sys system, f fault, seed int64, index int
 }
 
 func sanitize(s string) string {
-	b := []byte(s)
+	b := []byte(strings.ToLower(s))
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
 			b[i] = '_'

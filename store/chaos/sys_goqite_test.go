@@ -169,14 +169,18 @@ func (s goqiteSys) collect(ctx context.Context, r *run) error {
 	}
 	return s.query(ctx, r, `select key, attempt, current_attempt, worker from payment_writes`, func(scan func(...any) error) error {
 		var (
-			key, worker string
-			attempt     int64
-			current     *int64
+			key, worker      string
+			attempt, current int64
 		)
 		if err := scan(&key, &attempt, &current, &worker); err != nil {
 			return err
 		}
-		return r.h.led.write(r.id, key, attempt, worker, current, "payment_writes, in the completion's transaction")
+		// The writer owned the message when it was still there, received last by this attempt.
+		owned := current == attempt
+		if !owned {
+			r.note("%s paid and deleted by receive %d of %s while the message was at receive %d (-1: already deleted)", key, attempt, worker, current)
+		}
+		return r.h.led.write(r.id, key, attempt, worker, &current, &owned, "payment_writes, in the completion's transaction")
 	})
 }
 

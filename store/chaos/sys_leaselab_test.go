@@ -96,7 +96,7 @@ func (s leaselab) onLine(r *run, w *worker, line string) {
 		return
 	}
 	v, _ := strconv.ParseInt(m[4], 10, 64)
-	if err := r.h.led.write(r.id, m[2], v, m[3], nil, "worker output"); err != nil {
+	if err := r.h.led.write(r.id, m[2], v, m[3], nil, nil, "worker output"); err != nil {
 		r.logf("ledger: %v", err)
 	}
 }
@@ -154,7 +154,13 @@ func (s leaselab) collect(ctx context.Context, r *run) error {
 		if err != nil {
 			return err
 		}
-		r.logf("the WAL holds %d committed payment writes", n)
+		lines, unseen, err := r.h.led.witnessed(r.id)
+		if err != nil {
+			return err
+		}
+		if unseen > 0 || lines != n {
+			r.note("the WAL holds %d committed payment writes; the workers' lines told of %d, %d of them not in the WAL", n, lines, unseen)
+		}
 	}
 	type row struct {
 		key, status string
@@ -194,5 +200,19 @@ func (s leaselab) collect(ctx context.Context, r *run) error {
 			return err
 		}
 	}
+	if !s.postgres {
+		if n, err := r.h.led.onlyFrom(r.id, "the payment row"); err != nil {
+			return err
+		} else if n > 0 {
+			r.note("%d payment %s seen in the payment row only: the worker's line, printed after the commit, was cut by a SIGKILL", n, plural(n, "write", "writes"))
+		}
+	}
 	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -76,7 +76,8 @@ const riverTables = `
 CREATE TABLE payments (key text PRIMARY KEY, status text NOT NULL DEFAULT 'Pending', txid text);
 CREATE TABLE payment_writes (
   id bigserial PRIMARY KEY, key text NOT NULL, attempt int NOT NULL, current_attempt int,
-  worker text NOT NULL, txid text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());`
+  current_state text, after_state text, worker text NOT NULL, txid text NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp());`
 
 func (riverSys) prepare(ctx context.Context, r *run) error {
 	if err := r.h.pg.createDB(ctx, r.pgDB); err != nil {
@@ -171,16 +172,20 @@ func (s riverSys) collect(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	return s.query(ctx, r, `SELECT key, attempt, current_attempt, worker FROM payment_writes`, func(rows pgx.Rows) error {
+	return s.query(ctx, r, `SELECT key, attempt, current_attempt, current_state, after_state, worker FROM payment_writes`, func(rows pgx.Rows) error {
 		var (
-			key, worker string
-			attempt     int64
-			current     *int64
+			key, state, after, worker string
+			attempt, current          int64
 		)
-		if err := rows.Scan(&key, &attempt, &current, &worker); err != nil {
+		if err := rows.Scan(&key, &attempt, &current, &state, &after, &worker); err != nil {
 			return err
 		}
-		return r.h.led.write(r.id, key, attempt, worker, current, "payment_writes, in the completion's transaction")
+		// The writer owned the job when the job was running this attempt.
+		owned := state == "running" && current == attempt
+		if !owned {
+			r.note("%s paid by attempt %d of %s while the job was %s at attempt %d; JobCompleteTx returned it %s, without an error", key, attempt, worker, state, current, after)
+		}
+		return r.h.led.write(r.id, key, attempt, worker, &current, &owned, "payment_writes, in the completion's transaction")
 	})
 }
 
@@ -213,18 +218,24 @@ func (w *riverWorker) Work(ctx context.Context, job *river.Job[riverArgs]) error
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	current := int64(-1) // the job is gone
-	if err := tx.QueryRow(ctx, `SELECT attempt FROM river_job WHERE id = $1 FOR UPDATE`, job.ID).Scan(&current); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	current, state := int64(-1), "gone"
+	if err := tx.QueryRow(ctx, `SELECT attempt, state::text FROM river_job WHERE id = $1 FOR UPDATE`, job.ID).Scan(&current, &state); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO payment_writes (key, attempt, current_attempt, worker, txid) VALUES ($1, $2, $3, $4, $5)`,
-		job.Args.Key, job.Attempt, current, w.name, txid); err != nil {
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO payment_writes (key, attempt, current_attempt, current_state, worker, txid) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		job.Args.Key, job.Attempt, current, state, w.name, txid).Scan(&id); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE payments SET status = 'Paid', txid = $2 WHERE key = $1`, job.Args.Key, txid); err != nil {
 		return err
 	}
-	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+	after, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+	if err != nil {
+		return err
+	}
+	// What JobCompleteTx gave back: "completed", or the state of a job it did not complete.
+	if _, err := tx.Exec(ctx, `UPDATE payment_writes SET after_state = $2 WHERE id = $1`, id, string(after.State)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

@@ -131,7 +131,8 @@ func readWAL(ctx context.Context, r *run) (int, error) {
 					return writes, fmt.Errorf("WAL: %s paid with transaction id %q, which no call of this run made", w.key, w.txid)
 				}
 				cur := version[w.key]
-				if err := r.h.led.write(r.id, w.key, attempt, worker, &cur, "the server's WAL (logical decoding)"); err != nil {
+				owned := cur == attempt
+				if err := r.h.led.write(r.id, w.key, attempt, worker, &cur, &owned, "the server's WAL (logical decoding)"); err != nil {
 					return writes, err
 				}
 				writes++
