@@ -131,10 +131,10 @@ func referenceRecoveries(events []engine.Event, attempts map[string][]engine.Att
 			if f.Key != e.Key || (f.Worker == e.Worker && !restarted) {
 				continue
 			}
-			if f.Kind == engine.EvClaim && f.Outcome == engine.OutcomeBlocked && r.ReclaimedBy == "" {
+			if f.BlockedByLease() && r.ReclaimedBy == "" {
 				r.BlockedBeforeExpiry = true
 			}
-			if f.Kind == engine.EvClaim && f.Outcome == engine.OutcomeReclaimed {
+			if f.TakesOver() {
 				r.ReclaimedBy, r.ReclaimedAt, reclaimVersion = f.Worker, engine.FormatClock(f.At), f.Version
 				r.ReclaimedAfterExpiry = !until.IsZero() && f.At.After(until)
 				break

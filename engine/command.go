@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -69,22 +70,28 @@ func (CmdNext) run(ctx context.Context, s *Session) (Result, error) {
 
 func (c CmdStepWorker) run(ctx context.Context, s *Session) (Result, error) {
 	ev, acted, err := s.StepWorker(ctx, c.Worker)
+	if acted {
+		s.leftScript("a worker stepped by hand")
+	}
 	return Result{Acted: acted, Busy: err == nil && !acted && ev.Outcome == outcomeBusy}, err
 }
 
 func (c CmdCrash) run(_ context.Context, s *Session) (Result, error) {
 	ev, err := s.Crash(c.Worker)
+	s.byHand(err, "a crash by hand")
 	return Result{Event: ev}, err
 }
 
 func (c CmdRestart) run(ctx context.Context, s *Session) (Result, error) {
 	ev, err := s.Restart(ctx, c.Worker)
+	s.byHand(err, "a restart by hand")
 	return Result{Event: ev}, err
 }
 
 func (c CmdPause) run(_ context.Context, s *Session) (Result, error) {
 	paused := c.Worker >= 0 && c.Worker < len(s.workers) && s.workers[c.Worker].View().Paused
 	ev, err := s.SetPaused(c.Worker, !paused)
+	s.byHand(err, "a pause by hand")
 	return Result{Event: ev}, err
 }
 
@@ -93,16 +100,22 @@ func (c CmdToggle) run(_ context.Context, s *Session) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	started := s.started()
 	ev, err := s.SetToggle(c.Name, !on)
+	if err == nil && started {
+		s.toggledMidRun(c.Name, !on)
+	}
 	return Result{Event: ev}, err
 }
 
 func (c CmdClock) run(_ context.Context, s *Session) (Result, error) {
+	s.leftScript("the clock moved by hand")
 	return Result{Event: s.AdvanceClock(c.Delta)}, nil
 }
 
 func (CmdPastLease) run(ctx context.Context, s *Session) (Result, error) {
 	ev, err := s.ClockPastLease(ctx)
+	s.byHand(err, "the clock moved by hand")
 	return Result{Event: ev}, err
 }
 
@@ -122,6 +135,7 @@ type CmdRedrive struct{ Key string }
 
 func (c CmdRedrive) run(ctx context.Context, s *Session) (Result, error) {
 	ev, err := s.Redrive(ctx, c.Key)
+	s.byHand(err, "a redrive by hand")
 	return Result{Event: ev}, err
 }
 
@@ -140,6 +154,22 @@ func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
 		return Event{}, fmt.Errorf("redrive %s: %w", key, err)
 	}
 	s.env.world.Add(1)
-	return s.event(Event{Kind: EvNote, Key: key,
-		Text: fmt.Sprintf("%s redriven: back to Pending, attempts reset, claimable at once", key)}), nil
+	text := fmt.Sprintf("%s redriven: back to Pending, attempts reset, claimable at once", key)
+	if s.ScriptDone() && len(s.Scenario.Steps) > 0 {
+		// The script is over, and its message is Pending again: the run goes on until the
+		// workers have done what is left (one more "run until-done" step, on this session's
+		// copy of the scenario), so that the verdict follows what they do with it.
+		sc := *s.Scenario
+		sc.Steps = append(slices.Clip(sc.Steps), Step{Line: sc.Steps[len(sc.Steps)-1].Line, Kind: StepRun, UntilDone: true})
+		s.Scenario = &sc
+		text += "; the run goes on until the workers have done what is left"
+	}
+	return s.event(Event{Kind: EvNote, Key: key, Text: text}), nil
+}
+
+// byHand records what, a command's move off the script, when it happened (err is nil).
+func (s *Session) byHand(err error, what string) {
+	if err == nil {
+		s.leftScript(what)
+	}
 }

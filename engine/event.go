@@ -44,6 +44,7 @@ const (
 	OutcomeReclaimed = "reclaimed"     // a claim took a row over an expired lease
 	OutcomeEmpty     = "empty"         // a claim or load found no work at all
 	OutcomeBlocked   = "blocked"       // a claim found work, all under live leases
+	OutcomeBackoff   = "backoff"       // a claim found work, all waiting for its backoff (NextAttemptUtc)
 	OutcomeLostRace  = "lost-race"     // a claim's row was taken by another claim between its read and write
 	OutcomeCommitted = "committed"     // a finalize wrote its outcome
 	OutcomeRejected  = "rejected"      // a guarded finalize changed no row and rolled back

@@ -62,6 +62,16 @@ func (p *failurePlan) active() bool {
 	return len(p.faults) > 0 || len(p.outages) > 0 || p.rate > 0
 }
 
+// inOutage reports whether now falls in one of the plan's outages.
+func (p *failurePlan) inOutage(now time.Time) bool {
+	for _, o := range p.outages {
+		if !now.Before(o.From) && now.Before(o.From.Add(o.For)) {
+			return true
+		}
+	}
+	return false
+}
+
 // call decides the outcome of a provider call for key at now.
 func (p *failurePlan) call(key string, now time.Time) ProviderError {
 	if f, ok := p.faults[key]; ok {
@@ -76,10 +86,8 @@ func (p *failurePlan) call(key string, now time.Time) ProviderError {
 			return ProviderError{Text: fmt.Sprintf("provider: timeout (attempt %d)", n)}
 		}
 	}
-	for _, o := range p.outages {
-		if !now.Before(o.From) && now.Before(o.From.Add(o.For)) {
-			return ProviderError{Text: "provider: unavailable (outage)"}
-		}
+	if p.inOutage(now) {
+		return ProviderError{Text: "provider: unavailable (outage)"}
 	}
 	if p.rate > 0 && p.draw.Float64() < p.rate {
 		return ProviderError{Text: "provider: timeout (seeded)"}

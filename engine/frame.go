@@ -43,6 +43,9 @@ type Frame struct {
 	Done    bool
 
 	ScriptIndex, ScriptTotal int
+	// Observed are the answers the run gave to the script's questions whose steps have started
+	// (Session.Observations): what each step did, and the answer that makes right.
+	Observed []Observed
 	// NextTimer is the earliest time at which a worker will have something to do without anyone
 	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
 	NextTimer time.Time
@@ -70,6 +73,13 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	}
 	f.Events = led.EventsSince(max(0, f.EventCount-events))
 	_, f.ScriptIndex, f.ScriptTotal = s.ScriptPosition()
+	if f.Done && s.freeRan {
+		// The free run ended the script: its questions about the end are known now.
+		if err := s.observeAtEnd(ctx, sum); err != nil {
+			return nil, err
+		}
+	}
+	f.Observed = s.Observations()
 	for _, w := range s.workers {
 		v := w.View()
 		f.Workers = append(f.Workers, v)

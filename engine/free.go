@@ -147,6 +147,17 @@ type FreeRun struct {
 // when set, is asked before every action (ServeOptions.Admit); a stop ends its waits.
 func (s *Session) StartFree(ctx context.Context, pace time.Duration, admit func(context.Context) error) *FreeRun {
 	f := &FreeRun{stop: make(chan struct{})}
+	s.leftScript("a free run")
+	// The free run replaces what is left of the script: its steps, and their questions, are
+	// about a run that now goes another way. From here the script is one "run until-done" step
+	// (on this session's copy of the scenario), which space and e carry on once the workers are
+	// stopped; the run is done once nothing is left to happen (Done).
+	if !s.freeRan {
+		sc := *s.Scenario
+		sc.Steps = []Step{{Kind: StepRun, UntilDone: true}}
+		s.Scenario = &sc
+		s.pc, s.inStep, s.stepN, s.freeRan = 0, false, 0, true
+	}
 	opt := ServeOptions{Pace: pace}
 	if admit != nil {
 		actx, cancel := context.WithCancel(ctx)

@@ -30,6 +30,10 @@ func (s *Session) HostAs(ctx context.Context, i int, opt HostOptions) (HostStats
 	if opt.Wall == nil {
 		opt.Wall = SystemWall{}
 	}
+	if w.skewed(st) {
+		// A worker whose clock is off writes its leases, and judges others', by its own clock.
+		opt.Wall = skewedWall{Wall: opt.Wall, skew: w.spec.Skew}
+	}
 	wall, latency, name := opt.Wall, st.ProviderLatency, opt.Name
 	if opt.Process == nil {
 		opt.Process = func(ctx context.Context, m Message) (ProviderResult, error) {

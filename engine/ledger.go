@@ -12,7 +12,8 @@ type WorkerLedger struct {
 	RowsLoaded          int // rows those loads returned
 	ClaimsWon           int
 	ClaimsEmpty         int
-	ClaimsBlocked       int
+	ClaimsBlocked       int           // found work, all under another's live lease (or a row lock)
+	ClaimsBackoff       int           // found work, all waiting for its backoff (NextAttemptUtc): no lease
 	LockWaits           int           // claims that waited for another transaction's row lock (skip-locked off)
 	LockWaited          time.Duration // how long those waits took, measured
 	Reclaims            int           // claims won over an expired lease of another owner
@@ -153,6 +154,7 @@ func (l *Ledger) Total() WorkerLedger {
 		t.ClaimsWon += w.ClaimsWon
 		t.ClaimsEmpty += w.ClaimsEmpty
 		t.ClaimsBlocked += w.ClaimsBlocked
+		t.ClaimsBackoff += w.ClaimsBackoff
 		t.LockWaits += w.LockWaits
 		t.LockWaited += w.LockWaited
 		t.Reclaims += w.Reclaims

@@ -29,6 +29,12 @@ func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
 		r := ExpectResult{Expect: "verdict = pass", Actual: passFail(sum.Passed), OK: sum.Passed}
 		out, met = append(out, r), sum.Passed
 	}
+	if sum.ExpectationsNotJudged = s.notJudged(); sum.ExpectationsNotJudged != "" {
+		for i := range out {
+			out[i].OK, out[i].NotJudged = false, true
+		}
+		met = false
+	}
 	return out, met
 }
 
@@ -67,13 +73,13 @@ func compare(e Expectation, actual string) bool {
 // metricNames are the numeric summary keys an expectation may name.
 var metricNames = []string{
 	"processing_attempts", "unique_processed", "processed_more_than_once", "finalized_more_than_once", "status_checks",
-	"reprocessed_after_lost_lease", "processed_by_two_owners",
-	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "lock_waits", "reclaims",
+	"reprocessed_after_lost_lease", "processed_by_two_owners", "reprocessed_by_same_worker",
+	"rows_loaded", "claims_won", "claims_empty", "claims_blocked", "claims_backoff", "lock_waits", "reclaims",
 	"ownership_violations", "rejected_finalizes", "duplicate_rows", "creation_calls",
 	"creation_calls_in_workers", "lost", "recovered", "messages", "busy_retries",
 	"payments.paid", "payments.failed", "payments.pending",
 	"outbox.processed", "outbox.pending", "outbox.processing",
-	"dead_lettered", "provider_failures", "retries", "rejected_fails", "watchdog_ended", "verdict",
+	"dead_lettered", "provider_failures", "outage_calls", "retries", "rejected_fails", "watchdog_ended", "verdict",
 	"status_checks[KEY]", "processed_by_worker[WORKER]",
 }
 
@@ -112,15 +118,16 @@ func (sum *Summary) Metric(name string) (string, bool) {
 		"processed_more_than_once": sum.ProcessedMoreThanOnce, "status_checks": sum.StatusChecks,
 		"finalized_more_than_once":     sum.FinalizedMoreThanOnce,
 		"reprocessed_after_lost_lease": sum.ReprocessedAfterLostLease, "processed_by_two_owners": sum.ProcessedByTwoOwners,
-		"rows_loaded": sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
-		"claims_blocked": sum.ClaimsBlocked, "reclaims": sum.Reclaims, "lock_waits": sum.LockWaits,
+		"reprocessed_by_same_worker": sum.ReprocessedBySameWorker,
+		"rows_loaded":                sum.RowsLoaded, "claims_won": sum.ClaimsWon, "claims_empty": sum.ClaimsEmpty,
+		"claims_blocked": sum.ClaimsBlocked, "claims_backoff": sum.ClaimsBackoff, "reclaims": sum.Reclaims, "lock_waits": sum.LockWaits,
 		"ownership_violations": sum.OwnershipViolations, "rejected_finalizes": sum.RejectedFinalizes,
 		"duplicate_rows": sum.DuplicateRows, "creation_calls": sum.CreationCalls,
 		"creation_calls_in_workers": sum.CreationCallsInWorker, "lost": sum.Lost, "recovered": recovered,
 		"messages": sum.Messages, "busy_retries": sum.BusyRetries,
 		"payments.paid": sum.Payments.Paid, "payments.failed": sum.Payments.Failed, "payments.pending": sum.Payments.Pending,
 		"outbox.processed": sum.Outbox.Processed, "outbox.pending": sum.Outbox.Pending, "outbox.processing": sum.Outbox.Processing,
-		"dead_lettered": sum.DeadLettered, "provider_failures": sum.ProviderFailures, "retries": sum.Retries,
+		"dead_lettered": sum.DeadLettered, "provider_failures": sum.ProviderFailures, "outage_calls": sum.OutageCalls, "retries": sum.Retries,
 		"rejected_fails": sum.RejectedFails, "watchdog_ended": boolInt(sum.WatchdogEnded),
 	}
 	if name == "verdict" {

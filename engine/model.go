@@ -88,9 +88,12 @@ type Row struct {
 	LockedUntil    time.Time // zero when NULL
 	Attempts       int64
 	LeaseVersion   int64
-	PaymentStatus  string
-	TransactionID  string // "" when NULL
-	Amount         int64  // minor units (cents)
+	// NextAttempt is the row's NextAttemptUtc: after a failed attempt with backoff, the row is
+	// not claimable before it; zero when NULL.
+	NextAttempt   time.Time
+	PaymentStatus string
+	TransactionID string // "" when NULL
+	Amount        int64  // minor units (cents)
 	// RowLock is, on a database with row locks (PostgreSQL), the connection whose open
 	// transaction holds this row's lock right now, as the server names it; "" when none, and
 	// always on SQLite. No column shows it: it is the server's, not the row's.
@@ -126,6 +129,12 @@ func (o ClaimOutcome) String() string {
 		return OutcomeLostRace
 	}
 	return "unknown"
+}
+
+// waitsForBackoff reports whether a blocked claim found work only waiting for its backoff:
+// ClaimDue's blocker is then a Pending row, with no owner and its NextAttemptUtc as PrevUntil.
+func (r ClaimResult) waitsForBackoff() bool {
+	return r.Outcome == ClaimBlocked && r.PrevOwner == "" && !r.PrevUntil.IsZero()
 }
 
 // requestTimes is a request's Times: its fixed now and until, or with a clock one reading of it.

@@ -13,8 +13,13 @@ type Question struct {
 	Answers []string // 2 to 4, in the order of their keys
 	Right   int      // index of the right answer under the script's settings
 	Because string   // one sentence of why; may be empty
-	// Rules are the answers under other settings, first match wins ("when" lines).
+	// Rules are the reasons not to ask it under some settings ("when …: skip:"), and, in a
+	// question with no Observe, its answers under other settings (first match wins).
 	Rules []AnswerRule
+	// Observe is what the question asks about, read from the run: its Ifs say which answer
+	// each value makes right (observe.go). nil in a file written before questions could name
+	// one: it is graded by its rules over the settings its step started under.
+	Observe *Observation
 }
 
 // AnswerRule is a question's right answer, or a reason to skip it, under some settings:

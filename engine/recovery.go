@@ -3,7 +3,8 @@ package engine
 import "time"
 
 // crashRecord follows one crash of a worker that held a message, as the events arrive: the
-// lease it held, whether another worker was blocked by it, and who reclaimed the message. It is
+// lease it held, whether another worker was blocked by it (Event.BlockedByLease), and who took
+// the message over (Event.TakesOver: its reclaim, after the lease ended or not). It is
 // what Summary.Recovery reports, kept as the run goes so that it needs no event log.
 type crashRecord struct {
 	key, owner     string
@@ -58,9 +59,9 @@ func (t *recoveryTracker) observe(e Event) {
 			closed := false
 			if e.Worker != r.owner || r.restarted {
 				switch {
-				case e.Kind == EvClaim && e.Outcome == OutcomeBlocked:
+				case e.BlockedByLease():
 					r.blocked = true
-				case e.Kind == EvClaim && e.Outcome == OutcomeReclaimed:
+				case e.TakesOver():
 					r.reclaimedBy, r.reclaimedAt, r.reclaimVersion = e.Worker, e.At, e.Version
 					r.afterExpiry = !r.until.IsZero() && e.At.After(r.until)
 					closed = true

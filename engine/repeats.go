@@ -15,13 +15,18 @@ type Repeats struct {
 	// ended (a crash, a pause, work that outlived its lease), and written at most once, by an
 	// owner: at-least-once.
 	AfterLostLease int
-	// TwoOwners are messages processed by two owners at once: an attempt without a lease
-	// (leasing off), two attempts under one lease, a lease taken over a live one (the non-atomic
-	// claim), an outcome written more than once, or written by an attempt that did not own the
-	// row (an ownership violation).
+	// TwoOwners are messages processed by two owners at once: an outcome written by an
+	// attempt that did not own the row (an ownership violation), or attempts of two workers
+	// that could each believe they owned it at the same time (an attempt without a lease, two
+	// attempts under one lease, a lease taken over a live one: the non-atomic claim) or that
+	// both wrote its outcome.
 	TwoOwners int
-	// AgainKeys are the keys of AfterLostLease, sorted: a screen that marks messages processed
-	// twice can tell these from the duplicates.
+	// SameWorker are messages processed again by the same worker, and by no other, that are
+	// not AfterLostLease: written twice (a rescue set its finished message back to Pending, and
+	// it claimed it again), or loaded again without a lease. One owner, though processed twice.
+	SameWorker int
+	// AgainKeys are the keys of AfterLostLease and SameWorker, sorted: a screen that marks
+	// messages processed twice can tell these from the duplicates.
 	AgainKeys []string
 }
 
@@ -35,15 +40,34 @@ func (m *messages) repeats() Repeats {
 			return
 		}
 		key := k.String()
-		if rec.commits > 1 || rec.flags&recViolated != 0 || overlapping(m.spill[key]) {
+		s := m.spill[key]
+		switch {
+		case rec.flags&recViolated != 0:
 			r.TwoOwners++
-		} else {
+		case rec.commits <= 1 && !overlapping(s):
 			r.AfterLostLease++
 			r.AgainKeys = append(r.AgainKeys, key)
+		case oneWorker(s):
+			// One worker did it all: whatever it wrote, or held at once, nobody else owned
+			// the message beside it.
+			r.SameWorker++
+			r.AgainKeys = append(r.AgainKeys, key)
+		default:
+			r.TwoOwners++
 		}
 	})
 	slices.Sort(r.AgainKeys)
 	return r
+}
+
+// oneWorker reports whether every attempt on a message was made by the same worker.
+func oneWorker(s *msgSpill) bool {
+	for _, a := range s.attempts {
+		if a.Worker != s.attempts[0].Worker {
+			return false
+		}
+	}
+	return true
 }
 
 // overlapping reports whether two attempts on a message could each believe they owned it at the

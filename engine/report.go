@@ -24,7 +24,10 @@ type Summary struct {
 	// Repeats): again after a lost lease (at-least-once), or by two owners at once (a failure).
 	ReprocessedAfterLostLease int `json:"reprocessed_after_lost_lease"`
 	ProcessedByTwoOwners      int `json:"processed_by_two_owners"`
-	// ReprocessedKeys are the keys of ReprocessedAfterLostLease, sorted: every one, for a screen
+	// ReprocessedBySameWorker splits off the messages processed again by the one worker that
+	// had processed them, each time under a lease of its own (Repeats.SameWorker).
+	ReprocessedBySameWorker int `json:"reprocessed_by_same_worker,omitempty"`
+	// ReprocessedKeys are the keys of ReprocessedAfterLostLease and ReprocessedBySameWorker, sorted: every one, for a screen
 	// that marks them; the JSON has the first MaxExamples (MarshalJSON).
 	ReprocessedKeys       []string `json:"reprocessed_keys,omitempty"`
 	FinalizedMoreThanOnce int      `json:"finalized_more_than_once"`
@@ -39,8 +42,9 @@ type Summary struct {
 	ClaimsWon               int            `json:"claims_won"`
 	ClaimsEmpty             int            `json:"claims_empty"`
 	ClaimsBlocked           int            `json:"claims_blocked"`
-	LockWaits               int            `json:"lock_waits"`     // claims that waited for a row lock (skip-locked off)
-	LockWaitedMS            int64          `json:"lock_waited_ms"` // how long they waited, in all
+	ClaimsBackoff           int            `json:"claims_backoff,omitempty"` // claims that found work only waiting for its backoff
+	LockWaits               int            `json:"lock_waits"`               // claims that waited for a row lock (skip-locked off)
+	LockWaitedMS            int64          `json:"lock_waited_ms"`           // how long they waited, in all
 	// Backend is the kind of database the lesson needs ("" for any; "postgres").
 	Backend               string         `json:"backend,omitempty"`
 	Reclaims              int            `json:"reclaims"`
@@ -59,11 +63,14 @@ type Summary struct {
 	// 20): the messages parked (not lost), the provider calls that failed, the failed attempts
 	// released to be retried, and the provider calls per 100 ms. All empty in a run without
 	// failures, whose JSON is as before.
-	DeadLettered     int          `json:"dead_lettered,omitempty"`
-	ProviderFailures int          `json:"provider_failures,omitempty"`
-	Retries          int          `json:"retries,omitempty"`
-	RejectedFails    int          `json:"rejected_fails,omitempty"`
-	ProviderCalls    []CallBucket `json:"provider_calls_per_100ms,omitempty"`
+	DeadLettered     int `json:"dead_lettered,omitempty"`
+	ProviderFailures int `json:"provider_failures,omitempty"`
+	Retries          int `json:"retries,omitempty"`
+	RejectedFails    int `json:"rejected_fails,omitempty"`
+	// OutageCalls are the provider calls made while the provider was down (an outage); a run
+	// with an outage has the outage-waited-out check on them (report_retry.go).
+	OutageCalls   int          `json:"outage_calls,omitempty"`
+	ProviderCalls []CallBucket `json:"provider_calls_per_100ms,omitempty"`
 	// WatchdogEnded: the run was ended by the watchdog (ErrNoProgress); SetWatchdogEnded says
 	// so once the command knows.
 	WatchdogEnded bool `json:"watchdog_ended,omitempty"`
@@ -81,10 +88,14 @@ type Summary struct {
 	Checks                     []Check        `json:"checks"`
 	Expectations               []ExpectResult `json:"expectations"`
 	ExpectationsMet            bool           `json:"expectations_met"`
-	Passed                     bool           `json:"passed"`
-	Verdict                    string         `json:"verdict"`
-	ReportFile                 string         `json:"report_file,omitempty"`
-	Questions                  int            `json:"questions"` // the script's questions, which run ignores
+	// ExpectationsNotJudged says why the expectations were not judged (a person took the run
+	// off its script: a toggle switched mid-run, a crash by hand, …; offscript.go); "" when
+	// they were. ExpectationsMet is then false, and means nothing.
+	ExpectationsNotJudged string `json:"expectations_not_judged,omitempty"`
+	Passed                bool   `json:"passed"`
+	Verdict               string `json:"verdict"`
+	ReportFile            string `json:"report_file,omitempty"`
+	Questions             int    `json:"questions"` // the script's questions, which run ignores
 	// Rescuer is what the rescuer did, when the run has one; Clocks what skewed clocks and
 	// provider fencing did, when a clock is off or the provider fences (rescuer.go, skew.go).
 	Rescuer *RescuerSummary `json:"rescuer,omitempty"`
@@ -159,12 +170,13 @@ const (
 	CheckNoneLost      = "none-lost"
 	CheckRecovered     = "recovered"
 	CheckNoLockWaits   = "no-lock-waits"
+	CheckOutage        = "outage-waited-out"
 )
 
 // CheckIDs lists every check ID.
 func CheckIDs() []string {
 	return []string{CheckOneOwner, CheckProcessedOnce, CheckWrittenOnce, CheckNoViolations, CheckNoDuplicates,
-		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits, CheckNoUndoneFinish, CheckNoEarlyReclaim}
+		CheckOneCreation, CheckProviderTxIDs, CheckNoneLost, CheckRecovered, CheckNoLockWaits, CheckNoUndoneFinish, CheckNoEarlyReclaim, CheckOutage}
 }
 
 // ExpectResult is one expectation and what the run gave.
@@ -174,6 +186,9 @@ type ExpectResult struct {
 	Line   int    `json:"line"`
 	Actual string `json:"actual"`
 	OK     bool   `json:"ok"`
+	// NotJudged: the run left its script, and the expectation describes the script's own run
+	// (Summary.ExpectationsNotJudged); OK is false, and says nothing.
+	NotJudged bool `json:"not_judged,omitempty"`
 }
 
 // Recovery is the lease-expiry proof for one message whose owner crashed while holding it.
@@ -205,7 +220,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		ProcessingAttempts: total.ProcessingAttempts,
 		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
 		RowsLoaded: total.RowsLoaded,
-		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked,
+		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked, ClaimsBackoff: total.ClaimsBackoff,
 		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
 		Reclaims:            total.Reclaims,
 		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
@@ -236,6 +251,7 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
 	rep := s.ledger.repeats()
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
+	sum.ReprocessedBySameWorker = rep.SameWorker
 	slices.Sort(sum.named)
 	for _, w := range s.workers {
 		l := s.ledger.Worker(w.Name)
@@ -287,10 +303,13 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 	if sum.ReprocessedAfterLostLease > 0 {
 		oneOwner += fmt.Sprintf("; %d again after its owner lost the lease (at-least-once)", sum.ReprocessedAfterLostLease)
 	}
+	if sum.ReprocessedBySameWorker > 0 {
+		oneOwner += fmt.Sprintf("; %d processed again by the same worker, one lease at a time", sum.ReprocessedBySameWorker)
+	}
 	checks := []Check{
 		{ID: CheckOneOwner, Name: "each message had one owner at a time", OK: sum.ProcessedByTwoOwners == 0, Detail: oneOwner},
 	}
-	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease > 0 {
+	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease+sum.ReprocessedBySameWorker > 0 {
 		// The strict check: shown when a lesson decides on it, or, set aside, to explain an
 		// at-least-once re-processing.
 		checks = append(checks, Check{ID: CheckProcessedOnce, Name: "each message processed exactly once",
@@ -320,15 +339,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 	if sum.CrashedOwners > 0 {
 		parts := []string{}
 		for _, r := range sum.Recovery {
-			who := r.ReclaimedBy
-			if who == "" {
-				who = "nobody yet"
-			}
-			part := fmt.Sprintf("%s: reclaimed by %s, processed %d×", r.Key, who, r.ProcessedTimes)
-			if r.ProcessedTimes > 1 {
-				part += " (again after a lost lease: at-least-once)"
-			}
-			parts = append(parts, part)
+			parts = append(parts, r.Words())
 		}
 		detail := strings.Join(parts, "; ")
 		if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
@@ -349,6 +360,9 @@ func processedOnceDetail(sum *Summary) string {
 	if sum.ReprocessedAfterLostLease > 0 {
 		d += fmt.Sprintf(" (%d after a lost lease: at-least-once, which no lease prevents; the idempotency key covers it)",
 			sum.ReprocessedAfterLostLease)
+	}
+	if sum.ReprocessedBySameWorker > 0 {
+		d += fmt.Sprintf(" (%d again by the same worker, under a new lease)", sum.ReprocessedBySameWorker)
 	}
 	return d
 }

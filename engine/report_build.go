@@ -58,11 +58,19 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 const maxReportRows = 1000
 
 // Asked is a question the lab asked and the answer given, for the transcript: where it was
-// asked (before the event BeforeSeq), what it asked, what was picked and what was right under
-// the settings of the moment.
+// asked (before the event BeforeSeq, before script step Step), what it asked, what was picked,
+// and the answer the run gave (Observed: not Known while the step, or the run for a question
+// about the end, is not over).
 type Asked struct {
 	BeforeSeq int
+	Step      int
 	Question  *Question
 	Picked    int // the answer given (an index of Question.Answers)
-	Answer    Answer
+	Observed  Observed
+}
+
+// Right reports whether the answer given is the one the run made right; false while it is not
+// known, and when none of the answers describes what happened.
+func (a Asked) Right() bool {
+	return a.Observed.Known && a.Observed.Right >= 0 && a.Picked == a.Observed.Right
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // summarizeRetries adds a run's failures to its summary (issue 20): nothing for a run without
 // any, whose summary is as before.
@@ -8,6 +11,7 @@ func (s *Session) summarizeRetries(sum *Summary) {
 	r := s.env.retry
 	rc := r.counts()
 	sum.ProviderFailures, sum.Retries, sum.RejectedFails = rc.ProviderFailures, rc.Retries, rc.RejectedFails
+	sum.OutageCalls = rc.OutageCalls
 	if r.plan.active() {
 		sum.ProviderCalls = r.chart.buckets()
 	}
@@ -69,4 +73,31 @@ func (sum *Summary) WatchdogExpected() bool {
 		}
 	}
 	return false
+}
+
+// outageCheck is, for a run with a provider outage, whether the workers waited it out or
+// hammered the down provider: the provider calls made during the outage, against the most
+// the workers could have made (one each per provider latency, a failed call taking its time
+// too). More than three quarters of that is hammering: the workers spent nearly all of the
+// outage calling a provider that could not answer (retried at once: 100%; with backoff's
+// exponential waits retry-backoff makes 62%). ok is false when the run has no outage.
+func (s *Session) outageCheck(sum *Summary) (Check, bool) {
+	var down time.Duration
+	for _, o := range s.Scenario.Outages {
+		down += o.For
+	}
+	latency := s.InitialSettings().ProviderLatency
+	if down <= 0 || latency <= 0 {
+		return Check{}, false
+	}
+	most := len(s.workers) * int((down+latency-1)/latency)
+	c := Check{ID: CheckOutage, Name: "the outage was waited out, not hammered", Short: "outage waited out",
+		OK: 4*sum.OutageCalls <= 3*most}
+	how := "waited out"
+	if !c.OK {
+		how = "the provider was hammered"
+	}
+	c.Detail = fmt.Sprintf("%d provider %s during the %s outage, %d%% of the %d the %d workers could make (one each per %s): %s",
+		sum.OutageCalls, plural(sum.OutageCalls, "call"), down, 100*sum.OutageCalls/max(most, 1), most, len(s.workers), latency, how)
+	return c, true
 }

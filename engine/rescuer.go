@@ -252,6 +252,9 @@ func (s *Session) extraChecks(sum *Summary) []Check {
 			OK:     c.EarlyReclaims == 0,
 			Detail: fmt.Sprintf("%d reclaimed while live (two owners at once); %d provider calls refused as stale", c.EarlyReclaims, c.FencedCalls)})
 	}
+	if c, ok := s.outageCheck(sum); ok {
+		out = append(out, c)
+	}
 	for i := range out {
 		out[i].Decides = s.Scenario.decides(out[i].ID)
 	}

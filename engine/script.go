@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -43,31 +44,36 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 // note in the timeline.
 func (s *Session) Next(ctx context.Context) (bool, error) {
 	for !s.ScriptDone() {
-		st := &s.Scenario.Steps[s.pc]
+		st, pc := &s.Scenario.Steps[s.pc], s.pc
+		s.stepStarts()
 		if st.Kind == StepConcurrent {
 			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
 				s.endStalled(err)
-				return true, nil
+				return true, s.stepEnded(ctx, pc)
 			} else if err != nil {
 				return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
 			}
 			s.pc, s.inStep, s.stepN = s.pc+1, false, 0
-			return true, nil
+			return true, s.stepEnded(ctx, pc)
 		}
 		acted, done, err := s.advance(ctx, st, false)
 		if errors.Is(err, ErrNotNow) {
-			s.Note(fmt.Sprintf("script line %d skipped: %v", st.Line, err))
+			// The refusal in its own words: the sentinel's "action not possible now" says nothing more.
+			s.Note(fmt.Sprintf("script line %d skipped: %s", st.Line, strings.TrimSuffix(err.Error(), ": "+ErrNotNow.Error())))
 			acted, done, err = true, true, nil
 		}
 		if errors.Is(err, ErrNoProgress) {
 			s.endStalled(err) // the run ends here, as RunToEnd's does: its summary says why
-			return false, nil
+			return false, s.stepEnded(ctx, pc)
 		}
 		if err != nil {
 			return false, &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
 		}
 		if done {
 			s.pc, s.inStep, s.stepN = s.pc+1, false, 0
+			if err := s.stepEnded(ctx, pc); err != nil {
+				return false, err
+			}
 		}
 		if acted {
 			return true, nil
@@ -91,7 +97,8 @@ func (s *Session) RunToEnd(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := &s.Scenario.Steps[s.pc]
+		st, pc := &s.Scenario.Steps[s.pc], s.pc
+		s.stepStarts()
 		var err error
 		if st.Kind == StepConcurrent {
 			err = s.RunConcurrent(ctx, s.pick(st.Workers))
@@ -103,10 +110,16 @@ func (s *Session) RunToEnd(ctx context.Context) error {
 		if err != nil {
 			if errors.Is(err, ErrNoProgress) {
 				s.endStalled(err) // the summary says why; the command still has the error
+				if err := s.stepEnded(ctx, pc); err != nil {
+					return err
+				}
 			}
 			return &ScriptError{File: s.Scenario.Source, Line: st.Line, Err: err}
 		}
 		s.pc, s.inStep, s.stepN = s.pc+1, false, 0
+		if err := s.stepEnded(ctx, pc); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -126,6 +126,9 @@ func claimSentence(e Event) string {
 				n, e.Key, e.PriorOwner, FormatClock(e.Until))
 		}
 		return fmt.Sprintf("%s claim BLOCKED: %s is leased by %s until %s (not expired)", n, e.Key, e.PriorOwner, FormatClock(e.Until))
+	case OutcomeBackoff:
+		return fmt.Sprintf("%s claim WAITS: %s is Pending, waiting for its backoff until %s (NextAttemptUtc, no lease); nothing else is claimable",
+			n, e.Key, FormatClock(e.Until))
 	}
 	return e.Text
 }

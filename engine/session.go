@@ -47,6 +47,14 @@ type Session struct {
 	// stalled says, in words, why the script ended without finishing (ErrNoProgress: the
 	// watchdog); "" while it has not (watchdog.go, endStalled).
 	stalled string
+	// asked are the script steps with a question that have started, by index: where their
+	// events begin and, once known, the answer the run gave (observe_session.go).
+	asked map[int]*askedStep
+	// offScript names what a person did that took the run off its script (offscript.go).
+	offScript []string
+	// freeRan: the workers have run free (StartFree): the script is over, and the session is
+	// one with no script from then on (Done, Next).
+	freeRan bool
 }
 
 // NewSession seeds db for sc (through the gateway, one transaction per payment) and connects one
@@ -377,9 +385,12 @@ func (s *Session) Idle() bool {
 func (s *Session) ScriptDone() bool { return s.pc >= len(s.Scenario.Steps) }
 
 // Done reports whether the scenario has finished: its script has run (where RunToEnd stops), or,
-// with no script, nothing is left to happen.
+// with no script (or once the workers have run free), nothing is left to happen.
 func (s *Session) Done() bool {
-	if len(s.Scenario.Steps) > 0 {
+	switch {
+	case s.freeRan:
+		return s.ScriptDone() || s.Idle()
+	case len(s.Scenario.Steps) > 0:
 		return s.ScriptDone()
 	}
 	return s.Idle()

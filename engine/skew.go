@@ -81,6 +81,15 @@ func (w *Worker) localNow(s Settings, now time.Time) time.Time {
 // skewed is true while the worker's requests carry a time off the scenario clock's.
 func (w *Worker) skewed(s Settings) bool { return w.spec.Skew != 0 && !s.DBClock }
 
+// skewedWall is a Wall whose clock is off by skew, as a hosted worker's is on a machine whose
+// clock disagrees with the others': Now is off, the timers are the real ones.
+type skewedWall struct {
+	Wall
+	skew time.Duration
+}
+
+func (w skewedWall) Now() time.Time { return w.Wall.Now().Add(w.skew) }
+
 // clocks counts what skewed clocks and provider fencing did in a session.
 type clocks struct {
 	mu sync.Mutex

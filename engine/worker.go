@@ -422,8 +422,14 @@ func (w *Worker) claimed(res ClaimResult, key string) Event {
 		ev.Key, ev.PriorOwner = res.Blocker, res.PrevOwner
 	case ClaimBlocked:
 		w.poll(false, res.PrevUntil)
-		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })
 		ev.Key, ev.Until, ev.PriorOwner = res.Blocker, res.PrevUntil, res.PrevOwner
+		if res.waitsForBackoff() {
+			// Nobody holds the row: it waits for its NextAttemptUtc, which is not a lease.
+			ev.Outcome = OutcomeBackoff
+			w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBackoff++ })
+			break
+		}
+		w.env.ledger.update(w.Name, func(l *WorkerLedger) { l.ClaimsBlocked++ })
 	}
 	return ev
 }

@@ -19,6 +19,7 @@ type retrySide struct {
 	retries    int            // failed attempts released back to Pending
 	parked     int            // failed attempts that dead-lettered their message
 	rejected   int            // failed attempts whose release changed no row: the lease was gone
+	outage     int            // provider calls made while the provider was down (an outage)
 	failedKeys map[string]int // failed attempts per key, for the backoff's attempt number
 }
 
@@ -35,11 +36,14 @@ func (r *retrySide) call(key string, now time.Time) ProviderError {
 	}
 	e := r.plan.call(key, now)
 	r.chart.record(now, e.Text != "")
+	r.mu.Lock()
 	if e.Text != "" {
-		r.mu.Lock()
 		r.failures++
-		r.mu.Unlock()
 	}
+	if r.plan.inOutage(now) {
+		r.outage++
+	}
+	r.mu.Unlock()
 	return e
 }
 
@@ -49,12 +53,14 @@ type RetryCounts struct {
 	Retries          int // failed attempts released to Pending, to be retried
 	DeadLettered     int // failed attempts that parked their message
 	RejectedFails    int // failed attempts whose guarded release changed no row (a lost lease)
+	OutageCalls      int // provider calls made during an outage
 }
 
 func (r *retrySide) counts() RetryCounts {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return RetryCounts{ProviderFailures: r.failures, Retries: r.retries, DeadLettered: r.parked, RejectedFails: r.rejected}
+	return RetryCounts{ProviderFailures: r.failures, Retries: r.retries, DeadLettered: r.parked, RejectedFails: r.rejected,
+		OutageCalls: r.outage}
 }
 
 // callFailed is check's event for a provider call that failed: the error is the answer, due

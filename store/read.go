@@ -46,7 +46,8 @@ VALUES (:key, :type, :payload, 'Pending', :at)`, sql.Named("key", p.Key), sql.Na
 }
 
 const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.ProcessedAtUtc, o.LockedBy,
-       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount
+       o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount,
+       o.NextAttemptUtc
   FROM OutboxMessages o LEFT JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey
  ORDER BY o.Id`
 
@@ -73,13 +74,14 @@ func scanRow(rows shared.Rows) (engine.Row, error) {
 		r                                  engine.Row
 		created                            string
 		processed, owner, until, payStatus sql.NullString
-		txID                               sql.NullString
+		txID, next                         sql.NullString
 		amount                             sql.NullInt64
 	)
 	if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
-		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount); err != nil {
+		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &next); err != nil {
 		return r, err
 	}
+	r.NextAttempt, _ = ParseTime(next.String)
 	r.CreatedAt, _ = ParseTime(created)
 	r.ProcessedAt, _ = ParseTime(processed.String)
 	r.LockedUntil, _ = ParseTime(until.String)

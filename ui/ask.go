@@ -22,7 +22,7 @@ import (
 type askState struct {
 	keys   askKeys
 	open   *engine.Question // waiting for an answer; nil when none
-	expect engine.Answer    // the open question's right answer under the settings now
+	step   int              // the script step the open question comes before
 	picked int              // the answer being run
 	long   bool             // the status holds a question or its answer: it may take more lines
 	// answers are the answers given, by the history position their step started from: an
@@ -39,7 +39,9 @@ type askState struct {
 type given struct {
 	right bool
 	step  engine.Entry // the history's entry of the step; a new future replaces it
-	asked engine.Asked // the question, the answer picked and the right one, for the transcript
+	// asked is the question, the answer picked and the answer the run gave, for the
+	// transcript; until asked.Observed is Known the answer waits for its grade (gradeLate).
+	asked engine.Asked
 }
 
 // newAskState is the pane with no question asked yet.
@@ -67,18 +69,25 @@ func askNote(q *engine.Question, k KeyMap) string {
 	return fmt.Sprintf("PREDICT: %s\n%s", q.Text, strings.Join(parts, " · "))
 }
 
-// answerNote says whether answer i was right under the settings the question was answered
-// in (ans), and why.
-func answerNote(q *engine.Question, ans engine.Answer, i int) string {
-	text := fmt.Sprintf("✓ right: %s", q.Answers[ans.Right])
-	if i != ans.Right {
-		text = fmt.Sprintf("✗ not quite: you said %s; it is %s", q.Answers[i], q.Answers[ans.Right])
+// answerNote says whether answer i was right by what the run did (o), and why: once the step
+// (or, for a question about the end, the run) is over; until then, that the answer waits.
+func answerNote(q *engine.Question, o engine.Observed, i int) string {
+	var text string
+	switch {
+	case !o.Known:
+		return fmt.Sprintf("answer noted: you said %s; it is graded %s, when what it asks about has happened", q.Answers[i], o.Waiting)
+	case o.Right < 0:
+		text = fmt.Sprintf("not scored: you said %s; none of the answers describes what happened (%s)", q.Answers[i], o.Words)
+	case i == o.Right:
+		text = fmt.Sprintf("✓ right: %s", q.Answers[o.Right])
+	default:
+		text = fmt.Sprintf("✗ not quite: you said %s; it is %s", q.Answers[i], q.Answers[o.Right])
 	}
-	if ans.When != "" {
-		text += " (with " + ans.When + ")"
+	if o.When != "" {
+		text += " (with " + o.When + ")"
 	}
-	if ans.Because != "" {
-		text += " — " + ans.Because
+	if o.Because != "" {
+		text += " — " + o.Because
 	}
 	return text
 }
@@ -93,7 +102,7 @@ func (m Model) askResult(hx histResult) Model {
 	m.ask.long = hx.ask != nil || hx.asked
 	switch {
 	case hx.ask != nil:
-		m.ask.open, m.ask.expect = hx.ask, hx.answer
+		m.ask.open, m.ask.step = hx.ask, hx.askStep
 		m.play.stop() // auto-play waits for the answer too
 		// Steps pressed after the one that found the question would run past it.
 		q := m.queue[:0]
@@ -107,7 +116,9 @@ func (m Model) askResult(hx histResult) Model {
 		if m.ask.answers == nil {
 			m.ask.answers = map[int]given{}
 		}
-		at, g := hx.at, given{right: hx.right, asked: m.ask.asking}
+		asked := m.ask.asking
+		asked.Observed = hx.observed
+		at, g := hx.at, given{right: asked.Right(), asked: asked}
 		switch t := hx.timeline; {
 		case !t.valid:
 			at, m.ask.n = m.ask.n, m.ask.n+1
@@ -145,7 +156,7 @@ func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
 		if s.f != nil {
 			before = s.f.EventCount + 1
 		}
-		a.asking = engine.Asked{BeforeSeq: before, Question: q, Picked: i, Answer: a.expect}
+		a.asking = engine.Asked{BeforeSeq: before, Step: a.step, Question: q, Picked: i}
 		a.open, a.picked = nil, i
 		return a, opMsg{op{cmd: engine.CmdNext{}, answered: true, answer: i}}
 	}
@@ -200,29 +211,36 @@ func noQuestion(k KeyMap) string {
 		k.Answer.Help().Key, keyName(k.Step))
 }
 
-// counted is how many of the answers count now, along the history t, and how many of them were right: those whose
-// step the history holds before its position (all of them without a history).
-func (a askState) counted(t timeline) (asked, right int) {
+// stands reports whether the answer given at history position at counts along the history t:
+// the history holds its step before its position (always, without a history). Stepped back past
+// it, or a new future that replaced its step, takes it out.
+func (g given) stands(t timeline, at int) bool {
+	return !t.valid || at < t.pos && t.entries[at].Command == g.step.Command && t.entries[at].Summary == g.step.Summary
+}
+
+// counted is how many of the answers that count now (stands) are graded and scored, how many
+// of them were right, and how many wait for their grade.
+func (a askState) counted(t timeline) (asked, right, waiting int) {
 	for at, g := range a.answers {
-		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
-			continue // stepped back past it, or a new future replaced its step
-		}
-		asked++
-		if g.right {
-			right++
+		switch o := g.asked.Observed; {
+		case !g.stands(t, at):
+		case !o.Known:
+			waiting++
+		case o.Right >= 0:
+			asked++
+			if g.right {
+				right++
+			}
 		}
 	}
-	return asked, right
+	return asked, right, waiting
 }
 
 // askedSoFar are the answers that count now (as counted does), in the order they were asked.
 func (a askState) askedSoFar(t timeline) []engine.Asked {
 	var out []engine.Asked
 	for at, g := range a.answers {
-		if t.valid && (at >= t.pos || t.entries[at].Command != g.step.Command || t.entries[at].Summary != g.step.Summary) {
-			continue
-		}
-		if g.asked.Question != nil {
+		if g.stands(t, at) && g.asked.Question != nil {
 			out = append(out, g.asked)
 		}
 	}
@@ -230,11 +248,48 @@ func (a askState) askedSoFar(t timeline) []engine.Asked {
 	return out
 }
 
-// score is the questions answered so far: "questions 2/3 right"; "" before the first.
+// score is the questions answered so far: "questions 2/3 right"; "" before the first. An
+// answer whose grade waits for the end says so.
 func (a askState) score(t timeline) string {
-	asked, right := a.counted(t)
-	if asked == 0 {
-		return ""
+	asked, right, waiting := a.counted(t)
+	s := ""
+	if asked > 0 {
+		s = fmt.Sprintf("questions %d/%d right", right, asked)
 	}
-	return fmt.Sprintf("questions %d/%d right", right, asked)
+	if waiting > 0 {
+		if s != "" {
+			s += " · "
+		}
+		s += fmt.Sprintf("%d %s graded at the end", waiting, plural(waiting, "answer"))
+	}
+	return s
+}
+
+// gradeLate grades the answers that stand and were waiting for their grade, now that the frame
+// f says what the run did (engine.Frame.Observed), and says so in the status line: a question
+// about the end is graded when the run is over, whatever key ended it.
+func (m Model) gradeLate(f *frame) Model {
+	if f == nil {
+		return m
+	}
+	var notes []string
+	for at, g := range m.ask.answers {
+		if g.asked.Observed.Known || !g.stands(m.line, at) {
+			continue
+		}
+		for _, o := range f.Observed {
+			if o.Step == g.asked.Step && o.Known {
+				g.asked.Observed = o
+				g.right = g.asked.Right()
+				m.ask.answers[at] = g
+				notes = append(notes, "at the end: "+answerNote(g.asked.Question, o, g.asked.Picked))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		slices.Sort(notes)
+		m.status = status{text: strings.Join(append(notes, m.status.text), " · "), level: m.status.level}
+		m.ask.long = true
+	}
+	return m
 }

@@ -51,7 +51,7 @@ func TestAnswerWithoutQuestion(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("A")
 	l.mustNot("right")
-	if asked, _ := l.m.ask.counted(l.m.line); asked != 0 {
+	if asked, _, _ := l.m.ask.counted(l.m.line); asked != 0 {
 		t.Fatal("an answer with no question counted")
 	}
 }
@@ -77,7 +77,7 @@ func TestAnswerFollowsTheSettings(t *testing.T) {
 	stepToQuestion(t, l, 10)
 	l.must("PREDICT: Worker-A wakes and finalizes PAY-001.", "A\u00a01 · B\u00a00")
 	l.press("A")
-	l.must("✓ right: 1 (with ownership-check=off) — Without the ownership check", "OWNERSHIP VIOLATION", "questions 2/2 right")
+	l.must("✓ right: 1 — Without the ownership check", "OWNERSHIP VIOLATION", "questions 2/2 right")
 	l.mustNot("not quite")
 }
 

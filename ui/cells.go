@@ -27,6 +27,7 @@ const (
 	cVersion
 	cBy
 	cDone // ProcessedAtUtc, where the watch has no ledger for "Processed by"
+	cNext // NextAttemptUtc, where the lesson uses backoff and the table is wide
 )
 
 // colSpec is one column: what it shows, its heading and its width.
@@ -47,7 +48,11 @@ const byWant = 9
 // any width the lab lays out, shorter headings and a bar without its time when narrow.
 // "Processed by" takes what is left; the watch, which has no ledger, shows ProcessedAtUtc there
 // instead.
-func columns(w int, rows []engine.Row, watch bool) []colSpec {
+//
+// With backoff (a lesson that uses it), a wide table has NextAttemptUtc after LockedUntilUtc:
+// when a row released by a failed attempt may be claimed again; a narrow one shows the wait in
+// the lease cell of such a row (it holds no lease), as leaseCell does.
+func columns(w int, rows []engine.Row, watch, backoff bool) []colSpec {
 	idW, keyW, ownerW, statusW := 2, 3, 8, 10
 	for i := range rows {
 		r := &rows[i]
@@ -78,6 +83,11 @@ func columns(w int, rows []engine.Row, watch bool) []colSpec {
 		if room := w - used - lease.w - 1 - byWant; room >= leaseTextW {
 			lease.w += min(room-leaseTextW, 3) + leaseTextW
 		}
+	}
+	if wide && backoff {
+		next := colSpec{cNext, "NextAttemptUtc", 14}
+		used += next.w + 1
+		cols = append(cols, next)
 	}
 	used += lease.w + 1
 	cols = append(cols, lease, claims, version)
@@ -135,6 +145,17 @@ func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 	}
 	if r.Status == engine.StatusDeadLettered {
 		return deadCell(f.LastErrors[r.IdempotencyKey], w, st)
+	}
+	if r.Status == engine.StatusPending && r.NextAttempt.After(f.Now) {
+		// Released by a failed attempt, waiting for its backoff: no lease, a wait.
+		wait := shortDuration(r.NextAttempt.Sub(f.Now))
+		for _, text := range []string{"wait " + wait, "in " + wait} {
+			if len(text) <= w {
+				wait = text
+				break
+			}
+		}
+		return st.Subtle.Render(padPlain(wait, w))
 	}
 	if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() {
 		return spaces(w)
@@ -219,4 +240,10 @@ func rowLockCell(holder string, w int, st *Styles) string {
 		text = "lock"
 	}
 	return st.Warn.Render(text) + spaces(max(0, w-len(text)))
+}
+
+// usesBackoff reports whether the frame's lesson uses retry backoff, so that the table shows
+// when a row may be claimed again: its lesson teaches it, or it is on.
+func usesBackoff(f *frame) bool {
+	return f.Settings.Backoff || f.Teaches == engine.ToggleBackoff
 }

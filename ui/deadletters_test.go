@@ -46,7 +46,7 @@ func TestRescuerInTheLab(t *testing.T) {
 	}
 	for i := 0; i < 20 && !strings.Contains(l.view(), "rescued 1"); i++ {
 		if l.m.ask.open != nil {
-			l.press(answerKeys(l.m.keys)[l.m.ask.expect.Right])
+			l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
 			continue
 		}
 		l.press(" ")

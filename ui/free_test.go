@@ -278,3 +278,27 @@ func TestFreeRunWithCrashes(t *testing.T) {
 	}
 	t.Logf("%d crashes, %d polls, %d processing attempts, %d reclaims", crashes, l.m.free.polls, sum.ProcessingAttempts, sum.Reclaims)
 }
+
+// A free run in a lesson with a script ends the script: once the workers have done every
+// message the verdict shows, and once they are stopped, space steps them in turn and never
+// asks the lesson's prediction about a run that is over (issue 28: many-workers asked its
+// pre-run question after a free run had done all 500 messages).
+func TestFreeRunEndsWithAVerdict(t *testing.T) {
+	for _, name := range []string{"before", "many-workers"} {
+		l := newLab(t, name, 120, 40, engine.Overrides{})
+		l.press("g")
+		l.press(">", ">", ">", ">", ">", ">", ">", ">")
+		l.pollUntil("ended with a verdict", func() bool { return l.m.frame.Done })
+		l.must("VERDICT: ", "expectations not judged: the run left the script (a free run)")
+		l.mustNot("not as expected", "as expected with")
+		l.press("g")
+		l.stopped()
+		for i := 0; i < 3; i++ {
+			l.press(" ")
+			if l.m.ask.open != nil || strings.Contains(l.view(), "PREDICT") {
+				t.Fatalf("%s: space asked a question after the free run:\n%s", name, l.view())
+			}
+		}
+		l.must("VERDICT: ")
+	}
+}

@@ -19,10 +19,10 @@ import (
 type histResult struct {
 	sess     *engine.Session  // the session after a rebuild; nil when it is the same
 	ask      *engine.Question // the step Next would run has a question: nothing ran
+	askStep  int              // with ask: the script step it comes before
 	asked    bool             // an answered question's step ran
-	right    bool             // and the answer was right
 	at       int              // the history position the answered step started from
-	answer   engine.Answer    // with ask: the answer that is right under the settings now
+	observed engine.Observed  // with asked: the answer the run gave (Known once it is)
 	timeline timeline         // the history as it stands after the command
 }
 
@@ -56,9 +56,10 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 	}
 	_, next := o.cmd.(engine.CmdNext)
 	q := s.NextQuestion()
+	_, qstep, _ := s.ScriptPosition()
 	var ans engine.Answer
 	if q != nil {
-		// The right answer is what the step will do under the settings of this moment.
+		// Whether it is asked: a "when … skip:" rule over the settings of this moment.
 		ans = s.AnswerFor(q)
 	}
 	switch {
@@ -66,17 +67,19 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		// The question does not apply under these settings: the step runs, and says why.
 		defer func() { note = skipNote(ans) + " · " + note }()
 	case next && !o.answered && q != nil:
-		hx.ask, hx.answer = q, ans
+		hx.ask, hx.askStep = q, qstep
 		return askNote(q, k), levelInfo, false, hx
 	case next && o.answered && q != nil:
-		// The answer is given: the step runs, and the note starts with right or wrong, and why.
+		// The answer is given: the step runs, and the note starts with right or wrong, and why,
+		// as the run gave it: what the step did (engine.Observed), once it is known.
 		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
-			hx.asked, hx.right, hx.at = o.answer >= 0, o.answer == ans.Right, at
+			hx.asked, hx.at = o.answer >= 0, at
+			hx.observed, _ = s.Observed(qstep)
 			if o.answer < 0 {
 				note = "question skipped · " + note
 			} else {
-				note = answerNote(q, ans, o.answer) + " · " + note
+				note = answerNote(q, hx.observed, o.answer) + " · " + note
 			}
 			hx.timeline = timelineOf(h)
 		}()

@@ -143,7 +143,7 @@ func stepAnswering(l *lab, right bool) {
 		l.press(" ")
 	}
 	if q := l.m.ask.open; q != nil {
-		i := l.m.ask.expect.Right
+		i := l.m.ask.open.Right
 		if !right {
 			i = (i + 1) % len(q.Answers)
 		}

@@ -34,12 +34,12 @@ const (
 	kindEventText    = "internal error text in an event's sentence"
 )
 
-// pendingKinds are the kinds another branch of issue 28 owns, and what it is.
+// pendingKinds are the kinds the search counts and logs but does not fail on (without
+// LEASELAB_LABSEARCH_STRICT=1), each with who owns the fix: a lesson run with a toggle its
+// expectations do not name (retry-backoff with dead-letter on from the start) passes beside
+// "not as expected" — the engine's judging of expectations, not the screen's.
 var pendingKinds = map[string]string{
-	kindQuestion:     "right-words: the answer the events imply",
-	kindCheckWords:   "right-words: check details derived from the run",
-	kindVerdictWords: "right-words: a mid-run toggle's one coherent statement",
-	kindEventText:    "right-words: the engine's sentences",
+	kindVerdictWords: "the engine and the lessons: expectations for a toggle they do not name",
 }
 
 // violate records a violation of kind at path, once per kind and message shape.
@@ -145,24 +145,44 @@ func (s *searcher) checkFrame(l *lab, path []string) {
 	if m.ask.open != nil && f.Done {
 		s.violate(kindQuestion, path, "any", "a question is open about a run that is over: "+m.ask.open.Text, "")
 	}
-	// Each answered question: the answer graded right is the one the run's events imply.
-	for _, asked := range m.ask.askedSoFar(m.line) {
-		implied, known := impliedAnswer(f, asked)
-		switch {
-		case !known:
-			s.pending[kindQuestion+" (no definition yet)"]++
-		case implied != asked.Answer.Right:
-			s.violate(kindQuestion, path, "any", fmt.Sprintf("%q graded %q right; the events imply %q", asked.Question.Text,
-				asked.Question.Answers[asked.Answer.Right], asked.Question.Answers[implied]), "")
-		}
+	if s.answered {
+		s.answered = false
+		s.checkAnswer(l, path)
 	}
 }
 
-// impliedAnswer is the answer to asked that the run's events imply, once they do (known). It is
-// the hook for the engine's own definition of it, which the other branch of issue 28 (the
-// engine's words derived from the run) brings; until then no answer is known, and the search
-// counts the answers it could not check.
-func impliedAnswer(f *frame, asked engine.Asked) (right int, known bool) { return 0, false }
+// checkAnswer holds the lab's words about the answer just given against the engine's reading of
+// what the step did (engine.Observed, the answer the events imply): "✓ right" exactly when the
+// answer picked is the one the run made right, naming it; until the run has done what the
+// question asks about (a question about the end), that it waits.
+func (s *searcher) checkAnswer(l *lab, path []string) {
+	asked := l.m.ask.askedSoFar(l.m.line)
+	if len(asked) == 0 {
+		return // skipped, or its step stepped back past
+	}
+	a := asked[len(asked)-1]
+	o, note := a.Observed, l.m.status.text
+	q := a.Question
+	bad := ""
+	switch {
+	case !o.Known:
+		if !strings.Contains(note, "graded "+o.Waiting) {
+			bad = "the answer waits for the run, and the lab does not say so"
+		}
+	case o.Right < 0:
+		if strings.Contains(note, "✓ right") || strings.Contains(note, "✗ not quite") {
+			bad = "no answer describes what happened, yet the lab grades it"
+		}
+	case a.Picked == o.Right && !strings.Contains(note, "✓ right: "+q.Answers[o.Right]):
+		bad = "the answer the run made right was picked, and the lab does not say right"
+	case a.Picked != o.Right && !strings.Contains(note, "it is "+q.Answers[o.Right]):
+		bad = "the lab does not name the answer the run made right"
+	}
+	if bad != "" {
+		s.violate(kindQuestion, path, "any", fmt.Sprintf("%q (picked %q; the run: %s): %s — the status says %q",
+			q.Text, q.Answers[a.Picked], o.Words, bad, note), "")
+	}
+}
 
 // figure is the first number in s after prefix, or -1.
 func figure(s, prefix string) int {
@@ -385,7 +405,11 @@ func (s *searcher) checkLeftOut(l *lab, path []string, size, plain string, lines
 	column := strings.Join(left, "\n")
 	missing := 0
 	for _, it := range (ledgersPane{l.m.scene()}).ledgerItems() {
-		if !regexp.MustCompile(regexp.QuoteMeta(ledgerLabel(it)) + ` \d`).MatchString(column) {
+		words := strings.Fields(ledgerLabel(it))
+		for i, w := range words {
+			words[i] = regexp.QuoteMeta(w)
+		}
+		if !regexp.MustCompile(strings.Join(words, `\s+`) + `\s+\d`).MatchString(column) {
 			missing++ // its words and its figure: "reclaims 0", not "B reclaims it"
 		}
 	}

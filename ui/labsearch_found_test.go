@@ -28,8 +28,10 @@ func TestLabSearchFound(t *testing.T) {
 		// ? listed neither A–D, { } nor V, and its quit line was cut while a question was open.
 		{"? whole, with a question open", "clock-skew: " + presses(5) + " ?"},
 		{"? names V, { } and A–D", "dead-letter: ?"},
-		// "action not possible now", the engine's sentinel, reached the status line.
+		// "action not possible now", the engine's sentinel, reached the status line, and the
+		// events' "script line 19 skipped: …" once a crash took a worker off the script.
 		{"a refusal in words", "playground: r"},
+		{"a skipped script line in words", "naive-claim: x e"},
 		// A toggle's note cut to two lines at 80×24 (what it says of a run under way lost).
 		{"a toggle's note whole", "after: space l"},
 		// Rows left out with no word of them once the status and the verdict took the lines.

@@ -39,6 +39,9 @@ func (m ledgersPane) ledgerItems() []string {
 	if n := sum.ReprocessedAfterLostLease; n > 0 {
 		items = append(items, fmt.Sprintf("re-processed %d (at-least-once)", n))
 	}
+	if n := sum.ReprocessedBySameWorker; n > 0 {
+		items = append(items, fmt.Sprintf("processed again by the same worker %d", n))
+	}
 	if sum.FinalizedMoreThanOnce > 0 || sum.ProcessedMoreThanOnce > 0 {
 		items = append(items, alarm(fmt.Sprintf("finalized more than once %d", sum.FinalizedMoreThanOnce), sum.FinalizedMoreThanOnce))
 	}
@@ -53,7 +56,7 @@ func (m ledgersPane) ledgerItems() []string {
 		fmt.Sprintf("payments Paid %d · Failed %d · Pending %d", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending),
 		sideEffects(sum),
 		alarm(fmt.Sprintf("ownership violations %d", sum.OwnershipViolations), sum.OwnershipViolations),
-		fmt.Sprintf("claims won %d · empty %d · blocked %d", sum.ClaimsWon, sum.ClaimsEmpty, sum.ClaimsBlocked),
+		claimCounts(sum),
 		fmt.Sprintf("reclaims %d", sum.Reclaims),
 	)
 	if sum.RejectedFinalizes == 0 {
@@ -178,4 +181,14 @@ func (m ledgersPane) ledgersBox(w, h int) []string {
 	}
 	lines, left = fit(h - 1)
 	return box(append(lines, more(left)), w, h)
+}
+
+// claimCounts is what the claims got: won, empty, blocked by a live lease, and (apart, when
+// there are any) waiting for a backoff.
+func claimCounts(sum *engine.Summary) string {
+	s := fmt.Sprintf("claims won %d · empty %d · blocked %d", sum.ClaimsWon, sum.ClaimsEmpty, sum.ClaimsBlocked)
+	if sum.ClaimsBackoff > 0 {
+		s += fmt.Sprintf(" · waiting (backoff) %d", sum.ClaimsBackoff)
+	}
+	return s
 }

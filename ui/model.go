@@ -45,7 +45,6 @@ type Model struct {
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
 	steps   int  // steps that did something since the scenario opened
-	start   runStart
 
 	status   status
 	play     player

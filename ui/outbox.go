@@ -159,7 +159,7 @@ func (p outboxPane) lines(f *frame, ch changes, st *Styles) []string {
 	if p.title {
 		lines = append(lines, st.Section.Render(rule(title, w)))
 	}
-	cols := columns(w, f.Rows, f.Watch)
+	cols := columns(w, f.Rows, f.Watch, !f.Watch && usesBackoff(f))
 	var head strings.Builder
 	head.WriteString("  ")
 	for i, c := range cols {
@@ -220,6 +220,8 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 			}
 		case cUntil:
 			text, changed = engine.FormatClock(r.LockedUntil), ch.has(r.ID, colUntil)
+		case cNext:
+			text = engine.FormatClock(r.NextAttempt)
 		case cLease:
 			b.WriteString(leaseCell(f, r, c.w, st))
 			continue

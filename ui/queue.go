@@ -179,7 +179,6 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	}
 	m.busy, m.steps = false, 0
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
-	m.start = newRunStart(msg.frame)
 	m.finish.ran = false
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
@@ -215,12 +214,6 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	m = m.historyResult(msg)
 	wasStalled := stalled(m.frame) != ""
 	if msg.frame != nil {
-		if t, ok := msg.op.cmd.(engine.CmdToggle); ok && m.frame != nil {
-			was, _ := m.frame.Settings.Get(t.Name)
-			if on, err := msg.frame.Settings.Get(t.Name); err == nil && on != was {
-				m.start.toggled(t.Name, on, m.frame)
-			}
-		}
 		m.changes = diff(m.frame, msg.frame)
 		m.frame = msg.frame
 		m.keys.setRowLocks(msg.frame.RowLocks)           // the toggles of PostgreSQL's only
@@ -243,6 +236,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)
 	}
+	m = m.gradeLate(msg.frame)
 	if msg.op.kind == opPoll {
 		var tick, cmd tea.Cmd
 		m, tick = m.polled(msg)

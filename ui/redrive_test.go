@@ -60,3 +60,34 @@ func statusOf(f *frame, key string) string {
 	}
 	return ""
 }
+
+// dead-letter played to its end, then V: the run is not over any more (its message is Pending
+// again), so the verdict is not the one of a run that never ended; space lets the workers take
+// the redriven message up, and the verdict follows what they did (issue 28). The expectations
+// describe the script's own run: after the redrive they are not judged, and say so.
+func TestRedriveAtTheEndRunsOn(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		l := newLab(t, "dead-letter", size[0], size[1], engine.Overrides{})
+		for i := 0; i < 50 && !l.m.frame.Done; i++ {
+			stepAnswering(l, true)
+		}
+		l.must("VERDICT: PASS")
+		l.press("V")
+		if st := statusOf(l.m.frame, "PAY-004"); st != engine.StatusPending || l.m.frame.Done {
+			t.Fatalf("%v: after V PAY-004 is %s, done %v", size, st, l.m.frame.Done)
+		}
+		l.mustNot("RETRIED FOR EVER", "VERDICT: FAIL")
+		for i := 0; i < 50 && !l.m.frame.Done; i++ {
+			l.press(" ")
+		}
+		if st := statusOf(l.m.frame, "PAY-004"); st != engine.StatusDeadLettered || !l.m.frame.Done {
+			t.Fatalf("%v: after the redrive and space, PAY-004 is %s, done %v:\n%s", size, st, l.m.frame.Done, l.view())
+		}
+		l.must("VERDICT: PASS", "expectations not judged")
+		l.mustNot("RETRIED FOR EVER", "not as expected")
+		sum := l.m.frame.Summary
+		if sum.StatusChecksByKey["PAY-004"] != 6 || sum.ExpectationsNotJudged == "" {
+			t.Errorf("%v: PAY-004 called %d times (want 3 + 3), not judged %q", size, sum.StatusChecksByKey["PAY-004"], sum.ExpectationsNotJudged)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func TestEveryScenarioRunsToItsVerdict(t *testing.T) {
 				case st.level == levelError:
 					t.Fatalf("error after %d keys: %s", i, st.text)
 				case l.m.ask.open != nil: // a lesson's question (ask.go)
-					l.press(answerKeys(l.m.keys)[l.m.ask.expect.Right])
+					l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
 				case strings.Contains(st.text, "press f"):
 					l.press("f")
 				case strings.Contains(st.text, "press +"):

@@ -40,7 +40,7 @@ func TestEveryLessonFitsTheScreen(t *testing.T) {
 						l.press("?")
 						checkSize(t, l.view(), size[0], size[1])
 						l.press("?")
-						l.press(answerKeys(l.m.keys)[(l.m.ask.expect.Right+1)%len(l.m.ask.open.Answers)])
+						l.press(answerKeys(l.m.keys)[(l.m.ask.open.Right+1)%len(l.m.ask.open.Answers)])
 					}
 					if i%every == 0 || l.m.frame.Done {
 						screenFits(t, l, fmt.Sprintf("step %d", i))

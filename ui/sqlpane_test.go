@@ -158,7 +158,7 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 	for i := 0; i < 40 && len(asked) < 2; i++ {
 		if q := l.m.ask.open; q != nil {
 			asked = append(asked, q.Text)
-			pick := l.m.ask.expect.Right
+			pick := l.m.ask.open.Right
 			if len(asked) == 2 {
 				pick = (pick + 1) % len(q.Answers) // the second answered wrong
 			}

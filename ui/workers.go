@@ -226,6 +226,9 @@ func counts(l engine.WorkerLedger, compact bool) string {
 		if l.ClaimsBlocked > 0 {
 			s += fmt.Sprintf(" blk %d", l.ClaimsBlocked)
 		}
+		if l.ClaimsBackoff > 0 {
+			s += fmt.Sprintf(" wait %d", l.ClaimsBackoff)
+		}
 		if l.OwnershipViolations > 0 {
 			s += fmt.Sprintf(" VIOL %d", l.OwnershipViolations)
 		}
@@ -238,6 +241,9 @@ func counts(l engine.WorkerLedger, compact bool) string {
 	parts = append(parts, fmt.Sprintf("won %d", l.ClaimsWon))
 	if l.ClaimsBlocked > 0 {
 		parts = append(parts, fmt.Sprintf("blocked %d", l.ClaimsBlocked))
+	}
+	if l.ClaimsBackoff > 0 {
+		parts = append(parts, fmt.Sprintf("waited (backoff) %d", l.ClaimsBackoff))
 	}
 	if l.Reclaims > 0 {
 		parts = append(parts, fmt.Sprintf("reclaimed %d", l.Reclaims))

@@ -151,7 +151,13 @@ func TestStateKeyHoldsNextAttempt(t *testing.T) {
 	rows1, retry1 := read()
 	storetest.ExecFile(t, path, `UPDATE OutboxMessages SET NextAttemptUtc = '2026-01-15T09:00:05.000Z' WHERE Id = (SELECT min(Id) FROM OutboxMessages)`)
 	rows2, retry2 := read()
-	if !slices.Equal(rows1, rows2) {
+	if rows2[0].NextAttempt.IsZero() {
+		t.Fatal("the snapshot does not read NextAttemptUtc")
+	}
+	// The snapshot reads NextAttemptUtc too (the lab shows it): apart from it, the rows agree.
+	apart := slices.Clone(rows2)
+	apart[0].NextAttempt = time.Time{}
+	if !slices.Equal(rows1, apart) {
 		t.Fatal("the rows differ in more than NextAttemptUtc")
 	}
 	if retry2[0].NextAttempt.IsZero() || !retry1[0].NextAttempt.IsZero() {

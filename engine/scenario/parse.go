@@ -165,6 +165,8 @@ type parser struct {
 	seen              map[string]int // header key -> line
 	pendingWorkerRefs []workerRef
 	actions           int // worker actions the script's steps ask for, in all
+	// lastIf is the "if" line a "because:" right after it belongs to; nil after any other line.
+	lastIf *engine.IfAnswer
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {

@@ -110,3 +110,54 @@ func TestAskAnswerRules(t *testing.T) {
 		}
 	}
 }
+
+// A question names what the engine reads from the run ("observe:") and which value makes each
+// answer right ("if VALUE: ANSWER"), each with a why of its own.
+func TestParseObserve(t *testing.T) {
+	sc := mustParse(t, askHead+
+		"  A claim PAY-001\n"+
+		"  ask: What does Worker-B's claim get? | PAY-001 as well | blocked = blocked\n"+
+		"  observe: claim by B\n"+
+		"  if blocked: blocked\n"+
+		"  because: A's lease holds it.\n"+
+		"  if selected PAY-001: PAY-001 as well   # a comment\n"+
+		"  when leasing=off: skip: no claims\n"+
+		"  B claim\n"+
+		"  ask: How many calls at the end? | 1 | 2 or more = 1\n"+
+		"  observe: status checks of PAY-001 at the end\n"+
+		"  if 1: 1\n"+
+		"  if >= 2: 2 or more\n"+
+		"  run\n")
+	o := sc.Steps[1].Ask.Observe
+	if o == nil || o.Text != "claim by B" || o.AtEnd || len(o.Ifs) != 2 || o.Ifs[0].Answer != 1 || o.Ifs[0].Because != "A's lease holds it." ||
+		o.Ifs[1].Value != "selected PAY-001" || o.Ifs[1].Answer != 0 || o.Ifs[1].Because != "" || len(sc.Steps[1].Ask.Rules) != 1 {
+		t.Fatalf("observation: %+v", o)
+	}
+	if o := sc.Steps[2].Ask.Observe; o == nil || !o.AtEnd || o.Ifs[1].Value != ">= 2" {
+		t.Fatalf("observation at the end: %+v", o)
+	}
+}
+
+func TestParseObserveErrors(t *testing.T) {
+	const q = "  ask: Who? | A | B = A\n"
+	for _, c := range []struct{ body, want string }{
+		{"  observe: row PAY-001\n  A claim\n", "q.scenario:4: observe: comes after an \"ask:\" line"},
+		{q + "  observe: the weather\n  A claim\n", "q.scenario:5: observe \"the weather\": want one of: claim by WORKER;"},
+		{q + "  observe: status checks\n  A claim\n", "q.scenario:5: \"status checks\" is only known once the run is over"},
+		{q + "  if 1: A\n  A claim\n", "q.scenario:5: if: the question of line 4 observes nothing yet"},
+		{q + "  observe: row PAY-001\n  if Pending A\n  A claim\n", "q.scenario:6: if: want \"if VALUE: ANSWER\""},
+		{q + "  observe: row PAY-001\n  if Gone: A\n  A claim\n", "q.scenario:6: if: \"row PAY-001\" reads one of: Pending,"},
+		{q + "  observe: lease version of PAY-001\n  if many: A\n  A claim\n", "q.scenario:6: if: \"lease version of PAY-001\": want a count"},
+		{q + "  observe: row PAY-001\n  if Pending: C\n  A claim\n", "q.scenario:6: if: \"C\" is not one of the answers (A, B)"},
+		{q + "  observe: row PAY-001\n  if Pending: A\n  if Pending: B\n  A claim\n", "q.scenario:7: if: \"Pending\" already has its answer (line 6)"},
+		{q + "  observe: row PAY-001\n  if Pending: B\n  A claim\n", "q.scenario:5: observe: no \"if VALUE: A\" line"},
+		{q + "  observe: row PAY-001\n  if Pending: A\n  when leasing=off: = B\n  A claim\n", "q.scenario:7: when …: = ANSWER: the question observes"},
+		{q + "  observe: row PAY-001\n  observe: row PAY-002\n  A claim\n", "q.scenario:6: observe: the question of line 4 already observes"},
+		{q + "  observe: row PAY-001\n  if Pending: A\n  because: one\n  because: two\n  A claim\n", "q.scenario:8: because: belongs right after an if line"},
+	} {
+		_, err := scenario.Parse("q.scenario", []byte(askHead+c.body))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q…", c.body, err, c.want)
+		}
+	}
+}

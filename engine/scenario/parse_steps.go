@@ -27,7 +27,7 @@ func (p *parser) step(n int, line string) error {
 	st := engine.Step{Line: n}
 	rest := strings.TrimSpace(strings.TrimPrefix(line, f[0]))
 	switch f[0] {
-	case "ask:", "because:", "when":
+	case "ask:", "because:", "when", "observe:", "if":
 		return p.askLine(n, f[0], rest)
 	case "phase", "note":
 		if rest == "" {
@@ -67,7 +67,9 @@ func (p *parser) step(n int, line string) error {
 			return p.errf(n, "the script's steps ask for %d worker actions so far, more than the %d a script may ask for (A step N counts N)", p.actions, MaxScriptActions)
 		}
 	}
-	p.askStep(&st)
+	if err := p.askStep(&st); err != nil {
+		return err
+	}
 	p.sc.Steps = append(p.sc.Steps, st)
 	return nil
 }

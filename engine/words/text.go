@@ -46,8 +46,11 @@ func WriteText(out io.Writer, r *engine.Report) error {
 			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
 			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
 			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
-			if rc.ReclaimedBy != "" {
+			switch {
+			case rc.ReclaimedBy != "" && rc.ReclaimedAfterExpiry:
 				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
+			case rc.ReclaimedBy != "":
+				fmt.Fprintf(&b, " (%s took it at %s, over the live lease)", rc.ReclaimedBy, rc.ReclaimedAt)
 			}
 			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
 			if rc.OK {
@@ -85,14 +88,20 @@ func WriteText(out io.Writer, r *engine.Report) error {
 		if e.Line > 0 {
 			line = fmt.Sprintf("  (line %d)", e.Line)
 		}
-		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", okWord(e.OK), e.Expect, when, e.Actual, line)
+		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", expectWord(e), e.Expect, when, e.Actual, line)
+	}
+	if sum.ExpectationsNotJudged != "" {
+		fmt.Fprintf(&b, "Not judged: %s.\n", sum.ExpectationsNotJudged)
 	}
 
 	section(&b, "Verdict")
 	fmt.Fprintf(&b, "%s\n", sum.Verdict)
-	if sum.ExpectationsMet {
+	switch {
+	case sum.ExpectationsNotJudged != "":
+		b.WriteString("The expectations were not judged: the run left the script.\n")
+	case sum.ExpectationsMet:
 		b.WriteString("The run did what the scenario expects.\n")
-	} else {
+	default:
 		b.WriteString("THE RUN DID NOT DO WHAT THE SCENARIO EXPECTS.\n")
 	}
 	_, err := io.WriteString(out, b.String())
@@ -108,6 +117,14 @@ func passWord(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
+}
+
+// expectWord is an expectation's mark: ok, NOT MET, or not judged (the run left its script).
+func expectWord(e engine.ExpectResult) string {
+	if e.NotJudged {
+		return "not judged"
+	}
+	return okWord(e.OK)
 }
 
 func okWord(ok bool) string {
@@ -220,6 +237,9 @@ func ledgers(r *engine.Report, b *strings.Builder) {
 	line("  of which reclaims", func(l engine.WorkerLedger) int { return l.Reclaims })
 	line("Claims empty", func(l engine.WorkerLedger) int { return l.ClaimsEmpty })
 	line("Claims blocked (live lease)", func(l engine.WorkerLedger) int { return l.ClaimsBlocked })
+	if r.Summary.ClaimsBackoff > 0 {
+		line("Claims waiting (backoff)", func(l engine.WorkerLedger) int { return l.ClaimsBackoff })
+	}
 	if r.Summary.LockWaits > 0 || r.Summary.Backend != "" {
 		line("  of which waited for a row lock", func(l engine.WorkerLedger) int { return l.LockWaits })
 	}
@@ -237,6 +257,9 @@ func ledgers(r *engine.Report, b *strings.Builder) {
 	fmt.Fprintf(tw, "Messages processed more than once\t%d\n", sum.ProcessedMoreThanOnce)
 	fmt.Fprintf(tw, "  by two owners at once (a safety failure)\t%d\n", sum.ProcessedByTwoOwners)
 	fmt.Fprintf(tw, "  again after a lost lease (at-least-once)\t%d\n", sum.ReprocessedAfterLostLease)
+	if sum.ReprocessedBySameWorker > 0 {
+		fmt.Fprintf(tw, "  again by the same worker (one owner at a time)\t%d\n", sum.ReprocessedBySameWorker)
+	}
 	fmt.Fprintf(tw, "Provider status-check calls (provider's count)\t%d\n", sum.StatusChecks)
 	fmt.Fprintf(tw, "Payment creation calls (gateway)\t%d (%d in workers)\n", sum.CreationCalls, sum.CreationCallsInWorker)
 	fmt.Fprintf(tw, "Payments Paid / Failed / Pending\t%d / %d / %d\n", sum.Payments.Paid, sum.Payments.Failed, sum.Payments.Pending)

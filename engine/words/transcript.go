@@ -59,13 +59,16 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 			if e.When != "" {
 				when = " when " + e.When
 			}
-			fmt.Fprintf(&b, "- **%s** `%s`%s: got %s\n", okWord(e.OK), code(e.Expect), md(when), md(e.Actual))
+			fmt.Fprintf(&b, "- **%s** `%s`%s: got %s\n", expectWord(e), code(e.Expect), md(when), md(e.Actual))
+		}
+		if sum.ExpectationsNotJudged != "" {
+			fmt.Fprintf(&b, "\n*Not judged: %s.*\n", md(sum.ExpectationsNotJudged))
 		}
 	}
 	if n := len(r.Questions); n > 0 {
 		right := 0
 		for _, a := range r.Questions {
-			if a.Picked == a.Answer.Right {
+			if a.Right() {
 				right++
 			}
 		}
@@ -76,28 +79,42 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 	return err
 }
 
-// mdAsked writes a question where it was asked, with the answer given.
+// mdAsked writes a question where it was asked, with the answer given and the answer the run
+// gave (Observed): what its step did, read from the run.
 func mdAsked(b *strings.Builder, a engine.Asked) {
-	q := a.Question
+	q, o := a.Question, a.Observed
 	fmt.Fprintf(b, "\n> **Question:** %s\n>\n", md(q.Text))
 	for i, ans := range q.Answers {
 		mark := ""
+		right := o.Known && i == o.Right
 		switch {
-		case i == a.Picked && i == a.Answer.Right:
+		case i == a.Picked && right:
 			mark = " — *answered, right*"
 		case i == a.Picked:
 			mark = " — *answered*"
-		case i == a.Answer.Right:
+		case right:
 			mark = " — *the right answer*"
 		}
 		fmt.Fprintf(b, "> %c. %s%s\n", 'A'+rune(i), md(ans), mark)
 	}
-	if a.Answer.When != "" || a.Answer.Because != "" {
-		why := md(a.Answer.Because)
-		if a.Answer.When != "" {
-			why = "(with " + md(a.Answer.When) + ") " + why
+	var why string
+	switch {
+	case !o.Known:
+		why = "Not graded yet: its answer is known " + o.Waiting + "."
+	case o.Right < 0:
+		why = "None of the answers describes what happened (" + o.Words + "): not scored."
+		if o.Because != "" {
+			why += " " + o.Because
 		}
-		fmt.Fprintf(b, ">\n> %s\n", strings.TrimSpace(why))
+	case o.Legacy && o.When != "":
+		why = "(with " + o.When + ") " + o.Because
+	case o.Legacy:
+		why = o.Because
+	default:
+		why = "What happened: " + o.Words + ". " + o.Because
+	}
+	if why = strings.TrimSpace(why); why != "" {
+		fmt.Fprintf(b, ">\n> %s\n", md(why))
 	}
 }
 
@@ -216,7 +233,7 @@ func mdRecovery(r *engine.Report, b *strings.Builder) {
 		for i, m := range []struct {
 			what string
 			e    *engine.Event
-		}{{"Claim", claim}, {"Crash", crash}, {"Blocked before expiry", blocked}, {"Reclaimed after expiry", reclaim}} {
+		}{{"Claim", claim}, {"Crash", crash}, {"Blocked before expiry", blocked}, {reclaimedWhat(rc), reclaim}} {
 			if m.e == nil {
 				fmt.Fprintf(b, "%d. **%s**: did not happen\n", i+1, m.what)
 				continue
@@ -227,6 +244,15 @@ func mdRecovery(r *engine.Report, b *strings.Builder) {
 			b.WriteString("\nA lock would have lost this message; the lease recovered it.\n")
 		}
 	}
+}
+
+// reclaimedWhat names the recovery's last moment as Recovery.Words does: a reclaim after the
+// lease ended, or a take over the live lease.
+func reclaimedWhat(rc engine.Recovery) string {
+	if rc.ReclaimedBy != "" && !rc.ReclaimedAfterExpiry {
+		return "Taken over the live lease"
+	}
+	return "Reclaimed after expiry"
 }
 
 // recoveryEvents finds the four moments of rc in the timeline.
@@ -241,9 +267,9 @@ func recoveryEvents(r *engine.Report, rc engine.Recovery) (claim, crash, blocked
 			claim = e
 		case crash == nil && claim != nil && e.Kind == engine.EvCrash:
 			crash = e
-		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeBlocked && blocked == nil:
+		case crash != nil && reclaim == nil && e.BlockedByLease() && blocked == nil:
 			blocked = e
-		case crash != nil && reclaim == nil && e.Kind == engine.EvClaim && e.Outcome == engine.OutcomeReclaimed:
+		case crash != nil && reclaim == nil && e.TakesOver() && e.Worker == rc.ReclaimedBy:
 			reclaim = e
 		}
 	}

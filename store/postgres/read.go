@@ -54,7 +54,7 @@ VALUES ($1, $2, $3, 'Pending', $4)`, p.Key, engine.MessageType, p.Payload, at(p.
 // which pg_stat_activity shows only while that transaction runs. The lock is in no column.
 const snapshotSQL = `SELECT o.Id, o.IdempotencyKey, o.Status, o.CreatedAtUtc, o.ProcessedAtUtc, o.LockedBy,
        o.LockedUntilUtc, o.Attempts, o.LeaseVersion, p.PaymentStatus, p.TransactionId, p.Amount,
-       a.application_name
+       a.application_name, o.NextAttemptUtc
   FROM OutboxMessages o LEFT JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey
   LEFT JOIN (SELECT backend_xid, application_name FROM pg_stat_activity WHERE backend_xid IS NOT NULL) a
          ON a.backend_xid = o.xmax
@@ -82,15 +82,16 @@ func scanRow(rows shared.Rows) (engine.Row, error) {
 	var (
 		r                      engine.Row
 		created                time.Time
-		processed, until       *time.Time
+		processed, until, next *time.Time
 		owner, payStatus, txID *string
 		amount                 *int64
 		lockedBy               *string
 	)
 	if err := rows.Scan(&r.ID, &r.IdempotencyKey, &r.Status, &created, &processed, &owner, &until,
-		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &lockedBy); err != nil {
+		&r.Attempts, &r.LeaseVersion, &payStatus, &txID, &amount, &lockedBy, &next); err != nil {
 		return r, err
 	}
+	r.NextAttempt = fromDB(next)
 	r.CreatedAt, r.ProcessedAt, r.LockedUntil = created.UTC(), fromDB(processed), fromDB(until)
 	r.LockedBy, r.PaymentStatus, r.TransactionID, r.RowLock = str(owner), str(payStatus), str(txID), str(lockedBy)
 	if amount != nil {

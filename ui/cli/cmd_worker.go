@@ -49,11 +49,27 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
 	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
 	slots := fs.Int("slots", 0, "run a hosted worker with this many slots (1 to 1000): batch claims, batch finalizes, heartbeats")
+	provider := fs.String("provider", "", "with --slots: call the payment provider at this http(s) URL (a POST of JSON) instead of the built-in fake one")
+	var skew time.Duration
+	fs.Func("skew", "this worker's clock offset, e.g. +400ms or -1s: its leases are written, and others' judged, by a clock that far off (at most 1h either way)", func(v string) (err error) {
+		skew, err = engine.ParseSkew(v)
+		return err
+	})
 	if err := parseSharedDB(fs, args, path); err != nil {
 		return err
 	}
 	if err := checkSlots(fs, *slots); err != nil {
 		return err
+	}
+	var prov *httpProvider
+	if *provider != "" {
+		if *slots == 0 {
+			return usageError{fmt.Errorf("--provider %s: only a hosted worker (--slots) calls a provider of its own", *provider)}
+		}
+		var err error
+		if prov, err = newHTTPProvider(*provider, *name); err != nil {
+			return usageError{fmt.Errorf("--provider: %w", err)}
+		}
 	}
 	switch {
 	case *name == "":
@@ -88,14 +104,14 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 		})
 	}
 	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: st,
-		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name)}}}
+		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name), Skew: skew}}}
 	sess, err := engine.NewSessionWith(ctx, sc, db, engine.SessionOptions{Clock: engine.NewWallClock(time.Now)})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
 	if *slots > 0 {
-		return runHosted(ctx, sess, *slots, *pace, *poll, *untilEmpty, stdout)
+		return runHosted(ctx, sess, hostedRun{slots: *slots, pace: *pace, poll: *poll, untilEmpty: *untilEmpty, provider: prov}, stdout)
 	}
 	sess.TraceSQL(*showSQL)
 	w := sess.Workers()[0]
@@ -264,9 +280,19 @@ func checkSlots(fs *flag.FlagSet, slots int) error {
 	return nil
 }
 
-// runHosted runs the session's worker as a hosted worker of n slots, printing its events, each
-// fetch and each completer batch, and at the end what it did.
-func runHosted(ctx context.Context, sess *engine.Session, n int, pace, poll time.Duration, untilEmpty bool, stdout io.Writer) error {
+// hostedRun is what the command line gives a hosted worker: its slots, pace and poll, whether it
+// stops once no work is left, and the provider it calls (nil: the session's fake one).
+type hostedRun struct {
+	slots      int
+	pace, poll time.Duration
+	untilEmpty bool
+	provider   *httpProvider
+}
+
+// runHosted runs the session's worker as a hosted worker, printing its events, each fetch and
+// each completer batch, and at the end what it did.
+func runHosted(ctx context.Context, sess *engine.Session, hr hostedRun, stdout io.Writer) error {
+	n, pace, poll := hr.slots, hr.pace, hr.poll
 	var mu sync.Mutex // one line at a time, from the fetcher, the completer and the heartbeat
 	say := func(format string, args ...any) {
 		mu.Lock()
@@ -282,9 +308,16 @@ func runHosted(ctx context.Context, sess *engine.Session, n int, pace, poll time
 			case <-time.After(pace):
 			}
 		}
+		if hr.provider != nil {
+			return hr.provider.call(ctx, m)
+		}
 		return sess.Provider().CheckPaymentStatus(m.IdempotencyKey), nil
 	}
-	say("%s %s hosted: %d slots, one fetcher, one completer, lease %s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease)
+	at := ""
+	if hr.provider != nil {
+		at = ", provider " + hr.provider.String()
+	}
+	say("%s %s hosted: %d slots, one fetcher, one completer, lease %s%s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease, at)
 	stopped, told := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(told)
@@ -294,7 +327,7 @@ func runHosted(ctx context.Context, sess *engine.Session, n int, pace, poll time
 		case <-stopped:
 		}
 	}()
-	st, err := sess.Host(ctx, engine.HostOptions{Slots: n, Poll: poll, UntilEmpty: untilEmpty, Process: process,
+	st, err := sess.Host(ctx, engine.HostOptions{Slots: n, Poll: poll, UntilEmpty: hr.untilEmpty, Process: process,
 		OnEvent: func(e engine.Event) { say("%s", words.Escape(e.String())) },
 		OnFetch: func(free int, got []engine.Message) {
 			say("%s %s fetched %d for %d free %s in one claim: %s", engine.FormatClock(time.Now()), name, len(got), free,

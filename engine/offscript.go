@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A scenario's expectations describe its script's own run, under the settings it started with.
+// A person at the lab can take a run off that path: switch a toggle once workers have acted, crash
+// or restart or pause a worker, move the clock, step one worker, redrive a message, let the
+// workers run free. The expectations would then judge another run than the one they were written
+// for, and could say "not as expected" beside a verdict whose checks all hold, or "as expected"
+// about figures the change made. So the session records every such move (the commands' run
+// methods, StartFree), and the summary says the expectations were not judged, and why
+// (Summary.ExpectationsNotJudged); the verdict stands, since its checks judge what happened.
+
+// leftScript records that what took the run off its script; a toggle is named once, with its
+// latest value ("atomic-claim switched off mid-run").
+func (s *Session) leftScript(what string) {
+	if name, _, ok := strings.Cut(what, " switched "); ok {
+		s.offScript = slices.DeleteFunc(s.offScript, func(w string) bool { return strings.HasPrefix(w, name+" switched ") })
+	} else if slices.Contains(s.offScript, what) {
+		return
+	}
+	s.offScript = append(s.offScript, what)
+}
+
+// OffScript names what took the run off its script, in the order it first happened; nil for
+// the script's own run.
+func (s *Session) OffScript() []string { return slices.Clone(s.offScript) }
+
+// toggledMidRun records a toggle switched by a person once workers have acted: before that it
+// is the run's own setting (Session.InitialSettings), which the expectations follow.
+func (s *Session) toggledMidRun(name string, on bool) {
+	s.leftScript(fmt.Sprintf("%s switched %s mid-run", name, OnOff(on)))
+}
+
+// notJudged is why the expectations are not judged: "" when they are.
+func (s *Session) notJudged() string {
+	if len(s.offScript) == 0 {
+		return ""
+	}
+	return "the run left the script (" + strings.Join(s.offScript, ", ") + "): the expectations describe the script's own run, so they are not judged; the verdict is the safety checks' alone"
+}
