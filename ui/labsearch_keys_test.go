@@ -133,8 +133,8 @@ func probeKey(m Model) uint64 {
 
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
-	return fmt.Sprintf("%v|%v|%v|%v|%d|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.on, m.sql.open,
-		m.workers.selected, m.outbox.offset, m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
+	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.on, m.sql.open,
+		m.workers.selected, m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }
 
@@ -154,7 +154,10 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 		mm.status.text = sentinel
 		after, cmd := mm.update(searchKey(k))
 		said := after.status.text != sentinel && after.status.text != ""
-		acted := cmd != nil || screenSig(after) != sig
+		// A scroll key acts by moving the table; a note of several lines may move it too, as
+		// the layout makes room for it, which is no action of the key's.
+		scrolled := after.outbox.offset != base.outbox.offset && !said
+		acted := cmd != nil || screenSig(after) != sig || scrolled
 		descs, onHelp := listed[k]
 		switch {
 		case acted && !onHelp && k != "ctrl+c":
