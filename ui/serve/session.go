@@ -240,8 +240,6 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
-		// The server owns SIGINT and SIGTERM, not each of its programs.
-		Options: []tea.ProgramOption{tea.WithoutSignalHandler()},
 	})
 	if err != nil {
 		s.log.Printf("%s %s: %v", ss.user, ss.addr, err)
