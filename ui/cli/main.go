@@ -272,4 +272,3 @@ func report(err error, stderr io.Writer) int {
 	}
 	return exitEnvError
 }
-
