@@ -46,6 +46,7 @@ type stallCount struct {
 	crashes, pauses       int // the workers' crashes, and the run's own pauses
 	claimsEmpty, released int // claims that found nothing; failed attempts released to Pending
 	renewals              int // heartbeat renewals that kept a lease
+	blocked               int // claims that found the work under live leases
 }
 
 // count reads the run's figures now.
@@ -59,6 +60,7 @@ func (s *Session) count() stallCount {
 		c.crashes += w.Crashes
 		c.claimsEmpty += w.ClaimsEmpty
 		c.renewals += w.Renewals
+		c.blocked += w.ClaimsBlocked
 	}
 	s.ledger.mu.Unlock()
 	r := s.env.retry
@@ -123,7 +125,7 @@ func (s *Session) stallCause() string {
 	d := stallCount{
 		attempts: now.attempts - b.attempts, failures: now.failures - b.failures, lost: now.lost - b.lost,
 		crashes: now.crashes - b.crashes, pauses: now.pauses - b.pauses, claimsEmpty: now.claimsEmpty - b.claimsEmpty,
-		released: now.released - b.released, renewals: now.renewals - b.renewals,
+		released: now.released - b.released, renewals: now.renewals - b.renewals, blocked: now.blocked - b.blocked,
 	}
 	moved := now.at.Sub(b.at)
 	st := s.Settings()
@@ -158,7 +160,21 @@ func (s *Session) stallCause() string {
 		return fmt.Sprintf("the workers were crashed %d times and paused %d times since, more often than a message can be finished",
 			d.crashes, d.pauses)
 	}
-	return fmt.Sprintf("since then: %d processing attempts, %d claims found nothing, the clock moved %s", d.attempts, d.claimsEmpty, moved)
+	if d.blocked > 0 && d.attempts == 0 {
+		why := fmt.Sprintf("every claim since found the work under a live lease (%d claims blocked), and the clock moved %s without one ending", d.blocked, moved)
+		var ahead []string
+		for _, w := range s.workers {
+			if w.spec.Skew > 0 {
+				ahead = append(ahead, fmt.Sprintf("%s's clock runs %s ahead, and so do the ends of its leases", w.Name, w.spec.Skew))
+			}
+		}
+		if len(ahead) > 0 {
+			why += ": " + strings.Join(ahead, "; ")
+		}
+		return why
+	}
+	return fmt.Sprintf("since then: %d processing attempts, %d claims blocked by a live lease, %d claims found nothing, the clock moved %s",
+		d.attempts, d.blocked, d.claimsEmpty, moved)
 }
 
 // failingBecause names the scenario's provider faults that were at work between from and to:
