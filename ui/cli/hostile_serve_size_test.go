@@ -15,8 +15,9 @@ import (
 )
 
 // sizeBound is what a client's window size may make the server hold, over what it held with
-// the other attendee's lab open: the sizes are fitted to ui.MaxWidth×ui.MaxHeight, a few hundred
-// kilobytes a frame, and a lab's own database and screens are a few megabytes more.
+// the other attendee's lab open, in heap in use and in RSS: the sizes are fitted to
+// ui.MaxWidth×ui.MaxHeight, a few hundred kilobytes a frame, and a lab's own database and
+// screens are a few megabytes more (measured: heap +2 to +3 MB, RSS +2 to +5 MB).
 const sizeBound = 48 << 20
 
 // memNow is the heap in use (live objects and what they fragment) and the process's RSS.
@@ -101,6 +102,11 @@ func TestServeAbsurdWindowSizes(t *testing.T) {
 		mb(heap0), mb(peakHeap), float64(grew)/(1<<20), mb(rss0), mb(peakRSS))
 	if grew > sizeBound {
 		t.Errorf("the heap grew by %.1f MB for one client's window sizes, more than the bound of %d MB", float64(grew)/(1<<20), sizeBound>>20)
+	}
+	// SQLite's pages are not Go's heap (modernc.org/sqlite allocates its own): RSS counts them
+	// too, the second lab's database with them.
+	if rssGrew := int64(peakRSS) - int64(rss0); rssGrew > sizeBound {
+		t.Errorf("RSS grew by %.1f MB with a second lab of absurd sizes, more than the bound of %d MB", float64(rssGrew)/(1<<20), sizeBound>>20)
 	}
 	if !strings.Contains(ts.log.String(), fmt.Sprintf("window %d×%d asked for, drawn in %d×%d", 1<<31, 1<<32-1, ui.MaxWidth, ui.MaxHeight)) {
 		t.Errorf("no log line for the fitted window:\n%s", ts.log.String())
