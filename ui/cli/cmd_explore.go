@@ -45,6 +45,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md)")
 	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
+	noReduce := fs.Bool("no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
 	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -102,7 +103,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	}
 	defer os.RemoveAll(tmp)
 	cfg := explore.Config{Scenario: sc, DB: db, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
-		ProgressEvery: *progress}
+		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce}
 	if *progress > 0 {
 		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
 	}
