@@ -16,6 +16,7 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,8 @@ type Config struct {
 	// which apart (reduce: renaming.go); NoSleepSets makes both orders of moves that commute
 	// (reduce.go). Both off is the full search (--no-reduce).
 	NoSymmetry, NoSleepSets bool
+	// NoShares leaves out the point of no return's measure (witness.go): the lab's quick search.
+	NoShares bool
 	// verifyCommute, for tests: after each state's moves, make every pair the reduction calls
 	// independent in both orders and fail the search if they end in different states.
 	verifyCommute bool
@@ -185,6 +188,13 @@ type Violation struct {
 	Failed   []engine.Check // the checks it broke, as the report shows them
 	// Last is what the schedule's last move did, in the timeline's words.
 	Last []string
+	// Witness says why, in words (nil when the events name nothing).
+	Witness *Witness
+	// Shares are, for each prefix of the schedule (0: none of it, to all of it), the share of
+	// its continuations of the schedule's remaining length that break a searched check (nil:
+	// not measured); NoReturn is the move after which every continuation does (1-based).
+	Shares   []float64
+	NoReturn int
 }
 
 // Result is what a search found.
@@ -256,7 +266,9 @@ type explorer struct {
 	start   time.Time
 	nextLog time.Time
 	res     *Result
-	verr    error // verifyCommute's finding
+	vnode   *node        // the violation's state
+	verr    error        // verifyCommute's finding
+	buf     bytes.Buffer // a state's text, hashed into its key
 }
 
 // image is one database copy, and how many waiting states need it.
@@ -321,7 +333,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err == nil && x.verr != nil {
 		err = x.verr
 	}
+	if v := x.res.Violation; err == nil && v != nil && x.vnode != nil {
+		err = x.explain(ctx, v)
+	}
 	return x.res, err
+}
+
+// explain adds the witness and the shares to the violation found (the shares only when they
+// cost less than shareBudget moves; an interrupt leaves them out).
+func (x *explorer) explain(ctx context.Context, v *Violation) error {
+	evs, err := x.movesEvents(ctx, x.vnode)
+	if err != nil {
+		return err
+	}
+	v.Witness = witness(v, evs)
+	if x.cfg.NoShares {
+		return nil
+	}
+	shares, err := x.shares(ctx, x.vnode)
+	switch {
+	case errors.Is(err, errShareBudget) || ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return err
+	}
+	v.Shares, v.NoReturn = shares, noReturn(shares)
+	return nil
 }
 
 func (x *explorer) close() {
@@ -381,6 +418,7 @@ func (x *explorer) search(ctx context.Context) error {
 	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
 	}
+	x.images[x.root.db].refs++ // the start's copy is kept to the end, for the shares (witness.go)
 	frontier := []*node{x.root}
 	x.waiting = 1
 	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
@@ -495,6 +533,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 				}
 				x.res.Violation = v
 				x.res.FirstViolation = x.cfg.Now().Sub(x.start)
+				x.vnode = child
 			}
 			continue
 		}
@@ -578,11 +617,14 @@ func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.R
 	}
 	var retry []engine.RetryState
 	if rc, ok := x.cfg.DB.(RetryColumns); ok {
-		if retry, err = rc.RetryStates(ctx); err != nil {
+		// A whole-database read: answered from memory while the database has not changed.
+		v, err := x.tape.read("retry", func() (any, error) { return rc.RetryStates(ctx) })
+		if err != nil {
 			return nil, 0, key, 0, fmt.Errorf("explore: read the retry columns: %w", err)
 		}
+		retry, _ = v.([]engine.RetryState)
 	}
-	key, perm = canonicalKey(rows, retry, s, x.perms)
+	key, perm = canonicalKey(rows, retry, s, x.perms, &x.buf)
 	return rows, dbKeyOf(rows, retry), key, perm, nil
 }
 

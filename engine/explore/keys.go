@@ -1,10 +1,12 @@
 package explore
 
 import (
+	"bytes"
 	"fmt"
 	"hash"
 	"hash/fnv"
 	"io"
+	"strconv"
 
 	"leaselab/engine"
 )
@@ -22,24 +24,26 @@ type keyWriter interface {
 
 // stateKey is a state's key under renaming p (nil: none): its rows, what failed attempts left
 // on them and the session's memory, hashed.
-func stateKey(rows []engine.Row, retry []engine.RetryState, st keyWriter, p *renaming) (key [2]uint64) {
-	h := fnv.New128a()
-	writeRows(h, rows, p.id())
-	writeRetry(h, retry)
+func stateKey(rows []engine.Row, retry []engine.RetryState, st keyWriter, p *renaming, buf *bytes.Buffer) (key [2]uint64) {
+	buf.Reset()
+	writeRows(buf, rows, p.id())
+	writeRetry(buf, retry)
 	if p == nil {
-		st.WriteStateAs(h, nil, nil, nil)
+		st.WriteStateAs(buf, nil, nil, nil)
 	} else {
-		st.WriteStateAs(h, p.order, p.name(), p.id())
+		st.WriteStateAs(buf, p.order, p.name(), p.id())
 	}
+	h := fnv.New128a()
+	h.Write(buf.Bytes())
 	return sumKey(h)
 }
 
 // canonicalKey is the least of the state's keys under each renaming, and the renaming that
 // gives it (an index into perms; 0, the identity, when there is one renaming).
-func canonicalKey(rows []engine.Row, retry []engine.RetryState, st keyWriter, perms []*renaming) (key [2]uint64, which int) {
-	key = stateKey(rows, retry, st, perms[0])
+func canonicalKey(rows []engine.Row, retry []engine.RetryState, st keyWriter, perms []*renaming, buf *bytes.Buffer) (key [2]uint64, which int) {
+	key = stateKey(rows, retry, st, perms[0], buf)
 	for i := 1; i < len(perms); i++ {
-		if k := stateKey(rows, retry, st, perms[i]); less(k, key) {
+		if k := stateKey(rows, retry, st, perms[i], buf); less(k, key) {
 			key, which = k, i
 		}
 	}
@@ -69,11 +73,25 @@ func sumKey(h hash.Hash) (key [2]uint64) {
 
 // writeRows writes the rows as the database holds them, every column the engine reads, each
 // row's owner through name.
-func writeRows(h io.Writer, rows []engine.Row, name func(string) string) {
+func writeRows(w io.Writer, rows []engine.Row, name func(string) string) {
+	var b []byte
 	for _, r := range rows {
-		fmt.Fprintf(h, "%d|%s|%s|%d|%d|%s|%d|%d|%d|%s|%s|%d\n", r.ID, r.IdempotencyKey, r.Status, r.CreatedAt.UnixMilli(),
-			r.ProcessedAt.UnixMilli(), name(r.LockedBy), r.LockedUntil.UnixMilli(), r.Attempts, r.LeaseVersion,
-			r.PaymentStatus, r.TransactionID, r.Amount)
+		b = strconv.AppendInt(b[:0], r.ID, 10)
+		for _, s := range []string{r.IdempotencyKey, string(r.Status)} {
+			b = append(append(b, '|'), s...)
+		}
+		for _, n := range []int64{r.CreatedAt.UnixMilli(), r.ProcessedAt.UnixMilli()} {
+			b = strconv.AppendInt(append(b, '|'), n, 10)
+		}
+		b = append(append(b, '|'), name(r.LockedBy)...)
+		for _, n := range []int64{r.LockedUntil.UnixMilli(), int64(r.Attempts), r.LeaseVersion} {
+			b = strconv.AppendInt(append(b, '|'), n, 10)
+		}
+		for _, s := range []string{string(r.PaymentStatus), r.TransactionID} {
+			b = append(append(b, '|'), s...)
+		}
+		b = strconv.AppendInt(append(b, '|'), int64(r.Amount), 10)
+		w.Write(append(b, '\n'))
 	}
 }
 

@@ -129,7 +129,7 @@ func TestIndependentMovesCommute(t *testing.T) {
 func searchWith(t testing.TB, sc *engine.Scenario, b Bounds, set func(*Config)) *Result {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := Config{Scenario: sc, DB: newDB(t, dir), Bounds: b, TempDir: dir, Now: time.Now}
+	cfg := Config{Scenario: sc, DB: newDB(t, dir), Bounds: b, TempDir: dir, Now: time.Now, NoShares: true}
 	if set != nil {
 		set(&cfg)
 	}

@@ -17,13 +17,24 @@ func (r *Result) WriteText(w io.Writer) error {
 	if v := r.Violation; v != nil {
 		fmt.Fprintf(&b, "explore %s: a shortest schedule that breaks %s, %d %s:\n", r.Scenario, failedList(v), len(v.Schedule), words.Plural(len(v.Schedule), "move"))
 		for i, t := range v.Schedule {
-			fmt.Fprintf(&b, "  %2d  %s\n", i+1, t)
+			mark := " "
+			if v.Shares != nil && i+1 == v.NoReturn {
+				mark = "!"
+			}
+			fmt.Fprintf(&b, " %s%2d  %s\n", mark, i+1, t)
 		}
 		for _, c := range v.Failed {
 			fmt.Fprintf(&b, "check %s failed: %s: %s\n", c.ID, c.Name, c.Detail)
 		}
 		for _, l := range v.Last {
 			fmt.Fprintf(&b, "its last move: %s\n", l)
+		}
+		if v.Witness != nil {
+			fmt.Fprintf(&b, "why: %s\n", v.Witness.Text)
+		}
+		if v.Shares != nil {
+			fmt.Fprintf(&b, "share of continuations that still fail, after each move: %s\n", shareLine(v))
+			fmt.Fprintf(&b, "point of no return: move %d (%s): from there every continuation fails\n", v.NoReturn, v.Schedule[v.NoReturn-1])
 		}
 		fmt.Fprintf(&b, "searched: %s\n", r.figures())
 	} else {
@@ -103,6 +114,31 @@ func (st Stats) Progress() string {
 		words.Thousands(st.Distinct), words.Thousands(st.Frontier), Seconds(st.Elapsed))
 }
 
+// shareLine is the shares after each prefix: "0: 4%, 1: 9%, … 5: 100% !, 6: 100%".
+func shareLine(v *Violation) string {
+	var parts []string
+	for k, sh := range v.Shares {
+		p := fmt.Sprintf("%d: %s", k, percent(sh))
+		if k == v.NoReturn {
+			p += " !"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// percent writes a share as a whole percentage, never rounding a share below 1 up to 100%.
+func percent(f float64) string {
+	p := int(f*100 + 0.5)
+	if f < 1 && p == 100 {
+		p = 99
+	}
+	if f > 0 && p == 0 {
+		return "<1%"
+	}
+	return fmt.Sprintf("%d%%", p)
+}
+
 // failedIDs are the ids of the checks the violation breaks.
 func failedIDs(v *Violation) []string {
 	var ids []string
@@ -119,18 +155,32 @@ func Seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds())
 
 // JSON is the result for --json.
 type JSON struct {
-	Scenario   string           `json:"scenario"`
-	Checks     []string         `json:"checks"`
-	Bounds     JSONBounds       `json:"bounds"`
-	Restore    string           `json:"restore"`
-	Found      bool             `json:"found"`
-	Schedule   []string         `json:"schedule,omitempty"`
-	Failed     []engine.Check   `json:"failed,omitempty"`
-	Proved     *JSONProof       `json:"proved,omitempty"`
-	Cut        string           `json:"cut,omitempty"`
-	Stats      JSONStats        `json:"stats"`
-	Reductions JSONReductions   `json:"reductions"`
-	TimeSpent  map[string]int64 `json:"time_ms"`
+	Scenario string         `json:"scenario"`
+	Checks   []string       `json:"checks"`
+	Bounds   JSONBounds     `json:"bounds"`
+	Restore  string         `json:"restore"`
+	Found    bool           `json:"found"`
+	Schedule []string       `json:"schedule,omitempty"`
+	Failed   []engine.Check `json:"failed,omitempty"`
+	Witness  *JSONWitness   `json:"witness,omitempty"`
+	// Shares are, after each prefix of the schedule (0: none of it), the share of its
+	// continuations that still fail; PointOfNoReturn the move after which all do.
+	Shares          []float64        `json:"continuations_failing_share,omitempty"`
+	PointOfNoReturn int              `json:"point_of_no_return,omitempty"`
+	Proved          *JSONProof       `json:"proved,omitempty"`
+	Cut             string           `json:"cut,omitempty"`
+	Stats           JSONStats        `json:"stats"`
+	Reductions      JSONReductions   `json:"reductions"`
+	TimeSpent       map[string]int64 `json:"time_ms"`
+}
+
+// JSONWitness is the violation's witness in --json.
+type JSONWitness struct {
+	Check  string `json:"check"`
+	Key    string `json:"message,omitempty"`
+	Last   int    `json:"last_move"`
+	Before int    `json:"before_move,omitempty"`
+	Text   string `json:"text"`
 }
 
 // JSONBounds are the bounds in --json.
@@ -214,6 +264,10 @@ func (r *Result) JSON() JSON {
 	}
 	if v := r.Violation; v != nil {
 		j.Found, j.Failed = true, v.Failed
+		if w := v.Witness; w != nil {
+			j.Witness = &JSONWitness{Check: w.Check, Key: w.Key, Last: w.Last, Before: w.Before, Text: w.Text}
+		}
+		j.Shares, j.PointOfNoReturn = v.Shares, v.NoReturn
 		for _, t := range v.Schedule {
 			j.Schedule = append(j.Schedule, t.String())
 		}
