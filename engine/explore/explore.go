@@ -124,6 +124,10 @@ type Config struct {
 	// which apart (reduce: renaming.go); NoSleepSets makes both orders of moves that commute
 	// (reduce.go). Both off is the full search (--no-reduce).
 	NoSymmetry, NoSleepSets bool
+	// Checkpoint, when set, is called at the end of every level with the search so far
+	// (checkpoint.go); Resume, when set, is where the search goes on from.
+	Checkpoint func(*Checkpoint) error
+	Resume     *Checkpoint
 	// NoShares leaves out the point of no return's measure (witness.go): the lab's quick search.
 	NoShares bool
 	// verifyCommute, for tests: after each state's moves, make every pair the reduction calls
@@ -216,6 +220,8 @@ type Result struct {
 	FirstUnstored int
 	// Symmetry and SleepSets say which reductions the search used.
 	Symmetry, SleepSets bool
+	// Checkpointed is the last level saved to Config.Checkpoint (0: none).
+	Checkpointed int
 	// Broken are the ids of the checks broken by any state at the violation's depth (the
 	// level is finished when a violation is found), sorted.
 	Broken []string
@@ -266,9 +272,10 @@ type explorer struct {
 	start   time.Time
 	nextLog time.Time
 	res     *Result
-	vnode   *node        // the violation's state
-	verr    error        // verifyCommute's finding
-	buf     bytes.Buffer // a state's text, hashed into its key
+	vnode   *node         // the violation's state
+	resumed time.Duration // the time the resumed checkpoint's search had run
+	verr    error         // verifyCommute's finding
+	buf     bytes.Buffer  // a state's text, hashed into its key
 }
 
 // image is one database copy, and how many waiting states need it.
@@ -323,7 +330,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Symmetry: !cfg.NoSymmetry, SleepSets: !cfg.NoSleepSets}
 	defer x.close()
 	err := x.search(ctx)
-	x.res.Elapsed = cfg.Now().Sub(x.start)
+	x.res.Elapsed = cfg.Now().Sub(x.start) + x.resumed
 	if err != nil && ctx.Err() != nil {
 		x.res.Cut, err = "interrupted", nil
 	}
@@ -421,7 +428,14 @@ func (x *explorer) search(ctx context.Context) error {
 	x.images[x.root.db].refs++ // the start's copy is kept to the end, for the shares (witness.go)
 	frontier := []*node{x.root}
 	x.waiting = 1
-	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
+	first := 0
+	if c := x.cfg.Resume; c != nil {
+		if frontier, err = x.resume(ctx, c); err != nil {
+			return err
+		}
+		first = c.Depth
+	}
+	for depth := first; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
 		var next []*node
 		for _, n := range frontier {
 			x.waiting--
@@ -441,6 +455,12 @@ func (x *explorer) search(ctx context.Context) error {
 		x.res.Frontier = len(frontier)
 		if x.res.Violation != nil {
 			return nil
+		}
+		if x.cfg.Checkpoint != nil && depth+1 < x.cfg.Bounds.Depth && len(frontier) > 0 {
+			if err := x.checkpoint(depth+1, frontier); err != nil {
+				return fmt.Errorf("explore: checkpoint: %w", err)
+			}
+			x.res.Checkpointed = depth + 1
 		}
 	}
 	x.res.Exhausted = len(frontier) == 0 && x.atBound == 0

@@ -48,8 +48,8 @@ func TestWitnessAndPointOfNoReturn(t *testing.T) {
 		Shares          []float64 `json:"continuations_failing_share"`
 		Stats           struct {
 			States, Distinct, SeenBefore, Pruned, Unstored int
-			FirstViolationMS                                *int64    `json:"first_violation_ms"`
-			Share                                           []float64 `json:"violating_share_by_depth"`
+			FirstViolationMS                               *int64    `json:"first_violation_ms"`
+			Share                                          []float64 `json:"violating_share_by_depth"`
 		} `json:"stats"`
 	}
 	if err := json.Unmarshal(data, &j); err != nil {

@@ -45,6 +45,8 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md); PostgreSQL: rows")
 	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
+	checkpoint := fs.String("checkpoint", "", "save the search at the end of every level to this file (a new file, or the --resume one)")
+	resume := fs.String("resume", "", "go on from a --checkpoint file (same scenario, flags and bounds; --depth may be deeper)")
 	noReduce := fs.Bool("no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
 	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
@@ -76,6 +78,17 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 			return 0, usageError{fmt.Errorf("--out %s: the file exists; it is never overwritten (remove it or pick a new name)", *out)}
 		}
 	}
+	var from *explore.Checkpoint
+	if *resume != "" {
+		if from, err = readCheckpoint(*resume); err != nil {
+			return 0, err
+		}
+	}
+	if *checkpoint != "" && *checkpoint != *resume {
+		if _, err := os.Lstat(*checkpoint); err == nil {
+			return 0, usageError{fmt.Errorf("--checkpoint %s: the file exists; it is only written over when it is the --resume file", *checkpoint)}
+		}
+	}
 	src, _, err := assets.Load(pos[0], scenario.MaxScenarioSize)
 	if err != nil {
 		return 0, usageError{err}
@@ -102,7 +115,10 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	}
 	defer os.RemoveAll(tmp)
 	cfg := explore.Config{Scenario: sc, DB: db, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
-		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce}
+		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce, Resume: from}
+	if *checkpoint != "" {
+		cfg.Checkpoint = func(c *explore.Checkpoint) error { return writeCheckpoint(*checkpoint, c) }
+	}
 	if *progress > 0 {
 		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
 	}
@@ -116,6 +132,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		}
 	} else if err := res.WriteText(stdout); err != nil {
 		return 0, err
+	}
+	if res.Cut != "" && res.Checkpointed > 0 && !*asJSON {
+		fmt.Fprintf(stdout, "checkpoint: %s holds the search to depth %d; --resume %s goes on from there\n", *checkpoint, res.Checkpointed, *checkpoint)
 	}
 	if res.Violation == nil {
 		return exitOK, nil
@@ -193,6 +212,47 @@ func writeFound(path string, src []byte, sc *engine.Scenario, v *explore.Violati
 	_, werr := f.Write(buf.Bytes())
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return nil
+}
+
+// readCheckpoint reads --resume's file.
+func readCheckpoint(path string) (*explore.Checkpoint, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, usageError{fmt.Errorf("--resume %s: not a regular file", path)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	defer f.Close()
+	c, err := explore.ReadCheckpoint(f)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	return c, nil
+}
+
+// writeCheckpoint writes c to path whole or not at all: to a new file beside it, then renamed
+// over it.
+func writeCheckpoint(path string, c *explore.Checkpoint) error {
+	tmp := path + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
+	}
+	_, werr := c.WriteTo(f)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
 	}
 	return nil
 }
