@@ -23,6 +23,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -97,6 +98,16 @@ type RetryColumns interface {
 	RetryStates(ctx context.Context) ([]engine.RetryState, error)
 }
 
+// StateRows is a copy of the rows (RowCopies' DumpRows, store.Rows) that answers the reads a
+// state's key and checks make, as the database's own statements would: one read of the
+// database for each state, not five.
+type StateRows interface {
+	Snapshot() []engine.Row
+	Counts() engine.Counts
+	EachTransactionID(fn func(key, id string) error) error
+	RetryStates() []engine.RetryState
+}
+
 // RowDiffs is a database that, holding the rows of one copy, writes only the rows another
 // copy has otherwise (store.DB).
 type RowDiffs interface {
@@ -130,6 +141,11 @@ type Config struct {
 	Resume     *Checkpoint
 	// NoShares leaves out the point of no return's measure (witness.go): the lab's quick search.
 	NoShares bool
+	// slowReads, for tests: read the state's rows, counts and transaction ids with the
+	// database's own statements, not from one copy of the rows (readOnce).
+	slowReads bool
+	// verifyReads, for tests: compare what readOnce derives with the statements' answers.
+	verifyReads bool
 	// verifyCommute, for tests: after each state's moves, make every pair the reduction calls
 	// independent in both orders and fail the search if they end in different states.
 	verifyCommute bool
@@ -301,6 +317,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Checks == nil {
 		cfg.Checks = SafetyChecks()
 	}
+	// The search's sessions check the safety checks, not the lesson's expectations: a copy of
+	// the scenario without them spares every state's report from evaluating them (13 % of
+	// aba-fencing's time).
+	sc := *cfg.Scenario
+	sc.Expect = nil
+	cfg.Scenario = &sc
 	switch cfg.Restore {
 	case RestoreMemory, RestoreReplay:
 		if _, ok := cfg.DB.(MemoryImages); !ok {
@@ -483,7 +505,7 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		if err := x.stop(ctx); err != nil || x.res.Cut != "" {
 			return out, err
 		}
-		if t.Kind == Act && n.sleep&(1<<t.Worker) != 0 {
+		if sleeps(t.Kind) && n.sleep&bit(t.Kind, t.Worker) != 0 {
 			x.res.Pruned++
 			x.count(n.depth+1, false)
 			continue
@@ -511,11 +533,16 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		if err != nil {
 			return out, err
 		}
+		if im, ok := x.images[dbKey]; ok && !x.dbKnown {
+			// The move wrote the database back to a copy kept: a restore to another copy need
+			// write only the rows that differ.
+			x.dbAt, x.dbKnown, x.cur = dbKey, true, im.rows
+		}
 		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t), perm: perm}
-		if !x.cfg.NoSleepSets && len(moves) <= 64 {
+		if !x.cfg.NoSleepSets && len(s.Workers()) <= 32 {
 			for _, u := range append(asleep, done...) {
 				if independent(u, mi) {
-					child.sleep |= 1 << u.worker
+					child.sleep |= bit(u.kind, u.worker)
 					child.slept = append(child.slept, u)
 				}
 			}
@@ -632,6 +659,9 @@ func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.R
 	defer func() { x.res.KeyTime += x.cfg.Now().Sub(t0) }()
 	x.tape.mode = direct
 	defer func() { x.tape.mode = live }()
+	if err := x.readOnce(ctx); err != nil {
+		return nil, 0, key, 0, err
+	}
 	if rows, err = s.DB().Snapshot(ctx); err != nil {
 		return nil, 0, key, 0, fmt.Errorf("explore: read the rows: %w", err)
 	}
@@ -646,6 +676,81 @@ func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.R
 	}
 	key, perm = canonicalKey(rows, retry, s, x.perms, &x.buf)
 	return rows, dbKeyOf(rows, retry), key, perm, nil
+}
+
+// readOnce reads the state's rows once, with RestoreRows, when the database has changed since
+// its last read: a copy of both tables (DumpRows) that answers the rows' view, the counts, the
+// transaction ids and the retry columns (StateRows), handed to the tape as the answers of
+// those reads, and kept as the copy keep makes of this state.
+func (x *explorer) readOnce(ctx context.Context) error {
+	if x.cfg.Restore != RestoreRows || x.cfg.slowReads {
+		return nil
+	}
+	if _, ok := x.tape.reads["dump"]; ok {
+		return nil
+	}
+	dump, err := x.cfg.DB.(RowCopies).DumpRows(ctx)
+	if err != nil {
+		return fmt.Errorf("explore: read the rows: %w", err)
+	}
+	sr, ok := dump.(StateRows)
+	if !ok {
+		return nil
+	}
+	var ids []txID
+	if err := sr.EachTransactionID(func(k, id string) error { ids = append(ids, txID{k, id}); return nil }); err != nil {
+		return err
+	}
+	rows := sr.Snapshot()
+	if x.tape.reads == nil {
+		x.tape.reads = map[string]any{}
+	}
+	answers := map[string]any{"dump": dump, "snapshot": rows, "rows": rows, "counts": sr.Counts(), "txids": ids, "retry": sr.RetryStates()}
+	for op, v := range answers {
+		x.tape.reads[op] = v
+	}
+	if x.cfg.verifyReads {
+		return x.sameAsStatements(ctx, answers)
+	}
+	return nil
+}
+
+// sameAsStatements, for tests (Config.verifyReads): the answers readOnce derived from one copy
+// of the rows must be what the database's own statements read.
+func (x *explorer) sameAsStatements(ctx context.Context, answers map[string]any) error {
+	db := x.cfg.DB
+	rows, err := db.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	counts, err := db.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []txID
+	if err := db.EachTransactionID(ctx, func(k, id string) error { ids = append(ids, txID{k, id}); return nil }); err != nil {
+		return err
+	}
+	var retry []engine.RetryState
+	if rc, ok := db.(RetryColumns); ok {
+		if retry, err = rc.RetryStates(ctx); err != nil {
+			return err
+		}
+	}
+	for op, v := range map[string]any{"snapshot": rows, "counts": counts, "txids": ids, "retry": retry} {
+		if !reflect.DeepEqual(normal(v), normal(answers[op])) {
+			return fmt.Errorf("explore: %s from the copy of the rows: %+v; the statement reads %+v", op, answers[op], v)
+		}
+	}
+	return nil
+}
+
+// normal makes empty slices nil, for comparing answers.
+func normal(v any) any {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Len() == 0 {
+		return nil
+	}
+	return v
 }
 
 // checks are the searched checks the state the session stands in fails. A state seen before
@@ -681,7 +786,11 @@ func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
 	var err error
 	switch {
 	case x.cfg.Restore == RestoreRows:
-		im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		if d, ok := x.tape.reads["dump"]; ok {
+			im.rows = d // the copy readOnce made of the database as it is now
+		} else {
+			im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		}
 		x.cur = im.rows
 	case x.cfg.Restore == RestoreFile:
 		x.seq++

@@ -44,12 +44,24 @@ type moveInfo struct {
 // infoOf is t's moveInfo before it is made (what it read and wrote is learnt from its calls).
 func infoOf(s *engine.Session, t Transition) moveInfo {
 	mi := moveInfo{kind: t.Kind, worker: t.Worker, action: t.Action}
-	if t.Kind == Act {
+	if t.Kind == Act || t.Kind == Crash {
 		mi.key = s.Workers()[t.Worker].View().Holding
 		mi.provider = t.Action == engine.ActCheck
 	}
 	return mi
 }
+
+// bit is the move's bit in a sleep set: a worker's action, or its crash (the only moves that
+// sleep).
+func bit(kind Kind, worker int) uint64 {
+	if kind == Crash {
+		return 1 << (32 + worker)
+	}
+	return 1 << worker
+}
+
+// sleeps reports whether a move of this kind can be put to sleep.
+func sleeps(k Kind) bool { return k == Act || k == Crash }
 
 // learn reads what the move read and wrote from its database calls.
 func (mi *moveInfo) learn(calls []call) {
@@ -73,8 +85,17 @@ func (mi *moveInfo) learn(calls []call) {
 
 // independent reports whether u and t commute (see above).
 func independent(u, t moveInfo) bool {
-	if u.kind != Act || t.kind != Act || u.worker == t.worker || u.writeAll || t.writeAll {
+	if !sleeps(u.kind) || !sleeps(t.kind) || u.worker == t.worker || u.writeAll || t.writeAll {
 		return false
+	}
+	if u.kind == Crash || t.kind == Crash {
+		// A crash writes nothing to the database and changes its own worker: it commutes with
+		// another worker's action on another message (it leaves its message as it was).
+		c, o := u, t
+		if t.kind == Crash {
+			c, o = t, u
+		}
+		return o.kind == Act && c.key != "" && o.key != "" && c.key != o.key
 	}
 	if u.readAll && t.wrote || t.readAll && u.wrote {
 		return false
@@ -92,7 +113,7 @@ func independent(u, t moveInfo) bool {
 func sleeping(n *node) []moveInfo {
 	var out []moveInfo
 	for _, u := range n.slept {
-		if n.sleep&(1<<u.worker) != 0 {
+		if n.sleep&bit(u.kind, u.worker) != 0 {
 			out = append(out, u)
 		}
 	}
@@ -105,10 +126,10 @@ func (x *explorer) verify(ctx context.Context, n *node, moves []Transition, done
 	if x.verr != nil {
 		return
 	}
-	byWorker := map[int]Transition{}
+	byWorker := map[uint64]Transition{}
 	for _, t := range moves {
-		if t.Kind == Act {
-			byWorker[t.Worker] = t
+		if sleeps(t.Kind) {
+			byWorker[bit(t.Kind, t.Worker)] = t
 		}
 	}
 	for i, u := range done {
@@ -117,7 +138,8 @@ func (x *explorer) verify(ctx context.Context, n *node, moves []Transition, done
 				continue
 			}
 			var keys [2][2]uint64
-			for k, order := range [2][2]Transition{{byWorker[u.worker], byWorker[t.worker]}, {byWorker[t.worker], byWorker[u.worker]}} {
+			mu, mt := byWorker[bit(u.kind, u.worker)], byWorker[bit(t.kind, t.worker)]
+			for k, order := range [2][2]Transition{{mu, mt}, {mt, mu}} {
 				s, err := x.restore(ctx, n)
 				if err == nil {
 					err = apply(ctx, s, order[0])
@@ -139,7 +161,7 @@ func (x *explorer) verify(ctx context.Context, n *node, moves []Transition, done
 				keys[k] = key
 			}
 			if keys[0] != keys[1] {
-				x.verr = fmt.Errorf("%s and %s after %v do not commute: two states", byWorker[u.worker], byWorker[t.worker], n.schedule())
+				x.verr = fmt.Errorf("%s and %s after %v do not commute: two states", mu, mt, n.schedule())
 				return
 			}
 		}

@@ -139,3 +139,25 @@ func searchWith(t testing.TB, sc *engine.Scenario, b Bounds, set func(*Config)) 
 	}
 	return res
 }
+
+// TestOneReadAnswersAsTheStatements: at every state of a few searches (the naive claim's, the
+// retries' with failed attempts, the rescuer's, a dead letter's), the rows' view, the counts,
+// the transaction ids and the retry columns derived from one copy of both tables are what the
+// store's own statements read.
+func TestOneReadAnswersAsTheStatements(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		toggles map[string]bool
+		depth   int
+	}{
+		{"playground", map[string]bool{engine.ToggleAtomicClaim: false}, 6},
+		{"playground", map[string]bool{engine.ToggleLeasing: false}, 4},
+		{"rescuer-race", map[string]bool{engine.ToggleGuardedRescue: false}, 6},
+		{"retry-backoff", nil, 3},
+		{"dead-letter", nil, 3},
+	} {
+		b := DefaultBounds()
+		b.Depth = c.depth
+		searchWith(t, lesson(t, c.name, c.toggles), b, func(cfg *Config) { cfg.verifyReads = true })
+	}
+}

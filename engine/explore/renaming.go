@@ -130,29 +130,34 @@ func permute(p []int, k int, fn func([]int) bool) bool {
 	return true
 }
 
-// mask maps a set of workers (bit i: worker i) through the renaming: bit to[i] for each i.
+// mask maps a sleep set (reduce.go's bits: worker i's action, bit i; its crash, bit 32+i)
+// through the renaming: worker i's bits become worker to[i]'s.
 func (p *renaming) mask(m uint64) uint64 {
 	if p == nil {
 		return m
 	}
 	var out uint64
 	for i, j := range p.to {
-		if m&(1<<i) != 0 {
-			out |= 1 << j
+		for _, k := range []Kind{Act, Crash} {
+			if m&bit(k, i) != 0 {
+				out |= bit(k, j)
+			}
 		}
 	}
 	return out
 }
 
-// unmask is mask's inverse: bit i for each to[i] in m.
+// unmask is mask's inverse.
 func (p *renaming) unmask(m uint64) uint64 {
 	if p == nil {
 		return m
 	}
 	var out uint64
 	for i, j := range p.to {
-		if m&(1<<j) != 0 {
-			out |= 1 << i
+		for _, k := range []Kind{Act, Crash} {
+			if m&bit(k, j) != 0 {
+				out |= bit(k, i)
+			}
 		}
 	}
 	return out
