@@ -45,7 +45,8 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkExploreReductions searches the playground (depth 7) and aba-fencing (depth 8), every
-// guard on, with each reduction off and on, restoring rows, and reports the search's figures:
+// guard on, with each reduction off and on (and both on, on two databases at once: both-2dbs),
+// restoring rows, and reports the search's figures:
 // states met, moves made and distinct states per search, moves per second of wall time and the
 // CPU time per move.
 func BenchmarkExploreReductions(b *testing.B) {
@@ -56,7 +57,9 @@ func BenchmarkExploreReductions(b *testing.B) {
 		for _, red := range []struct {
 			name              string
 			noSym, noSleepSet bool
-		}{{"full", true, true}, {"symmetry", false, true}, {"sleep-sets", true, false}, {"both", false, false}} {
+			dbs               int
+		}{{"full", true, true, 1}, {"symmetry", false, true, 1}, {"sleep-sets", true, false, 1}, {"both", false, false, 1},
+			{"both-2dbs", false, false, 2}} {
 			b.Run(c.name+"/"+red.name, func(b *testing.B) {
 				sc := lesson(b, c.name, nil)
 				bounds := DefaultBounds()
@@ -66,7 +69,12 @@ func BenchmarkExploreReductions(b *testing.B) {
 				var last *Result
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
-					last = searchWith(b, sc, bounds, func(cfg *Config) { cfg.NoSymmetry, cfg.NoSleepSets = red.noSym, red.noSleepSet })
+					last = searchWith(b, sc, bounds, func(cfg *Config) {
+						cfg.NoSymmetry, cfg.NoSleepSets = red.noSym, red.noSleepSet
+						for k := 1; k < red.dbs; k++ {
+							cfg.MoreDBs = append(cfg.MoreDBs, newDB(b, b.TempDir()))
+						}
+					})
 					moves += last.Moves
 					secs += last.Elapsed.Seconds()
 				}

@@ -170,7 +170,7 @@ func (x *explorer) resume(ctx context.Context, c *Checkpoint) ([]*node, error) {
 	if err := walk(root); err != nil {
 		return nil, err
 	}
-	x.waiting = len(frontier)
+	x.sh.waiting.Store(int64(len(frontier)))
 	return frontier, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"leaselab/engine"
@@ -139,6 +140,10 @@ type Config struct {
 	// (checkpoint.go); Resume, when set, is where the search goes on from.
 	Checkpoint func(*Checkpoint) error
 	Resume     *Checkpoint
+	// MoreDBs are more databases like DB (fresh, of its backend, with its schema and no rows):
+	// with RestoreRows, one more worker searches on each, each expanding its part of every
+	// level (parallel.go). The result is the same as with DB alone.
+	MoreDBs []engine.DB
 	// NoShares leaves out the point of no return's measure (witness.go): the lab's quick search.
 	NoShares bool
 	// slowReads, for tests: read the state's rows, counts and transaction ids with the
@@ -256,6 +261,12 @@ type node struct {
 	sleep  uint64       // the workers whose next action is asleep here (reduce.go)
 	slept  []moveInfo   // what those actions do
 	perm   int          // the renaming that gives its key (renaming.go)
+	// order is where a sequential search makes it: its parent's place in the frontier and
+	// its move's among the parent's. Of two arrivals at one new state in a level, the one
+	// first in this order is kept, whichever worker made it first (parallel.go).
+	order [2]int
+	// dropped: another arrival at its state, first in order, is kept instead.
+	dropped bool
 }
 
 // seenState is an entry of the seen set: the depth the state was first reached at, and its
@@ -264,12 +275,16 @@ type node struct {
 type seenState struct {
 	depth     int32
 	violating bool
+	failed    []engine.Check // a violating state's broken checks
 	node      *node
 }
 
-// explorer is one search's state.
+// explorer is one search's state, or, when the search runs on several databases at once, one
+// worker's: the seen set and the copies are shared, behind mu (parallel.go).
 type explorer struct {
 	cfg     Config
+	mu      *sync.Mutex // guards seen, images and sh
+	sh      *sharedState
 	tape    *tapeDB
 	sess    *engine.Session
 	root    *node
@@ -284,7 +299,6 @@ type explorer struct {
 	cur     any
 	seq     int // file copies made
 	atBound int // new states at the depth bound, left unexplored
-	waiting int // states queued and not yet expanded, for the progress line
 	start   time.Time
 	nextLog time.Time
 	res     *Result
@@ -292,6 +306,8 @@ type explorer struct {
 	resumed time.Duration // the time the resumed checkpoint's search had run
 	verr    error         // verifyCommute's finding
 	buf     bytes.Buffer  // a state's text, hashed into its key
+	cands   []candidate   // violations this worker found in the level
+	helpers []*explorer   // the other workers, on Config.MoreDBs
 }
 
 // image is one database copy, and how many waiting states need it.
@@ -343,7 +359,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("explore: unknown restore %q (rows, memory, file, replay)", cfg.Restore)
 	}
 	x := &explorer{cfg: cfg, tape: newTapeDB(cfg.DB), want: map[string]bool{}, seen: map[[2]uint64]seenState{},
-		images: map[uint64]*image{}, start: cfg.Now(), perms: []*renaming{nil}}
+		images: map[uint64]*image{}, start: cfg.Now(), perms: []*renaming{nil}, mu: &sync.Mutex{}, sh: &sharedState{}}
 	for _, c := range cfg.Checks {
 		x.want[c] = true
 	}
@@ -351,6 +367,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	x.res = &Result{Scenario: cfg.Scenario.Name, Checks: cfg.Checks, Bounds: cfg.Bounds, Restore: cfg.Restore,
 		Symmetry: !cfg.NoSymmetry, SleepSets: !cfg.NoSleepSets}
 	defer x.close()
+	if cfg.Restore == RestoreRows {
+		for _, db := range cfg.MoreDBs {
+			x.helpers = append(x.helpers, x.helper(db))
+		}
+	}
 	err := x.search(ctx)
 	x.res.Elapsed = cfg.Now().Sub(x.start) + x.resumed
 	if err != nil && ctx.Err() != nil {
@@ -391,6 +412,9 @@ func (x *explorer) explain(ctx context.Context, v *Violation) error {
 }
 
 func (x *explorer) close() {
+	for _, h := range x.helpers {
+		h.close()
+	}
 	if x.sess != nil {
 		x.sess.Close()
 	}
@@ -443,13 +467,14 @@ func (x *explorer) search(ctx context.Context) error {
 	}
 	x.root.key, x.root.perm = withUsed(key, x.root.used), perm
 	x.seen[x.root.key] = seenState{node: x.root}
+	x.sh.progress = x.res
 	x.root.rows = rows
 	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
 	}
 	x.images[x.root.db].refs++ // the start's copy is kept to the end, for the shares (witness.go)
 	frontier := []*node{x.root}
-	x.waiting = 1
+	x.sh.waiting.Store(1)
 	first := 0
 	if c := x.cfg.Resume; c != nil {
 		if frontier, err = x.resume(ctx, c); err != nil {
@@ -458,19 +483,9 @@ func (x *explorer) search(ctx context.Context) error {
 		first = c.Depth
 	}
 	for depth := first; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
-		var next []*node
-		for _, n := range frontier {
-			x.waiting--
-			x.seen[n.key] = seenState{depth: int32(n.depth)} // explored: no longer woken
-			children, err := x.expand(ctx, n)
-			if err != nil {
-				return err
-			}
-			next = append(next, children...)
-			x.release(n.db)
-			if x.res.Cut != "" {
-				return nil
-			}
+		next, err := x.level(ctx, frontier)
+		if err != nil || x.res.Cut != "" {
+			return err
 		}
 		frontier = next
 		x.res.Depth = depth + 1
@@ -489,8 +504,9 @@ func (x *explorer) search(ctx context.Context) error {
 	return nil
 }
 
-// expand tries every move from n, and returns the new states worth exploring.
-func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
+// expand tries every move from n, the pos-th state of its level's frontier, and returns the new
+// states worth exploring.
+func (x *explorer) expand(ctx context.Context, n *node, pos int) ([]*node, error) {
 	s, err := x.restore(ctx, n)
 	if err != nil {
 		return nil, err
@@ -501,8 +517,8 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 	var out []*node
 	var done []moveInfo
 	fresh := true // the session stands at n
-	for _, t := range moves {
-		if err := x.stop(ctx); err != nil || x.res.Cut != "" {
+	for i, t := range moves {
+		if err := x.stop(ctx); err != nil || x.cut() != "" {
 			return out, err
 		}
 		if sleeps(t.Kind) && n.sleep&bit(t.Kind, t.Worker) != 0 {
@@ -533,12 +549,16 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		if err != nil {
 			return out, err
 		}
-		if im, ok := x.images[dbKey]; ok && !x.dbKnown {
-			// The move wrote the database back to a copy kept: a restore to another copy need
-			// write only the rows that differ.
-			x.dbAt, x.dbKnown, x.cur = dbKey, true, im.rows
+		if !x.dbKnown {
+			x.mu.Lock()
+			if im, ok := x.images[dbKey]; ok {
+				// The move wrote the database back to a copy kept: a restore to another copy
+				// need write only the rows that differ.
+				x.dbAt, x.dbKnown, x.cur = dbKey, true, im.rows
+			}
+			x.mu.Unlock()
 		}
-		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t), perm: perm}
+		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t), perm: perm, order: [2]int{pos, i}}
 		if !x.cfg.NoSleepSets && len(s.Workers()) <= 32 {
 			for _, u := range append(asleep, done...) {
 				if independent(u, mi) {
@@ -549,19 +569,29 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		}
 		done = append(done, mi)
 		child.key = withUsed(key, child.used)
-		if was, ok := x.seen[child.key]; ok {
-			// Its checks were taken when it was first reached: they are the state's.
-			x.count(child.depth, was.violating)
-			x.res.SeenBefore++
-			if m := was.node; m != nil && m.depth == child.depth {
-				// Reached again in its own level: only the moves asleep in both stay asleep.
-				m.sleep &= x.perms[m.perm].unmask(x.perms[child.perm].mask(child.sleep))
+		x.mu.Lock()
+		was, seen := x.seen[child.key]
+		x.mu.Unlock()
+		var failed []engine.Check
+		if !seen {
+			// A state not seen when looked up: its checks. (Another worker may make it
+			// meanwhile: then it is seen before after all, below.)
+			if failed, err = x.checks(ctx, s); err != nil {
+				return out, err
+			}
+		}
+		x.mu.Lock()
+		if was, seen = x.seen[child.key]; seen {
+			kept := x.arrivedAgain(child, was, s, before)
+			x.mu.Unlock()
+			if kept { // first in order of the arrivals at a state new in this level (parallel.go)
+				if child.db, err = x.keep(ctx, dbKey); err != nil {
+					return out, err
+				}
+				child.rows = rows
+				out = append(out, child)
 			}
 			continue
-		}
-		failed, err := x.checks(ctx, s)
-		if err != nil {
-			return out, err
 		}
 		x.count(child.depth, len(failed) > 0)
 		if len(failed) > 0 {
@@ -572,40 +602,36 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 				}
 			}
 			x.res.Distinct++
-			x.seen[child.key] = seenState{depth: int32(child.depth), violating: true}
-			if x.res.Violation == nil {
-				v := &Violation{Schedule: child.schedule(), Failed: failed}
-				for _, e := range s.Ledger().EventsSince(before) {
-					v.Last = append(v.Last, e.Text)
-				}
-				x.res.Violation = v
-				x.res.FirstViolation = x.cfg.Now().Sub(x.start)
-				x.vnode = child
-			}
+			x.seen[child.key] = seenState{depth: int32(child.depth), violating: true, failed: failed}
+			x.found(child, failed, s, before)
+			x.mu.Unlock()
 			continue
 		}
 		if x.cfg.Bounds.MaxStates > 0 && len(x.seen) >= x.cfg.Bounds.MaxStates {
-			if x.res.Unstored == 0 {
+			if x.res.Unstored == 0 || child.depth < x.res.FirstUnstored {
 				x.res.FirstUnstored = child.depth
 			}
 			x.res.Unstored++
+			x.mu.Unlock()
 			continue
 		}
 		x.res.Distinct++
-		if child.depth >= x.cfg.Bounds.Depth || x.res.Violation != nil {
+		if child.depth >= x.cfg.Bounds.Depth || x.sh.violated {
 			x.seen[child.key] = seenState{depth: int32(child.depth)}
-			if x.res.Violation == nil {
+			if !x.sh.violated {
 				x.atBound++ // not explored: the depth bound
 			}
+			x.mu.Unlock()
 			continue
 		}
 		x.seen[child.key] = seenState{depth: int32(child.depth), node: child}
+		x.mu.Unlock()
 		if child.db, err = x.keep(ctx, dbKey); err != nil {
 			return out, err
 		}
 		child.rows = rows
 		out = append(out, child)
-		x.waiting++
+		x.sh.waiting.Add(1)
 	}
 	if x.cfg.verifyCommute {
 		x.verify(ctx, n, moves, done)
@@ -621,12 +647,12 @@ func (x *explorer) stop(ctx context.Context) error {
 	}
 	now := x.cfg.Now()
 	if lim := x.cfg.Bounds.TimeLimit; lim > 0 && now.Sub(x.start) >= lim {
-		x.res.Cut = "time-limit"
+		x.setCut("time-limit")
 	}
-	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) {
+	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) && x.sh.progress != nil {
 		x.nextLog = now.Add(x.cfg.ProgressEvery)
-		st := x.res.Stats
-		st.Elapsed, st.Frontier = now.Sub(x.start), x.waiting
+		st := x.sh.progress.Stats
+		st.Elapsed, st.Frontier = now.Sub(x.start), int(x.sh.waiting.Load())
 		x.cfg.Progress(st)
 	}
 	return nil
@@ -775,11 +801,14 @@ func (x *explorer) checks(ctx context.Context, s *engine.Session) (failed []engi
 // keep makes sure a copy of the database as it is now (whose key is k, dbKeyOf) is kept, for a
 // state that waits to be explored, and returns k.
 func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
+	x.mu.Lock()
 	if im, ok := x.images[k]; ok {
 		im.refs++
+		x.mu.Unlock()
 		x.dbAt, x.dbKnown, x.cur = k, true, im.rows
 		return k, nil
 	}
+	x.mu.Unlock()
 	t0 := x.cfg.Now()
 	defer func() { x.res.CopyTime += x.cfg.Now().Sub(t0) }()
 	im := &image{refs: 1}
@@ -805,13 +834,22 @@ func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
 		return 0, fmt.Errorf("explore: copy the database: %w", err)
 	}
 	im.reads = maps.Clone(x.tape.reads)
-	x.images[k] = im
+	x.mu.Lock()
+	if had, ok := x.images[k]; ok { // another worker kept the same copy meanwhile
+		had.refs++
+		im = had
+	} else {
+		x.images[k] = im
+	}
+	x.mu.Unlock()
 	x.dbAt, x.dbKnown = k, true
 	return k, nil
 }
 
 // release drops a waiting state's claim on its database copy.
 func (x *explorer) release(k uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	im, ok := x.images[k]
 	if !ok || x.cfg.Restore == RestoreReplay {
 		return
@@ -837,7 +875,9 @@ func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error
 		target = x.root.db
 	}
 	if !x.dbKnown || x.dbAt != target {
+		x.mu.Lock()
 		im := x.images[target]
+		x.mu.Unlock()
 		if im == nil {
 			return nil, fmt.Errorf("explore: no copy of the database for a waiting state")
 		}

@@ -47,6 +47,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
 	checkpoint := fs.String("checkpoint", "", "save the search at the end of every level to this file (a new file, or the --resume one)")
 	resume := fs.String("resume", "", "go on from a --checkpoint file (same scenario, flags and bounds; --depth may be deeper)")
+	cores := fs.Int("cores", 1, "search on this many databases at once, one worker each (SQLite; the result is the same)")
 	noReduce := fs.Bool("no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
 	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
@@ -61,6 +62,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		MaxStates: *maxStates, TimeLimit: *timeLimit}
 	if err := checkBounds(bounds, *progress); err != nil {
 		return 0, err
+	}
+	if *cores < 1 || *cores > 64 {
+		return 0, usageError{fmt.Errorf("--cores %d: want 1 to 64", *cores)}
 	}
 	how := explore.Restore(*restore)
 	if !slices.Contains([]explore.Restore{explore.RestoreRows, explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, how) {
@@ -114,7 +118,21 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		return 0, fmt.Errorf("temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	cfg := explore.Config{Scenario: sc, DB: db, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
+	var more []engine.DB
+	if *cores > 1 && !b.Server.IsURL(dbs.path) {
+		if how != explore.RestoreRows {
+			return 0, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", *cores, how)}
+		}
+		for i := 1; i < *cores; i++ {
+			extra, err := b.File.Create(ctx, filepath.Join(tmp, fmt.Sprintf("worker-%d.db", i)), false, false)
+			if err != nil {
+				return 0, err
+			}
+			defer extra.Close()
+			more = append(more, extra)
+		}
+	}
+	cfg := explore.Config{Scenario: sc, DB: db, MoreDBs: more, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
 		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce, Resume: from}
 	if *checkpoint != "" {
 		cfg.Checkpoint = func(c *explore.Checkpoint) error { return writeCheckpoint(*checkpoint, c) }
