@@ -16,6 +16,9 @@ import (
 // their schedules again, each prefix once; their sleep sets start empty (a smaller sleep set
 // explores more, never less).
 
+// ErrNotThisSearch is a checkpoint that this search cannot go on from.
+var ErrNotThisSearch = errors.New("explore: the checkpoint is not of this search")
+
 // checkpointVersion is the file's format; a file of another is refused.
 const checkpointVersion = 1
 
@@ -93,10 +96,10 @@ func (x *explorer) checkpoint(depth int, frontier []*node) error {
 // by running their schedules again from the start (each prefix once). It returns the frontier.
 func (x *explorer) resume(ctx context.Context, c *Checkpoint) ([]*node, error) {
 	if c.Fingerprint != x.fingerprint() {
-		return nil, errors.New("explore: the checkpoint is of another search (another scenario, settings, bounds or reductions)")
+		return nil, fmt.Errorf("%w: another scenario, settings, bounds or reductions", ErrNotThisSearch)
 	}
 	if c.Depth >= x.cfg.Bounds.Depth {
-		return nil, fmt.Errorf("explore: the checkpoint is at depth %d already: ask for a deeper --depth", c.Depth)
+		return nil, fmt.Errorf("%w: it is at depth %d already; ask for a deeper --depth", ErrNotThisSearch, c.Depth)
 	}
 	x.res.Stats = c.Stats
 	x.resumed = c.Stats.Elapsed

@@ -26,6 +26,8 @@ clock) or to a worker's timer, the rescuer's read and write. Every move is a rea
 and every safety check is taken after every move. The first violation found is a shortest one:
 it is printed in the scenario language, and --out writes it as a scenario file that
 "leaselab run FILE" reproduces. With none within the bounds, it prints what was proved.
+With --checkpoint FILE the search is saved at the end of every level, and --resume FILE goes on
+from there. --no-reduce searches every order of every move (docs/explore.md: the reductions).
 Exit codes: 0 no violation within the bounds, 1 a violation found, 2 usage, 3 environment.
 `
 
@@ -141,6 +143,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
 	}
 	res, err := explore.Run(ctx, cfg)
+	if errors.Is(err, explore.ErrNotThisSearch) {
+		return 0, usageError{fmt.Errorf("--resume %s: %w", *resume, err)}
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -139,7 +139,8 @@ func TestExploreJSONAndBounds(t *testing.T) {
 	_, stdout, _ = cli(t, "explore", "playground", "--depth", "4", "--max-states", "20", "--progress", "0")
 	containsAll(t, "the cut", stdout, "--max-states 20 cut the search: ")
 	for _, bad := range [][]string{{"--depth", "0"}, {"--crashes", "-1"}, {"--clock-moves", "-2"}, {"--max-states", "0"},
-		{"--time-limit", "-1s"}, {"--restore", "disk"}, {"--check", "none-lost"}} {
+		{"--time-limit", "-1s"}, {"--restore", "disk"}, {"--check", "none-lost"}, {"--cores", "0"},
+		{"--resume", filepath.Join(t.TempDir(), "none")}, {"--checkpoint", "explore_test.go"}} {
 		code, _, stderr := cli(t, append([]string{"explore", "playground"}, bad...)...)
 		if code != exitUsage || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("explore %v: exit %d, stderr %q: want %d naming %s", bad, code, stderr, exitUsage, bad[0])
