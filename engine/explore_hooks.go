@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -21,7 +22,10 @@ import (
 // the event log). Two sessions of one scenario that write the same state and hold the same
 // rows have the same futures: engine/explore hashes it with the rows to recognise a state it
 // has seen.
-func (s *Session) WriteState(w io.Writer) { s.WriteStateAs(w, nil, nil, nil) }
+func (s *Session) WriteState(w io.Writer) {
+	fmt.Fprintf(w, "settings %+v\n", s.Settings())
+	s.WriteStateAs(w, nil, nil, nil)
+}
 
 // WriteStateAs is WriteState with the workers renamed, for a search that treats workers of one
 // configuration as interchangeable (engine/explore's symmetry): order[k] is the index of the
@@ -29,7 +33,9 @@ func (s *Session) WriteState(w io.Writer) { s.WriteStateAs(w, nil, nil, nil) }
 // LockedBy value ("Worker-A") to the one written — every place WriteState writes a worker: its
 // own line, the ledger's attempts and leases, the rescuer's read. nil: the workers in their
 // order, their own names. Two states that differ only by such a renaming write the same text
-// under the renamings that match them.
+// under the renamings that match them. It leaves out the settings, which no move of a search
+// changes (WriteState writes them first). The hot parts are written with strconv, not fmt: a
+// search writes every state it meets once per renaming.
 func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) string) {
 	if name == nil {
 		name = func(n string) string { return n }
@@ -39,7 +45,8 @@ func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) s
 	}
 	now := s.clock.Now()
 	st := s.Settings()
-	fmt.Fprintf(w, "clock %d\nsettings %+v\n", now.UnixMilli(), st)
+	b := strconv.AppendInt([]byte("clock "), now.UnixMilli(), 10)
+	w.Write(append(b, '\n'))
 	for k := range s.workers {
 		i := k
 		if order != nil {
@@ -76,8 +83,13 @@ func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) s
 func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(string) string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fmt.Fprintf(out, "worker %s crashed=%t paused=%t phase=%d leased=%t quiet=%t blocked=%d\n",
-		name(w.Name), w.crashed, w.paused, w.phase, w.leased, w.isQuietLocked(), w.blockedTo.UnixMilli())
+	b := append([]byte("worker "), name(w.Name)...)
+	for _, f := range []bool{w.crashed, w.paused, w.leased, w.isQuietLocked()} {
+		b = strconv.AppendBool(append(b, ' '), f)
+	}
+	b = strconv.AppendInt(append(b, " phase="...), int64(w.phase), 10)
+	b = strconv.AppendInt(append(b, " blocked="...), w.blockedTo.UnixMilli(), 10)
+	out.Write(append(b, '\n'))
 	if w.phase != phaseIdle {
 		fmt.Fprintf(out, " held %s id %d v%d until %d; result %+v err %+v due %d renew %d\n",
 			w.held.IdempotencyKey, w.held.ID, w.held.LeaseVersion, w.held.LockedUntil.UnixMilli(),
@@ -102,15 +114,26 @@ func (l *Ledger) writeState(w io.Writer, name func(string) string) {
 		return name(m.names[i-1])
 	}
 	fmt.Fprintf(w, "ledger base %d\n", m.base)
+	var b []byte
 	m.recs.each(func(k keyRef, rec *msgRec) {
 		if *rec == (msgRec{}) {
 			return
 		}
 		key := k.String()
 		r := *rec
-		fmt.Fprintf(w, "msg %s attempt %d v%d by %s span %d-%d v%d by %s n %d/%d flags %d more %d\n", key,
-			r.attemptAt, r.attemptVer, who(r.attemptW), r.spanAt, r.spanUntil, r.spanVer, who(r.spanW),
-			r.attempts, r.commits, r.flags, m.more[key])
+		b = append(append(b[:0], "msg "...), key...)
+		for _, n := range []int64{int64(r.attemptAt), int64(r.attemptVer)} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		b = append(append(b, ' '), who(r.attemptW)...)
+		for _, n := range []int64{int64(r.spanAt), int64(r.spanUntil), int64(r.spanVer)} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		b = append(append(b, ' '), who(r.spanW)...)
+		for _, n := range []int64{int64(r.attempts), int64(r.commits), int64(r.flags), int64(m.more[key])} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		w.Write(append(b, '\n'))
 		if sp := m.spill[key]; sp != nil {
 			fmt.Fprint(w, " spill")
 			for _, a := range sp.attempts {
