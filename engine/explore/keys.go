@@ -97,8 +97,13 @@ func writeRows(w io.Writer, rows []engine.Row, name func(string) string) {
 
 // writeRetry writes what failed attempts left on each message (RetryColumns), in Id order.
 func writeRetry(h io.Writer, retry []engine.RetryState) {
+	var b []byte
 	for _, r := range retry {
-		fmt.Fprintf(h, "retry %s|%d|%d|%q\n", r.Status, r.Attempts, r.NextAttempt.UnixMilli(), r.LastError)
+		b = append(append(b[:0], "retry "...), r.Status...)
+		b = strconv.AppendInt(append(b, '|'), r.Attempts, 10)
+		b = strconv.AppendInt(append(b, '|'), r.NextAttempt.UnixMilli(), 10)
+		b = strconv.AppendQuote(append(b, '|'), r.LastError)
+		h.Write(append(b, '\n'))
 	}
 }
 
