@@ -132,31 +132,25 @@ func permute(p []int, k int, fn func([]int) bool) bool {
 
 // mask maps a sleep set (reduce.go's bits: worker i's action, bit i; its crash, bit 32+i)
 // through the renaming: worker i's bits become worker to[i]'s.
-func (p *renaming) mask(m uint64) uint64 {
-	if p == nil {
-		return m
-	}
-	var out uint64
-	for i, j := range p.to {
-		for _, k := range []Kind{Act, Crash} {
-			if m&bit(k, i) != 0 {
-				out |= bit(k, j)
-			}
-		}
-	}
-	return out
-}
+func (p *renaming) mask(m uint64) uint64 { return p.mapBits(m, false) }
 
 // unmask is mask's inverse.
-func (p *renaming) unmask(m uint64) uint64 {
+func (p *renaming) unmask(m uint64) uint64 { return p.mapBits(m, true) }
+
+// mapBits moves each worker's bits to its renamed worker's (back: the other way).
+func (p *renaming) mapBits(m uint64, back bool) uint64 {
 	if p == nil {
 		return m
 	}
 	var out uint64
 	for i, j := range p.to {
+		from, to := i, j
+		if back {
+			from, to = j, i
+		}
 		for _, k := range []Kind{Act, Crash} {
-			if m&bit(k, j) != 0 {
-				out |= bit(k, i)
+			if m&bit(k, from) != 0 {
+				out |= bit(k, to)
 			}
 		}
 	}

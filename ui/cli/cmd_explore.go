@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -122,8 +123,10 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		return 0, fmt.Errorf("temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	coresSet := false
+	fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
 	var more []engine.DB
-	if *cores > 1 && !b.Server.IsURL(dbs.path) {
+	if *cores > 1 && !b.Server.IsURL(dbs.path) && (how == explore.RestoreRows || coresSet) {
 		if how != explore.RestoreRows {
 			return 0, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", *cores, how)}
 		}

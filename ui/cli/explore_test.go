@@ -12,22 +12,22 @@ import (
 	"leaselab/store/storetest"
 )
 
+// guardOffLessons are each lesson's guard off, and the check its search must find broken.
+var guardOffLessons = []struct{ scenario, flag, check string }{
+	{"playground", "--atomic-claim=false", "one-owner"},
+	{"playground", "--leasing=false", "one-owner"},
+	{"playground", "--ownership-check=false", "no-violations"},
+	{"aba-fencing", "--fencing=false", "no-violations"},
+	{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
+	{"clock-skew", "--db-clock=false", "no-early-reclaim"},
+}
+
 // TestExploreFindsEachLesson: with each guard off in turn, explore finds, within its default
 // bounds, a violation of the check the lesson names, and its --out file fails that same check
 // under leaselab run. The fencing, rescuer and clock lessons start from their own headers: the
 // playground has no second thread of one worker id, no rescuer and no skewed clock.
 func TestExploreFindsEachLesson(t *testing.T) {
-	cases := []struct {
-		scenario, flag, check string
-	}{
-		{"playground", "--atomic-claim=false", "one-owner"},
-		{"playground", "--leasing=false", "one-owner"},
-		{"playground", "--ownership-check=false", "no-violations"},
-		{"aba-fencing", "--fencing=false", "no-violations"},
-		{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
-		{"clock-skew", "--db-clock=false", "no-early-reclaim"},
-	}
-	for _, c := range cases {
+	for _, c := range guardOffLessons {
 		t.Run(c.scenario+c.flag, func(t *testing.T) { exploreFinds(t, c.scenario, c.flag, c.check, "") })
 	}
 }
@@ -36,14 +36,7 @@ func TestExploreFindsEachLesson(t *testing.T) {
 // find the same schedules, and their --out files fail the same checks under run --db.
 func TestExploreFindsEachLessonOnPostgres(t *testing.T) {
 	url := storetest.PostgresURL(t)
-	for _, c := range []struct{ scenario, flag, check string }{
-		{"playground", "--atomic-claim=false", "one-owner"},
-		{"playground", "--leasing=false", "one-owner"},
-		{"playground", "--ownership-check=false", "no-violations"},
-		{"aba-fencing", "--fencing=false", "no-violations"},
-		{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
-		{"clock-skew", "--db-clock=false", "no-early-reclaim"},
-	} {
+	for _, c := range guardOffLessons {
 		t.Run(c.scenario+c.flag, func(t *testing.T) {
 			onFile := exploreFinds(t, c.scenario, c.flag, c.check, "")
 			onServer := exploreFinds(t, c.scenario, c.flag, c.check, url)
