@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -22,14 +23,43 @@ import (
 // rows have the same futures: engine/explore hashes it with the rows to recognise a state it
 // has seen.
 func (s *Session) WriteState(w io.Writer) {
+	fmt.Fprintf(w, "settings %+v\n", s.Settings())
+	s.WriteStateAs(w, nil, nil, nil)
+}
+
+// WriteStateAs is WriteState with the workers renamed, for a search that treats workers of one
+// configuration as interchangeable (engine/explore's symmetry): order[k] is the index of the
+// worker written k-th, name maps each worker's name (the ledger's: "Worker-A2") and id each
+// LockedBy value ("Worker-A") to the one written — every place WriteState writes a worker: its
+// own line, the ledger's attempts and leases, the rescuer's read. nil: the workers in their
+// order, their own names. Two states that differ only by such a renaming write the same text
+// under the renamings that match them. It leaves out the settings, which no move of a search
+// changes (WriteState writes them first). The hot parts are written with strconv, not fmt: a
+// search writes every state it meets once per renaming.
+func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) string) {
+	if name == nil {
+		name = func(n string) string { return n }
+	}
+	if id == nil {
+		id = name
+	}
 	now := s.clock.Now()
 	st := s.Settings()
-	fmt.Fprintf(w, "clock %d\nsettings %+v\n", now.UnixMilli(), st)
-	for _, wk := range s.workers {
-		wk.writeState(w, st, now)
+	b := strconv.AppendInt([]byte("clock "), now.UnixMilli(), 10)
+	w.Write(append(b, '\n'))
+	for k := range s.workers {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		s.workers[i].writeState(w, st, now, name)
 	}
 	if r := s.rescuer; r != nil {
-		fmt.Fprintf(w, "rescuer %s seen %v commits %v\n", r.Short, r.seen, sortedPairs(r.seenCommits))
+		fmt.Fprintf(w, "rescuer %s seen", r.Short)
+		for _, e := range r.seen {
+			fmt.Fprintf(w, " {%d %s %s %d %d}", e.ID, e.IdempotencyKey, id(e.LockedBy), e.LockedUntil.UnixMilli(), e.LeaseVersion)
+		}
+		fmt.Fprintf(w, " commits %v\n", sortedPairs(r.seenCommits))
 	}
 	s.provider.mu.Lock()
 	s.provider.calls.each(func(k keyRef, c *uint32) {
@@ -46,15 +76,20 @@ func (s *Session) WriteState(w io.Writer) {
 		fmt.Fprintf(w, "failed %v\n", sortedPairs(r.failedKeys))
 		r.mu.Unlock()
 	}
-	s.ledger.writeState(w)
+	s.ledger.writeState(w, name)
 }
 
 // writeState is the worker's part of Session.WriteState.
-func (w *Worker) writeState(out io.Writer, s Settings, now time.Time) {
+func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(string) string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fmt.Fprintf(out, "worker %s crashed=%t paused=%t phase=%d leased=%t quiet=%t blocked=%d\n",
-		w.Short, w.crashed, w.paused, w.phase, w.leased, w.isQuietLocked(), w.blockedTo.UnixMilli())
+	b := append([]byte("worker "), name(w.Name)...)
+	for _, f := range []bool{w.crashed, w.paused, w.leased, w.isQuietLocked()} {
+		b = strconv.AppendBool(append(b, ' '), f)
+	}
+	b = strconv.AppendInt(append(b, " phase="...), int64(w.phase), 10)
+	b = strconv.AppendInt(append(b, " blocked="...), w.blockedTo.UnixMilli(), 10)
+	out.Write(append(b, '\n'))
 	if w.phase != phaseIdle {
 		fmt.Fprintf(out, " held %s id %d v%d until %d; result %+v err %+v due %d renew %d\n",
 			w.held.IdempotencyKey, w.held.ID, w.held.LeaseVersion, w.held.LockedUntil.UnixMilli(),
@@ -66,22 +101,64 @@ func (w *Worker) writeState(out io.Writer, s Settings, now time.Time) {
 }
 
 // writeState is the ledger's part of Session.WriteState: per message, what the safety checks
-// read of it.
-func (l *Ledger) writeState(w io.Writer) {
+// read of it, with each worker by its name (not by the ledger's index, which is the order the
+// names were first seen in: two states that differ only there have the same futures).
+func (l *Ledger) writeState(w io.Writer, name func(string) string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	m := l.msgs
+	who := func(i uint16) string {
+		if i == 0 || int(i) > len(m.names) {
+			return "-"
+		}
+		return name(m.names[i-1])
+	}
 	fmt.Fprintf(w, "ledger base %d\n", m.base)
+	var b []byte
 	m.recs.each(func(k keyRef, rec *msgRec) {
 		if *rec == (msgRec{}) {
 			return
 		}
 		key := k.String()
-		fmt.Fprintf(w, "msg %s %+v more %d\n", key, *rec, m.more[key])
+		r := *rec
+		b = append(append(b[:0], "msg "...), key...)
+		for _, n := range []int64{int64(r.attemptAt), int64(r.attemptVer)} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		b = append(append(b, ' '), who(r.attemptW)...)
+		for _, n := range []int64{int64(r.spanAt), int64(r.spanUntil), int64(r.spanVer)} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		b = append(append(b, ' '), who(r.spanW)...)
+		for _, n := range []int64{int64(r.attempts), int64(r.commits), int64(r.flags), int64(m.more[key])} {
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+		w.Write(append(b, '\n'))
 		if sp := m.spill[key]; sp != nil {
-			fmt.Fprintf(w, " spill %v %v %v\n", sp.attempts, sp.spans, sp.workers)
+			fmt.Fprint(w, " spill")
+			for _, a := range sp.attempts {
+				fmt.Fprintf(w, " %s@%d/v%d", name(a.Worker), a.At.UnixMilli(), a.Version)
+			}
+			fmt.Fprintf(w, " spans %v freed %v leases", sp.spans, sp.freed)
+			for _, wl := range sp.workers {
+				fmt.Fprintf(w, " %s:v%d@%d", name(wl.worker), wl.held, wl.until.UnixMilli())
+			}
+			fmt.Fprintln(w)
 		}
 	})
+}
+
+// Interchangeable reports whether workers i and j have the same configuration (latency,
+// slowness, clock skew): swapped, with their names, they would do the same things.
+func (s *Session) Interchangeable(i, j int) bool {
+	a, b := s.workers[i].spec, s.workers[j].spec
+	return a.Latency == b.Latency && a.Slow == b.Slow && a.Skew == b.Skew
+}
+
+// WorkerNames are worker i's name (the ledger's) and id (LockedBy's).
+func (s *Session) WorkerNames(i int) (name, id string) {
+	w := s.workers[i]
+	return w.Name, w.ID
 }
 
 // sortedPairs is a map's entries in key order, for a state that must not depend on Go's map

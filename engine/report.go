@@ -75,7 +75,7 @@ type Summary struct {
 	// so once the command knows.
 	WatchdogEnded bool `json:"watchdog_ended,omitempty"`
 	// DidNotFinish says in words why the run did not finish, when the watchdog ended it:
-	// "watchdog after 10000 actions without a commit (5 finalized in all)".
+	// "watchdog after 10000 actions without progress (5 finalized in all): the provider failed …".
 	DidNotFinish string `json:"-"`
 	// Recovery is the lease-expiry proof of the first MaxExamples crashes of a worker that held
 	// a message (Session.Recoveries has all); CrashedOwners counts those crashes, Recovered the

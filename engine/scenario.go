@@ -229,7 +229,7 @@ func (sc *Scenario) Apply(o Overrides) error {
 		sc.Messages = o.Messages
 	}
 	if o.FailRate != nil {
-		if r := *o.FailRate; r < 0 || r > 1 {
+		if r := *o.FailRate; !(r >= 0 && r <= 1) { // also refuses NaN
 			return fmt.Errorf("--fail-rate %g: want a chance from 0 to 1", r)
 		}
 		sc.FailRate = *o.FailRate

@@ -41,9 +41,9 @@ type Session struct {
 	rescuer  *Rescuer        // the sweeper, nil when the scenario has none (rescuer.go)
 	actions  int             // actions done by the session, all kinds
 	free     freeOptions     // how concurrent steps run
-	// The progress watchdog (watchdog.go): committed finalizes last seen, and the run actions
-	// since they last grew.
-	progressCommits, sinceProgress int
+	// The progress watchdog (watchdog.go), and the pauses the run's own steps drew.
+	watch     progressWatch
+	runPauses int
 	// stalled says, in words, why the script ended without finishing (ErrNoProgress: the
 	// watchdog); "" while it has not (watchdog.go, endStalled).
 	stalled string

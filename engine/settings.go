@@ -90,12 +90,13 @@ func OnOff(b bool) string {
 	return "off"
 }
 
-// ParseOnOff reads on/off, true/false, yes/no, 1/0.
+// ParseOnOff reads on or off, the only words a scenario's toggles take: "yes", "1" or "true"
+// were once taken as on, and a file that said "db-clock: yes" ran with a meaning it never wrote.
 func ParseOnOff(s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "on", "true", "yes", "1":
+	switch strings.TrimSpace(s) {
+	case "on":
 		return true, nil
-	case "off", "false", "no", "0":
+	case "off":
 		return false, nil
 	}
 	return false, fmt.Errorf("want on or off, got %q", s)

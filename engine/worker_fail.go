@@ -21,6 +21,12 @@ type retrySide struct {
 	rejected   int            // failed attempts whose release changed no row: the lease was gone
 	outage     int            // provider calls made while the provider was down (an outage)
 	failedKeys map[string]int // failed attempts per key, for the backoff's attempt number
+	// advanced counts the failed attempts that, with dead letters on, released their message
+	// with more attempts than it had ever been released with (best, per key): each brings it
+	// one attempt nearer to being parked, so the watchdog counts it as progress. There are at
+	// most max-attempts of them per message, so the count is bounded.
+	advanced int
+	best     map[string]int64
 }
 
 func newRetrySide(sc *Scenario, start time.Time) *retrySide {
@@ -118,6 +124,13 @@ func (w *Worker) fail(ctx context.Context, s Settings, now time.Time) (Event, er
 	default:
 		r.retries++
 		ev.Outcome, ev.Rows, ev.Until = OutcomeReleased, res.Attempts, req.NextAttempt
+		if s.DeadLetter && res.Attempts > r.best[key] {
+			if r.best == nil {
+				r.best = map[string]int64{}
+			}
+			r.best[key] = res.Attempts
+			r.advanced++
+		}
 	}
 	if res.Released {
 		w.env.world.Add(1)

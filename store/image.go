@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"modernc.org/sqlite"
+
+	"leaselab/engine"
 )
 
 // serializer is what modernc.org/sqlite's driver connection offers.
@@ -141,6 +143,7 @@ func (db *DB) raw(ctx context.Context, pool *sql.DB, fn func(dc any) error) erro
 type Rows struct {
 	payments, outbox [][]any
 	cols             [2][]string // each table's columns, as SELECT * gave them
+	idx              [2]map[string]int
 }
 
 // copiedTables are the tables Rows copies, in the order LoadRows inserts them (a message
@@ -328,4 +331,147 @@ func sameRow(a, b []any) bool {
 		}
 	}
 	return true
+}
+
+// What a search reads of a state, from one copy of its rows (explore's StateRows): the rows'
+// view, the counts, the transaction ids and the retry columns, each as its own statement reads
+// it (Snapshot, Counts, EachTransactionID, RetryStates), without asking the database again.
+
+// col is the value of column name of row vals of table t, nil when it is NULL or not there.
+func (r *Rows) col(t int, vals []any, name string) any {
+	if r.idx[t] == nil {
+		r.idx[t] = map[string]int{}
+		for i, c := range r.cols[t] {
+			r.idx[t][strings.ToLower(c)] = i
+		}
+	}
+	if i, ok := r.idx[t][name]; ok && i < len(vals) { // name: lower case
+		return vals[i]
+	}
+	return nil
+}
+
+// text is a TEXT value as a string ("" for NULL).
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
+}
+
+// integer is an INTEGER value (0 for NULL).
+func integer(v any) int64 {
+	if x, ok := v.(int64); ok {
+		return x
+	}
+	return 0
+}
+
+// table returns the rows of Payments (0) or OutboxMessages (1).
+func (r *Rows) table(t int) [][]any {
+	if t == 0 {
+		return r.payments
+	}
+	return r.outbox
+}
+
+// Snapshot is the rows' view Snapshot reads: every message, in Id order, with its payment.
+func (r *Rows) Snapshot() []engine.Row {
+	pay := map[string][]any{}
+	for _, p := range r.payments {
+		pay[text(r.col(0, p, "idempotencykey"))] = p
+	}
+	out := make([]engine.Row, 0, len(r.outbox))
+	for _, o := range r.outbox {
+		row := engine.Row{ID: integer(r.col(1, o, "id")), IdempotencyKey: text(r.col(1, o, "idempotencykey")),
+			Status: text(r.col(1, o, "status")), LockedBy: text(r.col(1, o, "lockedby")),
+			Attempts: integer(r.col(1, o, "attempts")), LeaseVersion: integer(r.col(1, o, "leaseversion"))}
+		row.CreatedAt, _ = ParseTime(text(r.col(1, o, "createdatutc")))
+		row.ProcessedAt, _ = ParseTime(text(r.col(1, o, "processedatutc")))
+		row.LockedUntil, _ = ParseTime(text(r.col(1, o, "lockeduntilutc")))
+		if p, ok := pay[row.IdempotencyKey]; ok {
+			row.PaymentStatus, row.TransactionID = text(r.col(0, p, "paymentstatus")), text(r.col(0, p, "transactionid"))
+			row.Amount = integer(r.col(0, p, "amount"))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// Counts are the counts Counts reads.
+func (r *Rows) Counts() engine.Counts {
+	var c engine.Counts
+	c.Messages = len(r.outbox)
+	for _, o := range r.outbox {
+		switch text(r.col(1, o, "status")) {
+		case engine.StatusPending:
+			c.OutboxPending++
+		case engine.StatusProcessing:
+			c.OutboxProcessing++
+		case engine.StatusProcessed:
+			c.OutboxProcessed++
+		case engine.StatusDeadLettered:
+			c.OutboxDeadLettered++
+		}
+	}
+	for _, p := range r.payments {
+		hasTx := r.col(0, p, "transactionid") != nil
+		switch text(r.col(0, p, "paymentstatus")) {
+		case engine.PaymentPending:
+			c.PaymentsPending++
+		case engine.PaymentPaid:
+			c.PaymentsPaid++
+			if hasTx {
+				c.PaidWithTxID++
+			}
+		case engine.PaymentFailed:
+			c.PaymentsFailed++
+			if hasTx {
+				c.FailedWithTxID++
+			}
+		}
+	}
+	for t, max := range []*int{&c.MaxPaymentsPerKey, &c.MaxOutboxPerKey} {
+		per := map[string]int{}
+		for _, v := range r.table(t) {
+			k := text(r.col(t, v, "idempotencykey"))
+			per[k]++
+			*max = maxInt(*max, per[k])
+		}
+		c.DuplicateRows += len(r.table(t)) - len(per)
+	}
+	return c
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
+// order, as EachTransactionID reads them.
+func (r *Rows) EachTransactionID(fn func(key, id string) error) error {
+	for _, p := range r.payments {
+		if err := fn(text(r.col(0, p, "idempotencykey")), text(r.col(0, p, "transactionid"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RetryStates are the retry columns RetryStates reads, in Id order.
+func (r *Rows) RetryStates() []engine.RetryState {
+	out := make([]engine.RetryState, 0, len(r.outbox))
+	for _, o := range r.outbox {
+		st := engine.RetryState{Status: text(r.col(1, o, "status")), Attempts: integer(r.col(1, o, "attempts")),
+			LastError: text(r.col(1, o, "lasterror"))}
+		st.NextAttempt, _ = ParseTime(text(r.col(1, o, "nextattemptutc")))
+		out = append(out, st)
+	}
+	return out
 }

@@ -188,11 +188,16 @@ func readSchema(ctx context.Context, q querier) ([]schemaFact, error) {
 	return append(facts, defs...), nil
 }
 
-// notInternal is the condition that leaves out SQLite's own objects (sqlite_sequence,
-// sqlite_stat1, sqlite_autoindex_…) and nothing else: their names start with exactly "sqlite_",
-// a prefix SQLite reserves. LIKE 'sqlite_%' would not do: in LIKE "_" is any character and case
-// is ignored, so a user's table SqliteUserData or trigger sqliteAudit would go unseen.
-const notInternal = `substr(name, 1, 7) IS NOT 'sqlite_'`
+// notInternal is the condition that leaves out SQLite's own objects and nothing else: the
+// tables it makes itself (sqlite_sequence for AUTOINCREMENT, sqlite_stat1 to 4 for ANALYZE) and
+// the indexes it makes for a UNIQUE or PRIMARY KEY constraint (sqlite_autoindex_…, which have
+// no SQL of their own). The prefix "sqlite_" alone is not enough: SQLite reserves it for CREATE,
+// but PRAGMA writable_schema writes any name, and a user's table or trigger named sqlite_… went
+// unseen, so that a file holding a trigger on OutboxMessages was reset and seeded and the
+// trigger fired on every write. LIKE 'sqlite_%' would not do either: in LIKE "_" is any
+// character and case is ignored, so a user's table SqliteUserData would go unseen too.
+const notInternal = `NOT ((type = 'table' AND name IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat2', 'sqlite_stat3', 'sqlite_stat4'))` +
+	` OR (type = 'index' AND substr(name, 1, 17) IS 'sqlite_autoindex_' AND sql IS NULL))`
 
 // scan runs query on q and calls each for every row.
 func scan(ctx context.Context, q querier, each func(*sql.Rows) error, query string, args ...any) error {

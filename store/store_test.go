@@ -50,20 +50,26 @@ func TestClaimQueryPlanUsesIndex(t *testing.T) {
 		"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 3\n" +
 		"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-4)"
 	// The due claim's read (retry backoff on) takes the first entry of the Pending rows that never
-	// failed, and the rows whose backoff is over (the range up to now of OutboxMessages_Backoff,
-	// sorted): it never walks the rows still in their backoff (schema 4's read did, as a filter
-	// on OutboxMessages_Pending).
+	// failed, and the first dueScan rows whose backoff is over (the range up to now of
+	// OutboxMessages_Backoff, in its order; only those are sorted): it never walks the rows still
+	// in their backoff (schema 4's read did, as a filter on OutboxMessages_Pending), nor sorts
+	// every due row (a worker whose clock runs ahead sees them all due).
 	due := "COMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
-		"SCAN OutboxMessages USING INDEX OutboxMessages_Fresh\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-3)\n" +
-		"SEARCH OutboxMessages USING INDEX OutboxMessages_Backoff (NextAttemptUtc>? AND NextAttemptUtc<?)\n" +
-		"USE TEMP B-TREE FOR ORDER BY\nSCAN (subquery-3)\nUNION ALL\nCO-ROUTINE (subquery-6)\n" +
-		"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 5\n" +
-		"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-6)"
+		"SCAN OutboxMessages USING INDEX OutboxMessages_Fresh\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-4)\n" +
+		"CO-ROUTINE (subquery-3)\nSEARCH OutboxMessages USING INDEX OutboxMessages_Backoff (NextAttemptUtc>? AND NextAttemptUtc<?)\n" +
+		"SCAN (subquery-3)\nUSE TEMP B-TREE FOR ORDER BY\nSCAN (subquery-4)\nUNION ALL\nCO-ROUTINE (subquery-7)\n" +
+		"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 6\n" +
+		"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-7)"
 	for _, c := range []struct{ name, q, want string }{
 		{"read", store.ClaimReadSQL, read},
 		{"due read", store.ClaimDueReadSQL, due},
 		{"expired", store.ClaimExpiredSQL, "SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\n" +
 			"SCALAR SUBQUERY 1\nSEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)"},
+		// Why a due claim found nothing: the first entry of OutboxMessages_Backoff and of
+		// OutboxMessages_Leases, not a sort of every unfinished row.
+		{"due blocker", store.DueBlockerSQL, "CO-ROUTINE (subquery-4)\nCOMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
+			"SEARCH OutboxMessages USING INDEX OutboxMessages_Backoff (NextAttemptUtc>?)\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-3)\n" +
+			"SCAN OutboxMessages USING INDEX OutboxMessages_Leases\nSCAN (subquery-3)\nSCAN (subquery-4)\nUSE TEMP B-TREE FOR ORDER BY"},
 	} {
 		got := queryPlan(t, db, c.q, sql.Named("now", store.FormatTime(t0)), sql.Named("after", ""), sql.Named("k", 1))
 		if got != c.want {

@@ -113,8 +113,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		var fitted bool
+		m.width, m.height, fitted = FitWindow(msg.Width, msg.Height) // a View of the size asked for could be gigabytes
+		if fitted {
+			m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
+		}
 		m.relayout()
+	case OversizeMsg:
+		m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
 	case tea.KeyMsg:
 		return m.key(msg)
 	case openedMsg:

@@ -29,7 +29,7 @@ type Terminal struct {
 	// Width and Height are the window's size when it is known at start (an SSH pty); 0: wait
 	// for the first WindowSizeMsg.
 	Width, Height int
-	// Options are further program options (the server's tea.WithoutSignalHandler, …).
+	// Options are further program options.
 	Options []tea.ProgramOption
 }
 
@@ -66,7 +66,12 @@ type Program struct {
 func newProgram(ctx context.Context, name string, t Terminal, build func(ctx context.Context, st Styles) (tea.Model, func())) *Program {
 	inner, cancel := context.WithCancel(ctx)
 	m, stop := build(inner, DefaultStyles(t.renderer()))
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(inner)}
+	// Signals are the caller's, never Bubble Tea's: its handler and the caller's would both take
+	// SIGINT and SIGTERM, and when the caller's context ends the program first, Bubble Tea's
+	// handler blocks for ever sending its own quit to a loop that is gone, and the program's
+	// shutdown waits on it: the first Ctrl-C or kill was lost (2 to 4 times in 6). The caller's
+	// context (RunWithSignals' first signal, the server's end of a lab) is the one way to stop.
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(inner), tea.WithoutSignalHandler()}
 	if t.In != nil {
 		opts = append(opts, tea.WithInput(t.In))
 	}

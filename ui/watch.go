@@ -132,7 +132,7 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 	case tea.KeyMsg:
 		return m.key(msg)
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, _ = FitWindow(msg.Width, msg.Height)
 		m.relayout()
 	case watchTick:
 		if msg.id != m.id || m.paused {

@@ -43,3 +43,48 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkExploreReductions searches the playground (depth 7) and aba-fencing (depth 8), every
+// guard on, with each reduction off and on (and both on, on two databases at once: both-2dbs),
+// restoring rows, and reports the search's figures:
+// states met, moves made and distinct states per search, moves per second of wall time and the
+// CPU time per move.
+func BenchmarkExploreReductions(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		depth int
+	}{{"playground", 7}, {"aba-fencing", 8}} {
+		for _, red := range []struct {
+			name              string
+			noSym, noSleepSet bool
+			dbs               int
+		}{{"full", true, true, 1}, {"symmetry", false, true, 1}, {"sleep-sets", true, false, 1}, {"both", false, false, 1},
+			{"both-2dbs", false, false, 2}} {
+			b.Run(c.name+"/"+red.name, func(b *testing.B) {
+				sc := lesson(b, c.name, nil)
+				bounds := DefaultBounds()
+				bounds.Depth = c.depth
+				var moves int
+				var secs float64
+				var last *Result
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					last = searchWith(b, sc, bounds, func(cfg *Config) {
+						cfg.NoSymmetry, cfg.NoSleepSets = red.noSym, red.noSleepSet
+						for k := 1; k < red.dbs; k++ {
+							cfg.MoreDBs = append(cfg.MoreDBs, newDB(b, b.TempDir()))
+						}
+					})
+					moves += last.Moves
+					secs += last.Elapsed.Seconds()
+				}
+				cpu := cpuTime() - cpu0
+				b.ReportMetric(float64(last.States), "states")
+				b.ReportMetric(float64(last.Moves), "moves")
+				b.ReportMetric(float64(last.Distinct), "distinct")
+				b.ReportMetric(float64(moves)/secs, "moves/s")
+				b.ReportMetric(float64(cpu.Microseconds())/float64(moves), "cpu-µs/move")
+			})
+		}
+	}
+}

@@ -16,17 +16,17 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"leaselab/engine"
@@ -99,6 +99,16 @@ type RetryColumns interface {
 	RetryStates(ctx context.Context) ([]engine.RetryState, error)
 }
 
+// StateRows is a copy of the rows (RowCopies' DumpRows, store.Rows) that answers the reads a
+// state's key and checks make, as the database's own statements would: one read of the
+// database for each state, not five.
+type StateRows interface {
+	Snapshot() []engine.Row
+	Counts() engine.Counts
+	EachTransactionID(fn func(key, id string) error) error
+	RetryStates() []engine.RetryState
+}
+
 // RowDiffs is a database that, holding the rows of one copy, writes only the rows another
 // copy has otherwise (store.DB).
 type RowDiffs interface {
@@ -122,6 +132,28 @@ type Config struct {
 	// Progress, when set, is called every ProgressEvery with the figures so far.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// NoSymmetry keeps states that differ only by which of two interchangeable workers is
+	// which apart (reduce: renaming.go); NoSleepSets makes both orders of moves that commute
+	// (reduce.go). Both off is the full search (--no-reduce).
+	NoSymmetry, NoSleepSets bool
+	// Checkpoint, when set, is called at the end of every level with the search so far
+	// (checkpoint.go); Resume, when set, is where the search goes on from.
+	Checkpoint func(*Checkpoint) error
+	Resume     *Checkpoint
+	// MoreDBs are more databases like DB (fresh, of its backend, with its schema and no rows):
+	// with RestoreRows, one more worker searches on each, each expanding its part of every
+	// level (parallel.go). The result is the same as with DB alone.
+	MoreDBs []engine.DB
+	// NoShares leaves out the point of no return's measure (witness.go): the lab's quick search.
+	NoShares bool
+	// slowReads, for tests: read the state's rows, counts and transaction ids with the
+	// database's own statements, not from one copy of the rows (readOnce).
+	slowReads bool
+	// verifyReads, for tests: compare what readOnce derives with the statements' answers.
+	verifyReads bool
+	// verifyCommute, for tests: after each state's moves, make every pair the reduction calls
+	// independent in both orders and fail the search if they end in different states.
+	verifyCommute bool
 }
 
 // SafetyChecks are the checks a state in the middle of a run can break: once failed they stay
@@ -132,13 +164,21 @@ func SafetyChecks() []string {
 		engine.CheckOneCreation, engine.CheckProviderTxIDs, engine.CheckNoUndoneFinish, engine.CheckNoEarlyReclaim}
 }
 
-// Stats are the search's figures, every one counted.
+// Stats are the search's figures, every one counted. They add up: States = Distinct +
+// SeenBefore + Pruned + Unstored.
 type Stats struct {
-	// States are the states reached: one per transition carried out.
+	// States are the states the search met: the start, one per move made, and one per move the
+	// partial-order reduction left out (Pruned).
 	States int
-	// Distinct are the states not seen before (the seen set, the start included).
+	// Moves are the moves made: transitions, each a transaction or a step of the session.
+	Moves int
+	// Distinct are the states not seen before, the start included (with symmetry on, a state
+	// and the same state with interchangeable workers swapped are one).
 	Distinct int
-	// Pruned are the states reached again: seen before, not explored twice.
+	// SeenBefore are the states reached again: seen before, not explored twice.
+	SeenBefore int
+	// Pruned are the moves the partial-order reduction did not make: another order of the same
+	// moves reaches the state they would.
 	Pruned int
 	// Unstored are new states the MaxStates bound kept out of the seen set: checked, not
 	// explored further.
@@ -148,6 +188,11 @@ type Stats struct {
 	// Frontier is how many states wait to be explored: at the end of a level, the next
 	// level's; in a Progress report, every state queued so far and not yet expanded.
 	Frontier int
+	// ByDepth are, for each depth (0: the start), the states reached by a move made there and
+	// how many of them broke a check.
+	ByDepth []DepthCount
+	// FirstViolation is when the first violation was found, from the start (0: none).
+	FirstViolation time.Duration
 	// Restores count the database copies brought back, Replayed the moves replayed in memory
 	// (or, with RestoreReplay, run again).
 	Restores, Replayed int
@@ -155,7 +200,12 @@ type Stats struct {
 	// Where the time went: restoring the database, replaying the session's memory, the
 	// transitions themselves, the checks and the state's rows and hash, and copying databases.
 	RestoreTime, ReplayTime, MoveTime, CheckTime, CopyTime time.Duration
+	// KeyTime is reading the state's rows and hashing its key.
+	KeyTime time.Duration
 }
+
+// DepthCount is one depth's states reached and how many of them broke a check.
+type DepthCount struct{ States, Violating int }
 
 // Violation is a shortest schedule that breaks a check.
 type Violation struct {
@@ -163,6 +213,13 @@ type Violation struct {
 	Failed   []engine.Check // the checks it broke, as the report shows them
 	// Last is what the schedule's last move did, in the timeline's words.
 	Last []string
+	// Witness says why, in words (nil when the events name nothing).
+	Witness *Witness
+	// Shares are, for each prefix of the schedule (0: none of it, to all of it), the share of
+	// its continuations of the schedule's remaining length that break a searched check (nil:
+	// not measured); NoReturn is the move after which every continuation does (1-based).
+	Shares   []float64
+	NoReturn int
 }
 
 // Result is what a search found.
@@ -182,6 +239,13 @@ type Result struct {
 	// FirstUnstored is the depth of the first state the MaxStates bound kept out: every
 	// schedule up to that depth was checked.
 	FirstUnstored int
+	// Symmetry and SleepSets say which reductions the search used.
+	Symmetry, SleepSets bool
+	// Checkpointed is the last level saved to Config.Checkpoint (0: none).
+	Checkpointed int
+	// Broken are the ids of the checks broken by any state at the violation's depth (the
+	// level is finished when a violation is found), sorted.
+	Broken []string
 }
 
 // node is a state in the search: how it was reached, and what the database answered.
@@ -193,16 +257,40 @@ type node struct {
 	used   used
 	db     uint64       // the key of its database's copy
 	rows   []engine.Row // its rows, for its clock moves
+	key    [2]uint64    // its key in the seen set
+	sleep  uint64       // the workers whose next action is asleep here (reduce.go)
+	slept  []moveInfo   // what those actions do
+	perm   int          // the renaming that gives its key (renaming.go)
+	// order is where a sequential search makes it: its parent's place in the frontier and
+	// its move's among the parent's. Of two arrivals at one new state in a level, the one
+	// first in this order is kept, whichever worker made it first (parallel.go).
+	order [2]int
+	// dropped: another arrival at its state, first in order, is kept instead.
+	dropped bool
 }
 
-// explorer is one search's state.
+// seenState is an entry of the seen set: the depth the state was first reached at, and its
+// node while it waits to be explored (so that another arrival in the same level can wake
+// moves in its sleep set).
+type seenState struct {
+	depth     int32
+	violating bool
+	failed    []engine.Check // a violating state's broken checks
+	node      *node
+}
+
+// explorer is one search's state, or, when the search runs on several databases at once, one
+// worker's: the seen set and the copies are shared, behind mu (parallel.go).
 type explorer struct {
 	cfg     Config
+	mu      *sync.Mutex // guards seen, images and sh
+	sh      *sharedState
 	tape    *tapeDB
 	sess    *engine.Session
 	root    *node
 	want    map[string]bool
-	seen    map[[2]uint64]struct{}
+	seen    map[[2]uint64]seenState
+	perms   []*renaming // the symmetries (nil: the identity alone)
 	images  map[uint64]*image
 	dbAt    uint64 // the copy the database holds now
 	dbKnown bool
@@ -211,10 +299,15 @@ type explorer struct {
 	cur     any
 	seq     int // file copies made
 	atBound int // new states at the depth bound, left unexplored
-	waiting int // states queued and not yet expanded, for the progress line
 	start   time.Time
 	nextLog time.Time
 	res     *Result
+	vnode   *node         // the violation's state
+	resumed time.Duration // the time the resumed checkpoint's search had run
+	verr    error         // verifyCommute's finding
+	buf     bytes.Buffer  // a state's text, hashed into its key
+	cands   []candidate   // violations this worker found in the level
+	helpers []*explorer   // the other workers, on Config.MoreDBs
 }
 
 // image is one database copy, and how many waiting states need it.
@@ -240,6 +333,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Checks == nil {
 		cfg.Checks = SafetyChecks()
 	}
+	// The search's sessions check the safety checks, not the lesson's expectations: a copy of
+	// the scenario without them spares every state's report from evaluating them (13 % of
+	// aba-fencing's time).
+	sc := *cfg.Scenario
+	sc.Expect = nil
+	cfg.Scenario = &sc
 	switch cfg.Restore {
 	case RestoreMemory, RestoreReplay:
 		if _, ok := cfg.DB.(MemoryImages); !ok {
@@ -259,27 +358,63 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("explore: unknown restore %q (rows, memory, file, replay)", cfg.Restore)
 	}
-	x := &explorer{cfg: cfg, tape: newTapeDB(cfg.DB), want: map[string]bool{}, seen: map[[2]uint64]struct{}{},
-		images: map[uint64]*image{}, start: cfg.Now()}
+	x := &explorer{cfg: cfg, tape: newTapeDB(cfg.DB), want: map[string]bool{}, seen: map[[2]uint64]seenState{},
+		images: map[uint64]*image{}, start: cfg.Now(), perms: []*renaming{nil}, mu: &sync.Mutex{}, sh: &sharedState{}}
 	for _, c := range cfg.Checks {
 		x.want[c] = true
 	}
 	x.nextLog = x.start.Add(cfg.ProgressEvery)
-	x.res = &Result{Scenario: cfg.Scenario.Name, Checks: cfg.Checks, Bounds: cfg.Bounds, Restore: cfg.Restore}
+	x.res = &Result{Scenario: cfg.Scenario.Name, Checks: cfg.Checks, Bounds: cfg.Bounds, Restore: cfg.Restore,
+		Symmetry: !cfg.NoSymmetry, SleepSets: !cfg.NoSleepSets}
 	defer x.close()
+	if cfg.Restore == RestoreRows {
+		for _, db := range cfg.MoreDBs {
+			x.helpers = append(x.helpers, x.helper(db))
+		}
+	}
 	err := x.search(ctx)
-	x.res.Elapsed = cfg.Now().Sub(x.start)
-	x.res.Distinct = len(x.seen)
+	x.res.Elapsed = cfg.Now().Sub(x.start) + x.resumed
 	if err != nil && ctx.Err() != nil {
 		x.res.Cut, err = "interrupted", nil
 	}
 	if x.res.Unstored > 0 && x.res.Cut == "" {
 		x.res.Cut = "max-states"
 	}
+	if err == nil && x.verr != nil {
+		err = x.verr
+	}
+	if v := x.res.Violation; err == nil && v != nil && x.vnode != nil {
+		err = x.explain(ctx, v)
+	}
 	return x.res, err
 }
 
+// explain adds the witness and the shares to the violation found (the shares only when they
+// cost less than shareBudget moves; an interrupt leaves them out).
+func (x *explorer) explain(ctx context.Context, v *Violation) error {
+	evs, err := x.movesEvents(ctx, x.vnode)
+	if err != nil {
+		return err
+	}
+	v.Witness = witness(v, evs)
+	if x.cfg.NoShares {
+		return nil
+	}
+	shares, err := x.shares(ctx, x.vnode)
+	switch {
+	case errors.Is(err, errShareBudget) || ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return err
+	}
+	v.Shares, v.NoReturn = shares, noReturn(shares)
+	return nil
+}
+
 func (x *explorer) close() {
+	for _, h := range x.helpers {
+		h.close()
+	}
 	if x.sess != nil {
 		x.sess.Close()
 	}
@@ -291,7 +426,20 @@ func (x *explorer) close() {
 	}
 }
 
-// search is the breadth-first search, level by level.
+// count adds a state reached at depth d, violating or not.
+func (x *explorer) count(d int, violating bool) {
+	for len(x.res.ByDepth) <= d {
+		x.res.ByDepth = append(x.res.ByDepth, DepthCount{})
+	}
+	x.res.ByDepth[d].States++
+	if violating {
+		x.res.ByDepth[d].Violating++
+	}
+	x.res.States++
+}
+
+// search is the breadth-first search, level by level. A level in which a violation is found is
+// finished (for the share of its states that violate), and the search ends there.
 func (x *explorer) search(ctx context.Context) error {
 	x.tape.begin(live, nil)
 	s, err := engine.NewSessionWith(ctx, x.cfg.Scenario, x.tape, engine.SessionOptions{Seed: true})
@@ -299,62 +447,92 @@ func (x *explorer) search(ctx context.Context) error {
 		return fmt.Errorf("explore: start %s: %w", x.cfg.Scenario.Name, err)
 	}
 	x.sess = s
+	if !x.cfg.NoSymmetry {
+		x.perms = renamings(s)
+	}
 	x.root = &node{calls: x.tape.take()}
-	rows, dbKey, key, failed, err := x.look(ctx, s)
+	rows, dbKey, key, perm, err := x.look(ctx, s)
 	if err != nil {
 		return err
 	}
+	failed, err := x.checks(ctx, s)
+	if err != nil {
+		return err
+	}
+	x.count(0, len(failed) > 0)
+	x.res.Distinct++
 	if len(failed) > 0 {
 		x.res.Violation = &Violation{Failed: failed}
 		return nil
 	}
-	x.seen[withUsed(key, x.root.used)] = struct{}{}
+	x.root.key, x.root.perm = withUsed(key, x.root.used), perm
+	x.seen[x.root.key] = seenState{node: x.root}
+	x.sh.progress = x.res
 	x.root.rows = rows
 	if x.root.db, err = x.keep(ctx, dbKey); err != nil {
 		return err
 	}
+	x.images[x.root.db].refs++ // the start's copy is kept to the end, for the shares (witness.go)
 	frontier := []*node{x.root}
-	x.waiting = 1
-	for depth := 0; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
-		var next []*node
-		for _, n := range frontier {
-			x.waiting--
-			children, err := x.expand(ctx, n)
-			if err != nil || x.res.Violation != nil {
-				return err
-			}
-			next = append(next, children...)
-			x.release(n.db)
-			if x.res.Cut != "" {
-				return nil
-			}
+	x.sh.waiting.Store(1)
+	first := 0
+	if c := x.cfg.Resume; c != nil {
+		if frontier, err = x.resume(ctx, c); err != nil {
+			return err
+		}
+		first = c.Depth
+	}
+	for depth := first; depth < x.cfg.Bounds.Depth && len(frontier) > 0; depth++ {
+		next, err := x.level(ctx, frontier)
+		if err != nil || x.res.Cut != "" {
+			return err
 		}
 		frontier = next
 		x.res.Depth = depth + 1
 		x.res.Frontier = len(frontier)
+		if x.res.Violation != nil {
+			return nil
+		}
+		if x.cfg.Checkpoint != nil && depth+1 < x.cfg.Bounds.Depth && len(frontier) > 0 {
+			if err := x.checkpoint(depth+1, frontier); err != nil {
+				return fmt.Errorf("explore: checkpoint: %w", err)
+			}
+			x.res.Checkpointed = depth + 1
+		}
 	}
 	x.res.Exhausted = len(frontier) == 0 && x.atBound == 0
 	return nil
 }
 
-// expand tries every move from n, and returns the new states worth exploring.
-func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
+// expand tries every move from n, the pos-th state of its level's frontier, and returns the new
+// states worth exploring.
+func (x *explorer) expand(ctx context.Context, n *node, pos int) ([]*node, error) {
 	s, err := x.restore(ctx, n)
 	if err != nil {
 		return nil, err
 	}
 	moves := enabled(ctx, s, n.rows, n.used, x.cfg.Bounds)
 	n.rows = nil
+	asleep := sleeping(n)
 	var out []*node
+	var done []moveInfo
+	fresh := true // the session stands at n
 	for i, t := range moves {
-		if err := x.stop(ctx); err != nil || x.res.Cut != "" {
+		if err := x.stop(ctx); err != nil || x.cut() != "" {
 			return out, err
 		}
-		if i > 0 {
+		if sleeps(t.Kind) && n.sleep&bit(t.Kind, t.Worker) != 0 {
+			x.res.Pruned++
+			x.count(n.depth+1, false)
+			continue
+		}
+		if !fresh {
 			if s, err = x.restore(ctx, n); err != nil {
 				return out, err
 			}
 		}
+		fresh = false
+		mi := infoOf(s, t)
 		before := s.Ledger().EventCount()
 		t0 := x.cfg.Now()
 		if err := apply(ctx, s, t); err != nil {
@@ -362,46 +540,101 @@ func (x *explorer) expand(ctx context.Context, n *node) ([]*node, error) {
 		}
 		calls := x.tape.take()
 		x.res.MoveTime += x.cfg.Now().Sub(t0)
-		x.res.States++
+		x.res.Moves++
+		mi.learn(calls)
 		if wrote(calls) {
 			x.dbKnown, x.cur = false, nil
 		}
-		rows, dbKey, key, failed, err := x.look(ctx, s)
+		rows, dbKey, key, perm, err := x.look(ctx, s)
 		if err != nil {
 			return out, err
 		}
-		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t)}
-		if len(failed) > 0 {
-			v := &Violation{Schedule: child.schedule(), Failed: failed}
-			for _, e := range s.Ledger().EventsSince(before) {
-				v.Last = append(v.Last, e.Text)
+		if !x.dbKnown {
+			x.mu.Lock()
+			if im, ok := x.images[dbKey]; ok {
+				// The move wrote the database back to a copy kept: a restore to another copy
+				// need write only the rows that differ.
+				x.dbAt, x.dbKnown, x.cur = dbKey, true, im.rows
 			}
-			x.res.Violation = v
-			return out, nil
+			x.mu.Unlock()
 		}
-		key = withUsed(key, child.used)
-		if _, ok := x.seen[key]; ok {
-			x.res.Pruned++
+		child := &node{parent: n, t: t, calls: calls, depth: n.depth + 1, used: n.used.after(t), perm: perm, order: [2]int{pos, i}}
+		if !x.cfg.NoSleepSets && len(s.Workers()) <= 32 {
+			for _, u := range append(asleep, done...) {
+				if independent(u, mi) {
+					child.sleep |= bit(u.kind, u.worker)
+					child.slept = append(child.slept, u)
+				}
+			}
+		}
+		done = append(done, mi)
+		child.key = withUsed(key, child.used)
+		x.mu.Lock()
+		was, seen := x.seen[child.key]
+		x.mu.Unlock()
+		var failed []engine.Check
+		if !seen {
+			// A state not seen when looked up: its checks. (Another worker may make it
+			// meanwhile: then it is seen before after all, below.)
+			if failed, err = x.checks(ctx, s); err != nil {
+				return out, err
+			}
+		}
+		x.mu.Lock()
+		if was, seen = x.seen[child.key]; seen {
+			kept := x.arrivedAgain(child, was, s, before)
+			x.mu.Unlock()
+			if kept { // first in order of the arrivals at a state new in this level (parallel.go)
+				if child.db, err = x.keep(ctx, dbKey); err != nil {
+					return out, err
+				}
+				child.rows = rows
+				out = append(out, child)
+			}
+			continue
+		}
+		x.count(child.depth, len(failed) > 0)
+		if len(failed) > 0 {
+			for _, c := range failed {
+				if !slices.Contains(x.res.Broken, c.ID) {
+					x.res.Broken = append(x.res.Broken, c.ID)
+					slices.Sort(x.res.Broken)
+				}
+			}
+			x.res.Distinct++
+			x.seen[child.key] = seenState{depth: int32(child.depth), violating: true, failed: failed}
+			x.found(child, failed, s, before)
+			x.mu.Unlock()
 			continue
 		}
 		if x.cfg.Bounds.MaxStates > 0 && len(x.seen) >= x.cfg.Bounds.MaxStates {
-			if x.res.Unstored == 0 {
+			if x.res.Unstored == 0 || child.depth < x.res.FirstUnstored {
 				x.res.FirstUnstored = child.depth
 			}
 			x.res.Unstored++
+			x.mu.Unlock()
 			continue
 		}
-		x.seen[key] = struct{}{}
-		if child.depth >= x.cfg.Bounds.Depth {
-			x.atBound++ // not explored: the depth bound
+		x.res.Distinct++
+		if child.depth >= x.cfg.Bounds.Depth || x.sh.violated {
+			x.seen[child.key] = seenState{depth: int32(child.depth)}
+			if !x.sh.violated {
+				x.atBound++ // not explored: the depth bound
+			}
+			x.mu.Unlock()
 			continue
 		}
+		x.seen[child.key] = seenState{depth: int32(child.depth), node: child}
+		x.mu.Unlock()
 		if child.db, err = x.keep(ctx, dbKey); err != nil {
 			return out, err
 		}
 		child.rows = rows
 		out = append(out, child)
-		x.waiting++
+		x.sh.waiting.Add(1)
+	}
+	if x.cfg.verifyCommute {
+		x.verify(ctx, n, moves, done)
 	}
 	return out, nil
 }
@@ -414,12 +647,12 @@ func (x *explorer) stop(ctx context.Context) error {
 	}
 	now := x.cfg.Now()
 	if lim := x.cfg.Bounds.TimeLimit; lim > 0 && now.Sub(x.start) >= lim {
-		x.res.Cut = "time-limit"
+		x.setCut("time-limit")
 	}
-	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) {
+	if x.cfg.Progress != nil && x.cfg.ProgressEvery > 0 && !now.Before(x.nextLog) && x.sh.progress != nil {
 		x.nextLog = now.Add(x.cfg.ProgressEvery)
-		st := x.res.Stats
-		st.Distinct, st.Elapsed, st.Frontier = len(x.seen), now.Sub(x.start), x.waiting
+		st := x.sh.progress.Stats
+		st.Elapsed, st.Frontier = now.Sub(x.start), int(x.sh.waiting.Load())
 		x.cfg.Progress(st)
 	}
 	return nil
@@ -445,102 +678,148 @@ func (n *node) schedule() []Transition {
 }
 
 // look reads the state the session stands in: its rows, the key of its database (the rows and
-// what failed attempts left on them, hashed), its state key (those and the session's memory,
-// hashed) and the checks it fails.
-func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.Row, dbKey uint64, key [2]uint64, failed []engine.Check, err error) {
+// what failed attempts left on them, hashed) and its state key (those and the session's memory,
+// hashed, under the renaming that gives the least key, which it returns).
+func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.Row, dbKey uint64, key [2]uint64, perm int, err error) {
+	t0 := x.cfg.Now()
+	defer func() { x.res.KeyTime += x.cfg.Now().Sub(t0) }()
+	x.tape.mode = direct
+	defer func() { x.tape.mode = live }()
+	if err := x.readOnce(ctx); err != nil {
+		return nil, 0, key, 0, err
+	}
+	if rows, err = s.DB().Snapshot(ctx); err != nil {
+		return nil, 0, key, 0, fmt.Errorf("explore: read the rows: %w", err)
+	}
+	var retry []engine.RetryState
+	if rc, ok := x.cfg.DB.(RetryColumns); ok {
+		// A whole-database read: answered from memory while the database has not changed.
+		v, err := x.tape.read("retry", func() (any, error) { return rc.RetryStates(ctx) })
+		if err != nil {
+			return nil, 0, key, 0, fmt.Errorf("explore: read the retry columns: %w", err)
+		}
+		retry, _ = v.([]engine.RetryState)
+	}
+	key, perm = canonicalKey(rows, retry, s, x.perms, &x.buf)
+	return rows, dbKeyOf(rows, retry), key, perm, nil
+}
+
+// readOnce reads the state's rows once, with RestoreRows, when the database has changed since
+// its last read: a copy of both tables (DumpRows) that answers the rows' view, the counts, the
+// transaction ids and the retry columns (StateRows), handed to the tape as the answers of
+// those reads, and kept as the copy keep makes of this state.
+func (x *explorer) readOnce(ctx context.Context) error {
+	if x.cfg.Restore != RestoreRows || x.cfg.slowReads {
+		return nil
+	}
+	if _, ok := x.tape.reads["dump"]; ok {
+		return nil
+	}
+	dump, err := x.cfg.DB.(RowCopies).DumpRows(ctx)
+	if err != nil {
+		return fmt.Errorf("explore: read the rows: %w", err)
+	}
+	sr, ok := dump.(StateRows)
+	if !ok {
+		return nil
+	}
+	var ids []txID
+	if err := sr.EachTransactionID(func(k, id string) error { ids = append(ids, txID{k, id}); return nil }); err != nil {
+		return err
+	}
+	rows := sr.Snapshot()
+	if x.tape.reads == nil {
+		x.tape.reads = map[string]any{}
+	}
+	answers := map[string]any{"dump": dump, "snapshot": rows, "rows": rows, "counts": sr.Counts(), "txids": ids, "retry": sr.RetryStates()}
+	for op, v := range answers {
+		x.tape.reads[op] = v
+	}
+	if x.cfg.verifyReads {
+		return x.sameAsStatements(ctx, answers)
+	}
+	return nil
+}
+
+// sameAsStatements, for tests (Config.verifyReads): the answers readOnce derived from one copy
+// of the rows must be what the database's own statements read.
+func (x *explorer) sameAsStatements(ctx context.Context, answers map[string]any) error {
+	db := x.cfg.DB
+	rows, err := db.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	counts, err := db.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []txID
+	if err := db.EachTransactionID(ctx, func(k, id string) error { ids = append(ids, txID{k, id}); return nil }); err != nil {
+		return err
+	}
+	var retry []engine.RetryState
+	if rc, ok := db.(RetryColumns); ok {
+		if retry, err = rc.RetryStates(ctx); err != nil {
+			return err
+		}
+	}
+	for op, v := range map[string]any{"snapshot": rows, "counts": counts, "txids": ids, "retry": retry} {
+		if !reflect.DeepEqual(normal(v), normal(answers[op])) {
+			return fmt.Errorf("explore: %s from the copy of the rows: %+v; the statement reads %+v", op, answers[op], v)
+		}
+	}
+	return nil
+}
+
+// normal makes empty slices nil, for comparing answers.
+func normal(v any) any {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Len() == 0 {
+		return nil
+	}
+	return v
+}
+
+// checks are the searched checks the state the session stands in fails. A state seen before
+// is not checked again: its checks are a function of its key.
+func (x *explorer) checks(ctx context.Context, s *engine.Session) (failed []engine.Check, err error) {
 	t0 := x.cfg.Now()
 	defer func() { x.res.CheckTime += x.cfg.Now().Sub(t0) }()
 	x.tape.mode = direct
 	defer func() { x.tape.mode = live }()
-	if rows, err = s.DB().Snapshot(ctx); err != nil {
-		return nil, 0, key, nil, fmt.Errorf("explore: read the rows: %w", err)
-	}
-	var retry []engine.RetryState
-	if rc, ok := x.cfg.DB.(RetryColumns); ok {
-		if retry, err = rc.RetryStates(ctx); err != nil {
-			return nil, 0, key, nil, fmt.Errorf("explore: read the retry columns: %w", err)
-		}
-	}
 	sum, err := s.Summarize(ctx)
 	if err != nil {
-		return nil, 0, key, nil, fmt.Errorf("explore: the checks: %w", err)
+		return nil, fmt.Errorf("explore: the checks: %w", err)
 	}
 	for _, c := range sum.Checks {
 		if x.want[c.ID] && !c.OK {
 			failed = append(failed, c)
 		}
 	}
-	return rows, dbKeyOf(rows, retry), stateKey(rows, retry, s), failed, nil
-}
-
-// stateKey is a state's key: its rows, what failed attempts left on them and the session's
-// memory (st), hashed.
-func stateKey(rows []engine.Row, retry []engine.RetryState, st interface{ WriteState(io.Writer) }) (key [2]uint64) {
-	h := fnv.New128a()
-	writeRows(h, rows)
-	writeRetry(h, retry)
-	st.WriteState(h)
-	return sumKey(h)
-}
-
-// withUsed mixes into a state's key the budget its schedule has spent (crashes, clock moves,
-// pauses): two nodes with the same rows and workers but different budgets left can reach
-// different states, so merging them would let the bounded proof over-claim.
-func withUsed(key [2]uint64, u used) [2]uint64 {
-	h := fnv.New128a()
-	fmt.Fprintf(h, "%d|%d|%d|%d|%d\n", key[0], key[1], u.crashes, u.clockMoves, u.pauses)
-	return sumKey(h)
-}
-
-// sumKey folds a 128-bit hash's sum into a key.
-func sumKey(h hash.Hash) (key [2]uint64) {
-	sum128 := h.Sum(nil)
-	for i := 0; i < 8; i++ {
-		key[0] = key[0]<<8 | uint64(sum128[i])
-		key[1] = key[1]<<8 | uint64(sum128[8+i])
-	}
-	return key
-}
-
-// writeRows writes the rows as the database holds them, every column the engine reads.
-func writeRows(h hash.Hash, rows []engine.Row) {
-	for _, r := range rows {
-		fmt.Fprintf(h, "%d|%s|%s|%d|%d|%s|%d|%d|%d|%s|%s|%d\n", r.ID, r.IdempotencyKey, r.Status, r.CreatedAt.UnixMilli(),
-			r.ProcessedAt.UnixMilli(), r.LockedBy, r.LockedUntil.UnixMilli(), r.Attempts, r.LeaseVersion,
-			r.PaymentStatus, r.TransactionID, r.Amount)
-	}
-}
-
-// writeRetry writes what failed attempts left on each message (RetryColumns), in Id order.
-func writeRetry(h hash.Hash, retry []engine.RetryState) {
-	for _, r := range retry {
-		fmt.Fprintf(h, "retry %s|%d|%d|%q\n", r.Status, r.Attempts, r.NextAttempt.UnixMilli(), r.LastError)
-	}
-}
-
-// dbKeyOf is the key of a database copy: its rows and what failed attempts left on them, hashed.
-func dbKeyOf(rows []engine.Row, retry []engine.RetryState) uint64 {
-	h := fnv.New64a()
-	writeRows(h, rows)
-	writeRetry(h, retry)
-	return h.Sum64()
+	return failed, nil
 }
 
 // keep makes sure a copy of the database as it is now (whose key is k, dbKeyOf) is kept, for a
 // state that waits to be explored, and returns k.
 func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
+	x.mu.Lock()
 	if im, ok := x.images[k]; ok {
 		im.refs++
+		x.mu.Unlock()
 		x.dbAt, x.dbKnown, x.cur = k, true, im.rows
 		return k, nil
 	}
+	x.mu.Unlock()
 	t0 := x.cfg.Now()
 	defer func() { x.res.CopyTime += x.cfg.Now().Sub(t0) }()
 	im := &image{refs: 1}
 	var err error
 	switch {
 	case x.cfg.Restore == RestoreRows:
-		im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		if d, ok := x.tape.reads["dump"]; ok {
+			im.rows = d // the copy readOnce made of the database as it is now
+		} else {
+			im.rows, err = x.cfg.DB.(RowCopies).DumpRows(ctx)
+		}
 		x.cur = im.rows
 	case x.cfg.Restore == RestoreFile:
 		x.seq++
@@ -555,13 +834,22 @@ func (x *explorer) keep(ctx context.Context, k uint64) (uint64, error) {
 		return 0, fmt.Errorf("explore: copy the database: %w", err)
 	}
 	im.reads = maps.Clone(x.tape.reads)
-	x.images[k] = im
+	x.mu.Lock()
+	if had, ok := x.images[k]; ok { // another worker kept the same copy meanwhile
+		had.refs++
+		im = had
+	} else {
+		x.images[k] = im
+	}
+	x.mu.Unlock()
 	x.dbAt, x.dbKnown = k, true
 	return k, nil
 }
 
 // release drops a waiting state's claim on its database copy.
 func (x *explorer) release(k uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	im, ok := x.images[k]
 	if !ok || x.cfg.Restore == RestoreReplay {
 		return
@@ -587,7 +875,9 @@ func (x *explorer) restore(ctx context.Context, n *node) (*engine.Session, error
 		target = x.root.db
 	}
 	if !x.dbKnown || x.dbAt != target {
+		x.mu.Lock()
 		im := x.images[target]
+		x.mu.Unlock()
 		if im == nil {
 			return nil, fmt.Errorf("explore: no copy of the database for a waiting state")
 		}

@@ -29,6 +29,12 @@ func WriteScenario(w io.Writer, src []byte, sc *engine.Scenario, v *Violation) e
 	ids := failedIDs(v)
 	fmt.Fprintf(&b, "# Found by leaselab explore %s: a shortest schedule that breaks %s.\n", sc.Name, strings.Join(ids, ", "))
 	fmt.Fprintf(&b, "# leaselab run FILE replays it, step by step, and fails the same %s.\n", words.Plural(len(ids), "check"))
+	if v.Witness != nil {
+		fmt.Fprintf(&b, "# Why: %s.\n", v.Witness.Text)
+	}
+	if v.Shares != nil {
+		fmt.Fprintf(&b, "# The share of continuations that still fail, after each move: %s.\n", shareLine(v))
+	}
 	fmt.Fprintf(&b, "name: %s\n", name)
 	fmt.Fprintf(&b, "title: FOUND BY EXPLORE: %s breaks %s\n", sc.Name, strings.Join(ids, ", "))
 	fmt.Fprintf(&b, "explain: A shortest schedule of %d moves, found by searching every schedule of %s breadth-first.\n", len(v.Schedule), sc.Name)
@@ -63,8 +69,12 @@ func WriteScenario(w io.Writer, src []byte, sc *engine.Scenario, v *Violation) e
 	fmt.Fprintf(&b, "verdict-fail: THE SCHEDULE EXPLORE FOUND BREAKS %s ❌\n", strings.ToUpper(strings.Join(ids, ", ")))
 	fmt.Fprintf(&b, "verdict-checks: %s\n", strings.Join(ids, " "))
 	b.WriteString("\nsteps:\n")
-	for _, t := range v.Schedule {
+	for i, t := range v.Schedule {
 		fmt.Fprintf(&b, "  %s\n", t)
+		if v.Shares != nil && i+1 == v.NoReturn {
+			// The point of no return, as a note the lab's timeline and a transcript show.
+			fmt.Fprintf(&b, "  note ! the point of no return: after %s, every continuation of the schedule breaks %s\n", t, strings.Join(ids, ", "))
+		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err

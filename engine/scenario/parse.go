@@ -388,6 +388,9 @@ func (p *parser) addWorker(n int, short, id string) error {
 	if p.hasWorker(short) {
 		return p.errf(n, "duplicate worker name %q", short)
 	}
+	if r := p.sc.Rescuer; r != nil && r.Short == short {
+		return p.errf(n, "worker %q: that is the rescuer's name (line %d); a rescuer and a worker need names of their own", short, p.seen["rescuer"])
+	}
 	if len(p.sc.Workers) >= engine.MaxWorkers {
 		return p.errf(n, "too many workers (at most %d)", engine.MaxWorkers)
 	}

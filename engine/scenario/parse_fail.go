@@ -52,7 +52,7 @@ func (p *parser) retryHeader(n int, key, val string) (handled bool, err error) {
 		sc.Outages = append(sc.Outages, engine.Outage{From: at, For: d})
 	case "fail-rate":
 		r, err := strconv.ParseFloat(val, 64)
-		if err != nil || r < 0 || r > 1 {
+		if err != nil || !(r >= 0 && r <= 1) { // also refuses NaN
 			return true, p.errf(n, "bad fail-rate %q: want a chance from 0 to 1, e.g. 0.2", val)
 		}
 		sc.FailRate = r

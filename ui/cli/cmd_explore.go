@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -21,11 +24,13 @@ import (
 const exploreUsage = `Usage: leaselab explore NAME|FILE [flags]
 
 Searches every schedule of the scenario's workers from its start, breadth-first, on a real
-SQLite file: each worker's next action, a crash, the clock moving past a lease (by any worker's
+SQLite file (or, with --db postgres://…, a PostgreSQL schema of its own): each worker's next action, a crash, the clock moving past a lease (by any worker's
 clock) or to a worker's timer, the rescuer's read and write. Every move is a real transaction,
 and every safety check is taken after every move. The first violation found is a shortest one:
 it is printed in the scenario language, and --out writes it as a scenario file that
 "leaselab run FILE" reproduces. With none within the bounds, it prints what was proved.
+With --checkpoint FILE the search is saved at the end of every level, and --resume FILE goes on
+from there. --no-reduce searches every order of every move (docs/explore.md: the reductions).
 Exit codes: 0 no violation within the bounds, 1 a violation found, 2 usage, 3 environment.
 `
 
@@ -42,9 +47,13 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	timeLimit := fs.Duration("time-limit", def.TimeLimit, "stop the search after this long (0: no limit)")
 	checks := fs.String("check", "", "comma-separated check ids to search for (default: every safety check)")
 	out := fs.String("out", "", "write the violation found as a scenario file (a new file; never overwritten)")
-	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md)")
+	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md); PostgreSQL: rows")
 	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
 	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
+	checkpoint := fs.String("checkpoint", "", "save the search at the end of every level to this file (a new file, or the --resume one)")
+	resume := fs.String("resume", "", "go on from a --checkpoint file (same scenario, flags and bounds; --depth may be deeper)")
+	cores := fs.Int("cores", min(runtime.NumCPU(), 2), "search on this many SQLite files at once, one worker each (the result is the same; PostgreSQL: 1)")
+	noReduce := fs.Bool("no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
 	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -58,6 +67,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		MaxStates: *maxStates, TimeLimit: *timeLimit}
 	if err := checkBounds(bounds, *progress); err != nil {
 		return 0, err
+	}
+	if *cores < 1 || *cores > 64 {
+		return 0, usageError{fmt.Errorf("--cores %d: want 1 to 64", *cores)}
 	}
 	how := explore.Restore(*restore)
 	if !slices.Contains([]explore.Restore{explore.RestoreRows, explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, how) {
@@ -75,6 +87,17 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 			return 0, usageError{fmt.Errorf("--out %s: the file exists; it is never overwritten (remove it or pick a new name)", *out)}
 		}
 	}
+	var from *explore.Checkpoint
+	if *resume != "" {
+		if from, err = readCheckpoint(*resume); err != nil {
+			return 0, err
+		}
+	}
+	if *checkpoint != "" && *checkpoint != *resume {
+		if _, err := os.Lstat(*checkpoint); err == nil {
+			return 0, usageError{fmt.Errorf("--checkpoint %s: the file exists; it is only written over when it is the --resume file", *checkpoint)}
+		}
+	}
 	src, _, err := assets.Load(pos[0], scenario.MaxScenarioSize)
 	if err != nil {
 		return 0, usageError{err}
@@ -84,12 +107,11 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		return 0, err
 	}
 	if sc.Backend != "" {
-		return 0, usageError{fmt.Errorf("explore %s: a %s lesson; explore runs on SQLite", sc.Name, sc.Backend)}
+		// skip-locked's lesson is a claim stopped between its locking read and its UPDATE, a
+		// transaction left open: a state no copy of the rows brings back.
+		return 0, usageError{fmt.Errorf("explore %s: a %s lesson of a claim's transaction left open; explore's moves are whole transactions", sc.Name, sc.Backend)}
 	}
 	dbs := sf.dbs(b, false)
-	if b.Server.IsURL(dbs.path) {
-		return 0, usageError{fmt.Errorf("--db %s: explore runs on a SQLite file", dbs.path)}
-	}
 	db, _, cleanup, err := dbs.open(ctx)
 	if err != nil {
 		return 0, err
@@ -101,12 +123,41 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		return 0, fmt.Errorf("temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	cfg := explore.Config{Scenario: sc, DB: db, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
-		ProgressEvery: *progress}
+	coresSet := false
+	fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
+	var more []engine.DB
+	if *cores > 1 && !b.Server.IsURL(dbs.path) && (how == explore.RestoreRows || coresSet) {
+		if how != explore.RestoreRows {
+			return 0, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", *cores, how)}
+		}
+		for i := 1; i < *cores; i++ {
+			extra, err := b.File.Create(ctx, filepath.Join(tmp, fmt.Sprintf("worker-%d.db", i)), false, false)
+			if err != nil {
+				return 0, err
+			}
+			defer extra.Close()
+			more = append(more, extra)
+		}
+	}
+	cfg := explore.Config{Scenario: sc, DB: db, MoreDBs: more, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
+		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce, Resume: from}
+	if *checkpoint != "" {
+		cfg.Checkpoint = func(c *explore.Checkpoint) error { return writeCheckpoint(*checkpoint, c) }
+	}
 	if *progress > 0 {
 		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
 	}
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// A search allocates a little for every call on its tape and every row it copies, and
+		// keeps little: the collector runs a fourth as often, under a soft limit of 1 GiB
+		// (docs/benchmarks.md: 14 % less CPU on aba-fencing).
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
+	}
 	res, err := explore.Run(ctx, cfg)
+	if errors.Is(err, explore.ErrNotThisSearch) {
+		return 0, usageError{fmt.Errorf("--resume %s: %w", *resume, err)}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -116,6 +167,9 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		}
 	} else if err := res.WriteText(stdout); err != nil {
 		return 0, err
+	}
+	if res.Cut != "" && res.Checkpointed > 0 && !*asJSON {
+		fmt.Fprintf(stdout, "checkpoint: %s holds the search to depth %d; --resume %s goes on from there\n", *checkpoint, res.Checkpointed, *checkpoint)
 	}
 	if res.Violation == nil {
 		return exitOK, nil
@@ -193,6 +247,47 @@ func writeFound(path string, src []byte, sc *engine.Scenario, v *explore.Violati
 	_, werr := f.Write(buf.Bytes())
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return nil
+}
+
+// readCheckpoint reads --resume's file.
+func readCheckpoint(path string) (*explore.Checkpoint, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, usageError{fmt.Errorf("--resume %s: not a regular file", path)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	defer f.Close()
+	c, err := explore.ReadCheckpoint(f)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume %s: %w", path, err)}
+	}
+	return c, nil
+}
+
+// writeCheckpoint writes c to path whole or not at all: to a new file beside it, then renamed
+// over it.
+func writeCheckpoint(path string, c *explore.Checkpoint) error {
+	tmp := path + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
+	}
+	_, werr := c.WriteTo(f)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--checkpoint %s: %w", path, err)
 	}
 	return nil
 }

@@ -8,55 +8,92 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"leaselab/store/storetest"
 )
+
+// guardOffLessons are each lesson's guard off, and the check its search must find broken.
+var guardOffLessons = []struct{ scenario, flag, check string }{
+	{"playground", "--atomic-claim=false", "one-owner"},
+	{"playground", "--leasing=false", "one-owner"},
+	{"playground", "--ownership-check=false", "no-violations"},
+	{"aba-fencing", "--fencing=false", "no-violations"},
+	{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
+	{"clock-skew", "--db-clock=false", "no-early-reclaim"},
+}
 
 // TestExploreFindsEachLesson: with each guard off in turn, explore finds, within its default
 // bounds, a violation of the check the lesson names, and its --out file fails that same check
 // under leaselab run. The fencing, rescuer and clock lessons start from their own headers: the
 // playground has no second thread of one worker id, no rescuer and no skewed clock.
 func TestExploreFindsEachLesson(t *testing.T) {
-	cases := []struct {
-		scenario, flag, check string
-	}{
-		{"playground", "--atomic-claim=false", "one-owner"},
-		{"playground", "--leasing=false", "one-owner"},
-		{"playground", "--ownership-check=false", "no-violations"},
-		{"aba-fencing", "--fencing=false", "no-violations"},
-		{"rescuer-race", "--guarded-rescue=false", "no-undone-finish"},
-		{"clock-skew", "--db-clock=false", "no-early-reclaim"},
+	for _, c := range guardOffLessons {
+		t.Run(c.scenario+c.flag, func(t *testing.T) { exploreFinds(t, c.scenario, c.flag, c.check, "") })
 	}
-	for _, c := range cases {
+}
+
+// TestExploreFindsEachLessonOnPostgres: the same searches on a PostgreSQL schema of their own
+// find the same schedules, and their --out files fail the same checks under run --db.
+func TestExploreFindsEachLessonOnPostgres(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	for _, c := range guardOffLessons {
 		t.Run(c.scenario+c.flag, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "found.scenario")
-			code, stdout, stderr := cli(t, "explore", c.scenario, c.flag, "--out", out, "--progress", "0")
-			if code != exitExpect {
-				t.Fatalf("explore exit %d, want %d\n%s%s", code, exitExpect, stdout, stderr)
-			}
-			if !strings.Contains(stdout, "a shortest schedule that breaks "+c.check) {
-				t.Fatalf("explore did not name %s:\n%s", c.check, stdout)
-			}
-			code, stdout, stderr = cli(t, "run", out, "--json", "--report-dir", "")
-			if code != exitExpect {
-				t.Fatalf("run %s: exit %d, want %d\n%s%s", out, code, exitExpect, stdout, stderr)
-			}
-			var sum struct {
-				Checks []struct {
-					ID string `json:"id"`
-					OK bool   `json:"ok"`
-				} `json:"checks"`
-			}
-			if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
-				t.Fatalf("run --json: %v\n%s", err, stdout)
-			}
-			failed := false
-			for _, ch := range sum.Checks {
-				failed = failed || ch.ID == c.check && !ch.OK
-			}
-			if !failed {
-				t.Errorf("run %s: check %s did not fail: %+v", out, c.check, sum.Checks)
+			onFile := exploreFinds(t, c.scenario, c.flag, c.check, "")
+			onServer := exploreFinds(t, c.scenario, c.flag, c.check, url)
+			if onFile != onServer {
+				t.Errorf("SQLite found:\n%s\nPostgreSQL found:\n%s", onFile, onServer)
 			}
 		})
 	}
+}
+
+// exploreFinds runs explore of scenario with flag (on db, a PostgreSQL URL, or "" for a SQLite
+// file), wants a violation of check, and replays its --out file with run (on db too), which must
+// fail check. It returns the schedule found, one move a line.
+func exploreFinds(t *testing.T, scenario, flag, check, db string) string {
+	t.Helper()
+	var dbArgs []string
+	if db != "" {
+		dbArgs = []string{"--db", db}
+	}
+	out := filepath.Join(t.TempDir(), "found.scenario")
+	code, stdout, stderr := cli(t, append([]string{"explore", scenario, flag, "--out", out, "--progress", "0"}, dbArgs...)...)
+	if code != exitExpect {
+		t.Fatalf("explore exit %d, want %d\n%s%s", code, exitExpect, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "a shortest schedule that breaks "+check) {
+		t.Fatalf("explore did not name %s:\n%s", check, stdout)
+	}
+	var schedule []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if regexp.MustCompile(`^ [ !] ?\d+  `).MatchString(l) {
+			schedule = append(schedule, strings.TrimSpace(l))
+		}
+	}
+	if len(schedule) == 0 {
+		t.Fatalf("no schedule in:\n%s", stdout)
+	}
+	code, stdout, stderr = cli(t, append([]string{"run", out, "--json", "--report-dir", ""}, dbArgs...)...)
+	if code != exitExpect {
+		t.Fatalf("run %s: exit %d, want %d\n%s%s", out, code, exitExpect, stdout, stderr)
+	}
+	var sum struct {
+		Checks []struct {
+			ID string `json:"id"`
+			OK bool   `json:"ok"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, stdout)
+	}
+	failed := false
+	for _, ch := range sum.Checks {
+		failed = failed || ch.ID == check && !ch.OK
+	}
+	if !failed {
+		t.Errorf("run %s: check %s did not fail: %+v", out, check, sum.Checks)
+	}
+	return strings.Join(schedule, "\n")
 }
 
 // TestExploreProvesPlayground: with every guard on, a bounded search of the playground finds
@@ -95,7 +132,8 @@ func TestExploreJSONAndBounds(t *testing.T) {
 	_, stdout, _ = cli(t, "explore", "playground", "--depth", "4", "--max-states", "20", "--progress", "0")
 	containsAll(t, "the cut", stdout, "--max-states 20 cut the search: ")
 	for _, bad := range [][]string{{"--depth", "0"}, {"--crashes", "-1"}, {"--clock-moves", "-2"}, {"--max-states", "0"},
-		{"--time-limit", "-1s"}, {"--restore", "disk"}, {"--check", "none-lost"}} {
+		{"--time-limit", "-1s"}, {"--restore", "disk"}, {"--check", "none-lost"}, {"--cores", "0"},
+		{"--resume", filepath.Join(t.TempDir(), "none")}, {"--checkpoint", "explore_test.go"}} {
 		code, _, stderr := cli(t, append([]string{"explore", "playground"}, bad...)...)
 		if code != exitUsage || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("explore %v: exit %d, stderr %q: want %d naming %s", bad, code, stderr, exitUsage, bad[0])

@@ -339,3 +339,60 @@ func TestHostileSchemaNames(t *testing.T) {
 			code: exitEnvError, msg: "it has a view sqliteV", unchanged: true},
 	})
 }
+
+// reserved is altered with objects made under ordinary names, then renamed to names SQLite
+// reserves (sqlite_…) through PRAGMA writable_schema, as the hostile run made them: CREATE
+// refuses such names, the schema table does not.
+func reserved(t *testing.T, dir, create string, renames ...string) string {
+	t.Helper()
+	path := altered(t, dir, create)
+	var b strings.Builder
+	b.WriteString("PRAGMA writable_schema = ON;")
+	for _, r := range renames {
+		from, to, _ := strings.Cut(r, "=")
+		fmt.Fprintf(&b, `UPDATE sqlite_schema SET name = '%[2]s', tbl_name = CASE WHEN tbl_name = '%[1]s' THEN '%[2]s' ELSE tbl_name END,
+			sql = replace(replace(sql, ' %[1]s ', ' %[2]s '), ' %[1]s(', ' %[2]s(') WHERE name = '%[1]s';
+			UPDATE sqlite_schema SET sql = replace(sql, 'INTO %[1]s ', 'INTO %[2]s ') WHERE type = 'trigger';`, from, to)
+	}
+	b.WriteString("PRAGMA writable_schema = OFF;")
+	rawExec(t, path, b.String())
+	var ok string
+	if err := rawQueryRow(path, "PRAGMA integrity_check", &ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check after the renames: %s %v", ok, err)
+	}
+	return path
+}
+
+// User objects under names SQLite reserves (sqlite_…, written with PRAGMA writable_schema) are
+// the user's all the same: the schema check took every name starting with "sqlite_" for
+// SQLite's own, so a file holding a table sqlite_log and a trigger sqlite_t on OutboxMessages
+// was reset and seeded (seed --reset, run --reset), and the trigger fired on leaselab's writes.
+// SQLite's own are only sqlite_sequence, sqlite_stat1 to 4 and the sqlite_autoindex_… indexes.
+func TestHostileReservedNames(t *testing.T) {
+	logged := func(t *testing.T, dir string) string {
+		return reserved(t, dir, `CREATE TABLE log (Key TEXT);
+			CREATE TRIGGER t AFTER UPDATE ON OutboxMessages BEGIN INSERT INTO log VALUES (NEW.IdempotencyKey); END`,
+			"log=sqlite_log", "t=sqlite_t")
+	}
+	trigger := func(t *testing.T, dir string) string {
+		return reserved(t, dir, `CREATE TRIGGER t AFTER UPDATE ON OutboxMessages BEGIN UPDATE Payments SET Amount = 0; END`, "t=sqlite_t")
+	}
+	index := func(t *testing.T, dir string) string {
+		return reserved(t, dir, `CREATE INDEX ix ON Payments (Amount)`, "ix=sqlite_autoindex_Payments_9")
+	}
+	view := func(t *testing.T, dir string) string {
+		return reserved(t, dir, `CREATE VIEW v AS SELECT * FROM Payments`, "v=sqlite_stat1")
+	}
+	runHostile(t, "database", []hostileCase{
+		{name: "seed --reset --db FILE: a table sqlite_log and a trigger sqlite_t on OutboxMessages (PRAGMA writable_schema)", setup: at(logged, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "it has a table sqlite_log, which leaselab does not create", unchanged: true},
+		{name: "run --reset --db FILE: a table sqlite_log and a trigger sqlite_t on OutboxMessages (PRAGMA writable_schema)", setup: at(logged, "run", "after", "--reset", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "it has a table sqlite_log, which leaselab does not create", unchanged: true},
+		{name: "run --reset --db FILE: a trigger sqlite_t on OutboxMessages (PRAGMA writable_schema)", setup: at(trigger, "run", "after", "--reset", "--db", "FILE", "--report-dir", ""),
+			code: exitEnvError, msg: "it has a trigger sqlite_t, which leaselab does not create", unchanged: true},
+		{name: "seed --reset --db FILE: a user's index named sqlite_autoindex_Payments_9", setup: at(index, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "sqlite_autoindex_Payments_9", unchanged: true},
+		{name: "seed --reset --db FILE: a view named sqlite_stat1", setup: at(view, "seed", "--reset", "--db", "FILE"),
+			code: exitEnvError, msg: "it has a view sqlite_stat1, which leaselab does not create", unchanged: true},
+	})
+}

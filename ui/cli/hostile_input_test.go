@@ -83,7 +83,7 @@ func TestHostileInput(t *testing.T) {
 			code: exitUsage, msg: "r.scenario:3: run: bad crash-rate", unchanged: true},
 		{name: "a run that renews for ever (livelock)", setup: inputFile("hb.scenario",
 			"name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n"),
-			code: exitExpect, msg: "hb.scenario:9: the run made no progress: no message finalized in the last 10000 actions", unchanged: true},
+			code: exitExpect, msg: "hb.scenario:9: the run made no progress: no message finalized or parked in the last 10000 actions (0 finalized in all): the workers renewed their leases", unchanged: true},
 		{name: "a FIFO as the scenario file", setup: fifo, code: exitUsage, msg: "is a named pipe (FIFO), not a regular file"},
 		{name: "a directory as the scenario file", setup: inDir("run", "DIR", "--report-dir", ""), code: exitUsage, msg: "is a directory, not a regular file"},
 		{name: "/dev/null as the scenario file", setup: args("run", "/dev/null", "--report-dir", ""),

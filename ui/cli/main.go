@@ -211,49 +211,30 @@ var stopsBySignal = map[string]bool{"serve": true}
 // dispatch runs the command args name: its exit code when it ran to its end, or the error that
 // stopped it.
 func dispatch(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cmd := "lab"
+	name := "lab"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		name, args = args[0], args[1:]
 	} else if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-		fmt.Fprint(stdout, mainUsage)
+		fmt.Fprint(stdout, mainUsage())
 		fmt.Fprintln(stdout, "\nThe lab's flags: leaselab lab --help.")
 		return exitOK, nil
 	}
-	var err error
-	switch cmd {
-	case "lab":
-		err = cmdLab(ctx, b, args, stdin, stdout, stderr)
-	case "run":
-		return ranTo(cmdRun(ctx, b, args, stdout, stderr))
-	case "list":
-		err = cmdList(args, stdout, stderr)
-	case "seed":
-		err = cmdSeed(ctx, b, args, stdout, stderr)
-	case "worker":
-		err = cmdWorker(ctx, b, args, stdout, stderr)
-	case "watch":
-		err = cmdWatch(ctx, b, args, stdin, stdout, stderr)
-	case "serve":
-		err = cmdServe(ctx, b, args, stdout, stderr)
-	case "stress":
-		return ranTo(cmdStress(ctx, b, args, stdout, stderr))
-	case "redrive":
-		return ranTo(cmdRedrive(ctx, b, args, stdout, stderr))
-	case "explore":
-		return ranTo(cmdExplore(ctx, b, args, stdin, stdout, stderr))
-	case "help":
-		if len(args) == 0 {
-			fmt.Fprint(stdout, mainUsage)
+	if name == "help" {
+		switch {
+		case len(args) == 0:
+			fmt.Fprint(stdout, mainUsage())
 			return exitOK, nil
-		}
-		if len(args) == 1 && helpTopics[args[0]] {
+		case len(args) == 1 && lookup(args[0]) != nil:
 			return dispatch(ctx, b, []string{args[0], "--help"}, stdin, stdout, stderr)
 		}
-		err = usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (lab, run, list, stress, seed, worker, watch, explore)", strings.Join(args, " "))}
-	default:
-		err = usageError{fmt.Errorf("unknown command %q", cmd)}
+		return exitOK, usageError{fmt.Errorf("help %s: want \"leaselab help\" or \"leaselab help COMMAND\" (%s)",
+			strings.Join(args, " "), strings.Join(commandNames(), ", "))}
 	}
-	return exitOK, err
+	c := lookup(name)
+	if c == nil {
+		return exitOK, usageError{fmt.Errorf("unknown command %q", name)}
+	}
+	return c.run(ctx, b, args, stdin, stdout, stderr)
 }
 
 // ranTo is dispatch's result for a command with an exit code of its own (run, stress): the code
@@ -264,9 +245,6 @@ func ranTo(code int, err error) (int, error) {
 	}
 	return code, nil
 }
-
-// helpTopics are the commands "leaselab help COMMAND" explains.
-var helpTopics = map[string]bool{"lab": true, "run": true, "list": true, "stress": true, "seed": true, "worker": true, "watch": true, "serve": true, "redrive": true, "explore": true}
 
 // report prints err as one line and maps it to an exit code.
 func report(err error, stderr io.Writer) int {
@@ -280,7 +258,7 @@ func report(err error, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ue), errors.As(err, &pe):
 		if ue.err != nil && strings.HasPrefix(ue.Error(), "unknown command") {
-			fmt.Fprint(stderr, mainUsage)
+			fmt.Fprint(stderr, mainUsage())
 		}
 		return exitUsage
 	case errors.As(err, &se):
@@ -294,27 +272,3 @@ func report(err error, stderr io.Writer) int {
 	}
 	return exitEnvError
 }
-
-const mainUsage = `leaselab: competing workers, one SQLite outbox, and the lease that makes them safe.
-
-Usage:
-  leaselab [flags]             open the lab (a terminal screen) on the default scenario
-  leaselab run NAME|FILE       run a scenario headless; print and save its report
-  leaselab list                list the built-in scenarios
-  leaselab stress [flags]      real goroutine workers, random crashes, pauses and clock jumps
-  leaselab seed --db FILE      create a shared database (--reset: empty one) and fill it with payments
-  leaselab worker --db FILE --name W
-                               run one worker process against a shared database
-  leaselab watch --db FILE     watch a shared database live, read-only, as the lab shows it
-  leaselab serve [flags]       serve the lab over SSH: one lab per connection, for a room
-  leaselab redrive --db FILE --key KEY
-                               move a dead-lettered message back to Pending (refused otherwise)
-  leaselab explore NAME|FILE   search every schedule, breadth-first, for a shortest one that
-                               breaks a safety check (--out FILE writes it as a scenario)
-  leaselab help [COMMAND]      this text, or a command's flags
-
-Run "leaselab COMMAND --help" for a command's flags.
-Exit codes: 0 expectations hold, 1 they do not, 2 usage or scenario error, 3 environment error,
-130 interrupted (Ctrl-C; 128 + the signal's number for SIGHUP, SIGQUIT and SIGTERM; serve stops on
-them with 0).
-`

@@ -138,9 +138,10 @@ func (ss *session) close() {
 // scenario, and room. It owns the lab's lifetime: whatever the inner handlers do (quit, a
 // dropped connection, a recovered panic), the lab is closed and its database removed here.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
-	return func(sess ssh.Session) {
-		opened(sess)
-		defer closeConnSoon(sess)
+	return func(raw ssh.Session) {
+		opened(raw)
+		defer closeConnSoon(raw)
+		sess := s.fitWindow(raw) // every handler after this one sees the window fitted (window.go)
 		args := sess.Command()
 		if len(args) == 1 && args[0] == "list" {
 			wish.Println(sess, "scenarios: "+strings.Join(s.cfg.Scenarios, ", "))
@@ -149,6 +150,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		if _, _, ok := sess.Pty(); !ok {
 			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+" [scenario]  (the -t asks for one)")
 			return
+		}
+		if pty, _, _ := raw.Pty(); pty.Window.Width > ui.MaxWidth || pty.Window.Height > ui.MaxHeight {
+			wish.Printf(sess, "leaselab: your terminal asks for %d×%d cells; the lab draws in at most %d×%d, at its top left\n",
+				pty.Window.Width, pty.Window.Height, ui.MaxWidth, ui.MaxHeight)
 		}
 		if s.isTeacher(sess) {
 			s.serveTeacher(sess, next)
@@ -240,8 +245,6 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}, ui.Terminal{
 		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess),
 		Width: pty.Window.Width, Height: pty.Window.Height,
-		// The server owns SIGINT and SIGTERM, not each of its programs.
-		Options: []tea.ProgramOption{tea.WithoutSignalHandler()},
 	})
 	if err != nil {
 		s.log.Printf("%s %s: %v", ss.user, ss.addr, err)

@@ -60,9 +60,9 @@ func (s *Server) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
 	m := teacherModel{
 		sessions: s.Sessions, offer: func(name string) int { return s.Offer(name, "the teacher") },
 		scenarios: s.cfg.Scenarios, max: s.cfg.MaxSessions, now: s.cfg.Now,
-		width: pty.Window.Width, height: pty.Window.Height,
 		bold: r.NewStyle().Bold(true), subtle: r.NewStyle().Faint(true),
 	}
+	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
 	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, s.cfg.Now}), tea.WithOutput(sess),
 		tea.WithAltScreen(), tea.WithContext(ss.ctx), tea.WithoutSignalHandler())
 	ss.mu.Lock()
@@ -107,7 +107,7 @@ func (m teacherModel) Init() tea.Cmd { return m.read }
 func (m teacherModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, _ = ui.FitWindow(msg.Width, msg.Height)
 	case tableMsg:
 		m.rows, m.at = msg.rows, msg.at
 		return m, tea.Tick(teacherEvery, func(time.Time) tea.Msg { return m.read() })
