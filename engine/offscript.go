@@ -38,8 +38,41 @@ func (s *Session) toggledMidRun(name string, on bool) {
 
 // notJudged is why the expectations are not judged: "" when they are.
 func (s *Session) notJudged() string {
-	if len(s.offScript) == 0 {
-		return ""
+	if len(s.offScript) > 0 {
+		return "the run left the script (" + strings.Join(s.offScript, ", ") + "): the expectations describe the script's own run, so they are not judged; the verdict is the safety checks' alone"
 	}
-	return "the run left the script (" + strings.Join(s.offScript, ", ") + "): the expectations describe the script's own run, so they are not judged; the verdict is the safety checks' alone"
+	if unforeseen := s.unforeseenSettings(); len(unforeseen) > 0 {
+		return "the run started with " + strings.Join(unforeseen, ", ") + ", which the scenario's expectations do not foresee (they were written for its own setting), so they are not judged; the verdict is the safety checks' alone"
+	}
+	return ""
+}
+
+// unforeseenSettings names the toggles the run started with at another value than the
+// scenario's own, where no expectation block of the scenario names that toggle: its expectations
+// were written for the scenario's setting, and would judge another run ("dead-letter=on").
+// A toggle an expectation block names ("expect when backoff=off:") is foreseen either way.
+func (s *Session) unforeseenSettings() []string {
+	sc := s.Scenario
+	if len(sc.Expect) == 0 {
+		return nil // a scenario that declares nothing expects every check to hold, whatever the settings
+	}
+	named := map[string]bool{}
+	for _, b := range sc.Expect {
+		for name := range b.When {
+			named[name] = true
+		}
+	}
+	initial := s.InitialSettings()
+	var out []string
+	for _, t := range Registry() {
+		if named[t.Name] {
+			continue
+		}
+		own, err1 := sc.Own(t.Name)
+		now, err2 := initial.Get(t.Name)
+		if err1 == nil && err2 == nil && own != now {
+			out = append(out, t.Name+"="+OnOff(now))
+		}
+	}
+	return out
 }

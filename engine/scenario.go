@@ -35,6 +35,9 @@ type Scenario struct {
 	Expect        []ExpectBlock
 	// Rescuer is the sweeper that moves expired leases back to Pending (rescuer.go); nil: none.
 	Rescuer *RescuerSpec
+	// Declared holds a toggle's value as the file declared it, for each toggle Apply changed
+	// (a flag): what the scenario's expectations were written for.
+	Declared map[string]bool
 }
 
 // BackendPostgres is Scenario.Backend for a lesson only PostgreSQL can run.
@@ -213,6 +216,28 @@ type Overrides struct {
 	Skew        map[string]time.Duration // worker short name -> clock offset (--skew B=+400ms)
 }
 
+// declare keeps the file's value of a toggle a flag is about to change (Declared).
+func (sc *Scenario) declare(name string) {
+	v, err := sc.Settings.Get(name)
+	if err != nil {
+		return
+	}
+	if sc.Declared == nil {
+		sc.Declared = map[string]bool{}
+	}
+	if _, ok := sc.Declared[name]; !ok {
+		sc.Declared[name] = v
+	}
+}
+
+// Own is a toggle's value as the scenario file declares it, before any flag.
+func (sc *Scenario) Own(name string) (bool, error) {
+	if v, ok := sc.Declared[name]; ok {
+		return v, nil
+	}
+	return sc.Settings.Get(name)
+}
+
 // Apply changes the scenario as the overrides say, and checks that its script still names only
 // workers it has.
 func (sc *Scenario) Apply(o Overrides) error {
@@ -238,6 +263,7 @@ func (sc *Scenario) Apply(o Overrides) error {
 		if o.MaxAttempts < 1 || o.MaxAttempts > 1000 {
 			return fmt.Errorf("--max-attempts %d: want 1 to 1000", o.MaxAttempts)
 		}
+		sc.declare(ToggleDeadLetter)
 		sc.Settings.MaxAttempts, sc.Settings.DeadLetter = o.MaxAttempts, true
 	}
 	if o.Workers != 0 || o.Messages != 0 {
@@ -253,6 +279,7 @@ func (sc *Scenario) Apply(o Overrides) error {
 		}
 	}
 	for name, on := range o.Toggles {
+		sc.declare(name)
 		if err := sc.Settings.Set(name, on); err != nil {
 			return err
 		}

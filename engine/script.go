@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -57,7 +58,8 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 		}
 		acted, done, err := s.advance(ctx, st, false)
 		if errors.Is(err, ErrNotNow) {
-			s.Note(fmt.Sprintf("script line %d skipped: %v", st.Line, err))
+			// The refusal in its own words: the sentinel's "action not possible now" says nothing more.
+			s.Note(fmt.Sprintf("script line %d skipped: %s", st.Line, strings.TrimSuffix(err.Error(), ": "+ErrNotNow.Error())))
 			acted, done, err = true, true, nil
 		}
 		if errors.Is(err, ErrNoProgress) {

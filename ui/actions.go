@@ -24,6 +24,8 @@ func (m Model) whyOff(act action) string {
 		return noSession(k)
 	case act == actAnswer:
 		return noQuestion(k)
+	case act == actExplore:
+		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", keyName(k.Explore), m.target)
 	}
 	if t, ok := toggleOf(act); ok && t.RowLocks {
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"

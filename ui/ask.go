@@ -131,9 +131,10 @@ func (m Model) askResult(hx histResult) Model {
 	return m
 }
 
-// Update takes a key while a question is open. Only the keys that answer it act, in lower or
-// upper case (a, A: the first answer); esc skips it (the step runs, unscored); q and ? are the
-// lab's (out is an actMsg for them). Every other key says what to press, and does nothing.
+// Update takes a key while a question is open. Only the keys that answer it act (A: the first
+// answer); esc skips it (the step runs, unscored); q and ? are the lab's (out is an actMsg for
+// them). Every other key says what to press, and does nothing: a lower-case a–d too, which is
+// another key's (a the atomic claim, b step back), and says that answers are capitals.
 // out asks the shell to run the step (an opMsg), to say something (a noteMsg) or to act.
 func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
 	switch {
@@ -159,29 +160,34 @@ func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
 		a.open, a.picked = nil, i
 		return a, opMsg{op{cmd: engine.CmdNext{}, answered: true, answer: i}}
 	}
+	if answerIndex(k) >= 0 {
+		return a, noteMsg{status{text: fmt.Sprintf("%s is not an answer (answers are capitals): %s", k.String(), a.answerFirst()), level: levelWarn}}
+	}
 	return a, noteMsg{status{text: a.answerFirst(), level: levelWarn}}
 }
 
 // answerFirst is what a key that does nothing says while a question is open.
 func (a askState) answerFirst() string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
-	return fmt.Sprintf("answer first (%s, or %s), or %s to skip the question",
-		strings.Join(keys, " "), strings.ToLower(strings.Join(keys, " ")), keyName(a.keys.Skip))
+	return fmt.Sprintf("answer first (%s), or %s to skip the question", strings.Join(keys, " "), keyName(a.keys.Skip))
 }
 
-// helpLine is the ? screen's first line while the question is open: only its keys act.
-func (a askState) helpLine(st *help.Styles, w int) []string {
+// helpLines are the ? screen while the question is open: only its keys act, and the screen
+// names those alone.
+func (a askState) helpLines(st *help.Styles, w int) []string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
 	items := []string{
-		st.FullKey.Render(strings.Join(keys, " ")+" or "+strings.ToLower(strings.Join(keys, " "))) + " " + st.FullDesc.Render(a.keys.Answer.Help().Desc),
+		st.FullKey.Render(strings.Join(keys, " ")) + " " + st.FullDesc.Render(a.keys.Answer.Help().Desc),
 		st.FullKey.Render(keyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
-		st.FullDesc.Render("every other key waits for the answer"),
+		st.FullKey.Render(a.keys.Help.Help().Key) + " " + st.FullDesc.Render("close this screen"),
+		st.FullKey.Render(a.keys.Quit.Help().Key) + " " + st.FullDesc.Render(a.keys.Quit.Help().Desc),
+		st.FullDesc.Render("every other key waits for the answer; then ? lists them all"),
 	}
 	return flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)
 }
 
-// answerIndex is the answer a key names: a or A the first, b or B the second, …; -1 for any
-// other key.
+// answerIndex is the answer a key names: A (or a) the first, B (or b) the second, …; -1 for
+// any other key. Only the capitals answer (askKeys.Answer); a lower-case one says so.
 func answerIndex(k tea.KeyMsg) int {
 	if k.Type != tea.KeyRunes || len(k.Runes) != 1 || k.Alt {
 		return -1

@@ -26,7 +26,7 @@ func TestAskThenScore(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	stepToQuestion(t, l, 10)
 	l.must("PREDICT: Worker-A is paused, still holding PAY-001, and its lease has ended.",
-		"A\u00a0blocked · B\u00a0reclaims\u00a0it · C\u00a0finds\u00a0nothing", "A–D answer")
+		"A\u00a0blocked · B\u00a0reclaims\u00a0it · C\u00a0finds\u00a0nothing", "A B C answer")
 	before := l.row("PAY-001")
 	l.press(" ") // space again: the question stays, nothing runs
 	if l.row("PAY-001") != before || l.m.ask.open == nil {
@@ -39,7 +39,7 @@ func TestAskThenScore(t *testing.T) {
 	if !strings.Contains(l.row("PAY-001"), "Worker-B") {
 		t.Fatalf("the answer did not run the step:\n%s", l.view())
 	}
-	l.mustNot("A–D answer")
+	l.mustNot("A B C answer")
 	stepToQuestion(t, l, 10)
 	l.must("PREDICT: Worker-A wakes and finalizes PAY-001.", "A\u00a01 · B\u00a00")
 	l.press("B")
@@ -73,10 +73,10 @@ func TestAnswerFollowsTheSettings(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("o") // ownership check off, before the first action
 	stepToQuestion(t, l, 10)
-	l.press("b") // reclaims it
+	l.press("B") // reclaims it
 	stepToQuestion(t, l, 10)
 	l.must("PREDICT: Worker-A wakes and finalizes PAY-001.", "A\u00a01 · B\u00a00")
-	l.press("a")
+	l.press("A")
 	l.must("✓ right: 1 — Without the ownership check", "OWNERSHIP VIOLATION", "questions 2/2 right")
 	l.mustNot("not quite")
 }
@@ -99,39 +99,47 @@ func TestQuestionSkippedUnderOtherSettings(t *testing.T) {
 	t.Fatalf("no step said it skipped the question: %q", l.m.status.text)
 }
 
-// While a question is open only its answer keys act, in either case: b answers (it does not
-// step back), a answers (it does not switch the atomic claim off); space and other keys say
-// what to do; ? shows the mode; esc skips the question.
+// While a question is open only its answer keys act, and they are capitals: b does not answer
+// (it is step back's key) and a does not (the atomic claim's): each says so and waits with the
+// other keys; space and other keys say what to do, and the question stays on screen; the
+// footer names only the question's keys; ? shows the mode; esc skips the question.
 func TestQuestionKeys(t *testing.T) {
-	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
+	l := newLab(t, "stale-owner", 80, 24, engine.Overrides{})
 	stepToQuestion(t, l, 10)
 	pos := l.m.line.pos
-	for _, k := range []string{" ", "n", "x", "R", "tab", "+", "1"} {
+	question := "PREDICT: Worker-A is paused, still holding PAY-001, and its lease has ended."
+	for _, k := range []string{" ", "n", "x", "R", "tab", "+", "1", "b", "a"} {
 		l.press(k)
 		if l.m.ask.open == nil || l.m.line.pos != pos {
 			t.Fatalf("%q acted while the question was open:\n%s", k, l.view())
 		}
-		if !strings.Contains(l.m.status.text, "answer first (A B C, or a b c), or esc to skip the question") {
+		if !strings.Contains(l.m.status.text, "answer first (A B C), or esc to skip the question") {
 			t.Fatalf("%q said %q", k, l.m.status.text)
 		}
+		l.must(question, "C\u00a0finds\u00a0nothing") // a stray key leaves the question and its answers
 	}
+	l.must("a is not an answer (answers are capitals)") // the last: the atomic claim's key waits too
+	l.must("A B C answer · esc skip the question · ? keys")
+	l.mustNot("b back", "a atomic", "space step")
 	l.press("d")
+	l.must("d is not an answer (answers are capitals)")
+	l.press("D")
 	l.must("this question has 3 answers: A B C")
 	l.press("?")
-	l.must("QUESTION", "A B C or a b c answer it", "esc skip it: the step runs, unscored")
+	l.must("QUESTION", "A B C answer it", "esc skip it: the step runs, unscored", question)
 	l.send(tea.KeyMsg{Type: tea.KeyEsc}) // closes ?, the question stays
 	if l.m.showHelp || l.m.ask.open == nil {
 		t.Fatalf("esc should close ? first")
 	}
 	atomic := l.m.frame.Settings.AtomicClaim
-	l.press("b")
+	l.press("B")
 	if l.m.line.pos != pos+1 || !strings.Contains(l.m.status.text, "✓ right: reclaims it") {
-		t.Fatalf("b should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.text)
+		t.Fatalf("B should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.text)
 	}
 	stepToQuestion(t, l, 10)
-	l.press("a")
+	l.press("A")
 	if l.m.frame.Settings.AtomicClaim != atomic || !strings.Contains(l.m.status.text, "✗ not quite: you said 1; it is 0") {
-		t.Fatalf("a should answer A: atomic %v→%v, %q", atomic, l.m.frame.Settings.AtomicClaim, l.m.status.text)
+		t.Fatalf("A should answer A: atomic %v→%v, %q", atomic, l.m.frame.Settings.AtomicClaim, l.m.status.text)
 	}
 	l.must("questions 1/2 right")
 }

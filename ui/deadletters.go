@@ -14,9 +14,9 @@ import (
 // are parked, which one the redrive key moves back next (engine.CmdRedrive, the guarded redrive
 // of `leaselab redrive`), and that key. V goes round them in the table's order: each press
 // redrives the one the line marks ▸ and marks the next, so that every dead letter can be
-// chosen, one press at a time. It has its line and its key only while a row is dead-lettered,
-// so a run without dead letters shows neither, on the screen or on the ? screen; the narrow
-// layout gives it its line before its optional ones (Pinned).
+// chosen, one press at a time. It has its line and its key only while a row is dead-lettered;
+// before, the ? screen names the key with when it acts, and a press of it says so (WhyOff). The
+// narrow layout gives its line before its optional ones (Pinned).
 type deadLettersPane struct {
 	redrive key.Binding
 	after   string // the key V redrove last: the next press takes the dead letter after it
@@ -24,7 +24,7 @@ type deadLettersPane struct {
 }
 
 func newDeadLettersPane() pane {
-	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸), then the next"))}
+	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸)"))}
 }
 
 // ShortHelp is the redrive key while the pane is on screen (help.KeyMap).
@@ -35,12 +35,13 @@ func (p deadLettersPane) ShortHelp() []key.Binding {
 	return []key.Binding{p.redrive}
 }
 
-// FullHelp is the redrive key while the pane is on screen (help.KeyMap).
-func (p deadLettersPane) FullHelp() [][]key.Binding {
-	if p.h <= 0 {
-		return nil
-	}
-	return [][]key.Binding{{p.redrive}}
+// FullHelp is the redrive key, off while the pane has no line (help.KeyMap): the ? screen
+// names it then with WhyOff's words.
+func (p deadLettersPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.redrive}} }
+
+// WhyOff says when the redrive key acts (offKeys).
+func (p deadLettersPane) WhyOff(key.Binding) string {
+	return "when a row is DeadLettered"
 }
 
 // SetSize gives the pane its size; its key is on while it has a line.

@@ -108,7 +108,7 @@ func withDiagramKeys(k diagramKeys, groups []helpGroup) []helpGroup {
 	for i := range groups {
 		if groups[i].title == "run" {
 			groups[i].entries = append(groups[i].entries, one(k.Toggle),
-				helpEntry{[]key.Binding{k.Earlier, k.Later}, "earlier/later in the diagram"})
+				helpEntry{bs: []key.Binding{k.Earlier, k.Later}, desc: "earlier/later in the diagram", off: "once " + keyName(k.Toggle) + " shows it"})
 		}
 	}
 	return groups

@@ -111,7 +111,7 @@ func (m Model) captionView(w, h int) []string {
 }
 
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
-const maxStatusLines = 2
+const maxStatusLines = 6
 
 // plain is the status note with its mark, unstyled: "! why nothing happened". The lab's status
 // line and the watch's write it alike.
@@ -131,24 +131,35 @@ func (m Model) statusLines(w int) int {
 	return m.timelineLines() + m.noteLines(w)
 }
 
+// note is the status note as the screen shows it: while a question is open, a note about
+// something else (a key that waits for the answer) comes with the question and its answers, so
+// that no key takes them off the screen.
+func (m Model) note() status {
+	st := m.status
+	if q := m.ask.open; q != nil {
+		if ask := askNote(q, m.keys); !strings.Contains(st.text, ask) {
+			st.text = strings.TrimSpace(st.text + "\n" + ask)
+		}
+	}
+	return st
+}
+
 // noteLines is how many lines the status note itself takes at width w.
 func (m Model) noteLines(w int) int {
-	if f := m.frame; f != nil && len(f.Events) > 0 && m.layout.events > 0 && m.status.text == f.Events[len(f.Events)-1].String() {
-		return 1
-	}
 	limit := maxStatusLines
 	if m.ask.long {
-		limit = maxAskLines // a question and its answers, or the answer and its why (ask.go)
+		limit = max(limit, maxAskLines) // a question and its answers, or the answer and its why (ask.go)
 	}
-	return max(1, min(limit, len(wrap(m.status.plain(), w))))
+	return max(1, min(limit, len(wrap(m.note().plain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and
 // whether the engine is busy. Exactly h lines.
 func (m Model) statusView(w, h int) []string {
 	st := &m.styles
+	note := m.note()
 	style := st.Info
-	switch m.status.level {
+	switch note.level {
 	case levelWarn:
 		style = st.Warn
 	case levelError:
@@ -159,7 +170,7 @@ func (m Model) statusView(w, h int) []string {
 		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
 	}
 	h -= tl
-	lines := wrap(m.status.plain(), w)
+	lines := wrap(note.plain(), w)
 	if len(lines) > h {
 		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
 	}

@@ -53,9 +53,14 @@ func (m Model) verdictView(w, h int) []string {
 		return box([]string{st.Subtle.Render("Verdict when the scenario is done; expected" + when + ": " + strings.Join(items, ", "))}, w, h)
 	}
 	sum := f.Summary
-	banner := st.Failing.Render(" VERDICT: FAIL ") + " " + st.Fail.Render(sum.Verdict)
+	// The verdict's closing ✅ or ❌ wraps with the word before it, never alone on a line.
+	words := sum.Verdict
+	if i := strings.LastIndex(words, " "); i > 0 && verdictMarked(words) {
+		words = words[:i] + "\u00a0" + words[i+1:]
+	}
+	banner := st.Failing.Render(" VERDICT: FAIL ") + " " + st.Fail.Render(words)
 	if sum.Passed {
-		banner = st.Pass.Render(" VERDICT: PASS ") + " " + st.OK.Render(sum.Verdict)
+		banner = st.Pass.Render(" VERDICT: PASS ") + " " + st.OK.Render(words)
 	}
 	n := 0
 	var missed []string
@@ -87,6 +92,9 @@ func (m Model) verdictView(w, h int) []string {
 	}
 	return box(lines, w, h)
 }
+
+// verdictMarked reports whether a verdict's words end with its mark, ✅ or ❌.
+func verdictMarked(v string) bool { return strings.HasSuffix(v, "✅") || strings.HasSuffix(v, "❌") }
 
 // stalled says why the run of frame f did not finish (the watchdog ended it), or "" when it
 // has not ended so.

@@ -91,7 +91,7 @@ func (m Model) finished(msg resultMsg) Model {
 			verdict = " — VERDICT: PASS"
 		}
 		if why := stalled(f); why != "" {
-			verdict += " (did not finish: " + why + ")"
+			verdict += " (did not finish: the verdict says why)"
 		}
 	}
 	m.status = status{text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -95,12 +96,7 @@ func (m Model) help() helpPane {
 // shortHelp is the footer in one line of at most w cells: as many keys as fit, the least
 // needed dropped first, separated by " · " or, when that is too wide, by two spaces.
 func (p helpPane) shortHelp(w int) string {
-	items := p.keys.footItems(p.teaches)
-	for _, p := range p.panes.ps {
-		for _, b := range p.ShortHelp() {
-			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
-		}
-	}
+	items := p.footerItems()
 	render := func(sep string, maxRank int) string {
 		st := p.st
 		var parts []string
@@ -124,14 +120,51 @@ func (p helpPane) shortHelp(w int) string {
 	return cut(render("  ", 0), w)
 }
 
+// footerItems are the footer's entries now: the lab's keys and its registered panes'.
+func (p helpPane) footerItems() []footItem {
+	if q := p.ask.open; q != nil {
+		return p.ask.keys.footItems(len(q.Answers)) // every other key waits for the answer
+	}
+	items := p.keys.footItems(p.teaches)
+	for _, p := range p.panes.ps {
+		for _, b := range p.ShortHelp() {
+			items = append(items, foot(b, b.Help().Desc, 4)) // a registered pane's, when there is room
+		}
+	}
+	return items
+}
+
+// footerBindings are the bindings of the footer's entries now.
+func (p helpPane) footerBindings() []key.Binding {
+	var bs []key.Binding
+	for _, it := range p.footerItems() {
+		bs = append(bs, it.bs...)
+	}
+	return bs
+}
+
 // helpEntry is one entry of the ? screen: one key, or a few that belong together ("← →").
 type helpEntry struct {
 	bs   []key.Binding // shown when any of them is on; the key names are theirs
 	desc string
+	// off, when set, keeps the entry on the ? screen while its keys are off, with these words
+	// after its own: when the keys act (a press of one says so too).
+	off string
 }
 
 // one is the entry of a single binding, with its own help.
-func one(b key.Binding) helpEntry { return helpEntry{[]key.Binding{b}, b.Help().Desc} }
+func one(b key.Binding) helpEntry { return helpEntry{bs: []key.Binding{b}, desc: b.Help().Desc} }
+
+// shown reports whether the ? screen shows the entry: a key of it is on, or it says when.
+func (e helpEntry) shown() bool { return e.off != "" || slices.ContainsFunc(e.bs, key.Binding.Enabled) }
+
+// text is the entry's words on the ? screen now.
+func (e helpEntry) text() string {
+	if e.off != "" && !slices.ContainsFunc(e.bs, key.Binding.Enabled) {
+		return e.desc + " (" + e.off + ")"
+	}
+	return e.desc
+}
 
 // helpGroup is one group of the ? screen, under a title.
 type helpGroup struct {
@@ -145,15 +178,16 @@ func (lk labKeys) helpGroups() []helpGroup {
 	k := lk.KeyMap
 	return withDiagramKeys(lk.diagram, []helpGroup{
 		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(lk.workers.Select),
-			{[]key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, "previous/next worker"}}},
+			{bs: []key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, desc: "previous/next worker"}}},
 		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
-			{[]key.Binding{k.Slower, k.Faster}, k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
+			{bs: []key.Binding{k.Slower, k.Faster}, desc: k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
 			one(k.Reset), one(k.NextScenario), one(k.PrevScenario), one(k.OpenOffer), one(k.Explore)}},
-		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark), one(k.Answer)}},
+		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark),
+			{bs: []key.Binding{k.Answer}, desc: k.Answer.Help().Desc, off: "when the lab asks one"}}},
 		{"screen", []helpEntry{
-			{lk.scroll.bindings(), "scroll the outbox"},
+			{bs: lk.scroll.bindings(), desc: "scroll the outbox"},
 			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
@@ -178,15 +212,15 @@ func toggleEntries(k KeyMap) []helpEntry {
 // out.
 func (p helpPane) fullHelpLines(w int) []string {
 	st := p.st
-	var lines []string
 	if p.ask.open != nil {
-		lines = append(lines, p.ask.helpLine(st, w)...) // only the question's keys act now
+		return p.ask.helpLines(st, w) // only the question's keys act now: the others wait
 	}
+	var lines []string
 	for _, g := range append(p.keys.helpGroups(), p.panes.help()...) {
 		var items []string
 		for _, e := range g.entries {
-			if slices.ContainsFunc(e.bs, key.Binding.Enabled) {
-				items = append(items, st.FullKey.Render(helpKeys(e.bs))+" "+st.FullDesc.Render(e.desc))
+			if e.shown() {
+				items = append(items, st.FullKey.Render(helpKeys(e.bs))+" "+st.FullDesc.Render(e.text()))
 			}
 		}
 		for i, t := range engine.Toggles() {
@@ -217,7 +251,12 @@ func (p helpPane) view(w, h int) []string {
 		return nil
 	}
 	if p.open {
-		return box(p.fullHelpLines(w), w, h)
+		lines := p.fullHelpLines(w)
+		if n := len(lines) - h; n > 0 {
+			// Too short a window for every key: the last line says how many are left out.
+			lines = append(lines[:h-1], p.st.FullDesc.Render(fmt.Sprintf("+%d more %s: a taller window shows every key", n+1, plural(n+1, "line"))))
+		}
+		return box(lines, w, h)
 	}
 	return box([]string{p.shortHelp(w)}, w, h)
 }

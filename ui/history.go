@@ -167,7 +167,7 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 	}
 	switch {
 	case errors.Is(err, engine.ErrNotReplayable):
-		return err.Error(), levelWarn, false, hx
+		return refusal(err), levelWarn, false, hx
 	case err != nil:
 		return "error: " + err.Error(), levelError, false, hx
 	}

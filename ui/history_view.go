@@ -51,6 +51,9 @@ func (m Model) timelineView(w int) string {
 		}
 	}
 	keys := fmt.Sprintf("  %s back · %s marks", keyName(m.keys.Back), keyNames(m.keys.PrevMark, m.keys.NextMark))
+	if m.ask.open != nil {
+		keys = "" // they wait for the answer: the timeline names no key that does not act now
+	}
 	tail := keys
 	if len(legend) > 0 {
 		tail = "  " + strings.Join(legend, " · ") + keys

@@ -35,7 +35,9 @@ type content struct {
 	captionLines  func(w int) int // 0 while the explanation is hidden
 	captionAuto   bool            // the explanation takes only lines nobody else wants
 	helpLines     int
-	statusLines   int
+	helpOpen      bool   // the ? screen: it covers the panes
+	statusLines   int    // the status note and the history's timeline above it
+	noteLines     int    // the status note alone: it comes before the panes
 	extras        []int  // the lines each registered pane would take (panes.go)
 	pinned        []bool // those the narrow layout serves before its optional lines (pane.go)
 }
@@ -58,6 +60,7 @@ type layout struct {
 	rowLines             int  // lines of the ledgers and the checks, side by side
 	verdict, caption     int
 	events, status, help int
+	note                 int   // the lines of the status note it was planned for (noteLines)
 	extras               []int // the registered panes, below the events
 }
 
@@ -68,6 +71,10 @@ func (l layout) table() int {
 	}
 	return b2i(l.tableTitle) + 1 + l.tableRows
 }
+
+// diagramStatus is the status line's height under the diagram: the note, not the history's
+// timeline (the diagram is a timeline of its own), so that its lanes keep their lines.
+func (l layout) diagramStatus(noteLines int) int { return max(1, min(l.status, noteLines)) }
 
 // workers is the workers pane's height.
 func (l layout) workers() int { return b2i(l.workersTitle) + l.workerLines }
@@ -119,7 +126,7 @@ func plan(w, h int, c content) layout {
 	if w == 0 && h == 0 {
 		w, h = defaultWidth, defaultHeight
 	}
-	l := layout{width: w, height: h}
+	l := layout{width: w, height: h, note: c.noteLines}
 	if w < minWidth || h < minHeight {
 		l.tooSmall, l.header, l.status = true, headerLines, 1
 		return l
@@ -133,10 +140,23 @@ func plan(w, h int, c content) layout {
 	b := &budget{left: h}
 	b.take(&l.header, headerLines)
 	b.take(&l.status, 1)
-	// The ? screen and an explanation asked for with i come first: the rest gives way, down to
-	// the table's heading and first row and the selected worker.
+	if c.helpOpen {
+		// The ? screen covers the panes: the status note whole (an open question stays on
+		// screen), then every key; the header gives way before a key does.
+		b.upTo(&l.status, c.noteLines)
+		if over := c.helpLines - b.left; over > 0 {
+			give := min(over, l.header)
+			l.header -= give
+			b.left += give
+		}
+		b.take(&l.help, b.left) // the status line at the bottom, where it always is
+		return l
+	}
+	// The status note whole comes first, then an explanation asked for with i: the rest gives
+	// way, down to the table's heading and first row and the selected worker.
 	keep := 1 + min(c.rows, 1) + min(c.workers, 1)
-	b.take(&l.help, min(max(1, c.helpLines), b.left-keep))
+	b.take(&l.help, 1)
+	b.upTo(&l.status, min(c.noteLines, b.left-keep))
 	if !c.captionAuto {
 		b.take(&l.caption, min(c.captionLines(w), b.left-keep))
 	}
@@ -180,6 +200,7 @@ func plan(w, h int, c content) layout {
 				}
 			}
 		}
+		b.upTo(&l.workerLines, min(c.workers, 2)) // two workers: the workshop's, or one and "+N more"
 		b.upTo(&l.tableRows, min(c.rows, tableFloor))
 		if pinned {
 			b.upTo(&l.workerLines, c.workers) // every worker before the titles
@@ -209,6 +230,18 @@ func plan(w, h int, c content) layout {
 	}
 	for i, want := range c.extras {
 		b.upTo(&l.extras[i], want) // the registered panes: what the built-in ones left
+	}
+	if c.rows > l.tableRows && !l.tableTitle {
+		// Rows left out: the title says which are on screen, in the place of one of them, or of
+		// a line of the checks (whose pane then sums up what it leaves out).
+		switch {
+		case l.tableRows > 1:
+			l.tableRows--
+			l.tableTitle = true
+		case l.rowLines > 1:
+			l.rowLines--
+			l.tableTitle = true
+		}
 	}
 	if l.events == 0 && b.left == 1 {
 		return l // a title with no event under it says nothing

@@ -109,12 +109,17 @@ func sideEffects(sum *engine.Summary) string {
 // items share a line, a long one breaks at its " · " onto lines of its own. Each group is the
 // lines of one screen line's items, kept or left out whole.
 func (m ledgersPane) ledgerGroups(w int) [][]string {
-	var groups [][]string
-	line := ""
+	groups, _ := m.countedGroups(w)
+	return groups
+}
+
+// countedGroups is ledgerGroups with the number of items in each group.
+func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
+	line, n := "", 0
 	flush := func() {
 		if line != "" {
-			groups = append(groups, []string{line})
-			line = ""
+			groups, items = append(groups, []string{line}), append(items, n)
+			line, n = "", 0
 		}
 	}
 	for _, it := range m.ledgerItems() {
@@ -128,18 +133,18 @@ func (m ledgersPane) ledgerGroups(w int) [][]string {
 					g[i] = "  " + g[i]
 				}
 			}
-			groups = append(groups, g)
+			groups, items = append(groups, g), append(items, 1)
 		case line == "":
-			line = it
+			line, n = it, 1
 		case width(line)+3+width(it) <= w:
-			line += " · " + it
+			line, n = line+" · "+it, n+1
 		default:
 			flush()
-			line = it
+			line, n = it, 1
 		}
 	}
 	flush()
-	return groups
+	return groups, items
 }
 
 // ledgerBody is every line of the ledgers at width w.
@@ -151,16 +156,31 @@ func (m ledgersPane) ledgerBody(w int) []string {
 	return lines
 }
 
-// ledgersBox is the ledgers in exactly h lines: the items that fit whole, in their order.
+// ledgersBox is the ledgers in exactly h lines: the items that fit whole, in their order; when
+// some do not, the last line says how many are left out.
 func (m ledgersPane) ledgersBox(w, h int) []string {
-	var lines []string
-	for _, g := range m.ledgerGroups(w) {
-		if len(lines)+len(g) > h {
-			continue // an item too tall for the lines left gives way to shorter ones after it
+	groups, items := m.countedGroups(w)
+	fit := func(h int) (lines []string, left int) {
+		for i, g := range groups {
+			if len(lines)+len(g) > h {
+				left += items[i] // an item too tall gives way to shorter ones after it
+				continue
+			}
+			lines = append(lines, g...)
 		}
-		lines = append(lines, g...)
+		return lines, left
 	}
-	return box(lines, w, h)
+	lines, left := fit(h)
+	if left == 0 || h <= 0 {
+		return box(lines, w, h)
+	}
+	more := func(n int) string { return m.st.Subtle.Render(fmt.Sprintf("+%d more", n)) }
+	if last := len(lines) - 1; last >= 0 && width(lines[last])+2+width(more(left)) <= w {
+		lines[last] += "  " + more(left) // after the last item, when it has room
+		return box(lines, w, h)
+	}
+	lines, left = fit(h - 1)
+	return box(append(lines, more(left)), w, h)
 }
 
 // claimCounts is what the claims got: won, empty, blocked by a live lease, and (apart, when

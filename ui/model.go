@@ -101,7 +101,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.handle(msg)
 	// A long status note takes a second line: lay out again when it changes its height.
-	if w := m.layout.width; !m.layout.tooSmall && m.layout.status != m.statusLines(w) {
+	if w := m.layout.width; !m.layout.tooSmall && (m.layout.status != m.statusLines(w) || m.layout.note != m.noteLines(w)) {
 		m.relayout()
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
@@ -185,6 +185,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
+		if p.offset == m.outbox.offset {
+			m.status = status{text: p.atEdge(), level: levelWarn} // a scroll key at the end says so
+		}
 		m.outbox = p
 		return m, cmd
 	}

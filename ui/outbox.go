@@ -96,6 +96,15 @@ func (p *outboxPane) scrollBy(a action) {
 	p.clamp()
 }
 
+// atEdge says why a scroll key did not move the table: it shows the first or the last rows.
+func (p outboxPane) atEdge() string {
+	end := "first"
+	if p.offset > 0 {
+		end = "last"
+	}
+	return fmt.Sprintf("rows %d–%d of %d on screen: the %s rows, as far as the table scrolls", p.offset+1, p.offset+p.visible(), p.rows, end)
+}
+
 // follow scrolls row i into view (i < 0: no change), so that a step's change is on screen.
 func (p *outboxPane) follow(i int) {
 	if i < 0 || p.visible() == 0 {

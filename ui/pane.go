@@ -93,14 +93,31 @@ func panesOf(specs []paneSpec, inLab bool) paneSet {
 	return set
 }
 
+// offKeys is a pane whose keys the ? screen names while they are off, with the words of
+// WhyOff (when they act), and whose off keys say why they do nothing.
+type offKeys interface {
+	WhyOff(b key.Binding) string
+}
+
 // key gives k to the first pane one of whose enabled bindings matches it; ok is false when
-// none does.
+// none does. A key of a pane that says why its keys are off (offKeys) says it.
 func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) {
 	for i, p := range set.ps {
 		if key.Matches(k, slices.Concat(p.FullHelp()...)...) {
 			set.ps = slices.Clone(set.ps)
 			set.ps[i], out = p.Update(k, s)
 			return set, out, true
+		}
+	}
+	for _, p := range set.ps {
+		off, ok := p.(offKeys)
+		if !ok {
+			continue
+		}
+		for _, b := range slices.Concat(p.FullHelp()...) {
+			if !b.Enabled() && slices.Contains(b.Keys(), k.String()) {
+				return set, noteMsg{status{text: keyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), level: levelWarn}}, true
+			}
 		}
 	}
 	return set, nil, false
@@ -175,7 +192,11 @@ func (set paneSet) help() []helpGroup {
 		}
 		g := helpGroup{title: set.names[i]}
 		for _, b := range slices.Concat(p.FullHelp()...) {
-			g.entries = append(g.entries, one(b))
+			e := one(b)
+			if off, ok := p.(offKeys); ok {
+				e.off = off.WhyOff(b)
+			}
+			g.entries = append(g.entries, e)
 		}
 		gs = append(gs, g)
 	}

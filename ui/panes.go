@@ -6,6 +6,6 @@ package ui
 func registry() []paneSpec {
 	return []paneSpec{
 		{name: "rescuer", new: newRescuerPane, lab: true},
-		{name: "dead letters", new: newDeadLettersPane, lab: true},
+		{name: "redrive", new: newDeadLettersPane, lab: true},
 	}
 }

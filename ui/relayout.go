@@ -17,8 +17,10 @@ func (m *Model) relayout() {
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
+		helpOpen:     m.showHelp,
 		captionAuto:  m.explain == explainAuto,
 		statusLines:  m.statusLines(w),
+		noteLines:    m.noteLines(w),
 		extras:       m.panes.wants(m.scene(), w),
 		pinned:       m.panes.pinned(m.scene()),
 	}
@@ -38,7 +40,7 @@ func (m *Model) relayout() {
 	}
 	m.panes = m.panes.setSizes(m.layout.width, m.layout.extras)
 	l := m.layout
-	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.status-l.help))
+	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.diagramStatus(c.noteLines)-l.help))
 	m.sql.SetSize(l.width, l.height)
 }
 

@@ -1,10 +1,6 @@
 package ui
 
-import (
-	"strings"
-
-	"github.com/charmbracelet/x/ansi"
-)
+import "strings"
 
 // The row under the workers: the ledgers pane on the left, the checks pane on the right, each
 // under its title, side by side at every width the lab lays out, so that a narrow screen keeps
@@ -36,18 +32,13 @@ func (m Model) verdictLines(w int) []string {
 	}
 	var lines []string
 	for _, line := range m.verdictView(1<<12, 4) {
-		if line == "" {
-			continue
+		if line != "" {
+			lines = append(lines, line) // whole: a banner too wide wraps, its ✅ or ❌ with it
 		}
-		if width(line) > w {
-			// The banner says PASS or FAIL: its closing ✅ or ❌ is the first thing to go.
-			for _, mark := range []string{" ✅", " ❌"} {
-				if plain := ansi.Strip(line); strings.HasSuffix(plain, mark) && width(plain)-width(mark) <= w {
-					line = ansi.Cut(line, 0, width(plain)-width(mark))
-				}
-			}
-		}
-		lines = append(lines, line)
 	}
-	return wrapAll(lines, w)
+	lines = wrapAll(lines, w)
+	for i, line := range lines {
+		lines[i] = strings.ReplaceAll(line, "\u00a0", " ") // the mark's glue has done its work
+	}
+	return lines
 }

@@ -162,7 +162,7 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 			if len(asked) == 2 {
 				pick = (pick + 1) % len(q.Answers) // the second answered wrong
 			}
-			l.press(string(rune('a' + pick)))
+			l.press(string(rune('A' + pick)))
 			continue
 		}
 		l.press("n")

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // View renders the screen from the last frame; it does no I/O.
@@ -21,12 +23,23 @@ func (m Model) View() string {
 		lines = append(lines, m.sql.hint(s))
 		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
+	if m.showHelp { // the ? screen covers the panes; the status line stays, a question with it
+		lines := m.headerView()[:l.header]
+		lines = append(lines, m.help().view(l.width, l.help)...)
+		lines = append(lines, m.statusView(l.width, l.status)...)
+		return strings.Join(box(lines, l.width, l.height), "\n")
+	}
 	if m.diagram.on { // in the place of the panes, between the header and the status line
 		lines := m.headerView()
 		if m.diagram.h > 0 {
-			lines = append(lines, strings.Split(m.diagram.View(m.scene()), "\n")...)
+			d := strings.Split(m.diagram.View(m.scene()), "\n")
+			// The history's timeline takes the diagram's last line when the diagram left it blank.
+			if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
+				d[last] = pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
+			}
+			lines = append(lines, d...)
 		}
-		lines = append(lines, m.statusView(l.width, l.status)...)
+		lines = append(lines, m.statusView(l.width, l.diagramStatus(m.noteLines(l.width)))...)
 		lines = append(lines, m.help().view(l.width, l.help)...)
 		return strings.Join(box(lines, l.width, l.height), "\n")
 	}

@@ -100,6 +100,14 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 		}
 		lines = append(lines, st.Section.Render(rule(head, w)))
 	}
+	// Too few lines for every worker: the last says how many are left out, and how to see them.
+	more, oneLine := "", show == 1
+	if n > show && show > 0 {
+		if !oneLine {
+			show--
+		}
+		more = fmt.Sprintf("+%d more (%s select)", n-show, p.hint)
+	}
 	first := 0
 	if n > show && show > 0 {
 		first = max(0, min(p.selected-show/2, n-show))
@@ -120,6 +128,14 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 	}
 	for i := first; i < n && i < first+show; i++ {
 		lines = append(lines, p.line(f, i, ch.workers[i], st, cw))
+	}
+	switch {
+	case more == "":
+	case oneLine && len(lines) > 0: // one line: the selected worker's, with the count after it
+		last := len(lines) - 1
+		lines[last] = cut(lines[last], max(0, w-width(more)-2)) + "  " + st.Subtle.Render(more)
+	default:
+		lines = append(lines, "  "+st.Subtle.Render(more))
 	}
 	return box(lines, w, h)
 }

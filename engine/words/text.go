@@ -98,7 +98,7 @@ func WriteText(out io.Writer, r *engine.Report) error {
 	fmt.Fprintf(&b, "%s\n", sum.Verdict)
 	switch {
 	case sum.ExpectationsNotJudged != "":
-		b.WriteString("The expectations were not judged: the run left the script.\n")
+		b.WriteString("The expectations were not judged (see above); the verdict is the safety checks' alone.\n")
 	case sum.ExpectationsMet:
 		b.WriteString("The run did what the scenario expects.\n")
 	default:
