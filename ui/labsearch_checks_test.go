@@ -16,9 +16,9 @@ import (
 // The search's checks after every move (labsearch_test.go): the frame's words against the
 // frame's counts and the table, and each screen against what it must not cut or contradict.
 
-// Kinds of violation. Each is one invariant; pendingKinds are those another branch of the same
-// issue makes hold (the engine's words derived from the run): they are counted and logged, and
-// fail only with LEASELAB_LABSEARCH_STRICT=1, until that branch is merged.
+// Kinds of violation. Each is one invariant, and the search fails on every one it finds.
+// pendingKinds are kinds that are counted and logged but fail only with
+// LEASELAB_LABSEARCH_STRICT=1, for an invariant whose fix has not landed yet: none today.
 const (
 	kindInternal = "internal error text on screen"
 	kindCut      = "something a person needs is cut"
@@ -35,12 +35,8 @@ const (
 )
 
 // pendingKinds are the kinds the search counts and logs but does not fail on (without
-// LEASELAB_LABSEARCH_STRICT=1), each with who owns the fix: a lesson run with a toggle its
-// expectations do not name (retry-backoff with dead-letter on from the start) passes beside
-// "not as expected" — the engine's judging of expectations, not the screen's.
-var pendingKinds = map[string]string{
-	kindVerdictWords: "the engine and the lessons: expectations for a toggle they do not name",
-}
+// LEASELAB_LABSEARCH_STRICT=1), each with who owns the fix. Empty: every kind fails.
+var pendingKinds = map[string]string{}
 
 // violate records a violation of kind at path, once per kind and message shape.
 func (s *searcher) violate(kind string, path []string, size string, msg, screen string) {

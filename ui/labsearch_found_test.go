@@ -36,6 +36,11 @@ func TestLabSearchFound(t *testing.T) {
 		{"a toggle's note whole", "after: space l"},
 		// Rows left out with no word of them once the status and the verdict took the lines.
 		{"rows left out are counted", "retry-backoff: x m space space A f e b"},
+		// A lesson run with a toggle its expectations do not name, from the start: "VERDICT:
+		// PASS ✅" beside "✗ not as expected with backoff=on" (dead-letter on).
+		{"expectations a setting does not foresee are not judged", "retry-backoff: m e"},
+		// e's status note repeated the stall's cause the verdict box gives, and was cut at 80×24.
+		{"e's note whole after a stall", "dead-letter: + space + space A space space m f X space e"},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			replaySearchLine(t, tc.line)
