@@ -36,8 +36,9 @@ type CheckLine struct {
 	State        string // "holds", "open", "FAILS", or "aside" (not one of the verdict's)
 }
 
-// makeBoard puts f into words; calls is the provider's count of its calls.
-func makeBoard(f *Frame, calls int) *Board {
+// makeBoard puts f into words.
+func makeBoard(f *Frame) *Board {
+	calls := f.ProviderCalls
 	b := &Board{}
 	l := f.Ledger
 	var lines []string

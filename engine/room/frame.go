@@ -20,11 +20,13 @@ type Frame struct {
 	Title    string
 	DBPath   string
 	Messages int
-	Settings engine.Settings
-	RowLocks bool // the database locks rows (PostgreSQL): skip-locked is a toggle of the room
-	Now      time.Time
-	Paused   bool
-	Ended    bool
+	// ProviderCalls is the provider's own count of its calls.
+	ProviderCalls int
+	Settings      engine.Settings
+	RowLocks      bool // the database locks rows (PostgreSQL): skip-locked is a toggle of the room
+	Now           time.Time
+	Paused        bool
+	Ended         bool
 
 	Rows   []engine.Row
 	Counts RowCounts
@@ -133,14 +135,23 @@ func (r *Room) Frame(ctx context.Context, opt FrameOptions) (*Frame, error) {
 		f.Seats = append(f.Seats, r.seatView(st))
 	}
 	r.lmu.Unlock()
-	calls, _, _ := s.Provider().CallCounts()
+	f.ProviderCalls, _, _ = s.Provider().CallCounts()
+	var sum *engine.Summary
 	if opt.Summary {
-		if f.Summary, err = s.Summarize(ctx); err != nil {
+		if sum, err = s.Summarize(ctx); err != nil {
 			return nil, fmt.Errorf("summarize: %w", err)
 		}
 	}
-	f.Board = makeBoard(f, calls)
+	f.Judge(sum)
 	return f, nil
+}
+
+// Judge gives the frame the engine's summary s (nil: none) and makes its scoreboard again: a
+// screen that summarizes now and then carries the last summary into the frames between. Call
+// it before the frame is shown: a frame is not changed after.
+func (f *Frame) Judge(s *engine.Summary) {
+	f.Summary = s
+	f.Board = makeBoard(f)
 }
 
 // seatView copies one attendee; r.mu (either way) and r.lmu must be held.

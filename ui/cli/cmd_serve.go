@@ -21,6 +21,8 @@ import (
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
                       [--teacher-key FILE] [--handshake 20s]
+       leaselab serve --shared SCENARIO --teacher-key FILE [--messages N] [--db FILE|postgres://…]
+                      [--idle-crash 0] [--handouts DIR] [flags above]
 
 Serves the lab over SSH for a room: every connection gets its own lab on its own temporary
 database, removed when it disconnects. Attendees need only an SSH client:
@@ -34,6 +36,12 @@ with a key of --teacher-key gets the teacher's table instead: every lab, and a s
 offer them all. A connection that has not opened its lab 20 s (--handshake) after connecting is
 closed, and at most --max-sessions + 16 may wait at once. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
 database.
+
+With --shared SCENARIO the room plays the workers: one outbox on one database (a SQLite file of
+the server's, or --db), and every attendee a worker of it named from their SSH user, at most
+--max-sessions (--max-labs) of them. The teacher's connection holds the room: the toggles, the
+clock, a pause, crashes, a reset, questions, and the transcript (w, into --handouts DIR or the
+working folder).
 `
 
 // Per-session limits of a served lab.
@@ -56,6 +64,7 @@ type serveOptions struct {
 	handoutsPerLab  int
 	handshake       time.Duration // --handshake: a connection's time to open its lab
 	maxPending      int           // connections that may wait for their lab at once (0: serve's default); tests set it
+	shared          sharedOptions // --shared and its flags (cmd_serve_shared.go)
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -70,7 +79,11 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.handoutsPerLab, "handouts-per-lab", 3, "handouts one lab may write into --handouts")
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
+	o.shared.register(fs, &o.maxSessions)
 	if err := parseNoArgs(fs, args); err != nil {
+		return o, err
+	}
+	if err := o.shared.check(fs, o.teacherKey); err != nil {
 		return o, err
 	}
 	switch {
@@ -120,6 +133,9 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 	key, created, err := serve.HostKey(o.hostKey)
 	if err != nil {
 		return err
+	}
+	if o.shared.scenario != "" {
+		return cmdServeShared(ctx, b, o, key, created, stdout, stderr)
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {

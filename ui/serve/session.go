@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 
+	"leaselab/engine/room"
 	"leaselab/ui"
 )
 
@@ -159,6 +160,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			s.serveTeacher(sess, next)
 			return
 		}
+		if s.shared != nil {
+			s.shared.serveSeat(sess, next)
+			return
+		}
 		name := s.cfg.Start
 		if len(args) > 0 {
 			name = args[0]
@@ -231,8 +236,14 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if !ok {
 		return nil // not admitted: the middleware then does nothing
 	}
+	if ss.teacher && s.shared != nil {
+		return s.shared.teacherProgram(sess, ss)
+	}
 	if ss.teacher {
 		return s.teacherProgram(sess, ss)
+	}
+	if seat, ok := sess.Context().Value(seatKey{}).(*room.Seat); ok {
+		return s.shared.seatProgram(sess, ss, seat)
 	}
 	pty, _, _ := sess.Pty()
 	var handouts *ui.HandoutQuota
