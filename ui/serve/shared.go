@@ -227,7 +227,11 @@ func (sr *sharedRoom) serveSeat(sess ssh.Session, next ssh.Handler) {
 	case endReason(ss.reason.Load()) == endIdle:
 		why = room.AwayIdle
 	}
-	seat.Leave(why)
+	if endReason(ss.reason.Load()) == endShutdown {
+		why = "the server is shutting down" // the room closes with it: the seat stays as it was
+	} else {
+		seat.Leave(why)
+	}
 	ss.close()
 	switch endReason(ss.reason.Load()) {
 	case endIdle:

@@ -36,7 +36,7 @@ type seatMsg struct {
 // seatProgram builds the attendee's screen for the session.
 func (sr *sharedRoom) seatProgram(sess ssh.Session, ss *session, seat *room.Seat) *tea.Program {
 	pty, _, _ := sess.Pty()
-	m := &seatModel{seat: seat, ctx: ss.ctx, keys: newSeatKeys(), st: newRoomStyles(sessionRenderer(sess)),
+	m := &seatModel{seat: seat, name: seat.Name(), ctx: ss.ctx, keys: newSeatKeys(), st: newRoomStyles(sessionRenderer(sess)),
 		quit: func() { ss.report(ui.LabStatus{Quit: true}) }}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
 	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, sr.s.cfg.Now}), tea.WithOutput(sess),
@@ -53,6 +53,7 @@ func (sr *sharedRoom) seatProgram(sess ssh.Session, ss *session, seat *room.Seat
 // seatModel is an attendee's screen. Its Update is the only goroutine that changes it.
 type seatModel struct {
 	seat *room.Seat
+	name string // the seat's name, LockedBy of its workers
 	ctx  context.Context
 	keys seatKeys
 	st   roomStyles
@@ -107,7 +108,7 @@ func (m *seatModel) away() bool {
 	if m.f == nil || m.f.Seq <= m.backSeq {
 		return false
 	}
-	me, ok := m.f.Mine(m.seat.Name())
+	me, ok := m.f.Mine(m.name)
 	return ok && !me.Present
 }
 
@@ -220,7 +221,7 @@ func (m *seatModel) View() string {
 	if w < 60 || h < 16 {
 		return fit([]string{fmt.Sprintf("terminal too small for the room (%d×%d): the room needs 80×24", w, h)}, w, h)
 	}
-	name := m.seat.Name()
+	name := m.name
 	if m.f == nil {
 		return fit([]string{"LEASELAB ROOM · you are " + name, "reading the room…"}, w, h)
 	}
@@ -245,7 +246,7 @@ func (m *seatModel) View() string {
 	if me.StaleWorker != "" {
 		top = append(top, fmt.Sprintf("     your old worker %s is %s: F lets it %s, as a laptop opened again goes on", me.StaleWorker, me.StaleState, nextWords(me.StaleNext)))
 	}
-	top = append(top, fmt.Sprintf("%s   [your actions: %d]", m.status, m.acts), "")
+	top = append(top, fmt.Sprintf("[your actions: %d] %s", m.acts, m.status), "")
 	var bottom []string
 	bottom = append(bottom, ledgerLine(f))
 	if q := f.Question; q != nil {
@@ -264,7 +265,7 @@ func (m *seatModel) View() string {
 // questionLines are the question as an attendee sees it: its answers, theirs marked, and once
 // it is closed, the room's answers.
 func (m *seatModel) questionLines(q *room.QuestionView, w int) []string {
-	me, _ := m.f.Mine(m.seat.Name())
+	me, _ := m.f.Mine(m.name)
 	head := fmt.Sprintf("QUESTION %d: %s", q.N, q.Text)
 	if !q.Open {
 		head += "  (closed: the room answered)"
