@@ -41,7 +41,7 @@ const DefaultMaxTranscripts = 20
 // engine's summary (its checks) at most every summaryEvery, and always while the room is
 // paused or its round ended.
 const (
-	frameEvery   = 25 * time.Millisecond
+	frameEvery   = 50 * time.Millisecond
 	summaryEvery = time.Second
 	idleEvery    = time.Second
 	frameEvents  = 6
