@@ -34,3 +34,14 @@ func (s *Session) Join(ctx context.Context, name, id string) (int, error) {
 	s.env.world.Add(1) // a new worker may find work the others gave up on
 	return len(s.workers) - 1, nil
 }
+
+// Freeze pauses worker i as an attendee who went away holding a message: it keeps its memory
+// and still believes it owns what it holds, and takes no action until woken (SetPaused false),
+// as a paused worker does; the event says why in words (the room's), not as a pause's sentence.
+func (s *Session) Freeze(i int, why string) (Event, error) {
+	return s.byWorker(i, func(w *Worker) (Event, error) {
+		ev, err := w.setPaused(true)
+		ev.Text = why
+		return ev, err
+	})
+}

@@ -281,3 +281,58 @@ func TestRoomConcurrentSeats(t *testing.T) {
 		t.Fatalf("%d processed, duplicates %v, verdict %q", f.Counts.Processed, f.Ledger.Duplicates, f.Board.Verdict)
 	}
 }
+
+// The fencing lesson by hand: ana leaves holding PAY-001, ben reclaims it and crashes, and
+// ana's fresh worker reclaims it again under the same name (lease version 3). Her old worker's
+// finalize then passes the ownership check (LockedBy is still ana): an ownership violation with
+// fencing off, refused with fencing on.
+func TestRoomFencing(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newRoom(t, 6)
+	ana, _ := r.Join(ctx, "ana")
+	ben, _ := r.Join(ctx, "ben")
+	for _, fencing := range []bool{false, true} {
+		if fencing {
+			if err := r.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Toggle(ctx, engine.ToggleFencing); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step(t, ana) // claims PAY-001
+		step(t, ana) // calls the provider
+		ana.Leave(room.AwayDisconnected)
+		if _, err := r.PastLease(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ev := step(t, ben); ev.Outcome != engine.OutcomeReclaimed || ev.Version != 2 {
+			t.Fatalf("ben's reclaim: %s", ev.Text)
+		}
+		if _, err := r.Crash("ben"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.PastLease(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := ana.Back(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ev := step(t, ana); ev.Outcome != engine.OutcomeReclaimed || ev.Version != 3 || ev.ID != "ana" {
+			t.Fatalf("ana#2's reclaim: %s", ev.Text)
+		}
+		res, err := ana.Finish(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := frame(t, r)
+		want, outcome := "ana's finalize of PAY-001 (lease version 1) wrote over ana's lease version 3 (fencing off: the same name, an older lease version)", engine.OutcomeViolation
+		if fencing {
+			want, outcome = "ana's stale finalize of PAY-001 (lease version 1) was refused by fencing: the row is at lease version 3 now", engine.OutcomeRejected
+		}
+		board := strings.Join(append([]string{f.Board.Headline}, f.Board.Lines...), "\n")
+		if res.Event.Outcome != outcome || !strings.Contains(board, want) {
+			t.Fatalf("fencing %v: the old finalize %s; the board:\n%s", fencing, res.Event.Text, board)
+		}
+	}
+}

@@ -193,28 +193,28 @@ func (s *Seat) Leave(why Away) {
 		return
 	}
 	s.present, s.away = false, why
-	held := ""
+	text := fmt.Sprintf("%s is away (%s): to the room, %s's worker has crashed", s.name, why, s.name)
 	if s.cur >= 0 {
 		w := r.sess.Workers()[s.cur]
 		v := w.View()
 		switch {
 		case v.Crashed:
+			r.note(text)
 		case w.Holds():
-			if ev, err := r.sess.SetPaused(s.cur, true); err == nil {
-				held = ev.Holding
+			if v.Holding != "" {
+				text += fmt.Sprintf("; %s stays Processing under %s (lease version %d) until its lease ends, and %s is frozen holding it",
+					v.Holding, s.name, v.HoldingVersion, v.Name)
+			}
+			if ev, err := r.sess.Freeze(s.cur, text); err == nil {
 				r.lmu.Lock()
 				r.led.away(s.name, why, ev)
 				r.lmu.Unlock()
 			}
 		default:
 			_, _ = r.sess.Crash(s.cur)
+			r.note(text)
 		}
 	}
-	text := fmt.Sprintf("%s is away (%s): to the room, %s's worker has crashed", s.name, why, s.name)
-	if held != "" {
-		text += fmt.Sprintf("; %s stays Processing under %s until its lease ends", held, s.name)
-	}
-	r.note(text)
 	r.changed()
 }
 

@@ -192,3 +192,27 @@ func TestServeShared(t *testing.T) {
 		t.Error("the log printed an escape sequence")
 	}
 }
+
+// An attendee idle past the room's limit has crashed to the room: their row stays Processing
+// under their name; their next key brings them back with a fresh worker, whose claim takes
+// another row; the teacher's i changes the limit for the room.
+func TestServeSharedIdle(t *testing.T) {
+	teacherKey := newSigner(t)
+	s := startShared(t, teacherKey, "--shared", "playground", "--idle-crash", "400ms")
+	dan := s.connect(t, dialOpts{user: "dan"})
+	dan.waitFor("PAY-006")
+	dan.press(" ")
+	dan.waitFor("dan claimed PAY-001")
+	dan.waitFor("AWAY (idle past the room's limit)")
+	s.wantRow(t, "PAY-001", "Processing|dan|1")
+	teacher := s.connect(t, dialOpts{user: "teacher", key: teacherKey})
+	teacher.waitFor("idle limit 400ms")
+	teacher.press("i")
+	teacher.waitFor("idle limit off")
+	dan.press("x") // any key: back
+	dan.waitFor("you are back with a fresh worker")
+	dan.press(" ")
+	dan.waitFor("dan#2 claimed PAY-002")
+	s.wantRow(t, "PAY-002", "Processing|dan|1")
+	s.wantRow(t, "PAY-001", "Processing|dan|1")
+}
