@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,6 +81,7 @@ type sharedRoom struct {
 	sc      *engine.Scenario
 	dir     string // the temporary folder of its database ("" with --db)
 	dbPath  string
+	dbNote  string // how the database is kept: "kept", or a PostgreSQL schema of its own, dropped at exit
 	cleanup func()
 }
 
@@ -115,7 +117,7 @@ func openSharedRoom(ctx context.Context, b Backends, o serveOptions) (*sharedRoo
 	}
 	open := func(ctx context.Context) (*engine.Session, error) {
 		closeLast()
-		db, _, cleanup, err := dbs.open(ctx)
+		db, note, cleanup, err := dbs.open(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +128,7 @@ func openSharedRoom(ctx context.Context, b Backends, o serveOptions) (*sharedRoo
 			return nil, err
 		}
 		last = func() { sess.Close(); db.Close(); cleanup() }
-		sr.dbPath = db.Path()
+		sr.dbPath, sr.dbNote = db.Path(), note
 		return sess, nil
 	}
 	sr.room, err = room.New(ctx, room.Config{Open: open, Close: closeLast, Questions: room.QuestionsOf(sc),
@@ -211,7 +213,7 @@ func cmdServeShared(ctx context.Context, b Backends, o serveOptions, key gossh.S
 		return err
 	}
 	<-served
-	fmt.Fprintf(stdout, "leaselab serve: stopped; the room is closed, its workers stopped and its database %s\n", removedWords(sr.dir))
+	fmt.Fprintf(stdout, "leaselab serve: stopped; the room is closed, its workers stopped and its database %s\n", sr.afterWords())
 	return nil
 }
 
@@ -224,9 +226,13 @@ func userAt(connect, user string) string {
 	return connect[:i+1] + user + "@" + connect[i+1:]
 }
 
-func removedWords(dir string) string {
-	if dir == "" {
-		return "kept"
+// afterWords says what became of the room's database at the end.
+func (sr *sharedRoom) afterWords() string {
+	switch {
+	case sr.dir != "":
+		return "removed"
+	case strings.Contains(sr.dbNote, "dropped"):
+		return "dropped"
 	}
-	return "removed"
+	return "kept"
 }

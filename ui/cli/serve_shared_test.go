@@ -216,3 +216,38 @@ func TestServeSharedIdle(t *testing.T) {
 	s.wantRow(t, "PAY-002", "Processing|dan|1")
 	s.wantRow(t, "PAY-001", "Processing|dan|1")
 }
+
+// TestHostileServeShared: the shared room's bad flags fail before it listens, with one line.
+func TestHostileServeShared(t *testing.T) {
+	teacher := func(t *testing.T, dir string) string {
+		p := filepath.Join(dir, "teacher.pub")
+		if err := os.WriteFile(p, gossh.MarshalAuthorizedKey(newSigner(t).PublicKey()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shared := func(a ...string) func(t *testing.T, dir string) ([]string, string) {
+		return func(t *testing.T, dir string) ([]string, string) {
+			return append([]string{"serve", "--host-key", filepath.Join(dir, "key"), "--listen", "127.0.0.1:0", "--teacher-key", teacher(t, dir)}, a...), ""
+		}
+	}
+	runHostile(t, "serve --shared", []hostileCase{
+		{name: "--messages without --shared", setup: inDir("serve", "--messages", "5", "--host-key", "DIR/key"),
+			code: exitUsage, msg: "--messages: only with --shared SCENARIO"},
+		{name: "--shared without --teacher-key", setup: inDir("serve", "--shared", "playground", "--host-key", "DIR/key"),
+			code: exitUsage, msg: "--shared needs --teacher-key FILE"},
+		{name: "--shared with an unknown scenario", setup: shared("--shared", "nosuch"), code: exitUsage, msg: "nosuch"},
+		{name: "--shared --messages 6000", setup: shared("--shared", "playground", "--messages", "6000"),
+			code: exitUsage, msg: "6000 messages, more than the 5000 a room holds"},
+		{name: "--shared --idle-crash -1s", setup: shared("--shared", "playground", "--idle-crash", "-1s"),
+			code: exitUsage, msg: "--idle-crash -1s: want a positive duration"},
+		{name: "--shared --db a file that holds rows", setup: func(t *testing.T, dir string) ([]string, string) {
+			db := filepath.Join(dir, "room.db")
+			if code, _, errOut := cli(t, "seed", "--db", db, "--messages", "3"); code != 0 {
+				t.Fatalf("seed: %d %s", code, errOut)
+			}
+			a, _ := shared("--shared", "playground", "--db", db)(t, dir)
+			return a, db
+		}, code: exitEnvError, msg: "holds 3 messages: pass --reset", unchanged: true},
+	})
+}
