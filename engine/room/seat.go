@@ -119,15 +119,8 @@ func (s *Seat) Step(ctx context.Context) (Result, error) {
 	r := s.r
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	switch {
-	case r.closed:
-		return Result{}, ErrClosed
-	case r.paused:
-		return Result{}, ErrPaused
-	case !s.present:
-		return Result{}, ErrAway
-	case s.cur < 0:
-		return Result{}, fmt.Errorf("you have no worker in this round: %w", engine.ErrNotNow)
+	if err := s.mayActLocked(s.cur, errNoWorker); err != nil {
+		return Result{}, err
 	}
 	w := r.sess.Workers()[s.cur]
 	if w.View().Crashed {
@@ -140,6 +133,25 @@ func (s *Seat) Step(ctx context.Context) (Result, error) {
 		return Result{Event: ev, Acted: true, Worker: w.Name}, nil
 	}
 	return s.act(ctx, w)
+}
+
+// errNoWorker is Step's when the attendee has no worker in this round (the room was full).
+var errNoWorker = fmt.Errorf("you have no worker in this round: %w", engine.ErrNotNow)
+
+// mayActLocked says why the seat's worker i may not act now (none: nil); none is the error
+// for i < 0. r.mu must be held, either way.
+func (s *Seat) mayActLocked(i int, none error) error {
+	switch r := s.r; {
+	case r.closed:
+		return ErrClosed
+	case r.paused:
+		return ErrPaused
+	case !s.present:
+		return ErrAway
+	case i < 0:
+		return none
+	}
+	return nil
 }
 
 // act does w's next action for the seat and records it. r.mu must be held, either way.
@@ -282,15 +294,8 @@ func (s *Seat) Finish(ctx context.Context) (Result, error) {
 	r := s.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case r.closed:
-		return Result{}, ErrClosed
-	case r.paused:
-		return Result{}, ErrPaused
-	case !s.present:
-		return Result{}, ErrAway
-	case s.stale < 0:
-		return Result{}, ErrNoStale
+	if err := s.mayActLocked(s.stale, ErrNoStale); err != nil {
+		return Result{}, err
 	}
 	w := r.sess.Workers()[s.stale]
 	if w.View().Paused {

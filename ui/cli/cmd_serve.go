@@ -156,7 +156,21 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 		fmt.Fprintf(stdout, "the teacher's table:  %s  with a key of %s (%d keys)\n", connectLine(ln.Addr()), o.teacherKey, len(o.teachers))
 	}
 	fmt.Fprintf(stdout, "attendees type:  %s   or   %s after\n", connectLine(ln.Addr()), connectLine(ln.Addr()))
-	// A closed terminal (SIGHUP) ends the server as SIGINT and SIGTERM do: it owns folders.
+	n := 0
+	if err := serveUntilStopped(ctx, srv, ln, func() {
+		n = len(srv.Sessions())
+		fmt.Fprintf(stdout, "leaselab serve: stopping; closing %d labs …\n", n)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "leaselab serve: stopped; %d labs closed, their workers stopped and databases removed\n", n)
+	return nil
+}
+
+// serveUntilStopped serves srv on ln until ctx ends (SIGINT, SIGTERM, or SIGHUP: a closed
+// terminal ends the server as the others do, since it owns folders), then calls stopping and
+// shuts the server down, within serveStopWithin.
+func serveUntilStopped(ctx context.Context, srv *serve.Server, ln net.Listener, stopping func()) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	served := make(chan error, 1)
@@ -166,15 +180,13 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	n := len(srv.Sessions())
-	fmt.Fprintf(stdout, "leaselab serve: stopping; closing %d labs …\n", n)
+	stopping()
 	sctx, cancel := context.WithTimeout(context.Background(), serveStopWithin)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return err
 	}
 	<-served
-	fmt.Fprintf(stdout, "leaselab serve: stopped; %d labs closed, their workers stopped and databases removed\n", n)
 	return nil
 }
 

@@ -8,10 +8,8 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -196,23 +194,11 @@ func cmdServeShared(ctx context.Context, b Backends, o serveOptions, key gossh.S
 	fmt.Fprintf(stdout, "the teacher's screen:  %s  with a key of %s (%d keys); w writes transcripts into %s\n",
 		connect, o.teacherKey, len(o.teachers), cfg.Shared.Transcripts)
 	fmt.Fprintf(stdout, "attendees type:  %s   (their SSH user names their worker: %s)\n", connect, userAt(connect, "ana"))
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
-	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	n := len(srv.Sessions())
-	fmt.Fprintf(stdout, "leaselab serve: stopping; %d attendees connected …\n", n)
-	sctx, cancel := context.WithTimeout(context.Background(), serveStopWithin)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := serveUntilStopped(ctx, srv, ln, func() {
+		fmt.Fprintf(stdout, "leaselab serve: stopping; %d attendees connected …\n", len(srv.Sessions()))
+	}); err != nil {
 		return err
 	}
-	<-served
 	fmt.Fprintf(stdout, "leaselab serve: stopped; the room is closed, its workers stopped and its database %s\n", sr.afterWords())
 	return nil
 }

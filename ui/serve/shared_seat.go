@@ -39,6 +39,12 @@ func (sr *sharedRoom) seatProgram(sess ssh.Session, ss *session, seat *room.Seat
 	m := &seatModel{seat: seat, name: seat.Name(), ctx: ss.ctx, keys: newSeatKeys(), st: newRoomStyles(sessionRenderer(sess)),
 		quit: func() { ss.report(ui.LabStatus{Quit: true}) }}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
+	return sr.program(sess, ss, m)
+}
+
+// program runs m on the session's terminal, subscribed to the room's frames until the session
+// ends.
+func (sr *sharedRoom) program(sess ssh.Session, ss *session, m tea.Model) *tea.Program {
 	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, sr.s.cfg.Now}), tea.WithOutput(sess),
 		tea.WithAltScreen(), tea.WithContext(ss.ctx), tea.WithoutSignalHandler())
 	box := &mailbox{send: func(f *room.Frame) { p.Send(frameMsg{f}) }}

@@ -30,15 +30,7 @@ func (sr *sharedRoom) teacherProgram(sess ssh.Session, ss *session) *tea.Program
 	m := &roomTeacher{sr: sr, ctx: ss.ctx, st: newRoomStyles(sessionRenderer(sess)), sel: -1,
 		keys: newTeacherKeys(roomToggles(false))}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
-	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, sr.s.cfg.Now}), tea.WithOutput(sess),
-		tea.WithAltScreen(), tea.WithContext(ss.ctx), tea.WithoutSignalHandler())
-	box := &mailbox{send: func(f *room.Frame) { p.Send(frameMsg{f}) }}
-	sr.subscribe(box)
-	context.AfterFunc(ss.ctx, func() { sr.unsubscribe(box) })
-	ss.mu.Lock()
-	ss.tea = p
-	ss.mu.Unlock()
-	return p
+	return sr.program(sess, ss, m)
 }
 
 // teacherMode is what the teacher's keys do now.
