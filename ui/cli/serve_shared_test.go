@@ -102,7 +102,7 @@ func (s *sharedServer) wantRow(t *testing.T, key, want string) {
 // the transcript and ends the round.
 func TestServeShared(t *testing.T) {
 	teacherKey := newSigner(t)
-	s := startShared(t, teacherKey, "--shared", "playground")
+	s := startShared(t, teacherKey, "--shared", "playground", "--max-sessions", "3")
 	ana := s.connect(t, dialOpts{user: "ana"})
 	ben := s.connect(t, dialOpts{user: "ben", key: newSigner(t)})
 	carl := s.connect(t, dialOpts{user: "carl"})
@@ -141,6 +141,16 @@ func TestServeShared(t *testing.T) {
 
 	ana2 := s.connect(t, dialOpts{user: "ana"})
 	ana2.waitFor("your old worker ana is")
+	dave := s.connect(t, dialOpts{user: "dave"})
+	dave.waitFor("sorry, the room is full: 3 attendees are connected")
+	if code := dave.exit(); code != 1 {
+		t.Errorf("a fourth attendee: exit %d, want 1", code)
+	}
+	nopty := s.connect(t, dialOpts{user: "erin", noPty: true})
+	nopty.waitFor("leaselab needs a terminal: connect with  ssh -t -p ")
+	if strings.Contains(nopty.out.String(), "[scenario]") {
+		t.Error("the shared room asks for a scenario")
+	}
 	ana2.press("F")
 	ana2.waitFor("REJECTED")
 	s.wantRow(t, "PAY-001", "Processing|carl|2")

@@ -149,7 +149,11 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
-			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+" [scenario]  (the -t asks for one)")
+			what := " [scenario]"
+			if s.shared != nil {
+				what = "" // one room: no scenario to name
+			}
+			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+what+"  (the -t asks for one)")
 			return
 		}
 		if pty, _, _ := raw.Pty(); pty.Window.Width > ui.MaxWidth || pty.Window.Height > ui.MaxHeight {
