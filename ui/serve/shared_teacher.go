@@ -165,8 +165,7 @@ func (m *roomTeacher) key(k tea.KeyMsg) tea.Cmd {
 				return "the question is closed: every screen shows the answers"
 			})
 		}
-		m.mode = modePick
-		m.note = m.pickWords()
+		m.mode, m.note = modePick, ""
 	case key.Matches(k, m.keys.Idle):
 		return m.do(func(context.Context) string { return m.sr.nextIdle() })
 	case key.Matches(k, m.keys.Write):
@@ -175,19 +174,16 @@ func (m *roomTeacher) key(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// pickWords lists the questions to pick from.
-func (m *roomTeacher) pickWords() string {
-	qs := m.sr.room.Questions()
-	var b strings.Builder
-	b.WriteString("ask: ")
-	for i, q := range qs {
+// pickLines list the questions to pick from, one a line.
+func (m *roomTeacher) pickLines() []string {
+	lines := []string{m.st.bold.Render("ASK THE ROOM:")}
+	for i, q := range m.sr.room.Questions() {
 		if i == 9 {
 			break
 		}
-		fmt.Fprintf(&b, "%d) %s   ", i+1, q.Text)
+		lines = append(lines, fmt.Sprintf("  %d) %s", i+1, q.Text))
 	}
-	b.WriteString("t) type one   esc) cancel")
-	return b.String()
+	return append(lines, "  t) type a question   esc) cancel")
 }
 
 // pick takes the key that chooses a question.
@@ -299,26 +295,30 @@ func (m *roomTeacher) View() string {
 	for _, e := range f.Events {
 		bottom = append(bottom, st.faint.Render("  "+e))
 	}
-	if m.mode == modeTyping {
-		bottom = append(bottom, "QUESTION: "+words.Escape(string(m.typed))+"█")
+	// The question being typed or picked, the note and the footer stay; what happened (the
+	// events, then the board) is cut first on a small screen.
+	var tail []string
+	switch m.mode {
+	case modeTyping:
+		tail = append(tail, "QUESTION: "+words.Escape(string(m.typed))+"█")
+	case modePick:
+		tail = append(tail, m.pickLines()...)
 	}
 	if m.note != "" {
-		bottom = append(bottom, m.note)
+		tail = append(tail, m.note)
 	}
-	bottom = append(bottom, st.faint.Render(m.footer()))
-	// The attendees first, then the table, then what happened: the board and the events are
-	// cut first on a small screen.
-	spare := h - len(top)
+	tail = append(tail, st.faint.Render(m.footer()))
+	// The attendees first, then the table, then what happened.
+	spare := h - len(top) - len(tail)
 	seats := min(len(f.Seats)+2, max(3, spare/2))
 	rows := min(len(f.Rows), max(2, (spare-seats)/3))
 	lines := append(top, seatLines(f, "", m.sel, seats, st)...)
 	lines = append(lines, rowLines(f, "", 0, rows, st)...)
-	keep := h - len(lines)
-	if keep < len(bottom) {
-		// The footer and the note stay; the events, then the board's lines go first.
-		bottom = append(bottom[:max(0, keep-2)], bottom[len(bottom)-2:]...)
+	if keep := h - len(lines) - len(tail); keep < len(bottom) {
+		bottom = bottom[:max(0, keep)]
 	}
-	return fit(append(lines, bottom...), w, h)
+	lines = append(lines, bottom...)
+	return fit(append(lines, tail...), w, h)
 }
 
 // footer lists the teacher's keys.
