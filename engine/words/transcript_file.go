@@ -26,14 +26,22 @@ type Files interface {
 // the reports (it holds payment data): a file already there is never overwritten; the next
 // name gets "-2", "-3", and so on. It returns the path written.
 func SaveTranscript(files Files, dir, scenario string, at time.Time, r *engine.Report, moments map[int]engine.Moment) (string, error) {
+	return SaveNew(files, dir, "leaselab-"+safeName(scenario), at, func(w io.Writer) error { return WriteMarkdown(w, r, moments) })
+}
+
+// SaveNew writes a new Markdown file in dir named <prefix>-<UTC time to the millisecond>.md with
+// write: created with O_EXCL and mode 0600, never over a file already there (the next name gets
+// "-2", "-3", and so on), and removed when it cannot be written whole. It returns the path
+// written. prefix is the caller's, never a name from the outside.
+func SaveNew(files Files, dir, prefix string, at time.Time, write func(io.Writer) error) (string, error) {
 	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
-	base := filepath.Join(dir, fmt.Sprintf("leaselab-%s-%s", safeName(scenario), stamp))
+	base := filepath.Join(dir, fmt.Sprintf("%s-%s", prefix, stamp))
 	for n := 1; n <= 1000; n++ {
 		path := base + ".md"
 		if n > 1 {
 			path = fmt.Sprintf("%s-%d.md", base, n)
 		}
-		err := WriteTranscriptFile(files, path, r, moments)
+		err := writeNew(files, path, write)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -45,17 +53,26 @@ func SaveTranscript(files Files, dir, scenario string, at time.Time, r *engine.R
 // WriteTranscriptFile writes r's transcript to path in files, which must not exist (O_EXCL, 0600). A
 // transcript that cannot be written whole is removed: nothing half-written is left.
 func WriteTranscriptFile(files Files, path string, r *engine.Report, moments map[int]engine.Moment) error {
+	return writeNew(files, path, func(w io.Writer) error { return WriteMarkdown(w, r, moments) })
+}
+
+// writeNew creates path in files (O_EXCL, 0600) and writes it with write; a file that cannot be
+// written whole is removed.
+func writeNew(files Files, path string, write func(io.Writer) error) error {
 	f, err := files.Create(path)
 	if err != nil {
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
-	werr := WriteMarkdown(f, r, moments)
+	werr := write(f)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		files.Remove(path) // ours (O_EXCL)
 		return fmt.Errorf("transcript %s: %w", path, err)
 	}
 	return nil
 }
+
+// SafeName keeps a name usable in a file name: letters, digits, '-' and '_'.
+func SafeName(s string) string { return safeName(s) }
 
 // safeName keeps a scenario name usable in a file name: letters, digits, '-' and '_'.
 func safeName(s string) string {

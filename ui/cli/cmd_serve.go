@@ -21,6 +21,8 @@ import (
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
                       [--teacher-key FILE] [--handshake 20s]
+       leaselab serve --shared SCENARIO --teacher-key FILE [--messages N] [--db FILE|postgres://…]
+                      [--idle-crash 0] [--handouts DIR] [flags above]
 
 Serves the lab over SSH for a room: every connection gets its own lab on its own temporary
 database, removed when it disconnects. Attendees need only an SSH client:
@@ -34,6 +36,12 @@ with a key of --teacher-key gets the teacher's table instead: every lab, and a s
 offer them all. A connection that has not opened its lab 20 s (--handshake) after connecting is
 closed, and at most --max-sessions + 16 may wait at once. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
 database.
+
+With --shared SCENARIO the room plays the workers: one outbox on one database (a SQLite file of
+the server's, or --db), and every attendee a worker of it named from their SSH user, at most
+--max-sessions (--max-labs) of them. The teacher's connection holds the room: the toggles, the
+clock, a pause, crashes, a reset, questions, and the transcript (w, into --handouts DIR or the
+working folder).
 `
 
 // Per-session limits of a served lab.
@@ -56,6 +64,7 @@ type serveOptions struct {
 	handoutsPerLab  int
 	handshake       time.Duration // --handshake: a connection's time to open its lab
 	maxPending      int           // connections that may wait for their lab at once (0: serve's default); tests set it
+	shared          sharedOptions // --shared and its flags (cmd_serve_shared.go)
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -70,7 +79,11 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.handoutsPerLab, "handouts-per-lab", 3, "handouts one lab may write into --handouts")
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
+	o.shared.register(fs, &o.maxSessions)
 	if err := parseNoArgs(fs, args); err != nil {
+		return o, err
+	}
+	if err := o.shared.check(fs, o.teacherKey); err != nil {
 		return o, err
 	}
 	switch {
@@ -121,6 +134,9 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if o.shared.scenario != "" {
+		return cmdServeShared(ctx, b, o, key, created, stdout, stderr)
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
@@ -140,7 +156,21 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 		fmt.Fprintf(stdout, "the teacher's table:  %s  with a key of %s (%d keys)\n", connectLine(ln.Addr()), o.teacherKey, len(o.teachers))
 	}
 	fmt.Fprintf(stdout, "attendees type:  %s   or   %s after\n", connectLine(ln.Addr()), connectLine(ln.Addr()))
-	// A closed terminal (SIGHUP) ends the server as SIGINT and SIGTERM do: it owns folders.
+	n := 0
+	if err := serveUntilStopped(ctx, srv, ln, func() {
+		n = len(srv.Sessions())
+		fmt.Fprintf(stdout, "leaselab serve: stopping; closing %d labs …\n", n)
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "leaselab serve: stopped; %d labs closed, their workers stopped and databases removed\n", n)
+	return nil
+}
+
+// serveUntilStopped serves srv on ln until ctx ends (SIGINT, SIGTERM, or SIGHUP: a closed
+// terminal ends the server as the others do, since it owns folders), then calls stopping and
+// shuts the server down, within serveStopWithin.
+func serveUntilStopped(ctx context.Context, srv *serve.Server, ln net.Listener, stopping func()) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	served := make(chan error, 1)
@@ -150,15 +180,13 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	n := len(srv.Sessions())
-	fmt.Fprintf(stdout, "leaselab serve: stopping; closing %d labs …\n", n)
+	stopping()
 	sctx, cancel := context.WithTimeout(context.Background(), serveStopWithin)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		return err
 	}
 	<-served
-	fmt.Fprintf(stdout, "leaselab serve: stopped; %d labs closed, their workers stopped and databases removed\n", n)
 	return nil
 }
 

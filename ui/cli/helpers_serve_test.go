@@ -335,7 +335,7 @@ func (ts *testServer) waitLog(t *testing.T, s string, n int) {
 }
 
 // newSigner is a new ed25519 key, as a client's.
-func newSigner(t *testing.T) gossh.Signer {
+func newSigner(t testing.TB) gossh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

@@ -73,6 +73,8 @@ func (s *Server) register(ss *session) error {
 	switch {
 	case s.closing:
 		return errors.New("the server is shutting down: no new labs")
+	case !ss.teacher && s.labs() >= s.cfg.MaxSessions && s.shared != nil:
+		return fmt.Errorf("sorry, the room is full: %d attendees are connected, the most this room takes. Try again in a minute", s.labs())
 	case !ss.teacher && s.labs() >= s.cfg.MaxSessions:
 		return fmt.Errorf("sorry, the room is full: %d labs are open, the most this server runs at once. Try again in a minute", s.labs())
 	}

@@ -76,6 +76,10 @@ type Config struct {
 	// MaxPending is how many connections may wait to open their lab at once; the next is
 	// closed at once (0: MaxSessions + 16).
 	MaxPending int
+	// Shared, when set, makes the server one shared room (shared.go): every attendee's
+	// connection is a worker of Shared.Room, at most MaxSessions at once, and the teacher's
+	// connection holds the room. NewRoot is then not used.
+	Shared *Shared
 }
 
 // Server serves labs over SSH.
@@ -86,6 +90,8 @@ type Server struct {
 
 	pace   *pace        // the room's time, shared by every lab's free run
 	memory memoryReturn // what closed labs held, given back
+	shared *sharedRoom  // the shared room (Config.Shared), nil when each connection is a lab
+	stop   context.CancelFunc
 
 	mu       sync.Mutex
 	closing  bool
@@ -99,8 +105,10 @@ func New(cfg Config) (*Server, error) {
 	switch {
 	case cfg.HostKey == nil:
 		return nil, errors.New("serve: no host key")
-	case cfg.NewRoot == nil:
+	case cfg.NewRoot == nil && cfg.Shared == nil:
 		return nil, errors.New("serve: no way to open a lab (Config.NewRoot is nil)")
+	case cfg.Shared != nil && cfg.Shared.Room == nil:
+		return nil, errors.New("serve: a shared room needs its room (Config.Shared.Room is nil)")
 	case len(cfg.Scenarios) == 0:
 		return nil, errors.New("serve: no scenarios")
 	}
@@ -155,6 +163,12 @@ func New(cfg Config) (*Server, error) {
 	srv.LocalPortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	srv.ReversePortForwardingCallback = func(ssh.Context, string, uint32) bool { return false }
 	s.ssh = srv
+	if cfg.Shared != nil {
+		s.shared = newSharedRoom(s, *cfg.Shared)
+		ctx, stop := context.WithCancel(context.Background())
+		s.stop = stop
+		go s.shared.run(ctx)
+	}
 	return s, nil
 }
 
@@ -192,6 +206,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-finished:
 	case <-ctx.Done():
 		err = fmt.Errorf("serve: sessions still closing: %w", ctx.Err())
+	}
+	if s.stop != nil {
+		s.stop()
 	}
 	_ = s.ssh.Close()
 	// Close ended the connections; wait for their goroutines.

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 
+	"leaselab/engine/room"
 	"leaselab/ui"
 )
 
@@ -148,7 +149,11 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
-			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+" [scenario]  (the -t asks for one)")
+			what := " [scenario]"
+			if s.shared != nil {
+				what = "" // one room: no scenario to name
+			}
+			s.refuse(sess, "leaselab needs a terminal: connect with  "+s.cfg.Connect+what+"  (the -t asks for one)")
 			return
 		}
 		if pty, _, _ := raw.Pty(); pty.Window.Width > ui.MaxWidth || pty.Window.Height > ui.MaxHeight {
@@ -157,6 +162,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		}
 		if s.isTeacher(sess) {
 			s.serveTeacher(sess, next)
+			return
+		}
+		if s.shared != nil {
+			s.shared.serveSeat(sess, next)
 			return
 		}
 		name := s.cfg.Start
@@ -231,8 +240,14 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if !ok {
 		return nil // not admitted: the middleware then does nothing
 	}
+	if ss.teacher && s.shared != nil {
+		return s.shared.teacherProgram(sess, ss)
+	}
 	if ss.teacher {
 		return s.teacherProgram(sess, ss)
+	}
+	if seat, ok := sess.Context().Value(seatKey{}).(*room.Seat); ok {
+		return s.shared.seatProgram(sess, ss, seat)
 	}
 	pty, _, _ := sess.Pty()
 	var handouts *ui.HandoutQuota
