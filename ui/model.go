@@ -15,12 +15,6 @@ import (
 // coalesced beyond it. Other keys (a crash, a reset) always wait their turn.
 const maxQueuedSteps = 16
 
-// status is the line under the panes: what the last command did, or why it did nothing.
-type status struct {
-	text  string
-	level level
-}
-
 // Model is the lab's Bubble Tea model. It holds the open session, the last frame read from it
 // and the state of the screen; every engine call happens in a tea.Cmd it returns.
 type Model struct {

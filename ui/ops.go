@@ -58,16 +58,6 @@ func isStep(c engine.Command) bool {
 	return false
 }
 
-// level is how a status note is shown.
-type level int
-
-// Status levels.
-const (
-	levelInfo level = iota
-	levelWarn
-	levelError
-)
-
 // resultMsg carries what an engine command did and the frame it read afterwards. gen is the
 // generation of the session it ran on: a result for an older session is dropped.
 type resultMsg struct {
