@@ -6,6 +6,7 @@ import (
 	"leaselab/engine"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"leaselab/ui/common"
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
@@ -75,8 +76,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actFinish:
 		if m.finish.on {
 			m.stopFinish()
-			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
-				m.finish.actions, plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+			m.status = common.Status{Text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
+				m.finish.actions, common.Plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
 			return m, nil
 		}
 		return m.startFinish()
@@ -97,11 +98,11 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()
-			m.status = status{text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
+			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
 			return m, nil
 		}
 		cmd := m.play.start(m.after)
-		m.status = status{text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
+		m.status = common.Status{Text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
 			m.play.rate(), keyName(m.keys.Slower), keyName(m.keys.Faster), keyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
@@ -123,7 +124,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
 	case actAnswer: // with no question open: the question pane takes them while one is
-		m.status = status{text: noQuestion(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noQuestion(m.keys), Level: common.LevelWarn}
 	case actExplore:
 		return m.explore()
 	case actClose:

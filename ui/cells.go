@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // colID names a table column.
@@ -115,7 +116,7 @@ func digits(n int64) int {
 }
 
 // statusStyle is the style of an outbox status.
-func statusStyle(st *Styles, status string) lipgloss.Style {
+func statusStyle(st *common.Styles, status string) lipgloss.Style {
 	switch status {
 	case engine.StatusProcessing:
 		return st.Processing
@@ -129,17 +130,17 @@ func statusStyle(st *Styles, status string) lipgloss.Style {
 
 // deadCell is, in a dead-lettered row's lease cell (it holds no lease), the row's LastError,
 // without its "provider: " prefix, cut to the w cells there are.
-func deadCell(lastErr string, w int, st *Styles) string {
+func deadCell(lastErr string, w int, st *common.Styles) string {
 	if lastErr == "" {
-		return spaces(w)
+		return common.Spaces(w)
 	}
 	lastErr = strings.TrimPrefix(lastErr, "provider: ") // the column is the provider's answer
-	return st.Failed.Render(padPlain(lastErr, w))
+	return st.Failed.Render(common.PadPlain(lastErr, w))
 }
 
 // leaseCell is the lease's time left, as a bar and in milliseconds, or EXPIRED once the clock
 // has passed LockedUntilUtc of a row still Processing. Other rows hold no live lease.
-func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
+func leaseCell(f *common.Frame, r *engine.Row, w int, st *common.Styles) string {
 	if r.RowLock != "" && r.Status != engine.StatusProcessing {
 		return rowLockCell(r.RowLock, w, st)
 	}
@@ -155,14 +156,14 @@ func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 				break
 			}
 		}
-		return st.Subtle.Render(padPlain(wait, w))
+		return st.Subtle.Render(common.PadPlain(wait, w))
 	}
 	if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() {
-		return spaces(w)
+		return common.Spaces(w)
 	}
 	left := r.LockedUntil.Sub(f.Now)
-	if expired(r, f.Now) {
-		return st.Expired.Render("EXPIRED") + spaces(w-len("EXPIRED"))
+	if common.Expired(r, f.Now) {
+		return st.Expired.Render("EXPIRED") + common.Spaces(w-len("EXPIRED"))
 	}
 	bw, text := w-leaseTextW, true
 	if bw < 5 {
@@ -177,7 +178,7 @@ func leaseCell(f *frame, r *engine.Row, w int, st *Styles) string {
 	if !text {
 		return bar
 	}
-	return bar + " " + padPlain(shortDuration(left), leaseTextW-1)
+	return bar + " " + common.PadPlain(shortDuration(left), leaseTextW-1)
 }
 
 // shortDuration writes a lease's time left in at most 6 cells: 500ms, 12.5s, 3m0s.
@@ -194,19 +195,19 @@ func shortDuration(d time.Duration) string {
 // byCell lists who processed the message, from the ledger of processing attempts. A message
 // processed more than once is marked "!!" and "×N", in the duplicate colour; one processed again
 // only after its owner lost the lease (again: at-least-once, no failure) is marked "↻", plainly.
-func byCell(attempts []engine.Attempt, idx map[string]int, changed, again bool, st *Styles) string {
+func byCell(attempts []engine.Attempt, idx map[string]int, changed, again bool, st *common.Styles) string {
 	if len(attempts) == 0 {
 		return "-"
 	}
 	names := make([]string, 0, len(attempts))
 	for i, a := range attempts {
-		name := shortName(a.Worker)
+		name := common.ShortName(a.Worker)
 		wi, ok := idx[a.Worker]
 		switch {
 		case changed && i == len(attempts)-1:
 			name = st.Changed.Render(name) // the attempt the last step made
 		case ok:
-			name = st.worker(wi).Render(name)
+			name = st.Worker(wi).Render(name)
 		}
 		names = append(names, name)
 	}
@@ -230,8 +231,8 @@ func orDash(s string) string {
 // rowLockCell is the lease cell of a row whose lock an open transaction holds (PostgreSQL): the
 // row has no lease yet, but a claim that does not skip locked rows waits for it. The holder by
 // its worker name when it is one ("Worker-A" → "A").
-func rowLockCell(holder string, w int, st *Styles) string {
-	short := shortName(holder)
+func rowLockCell(holder string, w int, st *common.Styles) string {
+	short := common.ShortName(holder)
 	text := "row lock: " + short
 	if len(text) > w {
 		text = "lock " + short
@@ -239,11 +240,11 @@ func rowLockCell(holder string, w int, st *Styles) string {
 	if len(text) > w {
 		text = "lock"
 	}
-	return st.Warn.Render(text) + spaces(max(0, w-len(text)))
+	return st.Warn.Render(text) + common.Spaces(max(0, w-len(text)))
 }
 
 // usesBackoff reports whether the frame's lesson uses retry backoff, so that the table shows
 // when a row may be claimed again: its lesson teaches it, or it is on.
-func usesBackoff(f *frame) bool {
+func usesBackoff(f *common.Frame) bool {
 	return f.Settings.Backoff || f.Teaches == engine.ToggleBackoff
 }

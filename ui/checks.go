@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // checkState is how the checks pane shows one safety check.
@@ -27,7 +28,7 @@ type shownCheck struct {
 // verdict is set aside, whatever its outcome, so that it never reads as a plain FAIL beside a
 // passing verdict. While the run goes on, a check that fails only because work is left (not
 // every message processed yet, a crashed owner's lease not reclaimed yet) is open, not failed.
-func classify(f *frame) []shownCheck {
+func classify(f *common.Frame) []shownCheck {
 	if f == nil || f.Summary == nil {
 		return nil
 	}
@@ -65,7 +66,7 @@ func unfinished(c engine.Check, sum *engine.Summary) bool {
 
 // checkFloor is the fewest lines the checks pane takes: one per check of the verdict, and one
 // that sums up the others.
-func checkFloor(f *frame) int {
+func checkFloor(f *common.Frame) int {
 	if f == nil || f.Summary == nil {
 		return 0
 	}
@@ -82,10 +83,10 @@ func checkFloor(f *frame) int {
 
 // checkLinesWanted is how many lines the checks take at width w with nothing left out.
 func (m checksPane) checkLinesWanted(w int, wide bool) int {
-	if m.f == nil || m.f.Summary == nil {
+	if m.Frame == nil || m.Frame.Summary == nil {
 		return 0
 	}
-	return len(m.checkBody(classify(m.f), w, wide))
+	return len(m.checkBody(classify(m.Frame), w, wide))
 }
 
 // checkCounts counts the checks in each state.

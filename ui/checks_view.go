@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // checksPane is the safety checks, drawn from the scene: each check of the run, held, failed,
 // open or set aside. It has no keys.
-type checksPane struct{ scene }
+type checksPane struct{ common.Scene }
 
 // The checks column: a title that counts the checks by state, then one line per check (wide,
 // with its detail under it), as the layout sized it.
@@ -17,13 +18,13 @@ type checksPane struct{ scene }
 // checksTitle heads the checks column: how many hold, fail, wait and are set aside, each with
 // the glyph its lines carry.
 func (m checksPane) checksTitle(w int, wide bool) string {
-	st := m.st
-	if m.f == nil || m.f.Summary == nil {
-		return st.Section.Render(rule("Safety checks", w))
+	st := m.Styles
+	if m.Frame == nil || m.Frame.Summary == nil {
+		return st.Section.Render(common.Rule("Safety checks", w))
 	}
-	fails, open, holds, aside, _ := checkCounts(classify(m.f))
+	fails, open, holds, aside, _ := checkCounts(classify(m.Frame))
 	live := "live"
-	if m.f.Done {
+	if m.Frame.Done {
 		live = "final"
 	}
 	title := fmt.Sprintf("Safety checks (%s): %d of %d hold", live, holds, fails+open+holds)
@@ -36,26 +37,26 @@ func (m checksPane) checksTitle(w int, wide bool) string {
 	if aside > 0 {
 		title += fmt.Sprintf(" · ○ %d not in the verdict", aside)
 	}
-	if !wide || width(title)+4 > w {
+	if !wide || common.Width(title)+4 > w {
 		title = compactTitle("Checks ("+live+"): ", " ", holds, fails, open, aside)
 	}
-	if width(title)+4 > w {
+	if common.Width(title)+4 > w {
 		// Every state at once in a narrow column: the glyphs and counts only.
 		title = compactTitle("Checks: ", "", holds, fails, open, aside)
 	}
-	return st.Section.Render(rule(title, w))
+	return st.Section.Render(common.Rule(title, w))
 }
 
 // checksView is the safety checks in exactly h lines: failing ones first. Wide, each with its
 // detail, wrapped under its name; narrow, a glyph and the name. When h is short the checks set
 // aside share one line, then one line sums up the rest.
 func (m checksPane) checksView(w, h int, wide bool) []string {
-	if h <= 0 || m.f == nil || m.f.Summary == nil {
-		return box(nil, w, h)
+	if h <= 0 || m.Frame == nil || m.Frame.Summary == nil {
+		return common.Box(nil, w, h)
 	}
-	cs := classify(m.f)
+	cs := classify(m.Frame)
 	if lines := m.checkBody(cs, w, wide); len(lines) <= h {
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	// One line each, a detail only when it fits whole; then the checks set aside share one.
 	var lines []string
@@ -63,7 +64,7 @@ func (m checksPane) checksView(w, h int, wide bool) []string {
 		lines = append(lines, m.checkLineIn(c, wide, w))
 	}
 	if len(lines) <= h {
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	fails, open, holds, aside, asideFailing := checkCounts(cs)
 	lines = lines[:0]
@@ -73,11 +74,11 @@ func (m checksPane) checksView(w, h int, wide bool) []string {
 		}
 	}
 	if aside > 0 {
-		lines = append(lines, m.st.Aside.Render(asideSummary(aside, asideFailing)))
+		lines = append(lines, m.Styles.Aside.Render(asideSummary(aside, asideFailing)))
 	}
 	if len(lines) > h {
 		// Too little room for every check: a summary, then as many as fit, failing first.
-		st := m.st
+		st := m.Styles
 		parts := []string{st.OK.Render(fmt.Sprintf("✓ %d hold", holds))}
 		if fails > 0 {
 			parts = append(parts, st.Fail.Render(fmt.Sprintf("✗ %d FAIL", fails)))
@@ -90,7 +91,7 @@ func (m checksPane) checksView(w, h int, wide bool) []string {
 		}
 		lines = append([]string{strings.Join(parts, "  ")}, lines...)
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // checkBody is every check on lines of at most w cells. Wide, a check's detail wraps under its
@@ -103,7 +104,7 @@ func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 			aside++
 		}
 		line := m.checkLine(c, wide, w)
-		if width(line) <= w {
+		if common.Width(line) <= w {
 			lines = append(lines, line)
 			continue
 		}
@@ -118,23 +119,23 @@ func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 		if c.state == checkOpen {
 			detail = "not finished: " + detail
 		}
-		for _, d := range wrap(detail, w-checkIndent-2) {
-			lines = append(lines, spaces(checkIndent+2)+m.st.Detail.Render(d))
+		for _, d := range common.Wrap(detail, w-checkIndent-2) {
+			lines = append(lines, common.Spaces(checkIndent+2)+m.Styles.Detail.Render(d))
 		}
 	}
 	if aside > 0 {
 		note := "○ not in this lesson's verdict (verdict-checks): shown, not counted"
-		if !wide || width(note) > w {
+		if !wide || common.Width(note) > w {
 			note = "○ not in this lesson's verdict"
 		}
-		lines = append(lines, m.st.Aside.Render(note))
+		lines = append(lines, m.Styles.Aside.Render(note))
 	}
 	return lines
 }
 
 // checkLineIn is check c on one line of w cells: with its detail when that fits, else without.
 func (m checksPane) checkLineIn(c shownCheck, wide bool, w int) string {
-	if line := m.checkLine(c, wide, w); width(line) <= w {
+	if line := m.checkLine(c, wide, w); common.Width(line) <= w {
 		return line
 	}
 	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, state: c.state}, wide, w)
@@ -158,7 +159,7 @@ func asideSummary(aside, failing int) string {
 // checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name
 // (its short form when the whole does not fit in w cells), the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
 func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
-	st := m.st
+	st := m.Styles
 	var mark string
 	style := st.Info
 	switch c.state {
@@ -186,7 +187,7 @@ func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
 		}
 	}
 	name := c.Name
-	if c.Short != "" && width(mark)+1+width(name) > w {
+	if c.Short != "" && common.Width(mark)+1+common.Width(name) > w {
 		name = c.Short // its name in fewer words, where the whole one does not fit
 	}
 	line := mark + " " + style.Render(name)

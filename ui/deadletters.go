@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // deadLettersPane is a line under the events while the outbox has dead-lettered rows: how many
@@ -23,7 +24,7 @@ type deadLettersPane struct {
 	w, h    int
 }
 
-func newDeadLettersPane() pane {
+func newDeadLettersPane() common.Pane {
 	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸)"))}
 }
 
@@ -45,27 +46,27 @@ func (p deadLettersPane) WhyOff(key.Binding) string {
 }
 
 // SetSize gives the pane its size; its key is on while it has a line.
-func (p deadLettersPane) SetSize(w, h int) pane {
+func (p deadLettersPane) SetSize(w, h int) common.Pane {
 	p.w, p.h = w, h
 	p.redrive.SetEnabled(h > 0)
 	return p
 }
 
 // Want is a line while a row is dead-lettered.
-func (p deadLettersPane) Want(s scene, _ int) int { return b2i(len(deadLettered(s.f)) > 0) }
+func (p deadLettersPane) Want(s common.Scene, _ int) int { return b2i(len(deadLettered(s.Frame)) > 0) }
 
 // Pinned: the line is pinned while it has a dead letter to name, since V acts on what it marks.
-func (p deadLettersPane) Pinned(s scene) bool { return len(deadLettered(s.f)) > 0 }
+func (p deadLettersPane) Pinned(s common.Scene) bool { return len(deadLettered(s.Frame)) > 0 }
 
 // Update redrives the marked dead letter on the redrive key, and marks the next.
-func (p deadLettersPane) Update(msg tea.Msg, s scene) (pane, tea.Msg) {
+func (p deadLettersPane) Update(msg tea.Msg, s common.Scene) (common.Pane, tea.Msg) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !key.Matches(k, p.redrive) {
 		return p, nil
 	}
-	target := p.target(s.f)
+	target := p.target(s.Frame)
 	if target == "" {
-		return p, noteMsg{status{text: "no dead letter to redrive", level: levelWarn}}
+		return p, common.NoteMsg{Status: common.Status{Text: "no dead letter to redrive", Level: common.LevelWarn}}
 	}
 	p.after = target
 	return p, opMsg{op{cmd: engine.CmdRedrive{Key: target}}}
@@ -73,7 +74,7 @@ func (p deadLettersPane) Update(msg tea.Msg, s scene) (pane, tea.Msg) {
 
 // target is the dead letter V redrives now: the first in the table's order after the one it
 // redrove last, or else the first.
-func (p deadLettersPane) target(f *frame) string {
+func (p deadLettersPane) target(f *common.Frame) string {
 	keys := deadLettered(f)
 	if len(keys) == 0 {
 		return ""
@@ -93,12 +94,12 @@ func (p deadLettersPane) target(f *frame) string {
 }
 
 // View is the pane's line: the longest of its forms that fits.
-func (p deadLettersPane) View(s scene) string {
-	keys := deadLettered(s.f)
+func (p deadLettersPane) View(s common.Scene) string {
+	keys := deadLettered(s.Frame)
 	if p.h <= 0 || len(keys) == 0 {
 		return ""
 	}
-	target := p.target(s.f)
+	target := p.target(s.Frame)
 	marked := make([]string, len(keys))
 	for i, k := range keys {
 		marked[i] = k
@@ -119,16 +120,16 @@ func (p deadLettersPane) View(s scene) string {
 	}
 	line := forms[len(forms)-1]
 	for _, f := range forms {
-		if width(f) <= p.w {
+		if common.Width(f) <= p.w {
 			line = f
 			break
 		}
 	}
-	return strings.Join(box([]string{s.st.Failed.Render(line)}, p.w, p.h), "\n")
+	return strings.Join(common.Box([]string{s.Styles.Failed.Render(line)}, p.w, p.h), "\n")
 }
 
 // deadLettered are the keys of the frame's dead-lettered rows, in the table's order.
-func deadLettered(f *frame) []string {
+func deadLettered(f *common.Frame) []string {
 	if f == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // diagramInput is everything the space-time diagram is drawn from: it is a pure function of it.
@@ -36,9 +37,9 @@ type stGeometry struct {
 }
 
 func (st *spaceTime) geometry(in diagramInput) stGeometry {
-	g := stGeometry{gutter: width("clock") + 2}
+	g := stGeometry{gutter: common.Width("clock") + 2}
 	for _, l := range st.lanes {
-		g.gutter = max(g.gutter, width(l.name)+2)
+		g.gutter = max(g.gutter, common.Width(l.name)+2)
 	}
 	room := max(1, in.Width-g.gutter)
 	n := max(1, len(st.cols))
@@ -67,9 +68,9 @@ func renderDiagram(in diagramInput) string {
 	// first lines. Blank lines between lanes only when there is room.
 	room := max(0, in.Height-len(head))
 	lanes := st.laneLines(g, in.Paint, false)
-	legend := flow("key  ", st.legend(false), " · ", w)
+	legend := common.Flow("key  ", st.legend(false), " · ", w)
 	if countLines(lanes)+len(legend) > room {
-		legend = flow("key  ", st.legend(true), "  ", w)
+		legend = common.Flow("key  ", st.legend(true), "  ", w)
 	}
 	if countLines(lanes)+len(legend) > room {
 		lanes = st.laneLines(g, in.Paint, true)
@@ -90,7 +91,7 @@ func renderDiagram(in diagramInput) string {
 		if len(body)+len(l) > laneRoom-1 && !(last && len(body)+len(l) <= laneRoom) {
 			hidden := len(lanes) - i
 			body = append(body[:min(len(body), max(0, laneRoom-1))], fmt.Sprintf("… %d more %s below: a taller window shows them",
-				hidden, plural(hidden, "worker")))
+				hidden, common.Plural(hidden, "worker")))
 			break
 		}
 		body = append(body, l...)
@@ -98,7 +99,7 @@ func renderDiagram(in diagramInput) string {
 	lines := append(head, body...)
 	lines = append(lines, legend...)
 	lines = append(lines, momentLines(st.moments(), w, in.Height-len(lines))...)
-	return strings.Join(box(lines, w, in.Height), "\n")
+	return strings.Join(common.Box(lines, w, in.Height), "\n")
 }
 
 func countLines(ls [][]string) (n int) {
@@ -124,10 +125,10 @@ func (st *spaceTime) titleLine(in diagramInput, g stGeometry) string {
 	if g.most > 0 && in.Hint != "" {
 		right += " · " + in.Hint
 	}
-	if width(left)+2+width(right) > in.Width {
-		left = cut(left, max(0, in.Width-width(right)-2))
+	if common.Width(left)+2+common.Width(right) > in.Width {
+		left = common.Cut(left, max(0, in.Width-common.Width(right)-2))
 	}
-	return pad(left, max(0, in.Width-width(right))) + right
+	return common.Pad(left, max(0, in.Width-common.Width(right))) + right
 }
 
 // ruler is the scenario clock over the columns: a label where the time moves on (and at the
@@ -137,7 +138,7 @@ func (st *spaceTime) ruler(g stGeometry, w int) []string {
 		return nil
 	}
 	t0 := st.cols[0].at
-	lines := [2][]rune{[]rune(pad("clock", w)), []rune(spaces(w))}
+	lines := [2][]rune{[]rune(common.Pad("clock", w)), []rune(common.Spaces(w))}
 	free := [2]int{g.gutter, g.gutter}
 	for c := g.first; c < min(len(st.cols), g.first+g.visible); c++ {
 		if c != g.first && st.cols[c].at.Equal(st.cols[c-1].at) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"leaselab/ui/common"
 	"slices"
 	"strings"
 )
@@ -24,8 +25,8 @@ type laneCanvas struct {
 // track makes sure track t exists.
 func (lc *laneCanvas) track(t int) {
 	for len(lc.bars) <= t {
-		lc.labels = append(lc.labels, []rune(spaces(lc.cells)))
-		lc.bars = append(lc.bars, []rune(spaces(lc.cells)))
+		lc.labels = append(lc.labels, []rune(common.Spaces(lc.cells)))
+		lc.bars = append(lc.bars, []rune(common.Spaces(lc.cells)))
 	}
 }
 
@@ -53,7 +54,7 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 	lo, hi := g.first*g.cw, (g.first+g.visible)*g.cw
 	cells := max(len(st.cols)*g.cw+1, hi)
 	for _, l := range st.leases {
-		cells = max(cells, l.start*g.cw+width(leaseLabel(l))+1)
+		cells = max(cells, l.start*g.cw+common.Width(leaseLabel(l))+1)
 	}
 	out := make([][]string, len(st.lanes))
 	for li, lane := range st.lanes {
@@ -67,7 +68,7 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 			from := l.start * g.cw
 			to := max(l.end*g.cw, l.last*g.cw)
 			if !compact {
-				to = max(to, from+width(leaseLabel(l))-1)
+				to = max(to, from+common.Width(leaseLabel(l))-1)
 			}
 			l.track = slices.IndexFunc(ends, func(e int) bool { return e+1 < from })
 			if l.track < 0 {
@@ -91,9 +92,9 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 				continue // a track whose bars are all off screen
 			}
 			if label := string(lc.labels[t][lo:hi]); !compact && strings.TrimSpace(label) != "" {
-				out[li] = append(out[li], strings.TrimRight(spaces(g.gutter)+label, " "))
+				out[li] = append(out[li], strings.TrimRight(common.Spaces(g.gutter)+label, " "))
 			}
-			bar := strings.TrimRight(padPlain(plainText(name), g.gutter)+string(lc.bars[t][lo:hi]), " ")
+			bar := strings.TrimRight(common.PadPlain(plainText(name), g.gutter)+string(lc.bars[t][lo:hi]), " ")
 			out[li] = append(out[li], paint(li, bar))
 		}
 	}
@@ -111,7 +112,7 @@ func (lc *laneCanvas) label(l *stLease, cw, lo int, compact bool) {
 		put(lc.labels[l.track], x, text, isSpace)
 		return
 	}
-	for x = max(x+2, lo); x+width(text) < l.end*cw; x++ {
+	for x = max(x+2, lo); x+common.Width(text) < l.end*cw; x++ {
 		if row := lc.bars[l.track]; (x == lo || isFill(row[x-1])) && put(row, x, text, isFill) {
 			return
 		}

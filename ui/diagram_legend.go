@@ -1,9 +1,12 @@
 package ui
 
-import "fmt"
+import (
+	"fmt"
+	"leaselab/ui/common"
+	// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
+	// those.
+)
 
-// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
-// those.
 var legendOf = []struct {
 	r           rune
 	text, short string
@@ -55,12 +58,12 @@ func momentLines(ms []string, w, room int) []string {
 	if len(ms) == 0 || room < 3 {
 		return nil
 	}
-	out := []string{"", rule("What the bars show", w)}
+	out := []string{"", common.Rule("What the bars show", w)}
 	if n := room - len(out); len(ms) > n {
 		ms = append([]string{fmt.Sprintf("… %d earlier", len(ms)-n+1)}, ms[len(ms)-n+1:]...)
 	}
 	for _, m := range ms {
-		out = append(out, cut("  "+m, w))
+		out = append(out, common.Cut("  "+m, w))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"leaselab/ui/common"
 )
 
 // diagramStep is how many columns one press of the diagram's scroll keys moves it.
@@ -36,7 +37,7 @@ func (p diagramPane) FullHelp() [][]key.Binding {
 
 // Update takes the pane's keys: t shows or hides it, { and } scroll it in time (and say why
 // they do nothing while it is hidden). ok is false for any other key; out is a noteMsg.
-func (p diagramPane) Update(msg tea.Msg, s scene) (_ diagramPane, out tea.Msg, ok bool) {
+func (p diagramPane) Update(msg tea.Msg, s common.Scene) (_ diagramPane, out tea.Msg, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	if !isKey {
 		return p, nil, false
@@ -47,9 +48,9 @@ func (p diagramPane) Update(msg tea.Msg, s scene) (_ diagramPane, out tea.Msg, o
 		p.keys.Earlier.SetEnabled(p.on)
 		p.keys.Later.SetEnabled(p.on)
 		if !p.on {
-			return p, noteMsg{status{text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(p.keys.Toggle))}}, true
+			return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(p.keys.Toggle))}}, true
 		}
-		return p, noteMsg{status{text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
+		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
 			keyName(p.keys.Toggle))}}, true
 	case key.Matches(k, p.keys.Earlier, p.keys.Later):
 		most := diagramScrollMax(p.input(s))
@@ -59,22 +60,22 @@ func (p diagramPane) Update(msg tea.Msg, s scene) (_ diagramPane, out tea.Msg, o
 		}
 		p.scroll = min(max(p.scroll+d, 0), most)
 		if most == 0 {
-			return p, noteMsg{status{text: "the whole run fits on screen: nothing to scroll"}}, true
+			return p, common.NoteMsg{Status: common.Status{Text: "the whole run fits on screen: nothing to scroll"}}, true
 		}
 		return p, nil, true
 	case hasKey(k, p.keys.Earlier, p.keys.Later): // off: the diagram is hidden
-		return p, noteMsg{status{text: fmt.Sprintf("%s and %s scroll the diagram: %s shows it first",
-			keyName(p.keys.Earlier), keyName(p.keys.Later), keyName(p.keys.Toggle)), level: levelWarn}}, true
+		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("%s and %s scroll the diagram: %s shows it first",
+			keyName(p.keys.Earlier), keyName(p.keys.Later), keyName(p.keys.Toggle)), Level: common.LevelWarn}}, true
 	}
 	return p, nil, false
 }
 
 // input is what the diagram draws now, in the pane's size.
-func (p diagramPane) input(s scene) diagramInput {
+func (p diagramPane) input(s common.Scene) diagramInput {
 	in := diagramInput{Width: p.w, Height: p.h, Scroll: p.scroll,
 		Hint:  keyNames(p.keys.Earlier, p.keys.Later) + " earlier/later",
-		Paint: func(i int, str string) string { return s.st.worker(i).Render(str) }}
-	if f := s.f; f != nil {
+		Paint: func(i int, str string) string { return s.Styles.Worker(i).Render(str) }}
+	if f := s.Frame; f != nil {
 		in.Name, in.Events, in.Dropped = f.Name, f.Events, max(0, f.EventCount-len(f.Events))
 		for _, w := range f.Workers {
 			in.Workers = append(in.Workers, w.Name)
@@ -84,7 +85,7 @@ func (p diagramPane) input(s scene) diagramInput {
 }
 
 // View draws the diagram in the pane's size ("" when it has no lines).
-func (p diagramPane) View(s scene) string {
+func (p diagramPane) View(s common.Scene) string {
 	if p.h <= 0 {
 		return ""
 	}

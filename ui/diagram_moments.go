@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // moments are the turns of the run that the diagram's bars show, in words, oldest first: a
@@ -66,7 +67,7 @@ func (st *spaceTime) moments() []string {
 	}
 	for _, k := range blockOrder {
 		out = append(out, fmt.Sprintf("%s's claim was blocked %d %s by the live lease on %s until %s",
-			k.worker, blocked[k], plural(blocked[k], "time"), k.key, at(blockUntil[k])))
+			k.worker, blocked[k], common.Plural(blocked[k], "time"), k.key, at(blockUntil[k])))
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // afterEvents is a recorded run of "after" to its end. Its concurrent phase differs from run to
@@ -27,12 +28,12 @@ func runToEnd(t *testing.T, name string, w, h int) *lab {
 	l := newLab(t, name, w, h, engine.Overrides{})
 	l.press("e")
 	if !l.m.frame.Done {
-		t.Fatalf("%s not done after e: %s", name, l.m.status.text)
+		t.Fatalf("%s not done after e: %s", name, l.m.status.Text)
 	}
 	return l
 }
 
-func workerNames(f *frame) []string {
+func workerNames(f *common.Frame) []string {
 	var ws []string
 	for _, w := range f.Workers {
 		ws = append(ws, w.Name)
@@ -159,7 +160,7 @@ func TestDiagramBarsRunFromClaimToLockedUntil(t *testing.T) {
 				}
 				// Drawn: the claim's mark at the first cell, the cap at the last, none between.
 				for _, cw := range []int{minColumnCells, maxColumnCells} {
-					row := []rune(spaces(len(st.cols)*cw + 1))
+					row := []rune(common.Spaces(len(st.cols)*cw + 1))
 					drawBar(row, ls, cw)
 					if m := row[ls.start*cw]; !slices.Contains([]rune{markClaim, markReclaim, markTake}, m) {
 						t.Errorf("bar %s v%d starts with %q", ls.key, ls.version, m)

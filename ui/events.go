@@ -8,49 +8,50 @@ import (
 
 	"leaselab/engine"
 	"leaselab/engine/words"
+	"leaselab/ui/common"
 )
 
 // eventsPane is the event log, drawn from the scene: the latest events in words, newest last,
 // the ones the last command wrote marked •. It has no keys.
-type eventsPane struct{ scene }
+type eventsPane struct{ common.Scene }
 
 // eventsView is the event log in exactly h lines.
 func (m eventsPane) eventsView(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	st, f := m.st, m.f
+	st, f := m.Styles, m.Frame
 	title := "Events (newest last)"
 	if f != nil {
 		title = fmt.Sprintf("Events: %d so far, newest last", f.EventCount)
 	}
-	lines := []string{st.Section.Render(rule(title, w))}
+	lines := []string{st.Section.Render(common.Rule(title, w))}
 	if f == nil {
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	// Newest last: fill the pane from the bottom up. A long event wraps onto a second line,
 	// under its text, when there is room for it.
-	idx := f.workerIndex()
+	idx := f.WorkerIndex()
 	var body []string
 	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
 		e := f.Events[i]
-		text := eventLine(st, e, e.Seq > m.ch.newAfter, idx)
+		text := eventLine(st, e, e.Seq > m.Changes.NewAfter, idx)
 		ev := []string{text}
-		if room := h - 1 - len(body); room >= 2 && width(text) > w {
+		if room := h - 1 - len(body); room >= 2 && common.Width(text) > w {
 			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {
-				ev = []string{parts[0], cut(spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w)}
+				ev = []string{parts[0], common.Cut(common.Spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w)}
 			}
 		}
 		body = append(ev, body...)
 	}
-	return box(append(lines, body...), w, h)
+	return common.Box(append(lines, body...), w, h)
 }
 
 // eventIndent is where an event's text starts: after the mark ("• ") and the time.
 const eventIndent = 2 + len("09:00:00.000Z ")
 
 // eventLine renders one event: its time, then its words with the worker's name in its colour.
-func eventLine(st *Styles, e engine.Event, fresh bool, idx map[string]int) string {
+func eventLine(st *common.Styles, e engine.Event, fresh bool, idx map[string]int) string {
 	mark := "  "
 	if fresh {
 		mark = "• "
@@ -78,7 +79,7 @@ func eventLine(st *Styles, e engine.Event, fresh bool, idx map[string]int) strin
 	default:
 		if sub := e.Subject(); sub != "" {
 			if wi, ok := idx[sub]; ok {
-				text = st.worker(wi).Render(sub) + text[len(sub):]
+				text = st.Worker(wi).Render(sub) + text[len(sub):]
 			}
 		}
 	}
@@ -91,12 +92,12 @@ func (m Model) captionLines(w int) []string {
 	if m.explain == explainOff || m.frame == nil {
 		return nil
 	}
-	lines := []string{m.styles.Section.Render(rule("About this scenario ("+keyName(m.keys.Explain)+" hides)", w))}
+	lines := []string{m.styles.Section.Render(common.Rule("About this scenario ("+keyName(m.keys.Explain)+" hides)", w))}
 	text := strings.Join(m.frame.Explain, " ")
 	if text == "" {
 		text = "This scenario has no explanation."
 	}
-	for _, l := range wrap(text, w) {
+	for _, l := range common.Wrap(text, w) {
 		lines = append(lines, m.styles.Caption.Render(l))
 	}
 	return lines
@@ -107,23 +108,11 @@ func (m Model) captionView(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	return box(m.captionLines(w), w, h)
+	return common.Box(m.captionLines(w), w, h)
 }
 
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
 const maxStatusLines = 6
-
-// plain is the status note with its mark, unstyled: "! why nothing happened". The lab's status
-// line and the watch's write it alike.
-func (s status) plain() string {
-	switch s.level {
-	case levelWarn:
-		return "! " + s.text
-	case levelError:
-		return "✗ " + s.text
-	}
-	return "› " + s.text
-}
 
 // statusLines is how many lines the status note takes at width w. A note that repeats the
 // newest event, which the log on screen shows in full, keeps to one line.
@@ -134,11 +123,11 @@ func (m Model) statusLines(w int) int {
 // note is the status note as the screen shows it: while a question is open, a note about
 // something else (a key that waits for the answer) comes with the question and its answers, so
 // that no key takes them off the screen.
-func (m Model) note() status {
+func (m Model) note() common.Status {
 	st := m.status
 	if q := m.ask.open; q != nil {
-		if ask := askNote(q, m.keys); !strings.Contains(st.text, ask) {
-			st.text = strings.TrimSpace(st.text + "\n" + ask)
+		if ask := askNote(q, m.keys); !strings.Contains(st.Text, ask) {
+			st.Text = strings.TrimSpace(st.Text + "\n" + ask)
 		}
 	}
 	return st
@@ -150,7 +139,7 @@ func (m Model) noteLines(w int) int {
 	if m.ask.long {
 		limit = max(limit, maxAskLines) // a question and its answers, or the answer and its why (ask.go)
 	}
-	return max(1, min(limit, len(wrap(m.note().plain(), w))))
+	return max(1, min(limit, len(common.Wrap(m.note().Plain(), w))))
 }
 
 // statusView is the status line(s): what the last command did, or why nothing happened, and
@@ -159,10 +148,10 @@ func (m Model) statusView(w, h int) []string {
 	st := &m.styles
 	note := m.note()
 	style := st.Info
-	switch note.level {
-	case levelWarn:
+	switch note.Level {
+	case common.LevelWarn:
 		style = st.Warn
-	case levelError:
+	case common.LevelError:
 		style = st.Error
 	}
 	tl := m.timelineLines() // the history's timeline comes first (history_view.go)
@@ -170,9 +159,9 @@ func (m Model) statusView(w, h int) []string {
 		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
 	}
 	h -= tl
-	lines := wrap(note.plain(), w)
+	lines := common.Wrap(note.Plain(), w)
 	if len(lines) > h {
-		lines = append(lines[:h-1], cut(strings.Join(lines[h-1:], " "), w))
+		lines = append(lines[:h-1], common.Cut(strings.Join(lines[h-1:], " "), w))
 	}
 	for i := range lines {
 		lines[i] = style.Render(lines[i])
@@ -184,11 +173,11 @@ func (m Model) statusView(w, h int) []string {
 	case m.busy && !m.free.polling: // a poll is the free run's heartbeat, not work to wait for
 		right = "working…"
 	}
-	if last := len(lines) - 1; right != "" && width(lines[last])+1+len(right) <= w {
-		lines[last] = pad(lines[last], w-len(right)-1) + " " + st.Subtle.Render(right)
+	if last := len(lines) - 1; right != "" && common.Width(lines[last])+1+len(right) <= w {
+		lines[last] = common.Pad(lines[last], w-len(right)-1) + " " + st.Subtle.Render(right)
 	}
 	if tl > 0 {
-		return append([]string{pad(st.Subtle.Render(m.timelineView(w)), w)}, box(lines, w, h)...)
+		return append([]string{common.Pad(st.Subtle.Render(m.timelineView(w)), w)}, common.Box(lines, w, h)...)
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // headerView is the three header lines: the scenario; the LEASING badge with the lease, the
@@ -35,31 +36,31 @@ func (m Model) titleLine(w int) string {
 		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
 	}
 	brand := st.Title.Render("LEASELAB") + "  "
-	if width(brand)+width(title)+2+width(pos) > w {
+	if common.Width(brand)+common.Width(title)+2+common.Width(pos) > w {
 		pos = short
 	}
-	if width(brand)+width(title)+2+width(pos) > w {
+	if common.Width(brand)+common.Width(title)+2+common.Width(pos) > w {
 		if head, _, ok := strings.Cut(title, ":"); ok {
 			title = head
 		}
 	}
 	left := brand + st.Title.Render(title)
 	if f != nil && f.DBPath != "" && m.cfg.TempDB {
-		if note := "db temporary (removed at exit)"; width(left)+width(pos)+4+len(note) <= w {
+		if note := "db temporary (removed at exit)"; common.Width(left)+common.Width(pos)+4+len(note) <= w {
 			pos += "  " + note
-		} else if width(left)+width(pos)+4+len("db temporary") <= w {
+		} else if common.Width(left)+common.Width(pos)+4+len("db temporary") <= w {
 			pos += "  db temporary"
 		}
 	} else if f != nil && f.DBPath != "" {
-		room := w - width(left) - width(pos) - 4 - len("db ")
+		room := w - common.Width(left) - common.Width(pos) - 4 - len("db ")
 		switch {
-		case width(f.DBPath) <= room:
+		case common.Width(f.DBPath) <= room:
 			pos += "  db " + f.DBPath
-		case width(filepath.Base(f.DBPath)) <= room:
+		case common.Width(filepath.Base(f.DBPath)) <= room:
 			pos += "  db " + filepath.Base(f.DBPath)
 		}
 	}
-	return pad(left, max(0, w-width(pos)-2)) + "  " + st.Subtle.Render(pos)
+	return common.Pad(left, max(0, w-common.Width(pos)-2)) + "  " + st.Subtle.Render(pos)
 }
 
 // part is an item of a header line; a narrow window leaves out the highest ranks first, or
@@ -84,7 +85,7 @@ func fitParts(parts []part, w int) string {
 			}
 		}
 		for _, sep := range []string{"  ", " "} {
-			if s := strings.Join(kept, sep); width(s) <= w || drop == 0 && sep == " " {
+			if s := strings.Join(kept, sep); common.Width(s) <= w || drop == 0 && sep == " " {
 				return s
 			}
 		}
@@ -105,7 +106,7 @@ func (m Model) stateLine(w int) string {
 		badge += " (" + k + ")"
 	}
 	switch {
-	case m.changes.toggles[engine.ToggleLeasing]:
+	case m.changes.Toggles[engine.ToggleLeasing]:
 		badge = st.Changed.Render("•") + badge // just flipped
 	case f.Teaches == engine.ToggleLeasing:
 		badge = st.Lesson.Render("◆") + badge
@@ -132,7 +133,7 @@ func (m Model) stateLine(w int) string {
 			parts = append(parts, part{text: st.Warn.Render(m.free.held), rank: 1, alt: st.Warn.Render("held back")})
 		}
 		if n := m.free.failed; n > 0 {
-			parts = append(parts, part{text: st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, plural(n, "worker"))), rank: 0})
+			parts = append(parts, part{text: st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, common.Plural(n, "worker"))), rank: 0})
 		}
 	case m.play.playing:
 		parts = append(parts, part{text: st.Playing.Render("▶ playing") + " " + m.play.rate(), rank: 0})
@@ -185,7 +186,7 @@ func (m Model) togglesLine(w int) string {
 		ts    []engine.Toggle
 		label func(engine.Toggle) string
 	}{{shown, shorter}, {own, label}} {
-		if width(line) <= w {
+		if common.Width(line) <= w {
 			break
 		}
 		line = m.fitToggles(try.ts, try.label, w)
@@ -210,7 +211,7 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 		if name == f.Teaches {
 			word = st.Lesson.Render("◆") + word
 		}
-		if m.changes.toggles[name] {
+		if m.changes.Toggles[name] {
 			word = st.Changed.Render("•") + word
 		}
 		parts = append(parts, part{text: word, rank: 0})
@@ -225,7 +226,7 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 			long, short = short, st.Lesson.Render("◆ lesson")
 		}
 		line := fitParts(append(slices.Clone(parts), part{text: long, rank: 0}), w)
-		if width(line) <= w {
+		if common.Width(line) <= w {
 			return line
 		}
 		parts = append(parts, part{text: short, rank: 1})

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // footItem is one entry in the footer: its bindings (shown when any is on; their keys are
@@ -109,7 +110,7 @@ func (p helpPane) shortHelp(w int) string {
 	}
 	for _, sep := range []string{" · ", "  "} {
 		for rank := 4; rank >= 0; rank-- {
-			if s := render(sep, rank); width(s) <= w {
+			if s := render(sep, rank); common.Width(s) <= w {
 				return s
 			}
 			if sep == " · " && rank == 2 {
@@ -117,7 +118,7 @@ func (p helpPane) shortHelp(w int) string {
 			}
 		}
 	}
-	return cut(render("  ", 0), w)
+	return common.Cut(render("  ", 0), w)
 }
 
 // footerItems are the footer's entries now: the lab's keys and its registered panes'.
@@ -230,7 +231,7 @@ func (p helpPane) fullHelpLines(w int) []string {
 			}
 		}
 		if len(items) > 0 {
-			lines = append(lines, flow(pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)
+			lines = append(lines, common.Flow(common.Pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)
 		}
 	}
 	return lines
@@ -254,9 +255,9 @@ func (p helpPane) view(w, h int) []string {
 		lines := p.fullHelpLines(w)
 		if n := len(lines) - h; n > 0 {
 			// Too short a window for every key: the last line says how many are left out.
-			lines = append(lines[:h-1], p.st.FullDesc.Render(fmt.Sprintf("+%d more %s: a taller window shows every key", n+1, plural(n+1, "line"))))
+			lines = append(lines[:h-1], p.st.FullDesc.Render(fmt.Sprintf("+%d more %s: a taller window shows every key", n+1, common.Plural(n+1, "line"))))
 		}
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
-	return box([]string{p.shortHelp(w)}, w, h)
+	return common.Box([]string{p.shortHelp(w)}, w, h)
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // historyOpened starts the history of a freshly opened session. Rebuilding it opens the same
@@ -45,18 +46,18 @@ func (m Model) historyResult(msg resultMsg) Model {
 func (m Model) historyKey(act action) (Model, tea.Cmd) {
 	switch {
 	case m.hist == nil:
-		m.status = status{text: noSession(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		return m, nil
 	case m.free.on:
-		m.status = status{text: fmt.Sprintf("the workers run free: %s stops them, then %s goes back", keyName(m.keys.Free), keyName(m.keys.Back)), level: levelWarn}
+		m.status = common.Status{Text: fmt.Sprintf("the workers run free: %s stops them, then %s goes back", keyName(m.keys.Free), keyName(m.keys.Back)), Level: common.LevelWarn}
 		return m, nil
 	case m.finish.on:
-		m.status = status{text: fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(m.keys.Finish)), level: levelWarn}
+		m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(m.keys.Finish)), Level: common.LevelWarn}
 		return m, nil
 	}
 	t, ok := m.line.target(act)
 	if !ok {
-		m.status = status{text: m.line.noTarget(act, m.keys)}
+		m.status = common.Status{Text: m.line.noTarget(act, m.keys)}
 		return m, nil
 	}
 	m.play.stop()

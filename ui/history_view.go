@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"leaselab/ui/common"
 	"strings"
 )
 
@@ -58,12 +59,12 @@ func (m Model) timelineView(w int) string {
 	if len(legend) > 0 {
 		tail = "  " + strings.Join(legend, " · ") + keys
 	}
-	room := w - width(head) - width(tail)
+	room := w - common.Width(head) - common.Width(tail)
 	if room < 12 {
-		tail, room = keys, w-width(head)-width(keys)
+		tail, room = keys, w-common.Width(head)-common.Width(keys)
 	}
 	strip := window(glyphs, t.pos, max(room, 8))
-	return cut(head+strip+tail, w)
+	return common.Cut(head+strip+tail, w)
 }
 
 // window is up to n glyphs of g around index at (the cursor), with … where it cuts.

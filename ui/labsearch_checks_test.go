@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The search's checks after every move (labsearch_test.go): the frame's words against the
@@ -91,8 +92,8 @@ var internalText = regexp.MustCompile(`%!|<nil>|action not possible|runtime erro
 // checkFrame checks the frame's words against its counts and its table, once per move.
 func (s *searcher) checkFrame(l *lab, path []string) {
 	m, f := l.m, l.m.frame
-	if m.status.level == levelError {
-		s.violate(kindInternal, path, "any", "an error in the status line: "+m.status.text, "")
+	if m.status.Level == common.LevelError {
+		s.violate(kindInternal, path, "any", "an error in the status line: "+m.status.Text, "")
 	}
 	if f == nil || f.Summary == nil {
 		return
@@ -157,7 +158,7 @@ func (s *searcher) checkAnswer(l *lab, path []string) {
 		return // skipped, or its step stepped back past
 	}
 	a := asked[len(asked)-1]
-	o, note := a.Observed, l.m.status.text
+	o, note := a.Observed, l.m.status.Text
 	q := a.Question
 	bad := ""
 	switch {
@@ -237,7 +238,7 @@ func (s *searcher) checkChecks(l *lab, path []string) {
 
 // recoveryAgainstTable finds a crashed owner's message the check says nobody reclaimed, or
 // processed fewer times than the ledger of attempts shows after the crash; "" when none.
-func recoveryAgainstTable(f *frame) string {
+func recoveryAgainstTable(f *common.Frame) string {
 	for _, r := range f.Summary.Recovery {
 		at, err := time.Parse("15:04:05.000Z", r.CrashedAt)
 		after := 0
@@ -296,7 +297,7 @@ func (s *searcher) checkScreen(l *lab, path []string, v string, sz [2]int) {
 	}
 	flat := flatten(plain)
 	// The status line whole: a question and its answers, an answer and its why, any note.
-	if st := m.note().plain(); st != "" && !strings.Contains(flat, flatten(st)) {
+	if st := m.note().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
 		s.violate(kindCut, path, size, fmt.Sprintf("the status note is not on screen whole: %q", st), plain)
 	}
 	if q := m.ask.open; q != nil {

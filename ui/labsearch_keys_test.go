@@ -127,7 +127,7 @@ func probeKey(m Model) uint64 {
 		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadLettered(f)) > 0)
 	}
 	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.open != nil, sel, m.line.pos > 0, m.line.pos < len(m.line.entries),
-		m.layout.caption > 0, m.showHelp, m.status.level)
+		m.layout.caption > 0, m.showHelp, m.status.Level)
 	return h.Sum64()
 }
 
@@ -150,10 +150,10 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 	var silentOnHelp, unlisted, wrongLabel []string
 	for _, k := range keyUniverse(base) {
 		mm := base
-		sentinel := base.status.text + probeMark
-		mm.status.text = sentinel
+		sentinel := base.status.Text + probeMark
+		mm.status.Text = sentinel
 		after, cmd := mm.update(searchKey(k))
-		said := after.status.text != sentinel && after.status.text != ""
+		said := after.status.Text != sentinel && after.status.Text != ""
 		// A scroll key acts by moving the table; a note of several lines may move it too, as
 		// the layout makes room for it, which is no action of the key's.
 		scrolled := after.outbox.offset != base.outbox.offset && !said

@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // ledgersPane is the run's ledgers, drawn from the scene: what the workers did, counted, and
 // the rows as they stand. It has no keys.
-type ledgersPane struct{ scene }
+type ledgersPane struct{ common.Scene }
 
 // ledgerItems are the run's ledgers, most telling first: work done twice (by two owners at
 // once, again after a lost lease, then written twice), attempts, the payments as the rows show them, the side effects (calls to the
 // provider, per key when a key was called more than once), ownership, claims.
 func (m ledgersPane) ledgerItems() []string {
-	f, st := m.f, m.st
+	f, st := m.Frame, m.Styles
 	if f == nil || f.Summary == nil {
 		return nil
 	}
@@ -34,7 +35,7 @@ func (m ledgersPane) ledgerItems() []string {
 		alarm(fmt.Sprintf("duplicated messages %d", sum.ProcessedByTwoOwners), sum.ProcessedByTwoOwners),
 	}
 	if sum.DeadLettered > 0 || sum.ProviderFailures > 0 {
-		items = append(items, endsItem(sum, m.f.Done))
+		items = append(items, endsItem(sum, m.Frame.Done))
 	}
 	if n := sum.ReprocessedAfterLostLease; n > 0 {
 		items = append(items, fmt.Sprintf("re-processed %d (at-least-once)", n))
@@ -102,7 +103,7 @@ func sideEffects(sum *engine.Summary) string {
 	case len(twice) <= 2:
 		return s + " (" + strings.Join(twice, ", ") + ")"
 	}
-	return s + fmt.Sprintf(" (%d %s called more than once)", len(twice), plural(len(twice), "key"))
+	return s + fmt.Sprintf(" (%d %s called more than once)", len(twice), common.Plural(len(twice), "key"))
 }
 
 // ledgerGroups is the run's ledgers on lines of at most w cells, the most telling first: short
@@ -124,11 +125,11 @@ func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
 	}
 	for _, it := range m.ledgerItems() {
 		switch {
-		case width(it) > w:
+		case common.Width(it) > w:
 			flush()
-			g := wrapHanging(it, w, 2)
+			g := common.WrapHanging(it, w, 2)
 			if segs := strings.Split(it, " · "); len(segs) > 1 {
-				g = flowWrap(segs, " · ", w-2)
+				g = common.FlowWrap(segs, " · ", w-2)
 				for i := 1; i < len(g); i++ {
 					g[i] = "  " + g[i]
 				}
@@ -136,7 +137,7 @@ func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
 			groups, items = append(groups, g), append(items, 1)
 		case line == "":
 			line, n = it, 1
-		case width(line)+3+width(it) <= w:
+		case common.Width(line)+3+common.Width(it) <= w:
 			line, n = line+" · "+it, n+1
 		default:
 			flush()
@@ -172,15 +173,15 @@ func (m ledgersPane) ledgersBox(w, h int) []string {
 	}
 	lines, left := fit(h)
 	if left == 0 || h <= 0 {
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
-	more := func(n int) string { return m.st.Subtle.Render(fmt.Sprintf("+%d more", n)) }
-	if last := len(lines) - 1; last >= 0 && width(lines[last])+2+width(more(left)) <= w {
+	more := func(n int) string { return m.Styles.Subtle.Render(fmt.Sprintf("+%d more", n)) }
+	if last := len(lines) - 1; last >= 0 && common.Width(lines[last])+2+common.Width(more(left)) <= w {
 		lines[last] += "  " + more(left) // after the last item, when it has room
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	lines, left = fit(h - 1)
-	return box(append(lines, more(left)), w, h)
+	return common.Box(append(lines, more(left)), w, h)
 }
 
 // claimCounts is what the claims got: won, empty, blocked by a live lease, and (apart, when

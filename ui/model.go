@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // maxQueuedSteps bounds the steps waiting behind a busy engine: a held-down space bar is
@@ -25,7 +26,7 @@ type Model struct {
 	after  afterFunc
 	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
-	styles Styles
+	styles common.Styles
 
 	width, height int // 0 until the first WindowSizeMsg
 	layout        layout
@@ -34,13 +35,13 @@ type Model struct {
 	target  string   // the scenario open, or being opened
 	gen     int      // the session's generation: results for an older one are dropped
 	sess    *engine.Session
-	frame   *frame
-	changes changes
+	frame   *common.Frame
+	changes common.Changes
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
 	steps   int  // steps that did something since the scenario opened
 
-	status   status
+	status   common.Status
 	play     player
 	free     freeMode
 	finish   finishMode
@@ -63,15 +64,15 @@ type Model struct {
 }
 
 // New returns the lab's model. Its Init opens cfg.Start.
-func New(ctx context.Context, cfg Config, st Styles) Model {
+func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: newWorkersPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
+		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
 	}
-	m.changes = noChanges(nil)
+	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)
 	m.relayout()
 	return m
@@ -110,11 +111,11 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		var fitted bool
 		m.width, m.height, fitted = FitWindow(msg.Width, msg.Height) // a View of the size asked for could be gigabytes
 		if fitted {
-			m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
+			m.status = common.Status{Text: oversizeNote(msg.Width, msg.Height), Level: common.LevelWarn}
 		}
 		m.relayout()
 	case OversizeMsg:
-		m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
+		m.status = common.Status{Text: oversizeNote(msg.Width, msg.Height), Level: common.LevelWarn}
 	case tea.KeyMsg:
 		return m.key(msg)
 	case openedMsg:
@@ -144,9 +145,9 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 		return m.enqueue(out.op)
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
-	case needsSessionMsg:
+	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
-			m.status = status{text: noSession(m.keys), level: levelWarn}
+			m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		}
 		return m, nil
 	}
@@ -180,7 +181,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
 		if p.offset == m.outbox.offset {
-			m.status = status{text: p.atEdge(), level: levelWarn} // a scroll key at the end says so
+			m.status = common.Status{Text: p.atEdge(), Level: common.LevelWarn} // a scroll key at the end says so
 		}
 		m.outbox = p
 		return m, cmd
@@ -200,7 +201,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	act, on := m.keys.match(k)
 	if !on {
 		if why := m.whyOff(act); why != "" {
-			m.status = status{text: why, level: levelWarn}
+			m.status = common.Status{Text: why, Level: common.LevelWarn}
 		}
 		return m, nil
 	}
@@ -208,7 +209,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // scene is what the panes draw from now.
-func (m Model) scene() scene { return scene{m.frame, m.changes, &m.styles} }
+func (m Model) scene() common.Scene {
+	return common.Scene{Frame: m.frame, Changes: m.changes, Styles: &m.styles}
+}
 
 // otherScenario is the scenario d places after the current one in tab order (-1: the one
 // before it).
@@ -227,6 +230,6 @@ func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.play.stop()
 	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
-	m.status = status{text: fmt.Sprintf("%s: opening %s …", why, name)}
+	m.status = common.Status{Text: fmt.Sprintf("%s: opening %s …", why, name)}
 	return m.enqueue(op{kind: opOpen, name: name})
 }

@@ -9,6 +9,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/engine/words"
+	"leaselab/ui/common"
 )
 
 // clockStep is how far + moves the scenario clock.
@@ -63,10 +64,10 @@ func isStep(c engine.Command) bool {
 type resultMsg struct {
 	gen   int
 	op    op
-	frame *frame
+	frame *common.Frame
 	acted bool // a step performed an action
 	note  string
-	level level
+	level common.Level
 	// freeFailed is how many free-running workers have stopped on an error (polls only).
 	freeFailed int
 	// held says how the room slows the free runs down now ("" when it does not; polls only).
@@ -80,7 +81,7 @@ type openedMsg struct {
 	gen   int
 	name  string
 	sess  *engine.Session
-	frame *frame
+	frame *common.Frame
 	err   error
 }
 
@@ -96,7 +97,7 @@ func refusal(err error) string {
 }
 
 // apply does c on s and says what happened, in words. It does I/O.
-func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl level, acted bool) {
+func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl common.Level, acted bool) {
 	defer func() { note = words.Escape(note) }() // events and errors may quote database values
 	before := s.Ledger().EventCount()
 	fresh := s.Ledger().Total() == (engine.WorkerLedger{})
@@ -105,26 +106,26 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 	sw, stepped := c.(engine.CmdStepWorker)
 	switch {
 	case errors.Is(err, engine.ErrNoWorker):
-		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), levelWarn, false
+		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
-			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), levelWarn, false
+			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
-		return refusal(err), levelWarn, acted
+		return refusal(err), common.LevelWarn, acted
 	case err != nil:
-		return "error: " + err.Error(), levelError, acted
+		return "error: " + err.Error(), common.LevelError, acted
 	case r.Busy:
-		return "the database stayed busy; nothing happened: try again", levelWarn, false
+		return "the database stayed busy; nothing happened: try again", common.LevelWarn, false
 	case stepped && !acted:
-		return workerIdle(s, sw.Worker, k), levelWarn, false
+		return workerIdle(s, sw.Worker, k), common.LevelWarn, false
 	}
 	if t, ok := c.(engine.CmdToggle); ok {
 		on, _ := s.Settings().Get(t.Name)
-		return toggleNote(t.Name, on, s.Settings(), fresh), levelInfo, false
+		return toggleNote(t.Name, on, s.Settings(), fresh), common.LevelInfo, false
 	}
 	if r.Event.Seq > 0 {
 		// Free-running workers write events meanwhile: the note is this command's own.
-		return r.Event.String(), levelInfo, acted
+		return r.Event.String(), common.LevelInfo, acted
 	}
 	evs := s.Ledger().EventsSince(before)
 	switch {
@@ -137,7 +138,7 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 		// The script goes on from where it was: the lesson's expectations assume it alone acts.
 		note += " — a step outside the script: the lesson's expectations may no longer hold"
 	}
-	return note, levelInfo, acted
+	return note, common.LevelInfo, acted
 }
 
 // workerOf is the worker a command is aimed at, for the note that it does not exist.
@@ -170,7 +171,7 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 
 // whyNothing explains, from the frame read after a step that did nothing, why nothing could
 // happen and what to press.
-func whyNothing(f *frame, k KeyMap) string {
+func whyNothing(f *common.Frame, k KeyMap) string {
 	now := engine.FormatClock(f.Now)
 	live := 0
 	for _, w := range f.Workers {
@@ -189,9 +190,9 @@ func whyNothing(f *frame, k KeyMap) string {
 	case live == 0:
 		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (%s restarts, %s wakes the selected one)",
 			now, keyName(k.Restart), keyName(k.Pause))
-	case !f.earliestLease().IsZero():
+	case !f.EarliestLease().IsZero():
 		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press %s to move the clock past the earliest (%s)",
-			now, keyName(k.PastLease), engine.FormatClock(f.earliestLease()))
+			now, keyName(k.PastLease), engine.FormatClock(f.EarliestLease()))
 	case !f.NextTimer.IsZero():
 		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press %s to move the clock",
 			now, engine.FormatClock(f.NextTimer), keyName(k.Clock))

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
@@ -138,26 +139,28 @@ func (p *outboxPane) followSpan(lo, hi int) {
 }
 
 // View renders the title, the heading and the visible rows of s's frame.
-func (p outboxPane) View(s scene) string { return strings.Join(p.lines(s.f, s.ch, s.st), "\n") }
+func (p outboxPane) View(s common.Scene) string {
+	return strings.Join(p.lines(s.Frame, s.Changes, s.Styles), "\n")
+}
 
 // lines are the pane's lines, exactly its height.
-func (p outboxPane) lines(f *frame, ch changes, st *Styles) []string {
+func (p outboxPane) lines(f *common.Frame, ch common.Changes, st *common.Styles) []string {
 	w, h := p.width, p.height()
 	if h <= 0 {
 		return nil
 	}
 	if f == nil {
-		return box([]string{st.Section.Render(rule("Outbox", w))}, w, h)
+		return common.Box([]string{st.Section.Render(common.Rule("Outbox", w))}, w, h)
 	}
 	n := len(f.Rows)
-	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, plural(n, "row"))
+	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, common.Plural(n, "row"))
 	if v := p.visible(); n > v && v > 0 {
 		k := p.keys
 		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, keyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)
 	if p.title {
-		lines = append(lines, st.Section.Render(rule(title, w)))
+		lines = append(lines, st.Section.Render(common.Rule(title, w)))
 	}
 	cols := columns(w, f.Rows, f.Watch, !f.Watch && usesBackoff(f))
 	var head strings.Builder
@@ -166,21 +169,21 @@ func (p outboxPane) lines(f *frame, ch changes, st *Styles) []string {
 		if i > 0 {
 			head.WriteByte(' ')
 		}
-		head.WriteString(padPlain(c.title, c.w))
+		head.WriteString(common.PadPlain(c.title, c.w))
 	}
 	lines = append(lines, st.Head.Render(strings.TrimRight(head.String(), " ")))
-	idx := f.workerIndex()
+	idx := f.WorkerIndex()
 	end := min(n, p.offset+p.visible())
 	for i := p.offset; i < end; i++ {
 		lines = append(lines, p.row(f, &f.Rows[i], cols, idx, ch, st))
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // row renders one outbox row.
-func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]int, ch changes, st *Styles) string {
+func (p outboxPane) row(f *common.Frame, r *engine.Row, cols []colSpec, idx map[string]int, ch common.Changes, st *common.Styles) string {
 	var b strings.Builder
-	if ch.row(r.ID) {
+	if ch.Row(r.ID) {
 		b.WriteString("• ")
 	} else {
 		b.WriteString("  ")
@@ -203,10 +206,10 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 				style, styled = st.Duplicate, true
 			}
 		case cStatus:
-			text, changed = r.Status, ch.has(r.ID, colStatus)
+			text, changed = r.Status, ch.Has(r.ID, common.ColStatus)
 			style, styled = statusStyle(st, r.Status), r.Status != engine.StatusPending
 		case cPayment:
-			text, changed = r.PaymentStatus, ch.has(r.ID, colPayment)
+			text, changed = r.PaymentStatus, ch.Has(r.ID, common.ColPayment)
 			switch r.PaymentStatus {
 			case engine.PaymentPaid:
 				style, styled = st.Paid, true
@@ -214,42 +217,42 @@ func (p outboxPane) row(f *frame, r *engine.Row, cols []colSpec, idx map[string]
 				style, styled = st.Failed, true
 			}
 		case cOwner:
-			text, changed = orDash(r.LockedBy), ch.has(r.ID, colOwner)
+			text, changed = orDash(r.LockedBy), ch.Has(r.ID, common.ColOwner)
 			if wi, ok := idx[r.LockedBy]; ok {
-				style, styled = st.worker(wi), true
+				style, styled = st.Worker(wi), true
 			}
 		case cUntil:
-			text, changed = engine.FormatClock(r.LockedUntil), ch.has(r.ID, colUntil)
+			text, changed = engine.FormatClock(r.LockedUntil), ch.Has(r.ID, common.ColUntil)
 		case cNext:
 			text = engine.FormatClock(r.NextAttempt)
 		case cLease:
 			b.WriteString(leaseCell(f, r, c.w, st))
 			continue
 		case cClaims:
-			text, changed = strconv.FormatInt(r.Attempts, 10), ch.has(r.ID, colClaims)
+			text, changed = strconv.FormatInt(r.Attempts, 10), ch.Has(r.ID, common.ColClaims)
 		case cVersion:
-			text, changed = strconv.FormatInt(r.LeaseVersion, 10), ch.has(r.ID, colVersion)
+			text, changed = strconv.FormatInt(r.LeaseVersion, 10), ch.Has(r.ID, common.ColVersion)
 		case cBy:
 			again := f.Summary != nil && slices.Contains(f.Summary.ReprocessedKeys, r.IdempotencyKey)
-			b.WriteString(byCell(attempts, idx, ch.has(r.ID, colBy), again, st))
+			b.WriteString(byCell(attempts, idx, ch.Has(r.ID, common.ColBy), again, st))
 			continue
 		case cDone: // the last column: not padded
 			done := engine.FormatClock(r.ProcessedAt)
 			if c.w < len(done) && !r.ProcessedAt.IsZero() {
 				done = r.ProcessedAt.UTC().Format("15:04:05") // narrow: to the second
 			}
-			if ch.has(r.ID, colStatus) && !r.ProcessedAt.IsZero() {
+			if ch.Has(r.ID, common.ColStatus) && !r.ProcessedAt.IsZero() {
 				done = st.Changed.Render(done)
 			}
 			b.WriteString(done)
 			continue
 		}
-		cell := padPlain(text, c.w)
+		cell := common.PadPlain(text, c.w)
 		switch {
 		case changed:
 			// Highlight the text only, so that the row keeps its columns.
 			b.WriteString(st.Changed.Render(strings.TrimRight(cell, " ")))
-			b.WriteString(spaces(len(cell) - len(strings.TrimRight(cell, " "))))
+			b.WriteString(common.Spaces(len(cell) - len(strings.TrimRight(cell, " "))))
 		case styled:
 			b.WriteString(style.Render(cell))
 		default:

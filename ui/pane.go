@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"leaselab/ui/common"
 )
 
 // The lab and the watch are shells around panes. A pane is a component in a file set of its
@@ -31,7 +32,7 @@ type (
 // one, and the shells that show it.
 type paneSpec struct {
 	name       string
-	new        func() pane
+	new        func() common.Pane
 	lab, watch bool
 }
 
@@ -39,7 +40,7 @@ type paneSpec struct {
 // value: every change copies the slices it changes.
 type paneSet struct {
 	names []string
-	ps    []pane
+	ps    []common.Pane
 	hs    []int
 }
 
@@ -57,7 +58,7 @@ func panesOf(specs []paneSpec, inLab bool) paneSet {
 
 // key gives k to the first pane one of whose enabled bindings matches it; ok is false when
 // none does. A key of a pane that says why its keys are off (offKeys) says it.
-func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) {
+func (set paneSet) key(k tea.KeyMsg, s common.Scene) (_ paneSet, out tea.Msg, ok bool) {
 	for i, p := range set.ps {
 		if key.Matches(k, slices.Concat(p.FullHelp()...)...) {
 			set.ps = slices.Clone(set.ps)
@@ -66,13 +67,13 @@ func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) 
 		}
 	}
 	for _, p := range set.ps {
-		off, ok := p.(offKeys)
+		off, ok := p.(common.OffKeys)
 		if !ok {
 			continue
 		}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			if !b.Enabled() && slices.Contains(b.Keys(), k.String()) {
-				return set, noteMsg{status{text: keyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), level: levelWarn}}, true
+				return set, common.NoteMsg{Status: common.Status{Text: keyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), Level: common.LevelWarn}}, true
 			}
 		}
 	}
@@ -80,7 +81,7 @@ func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) 
 }
 
 // broadcast gives msg, a message the shell does not know, to every pane.
-func (set paneSet) broadcast(msg tea.Msg, s scene) (_ paneSet, outs []tea.Msg) {
+func (set paneSet) broadcast(msg tea.Msg, s common.Scene) (_ paneSet, outs []tea.Msg) {
 	if len(set.ps) == 0 {
 		return set, nil
 	}
@@ -95,7 +96,7 @@ func (set paneSet) broadcast(msg tea.Msg, s scene) (_ paneSet, outs []tea.Msg) {
 }
 
 // wants are the lines each pane would take at width w.
-func (set paneSet) wants(s scene, w int) []int {
+func (set paneSet) wants(s common.Scene, w int) []int {
 	wants := make([]int, len(set.ps))
 	for i, p := range set.ps {
 		wants[i] = p.Want(s, w)
@@ -104,10 +105,10 @@ func (set paneSet) wants(s scene, w int) []int {
 }
 
 // pinned says, for each pane, whether it is pinned now (the pinned interface).
-func (set paneSet) pinned(s scene) []bool {
+func (set paneSet) pinned(s common.Scene) []bool {
 	out := make([]bool, len(set.ps))
 	for i, p := range set.ps {
-		if pp, ok := p.(pinned); ok {
+		if pp, ok := p.(common.Pinner); ok {
 			out[i] = pp.Pinned(s)
 		}
 	}
@@ -131,7 +132,7 @@ func (set paneSet) setSizes(w int, hs []int) paneSet {
 }
 
 // view is the panes' lines, each pane exactly its height, w cells wide at most.
-func (set paneSet) view(s scene, w int) []string {
+func (set paneSet) view(s common.Scene, w int) []string {
 	var lines []string
 	for i, p := range set.ps {
 		lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
@@ -149,7 +150,7 @@ func (set paneSet) help() []helpGroup {
 		g := helpGroup{title: set.names[i]}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			e := one(b)
-			if off, ok := p.(offKeys); ok {
+			if off, ok := p.(common.OffKeys); ok {
 				e.off = off.WhyOff(b)
 			}
 			g.entries = append(g.entries, e)
@@ -161,12 +162,12 @@ func (set paneSet) help() []helpGroup {
 
 // takeNote carries out the asks every shell takes alike: a noteMsg goes to *st, a cmdMsg's
 // command is returned.
-func takeNote(out tea.Msg, st *status) tea.Cmd {
+func takeNote(out tea.Msg, st *common.Status) tea.Cmd {
 	switch out := out.(type) {
-	case noteMsg:
-		*st = out.status
-	case cmdMsg:
-		return out.cmd
+	case common.NoteMsg:
+		*st = out.Status
+	case common.CmdMsg:
+		return out.Cmd
 	}
 	return nil
 }
@@ -188,5 +189,5 @@ func paneLines(view string, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	return box(strings.Split(view, "\n"), w, h)
+	return common.Box(strings.Split(view, "\n"), w, h)
 }

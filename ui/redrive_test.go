@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // At 80×24 the dead letters' line has its room, and V redrives the dead letter it marks, then
@@ -23,7 +24,7 @@ func TestRedriveGoesRoundTheDeadLetters(t *testing.T) {
 	for i, k := range dead[:3] {
 		l.press("V")
 		if st := statusOf(l.m.frame, k); st != engine.StatusPending {
-			t.Fatalf("V %d: %s is %s, want Pending; status %q", i+1, k, st, l.m.status.text)
+			t.Fatalf("V %d: %s is %s, want Pending; status %q", i+1, k, st, l.m.status.Text)
 		}
 		if left := deadLettered(l.m.frame); len(left) != len(dead)-i-1 {
 			t.Fatalf("V %d: dead letters %v, want %d", i+1, left, len(dead)-i-1)
@@ -37,7 +38,7 @@ func TestRedriveGoesRoundTheDeadLetters(t *testing.T) {
 
 // The dead letter V takes is the one after the one it redrove last, round to the first.
 func TestRedriveTarget(t *testing.T) {
-	f := &frame{}
+	f := &common.Frame{}
 	for _, r := range []struct {
 		key    string
 		status string
@@ -52,7 +53,7 @@ func TestRedriveTarget(t *testing.T) {
 }
 
 // statusOf is the status of key's row in f.
-func statusOf(f *frame, key string) string {
+func statusOf(f *common.Frame, key string) string {
 	for _, r := range f.Rows {
 		if r.IdempotencyKey == key {
 			return r.Status

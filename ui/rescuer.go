@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"leaselab/ui/common"
 )
 
 // rescuerPane is the rescuer, an actor beside the workers (a sweeper that moves expired leases
@@ -14,7 +15,7 @@ import (
 // R rescue) are the script's, run by the step key as any other.
 type rescuerPane struct{ w, h int }
 
-func newRescuerPane() pane { return rescuerPane{} }
+func newRescuerPane() common.Pane { return rescuerPane{} }
 
 // ShortHelp is the pane's keys: none (help.KeyMap).
 func (p rescuerPane) ShortHelp() []key.Binding { return nil }
@@ -23,29 +24,29 @@ func (p rescuerPane) ShortHelp() []key.Binding { return nil }
 func (p rescuerPane) FullHelp() [][]key.Binding { return nil }
 
 // Update takes no message: the pane only draws the frame.
-func (p rescuerPane) Update(tea.Msg, scene) (pane, tea.Msg) { return p, nil }
+func (p rescuerPane) Update(tea.Msg, common.Scene) (common.Pane, tea.Msg) { return p, nil }
 
 // SetSize gives the pane its width and height.
-func (p rescuerPane) SetSize(w, h int) pane { p.w, p.h = w, h; return p }
+func (p rescuerPane) SetSize(w, h int) common.Pane { p.w, p.h = w, h; return p }
 
 // Want is a title and a line while the scenario has a rescuer, none otherwise.
-func (p rescuerPane) Want(s scene, _ int) int {
-	if s.f == nil || s.f.Rescuer == nil {
+func (p rescuerPane) Want(s common.Scene, _ int) int {
+	if s.Frame == nil || s.Frame.Rescuer == nil {
 		return 0
 	}
 	return 2
 }
 
 // View is the title (when there are two lines) and the rescuer's line.
-func (p rescuerPane) View(s scene) string {
-	if p.h <= 0 || s.f == nil || s.f.Rescuer == nil {
+func (p rescuerPane) View(s common.Scene) string {
+	if p.h <= 0 || s.Frame == nil || s.Frame.Rescuer == nil {
 		return ""
 	}
-	r := s.f.Rescuer
+	r := s.Frame.Rescuer
 	c := r.Counts
 	var lines []string
 	if p.h >= 2 {
-		lines = append(lines, s.st.Section.Render(rule(fmt.Sprintf("Rescuer: a sweeper on its own connection, every %s", shortDuration(r.Every)), p.w)))
+		lines = append(lines, s.Styles.Section.Render(common.Rule(fmt.Sprintf("Rescuer: a sweeper on its own connection, every %s", shortDuration(r.Every)), p.w)))
 	}
 	holds := "holds nothing"
 	if len(r.Read) > 0 {
@@ -55,11 +56,11 @@ func (p rescuerPane) View(s scene) string {
 		}
 		holds = "read " + strings.Join(parts, ", ") + ", to rescue"
 	}
-	line := fmt.Sprintf("  R %s  %s  sweeps %d · seen %d · rescued %d · refused %d", s.st.Subtle.Render(r.Name), holds,
+	line := fmt.Sprintf("  R %s  %s  sweeps %d · seen %d · rescued %d · refused %d", s.Styles.Subtle.Render(r.Name), holds,
 		c.Sweeps, c.Seen, c.Rescued, c.Refused)
 	if c.RescuedFinished > 0 {
-		line += " · " + s.st.Duplicate.Render(fmt.Sprintf("!! undid a finish %d", c.RescuedFinished))
+		line += " · " + s.Styles.Duplicate.Render(fmt.Sprintf("!! undid a finish %d", c.RescuedFinished))
 	}
 	lines = append(lines, line)
-	return strings.Join(box(lines, p.w, p.h), "\n")
+	return strings.Join(common.Box(lines, p.w, p.h), "\n")
 }

@@ -1,10 +1,12 @@
 package ui
 
-import "strings"
-
-// The row under the workers: the ledgers pane on the left, the checks pane on the right, each
-// under its title, side by side at every width the lab lays out, so that a narrow screen keeps
-// every check of the verdict on a line of its own.
+import (
+	"leaselab/ui/common"
+	"strings"
+	// The row under the workers: the ledgers pane on the left, the checks pane on the right, each
+	// under its title, side by side at every width the lab lays out, so that a narrow screen keeps
+	// every check of the verdict on a line of its own.
+)
 
 // rowView is the ledgers beside the checks, as the layout sized them.
 func (m Model) rowView() []string {
@@ -12,14 +14,14 @@ func (m Model) rowView() []string {
 	lw, cw := l.ledgersW, l.checksW()
 	var left, right []string
 	if l.rowTitle {
-		left = append(left, m.styles.Section.Render(rule("Ledgers", lw)))
+		left = append(left, m.styles.Section.Render(common.Rule("Ledgers", lw)))
 		right = append(right, checksPane{m.scene()}.checksTitle(cw, l.wide))
 	}
 	left = append(left, ledgersPane{m.scene()}.ledgersBox(lw, l.rowLines)...)
 	right = append(right, checksPane{m.scene()}.checksView(cw, l.rowLines, l.wide)...)
 	out := make([]string, 0, len(left))
 	for i := range left {
-		out = append(out, strings.TrimRight(pad(left[i], lw)+"  "+right[i], " "))
+		out = append(out, strings.TrimRight(common.Pad(left[i], lw)+"  "+right[i], " "))
 	}
 	return out
 }
@@ -36,7 +38,7 @@ func (m Model) verdictLines(w int) []string {
 			lines = append(lines, line) // whole: a banner too wide wraps, its ✅ or ❌ with it
 		}
 	}
-	lines = wrapAll(lines, w)
+	lines = common.WrapAll(lines, w)
 	for i, line := range lines {
 		lines[i] = strings.ReplaceAll(line, "\u00a0", " ") // the mark's glue has done its work
 	}

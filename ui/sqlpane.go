@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/engine/words"
+	"leaselab/ui/common"
 )
 
 // sqlPane is the SQL pane (v): every statement the actions in the frame ran, as the store
@@ -41,7 +42,7 @@ func (p sqlPane) FullHelp() [][]key.Binding {
 // Update takes the pane's keys: v opens or closes it, and while it is open its scroll keys
 // move it (even when the outbox has nothing to scroll) and esc closes it. ok is false for
 // every other key.
-func (p sqlPane) Update(msg tea.Msg, s scene) (_ sqlPane, ok bool) {
+func (p sqlPane) Update(msg tea.Msg, s common.Scene) (_ sqlPane, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	switch {
 	case !isKey:
@@ -68,13 +69,13 @@ func (p sqlPane) bodyHeight() int { return max(1, p.h-3) }
 
 // body is the pane's statements: for each action that ran SQL, its event in words (as the
 // event log writes it), then each statement, wrapped under it.
-func (p sqlPane) body(s scene) []string {
-	f, w := s.f, p.w
+func (p sqlPane) body(s common.Scene) []string {
+	f, w := s.Frame, p.w
 	if f == nil {
 		return nil
 	}
-	st := s.st
-	idx := f.workerIndex()
+	st := s.Styles
+	idx := f.WorkerIndex()
 	var out []string
 	for _, e := range f.Events {
 		lines := words.SQLLines(e.Trace)
@@ -87,9 +88,9 @@ func (p sqlPane) body(s scene) []string {
 		// The event in words, on two lines when it is wider than the pane, as the event log does.
 		head := eventLine(st, e, false, idx)
 		if parts := strings.SplitN(ansi.Wrap(head, w, ""), "\n", 2); len(parts) == 2 {
-			out = append(out, parts[0], cut(spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w))
+			out = append(out, parts[0], common.Cut(common.Spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w))
 		} else {
-			out = append(out, cut(head, w))
+			out = append(out, common.Cut(head, w))
 		}
 		for _, l := range lines {
 			style := st.Subtle
@@ -100,9 +101,9 @@ func (p sqlPane) body(s scene) []string {
 				style = st.Playing
 			}
 			for i, part := range wrapSpaces(l, max(1, w-sqlIndent-2)) {
-				lead := spaces(sqlIndent)
+				lead := common.Spaces(sqlIndent)
 				if i > 0 {
-					lead = spaces(sqlIndent + 2)
+					lead = common.Spaces(sqlIndent + 2)
 				}
 				out = append(out, lead+style.Render(part))
 			}
@@ -153,7 +154,7 @@ func (p sqlPane) start(n int) int {
 }
 
 // scrollBy moves the pane by a scroll action; reaching the end follows again.
-func (p *sqlPane) scrollBy(a action, s scene) {
+func (p *sqlPane) scrollBy(a action, s common.Scene) {
 	n, h := len(p.body(s)), p.bodyHeight()
 	at, page := p.start(n), max(1, h-1)
 	switch a {
@@ -175,22 +176,22 @@ func (p *sqlPane) scrollBy(a action, s scene) {
 }
 
 // View is the pane's title and statements, bodyHeight()+1 lines.
-func (p sqlPane) View(s scene) string {
-	w, st := p.w, s.st
+func (p sqlPane) View(s common.Scene) string {
+	w, st := p.w, s.Styles
 	lines := p.body(s)
 	n, bh := len(lines), p.bodyHeight()
 	at := p.start(n)
 	title := "SQL: each statement as the database ran it, newest last"
-	out := []string{st.Section.Render(rule(title, w))}
+	out := []string{st.Section.Render(common.Rule(title, w))}
 	if n == 0 {
-		out = append(out, st.Caption.Render(cut("No action has run SQL yet: step a worker ("+keyName(p.keys.step)+").", w)))
+		out = append(out, st.Caption.Render(common.Cut("No action has run SQL yet: step a worker ("+keyName(p.keys.step)+").", w)))
 	}
-	out = append(out, box(lines[at:min(n, at+bh)], w, bh-len(out)+1)...)
+	out = append(out, common.Box(lines[at:min(n, at+bh)], w, bh-len(out)+1)...)
 	return strings.Join(out, "\n")
 }
 
 // hint is the pane's last line: where it is, and which keys move and close it.
-func (p sqlPane) hint(s scene) string {
+func (p sqlPane) hint(s common.Scene) string {
 	n, bh := len(p.body(s)), p.bodyHeight()
 	at := p.start(n)
 	where := "the last action"
@@ -202,5 +203,5 @@ func (p sqlPane) hint(s scene) string {
 	}
 	hint := fmt.Sprintf("%s · %s: earlier actions · %s %s: close",
 		where, keyNames(p.keys.scroll.bindings()...), keyName(p.keys.Toggle), keyName(p.keys.Close))
-	return s.st.Subtle.Render(cut(hint, p.w))
+	return s.Styles.Subtle.Render(common.Cut(hint, p.w))
 }

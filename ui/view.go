@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"leaselab/ui/common"
 )
 
 // View renders the screen from the last frame; it does no I/O.
@@ -21,13 +22,13 @@ func (m Model) View() string {
 		lines := paneLines(m.sql.View(s), l.width, m.sql.bodyHeight()+1)
 		lines = append(lines, m.statusView(l.width, 1)...)
 		lines = append(lines, m.sql.hint(s))
-		return strings.Join(box(lines, l.width, l.height), "\n")
+		return strings.Join(common.Box(lines, l.width, l.height), "\n")
 	}
 	if m.showHelp { // the ? screen covers the panes; the status line stays, a question with it
 		lines := m.headerView()[:l.header]
 		lines = append(lines, m.help().view(l.width, l.help)...)
 		lines = append(lines, m.statusView(l.width, l.status)...)
-		return strings.Join(box(lines, l.width, l.height), "\n")
+		return strings.Join(common.Box(lines, l.width, l.height), "\n")
 	}
 	if m.diagram.on { // in the place of the panes, between the header and the status line
 		lines := m.headerView()
@@ -35,26 +36,26 @@ func (m Model) View() string {
 			d := strings.Split(m.diagram.View(m.scene()), "\n")
 			// The history's timeline takes the diagram's last line when the diagram left it blank.
 			if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
-				d[last] = pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
+				d[last] = common.Pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
 			}
 			lines = append(lines, d...)
 		}
 		lines = append(lines, m.statusView(l.width, l.diagramStatus(m.noteLines(l.width)))...)
 		lines = append(lines, m.help().view(l.width, l.help)...)
-		return strings.Join(box(lines, l.width, l.height), "\n")
+		return strings.Join(common.Box(lines, l.width, l.height), "\n")
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
 	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
 	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
 	lines = append(lines, m.rowView()...)
-	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)
+	lines = append(lines, common.Box(m.verdictLines(l.width), l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)
 	lines = append(lines, eventsPane{m.scene()}.eventsView(l.width, l.events)...)
 	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, m.statusView(l.width, l.status)...)
 	lines = append(lines, m.help().view(l.width, l.help)...)
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	return strings.Join(common.Box(lines, l.width, l.height), "\n")
 }
 
 // tooSmallView asks for a bigger terminal, within the one there is.
@@ -72,7 +73,7 @@ func tooSmallScreen(w, h int) string {
 		lines = append(lines, "")
 	}
 	for _, s := range msg {
-		lines = append(lines, spaces((w-width(s))/2)+s)
+		lines = append(lines, common.Spaces((w-common.Width(s))/2)+s)
 	}
-	return strings.Join(box(lines, w, h), "\n")
+	return strings.Join(common.Box(lines, w, h), "\n")
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"leaselab/ui/common"
 )
 
 // WatchKeyMap is the watch's own keys: it only reads, so it has no engine keys; the outbox
@@ -44,7 +45,7 @@ func (k WatchKeyMap) match(msg tea.KeyMsg) action {
 type watchKeys struct {
 	WatchKeyMap
 	scroll ScrollKeys
-	panes  []pane // the registered panes'
+	panes  []common.Pane // the registered panes'
 }
 
 // ShortHelp is the watch's footer (help.KeyMap).

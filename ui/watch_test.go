@@ -14,6 +14,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 // watchT0 is the wall-clock time the watch tests start at.
@@ -90,7 +91,7 @@ func newWatcher(tb testing.TB, db WatchDB, w, h int) *watcher {
 	tb.Helper()
 	wt := &watcher{tb: tb, now: watchT0}
 	cfg := WatchConfig{DB: db, Path: "/tmp/leaselab/shared.db", Now: func() time.Time { return wt.now }}
-	wt.m = newWatch(context.Background(), cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	wt.m = newWatch(context.Background(), cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))
 	wt.m.after = atOnce
 	sized(w, h, wt.send)
 	wt.run(wt.m.Init())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // holder is one LockedBy value and what the database says it holds: the rows it has under a live
@@ -37,7 +38,7 @@ func holdersOf(rows []engine.Row, now time.Time) []holder {
 		switch {
 		case r.Status == engine.StatusProcessed:
 			h.processed++
-		case expired(r, now):
+		case common.Expired(r, now):
 			h.expired = append(h.expired, r.IdempotencyKey)
 		case r.Status == engine.StatusProcessing:
 			h.live = append(h.live, r.IdempotencyKey)
@@ -164,11 +165,11 @@ func (m watchModel) View() string {
 	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
 	if m.showHelp {
-		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
+		lines = append(lines, common.Box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
 	} else {
 		lines = append(lines, m.help.ShortHelpView(m.helpKeys().ShortHelp()))
 	}
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	return strings.Join(common.Box(lines, l.width, l.height), "\n")
 }
 
 // headerView is three lines: what this is and the file; the counts; the rate and the clock.
@@ -176,9 +177,9 @@ func (m watchModel) View() string {
 func (m watchModel) headerView() []string {
 	st, w, c := &m.styles, m.layout.width, m.counts
 	line1 := st.Title.Render("LEASELAB") + "  " + st.Free.Render(" WATCH (read-only) ")
-	if room := w - width(line1) - 5; room >= 12 && m.cfg.Path != "" {
-		right := "db " + cutLeft(m.cfg.Path, room)
-		line1 = pad(line1, w-width(right)) + st.Subtle.Render(right)
+	if room := w - common.Width(line1) - 5; room >= 12 && m.cfg.Path != "" {
+		right := "db " + common.CutLeft(m.cfg.Path, room)
+		line1 = common.Pad(line1, w-common.Width(right)) + st.Subtle.Render(right)
 	}
 	if m.frame == nil {
 		return []string{line1, st.Subtle.Render("no read yet"), ""}
@@ -198,7 +199,7 @@ func (m watchModel) headerView() []string {
 	return []string{
 		line1,
 		fitJoin([]string{outbox, payments}, "   ", w),
-		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, plural(m.polls, "read"))}, "  ", w),
+		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, common.Plural(m.polls, "read"))}, "  ", w),
 	}
 }
 
@@ -206,7 +207,7 @@ func (m watchModel) headerView() []string {
 func fitJoin(items []string, sep string, w int) string {
 	line := items[0]
 	for _, it := range items[1:] {
-		if width(line)+width(sep)+width(it) <= w {
+		if common.Width(line)+common.Width(sep)+common.Width(it) <= w {
 			line += sep + it
 		}
 	}
@@ -219,15 +220,15 @@ func (m watchModel) holdersView(w, h int) []string {
 		return nil
 	}
 	st := &m.styles
-	title := fmt.Sprintf("Who holds what: %d LockedBy %s (each a worker process)", len(m.holders), plural(len(m.holders), "value"))
-	lines := []string{st.Section.Render(rule(title, w))}
+	title := fmt.Sprintf("Who holds what: %d LockedBy %s (each a worker process)", len(m.holders), common.Plural(len(m.holders), "value"))
+	lines := []string{st.Section.Render(common.Rule(title, w))}
 	if len(m.holders) == 0 {
 		lines = append(lines, st.Subtle.Render("nobody has claimed a row yet: start leaselab worker --db FILE --name W in another terminal"))
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	nameW := 0
 	for _, hd := range m.holders {
-		nameW = max(nameW, width(hd.name))
+		nameW = max(nameW, common.Width(hd.name))
 	}
 	show := h - 1
 	for i, hd := range m.holders {
@@ -237,7 +238,7 @@ func (m watchModel) holdersView(w, h int) []string {
 		}
 		lines = append(lines, m.holderLine(i, hd, nameW))
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // holderLine is one LockedBy value: what it holds under a live lease, what it left expired, and
@@ -256,17 +257,17 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 		parts = append(parts, st.Expired.Render("EXPIRED")+" "+strings.Join(hd.expired, " ")+" (its process crashed or stalled; another may reclaim)")
 	}
 	parts = append(parts, fmt.Sprintf("processed %d", hd.processed))
-	return "  " + st.worker(i).Render(pad(hd.name, nameW)) + "  " + strings.Join(parts, " · ")
+	return "  " + st.Worker(i).Render(common.Pad(hd.name, nameW)) + "  " + strings.Join(parts, " · ")
 }
 
 // statusView is the status line.
 func (m watchModel) statusView(w int) string {
-	st, line := &m.styles, m.status.plain()
-	switch m.status.level {
-	case levelError:
+	st, line := &m.styles, m.status.Plain()
+	switch m.status.Level {
+	case common.LevelError:
 		line = st.Error.Render(line)
-	case levelWarn:
+	case common.LevelWarn:
 		line = st.Warn.Render(line)
 	}
-	return cut(line, w)
+	return common.Cut(line, w)
 }

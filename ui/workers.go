@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // workersPane is one line per worker: its state, what it holds in memory, its counts. The
@@ -42,11 +43,11 @@ func (p *workersPane) opened(ok bool, n int) {
 // Update takes the pane's keys: 1–9 select a worker, ← and → the one before or after (round
 // the end). ok is false for any other key; out is a noteMsg, or a needsSessionMsg for a key
 // that is off because no scenario is open.
-func (p workersPane) Update(msg tea.Msg, s scene) (_ workersPane, out tea.Msg, ok bool) {
+func (p workersPane) Update(msg tea.Msg, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	n := 0
-	if s.f != nil {
-		n = len(s.f.Workers)
+	if s.Frame != nil {
+		n = len(s.Frame.Workers)
 	}
 	switch {
 	case !isKey:
@@ -61,34 +62,34 @@ func (p workersPane) Update(msg tea.Msg, s scene) (_ workersPane, out tea.Msg, o
 		}
 		return p.selectWorker((p.selected+d)%n, s)
 	case hasKey(k, p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker):
-		return p, needsSessionMsg{}, true
+		return p, common.NeedsSessionMsg{}, true
 	}
 	return p, nil, false
 }
 
 // selectWorker selects worker i, when there is one.
-func (p workersPane) selectWorker(i int, s scene) (_ workersPane, out tea.Msg, ok bool) {
+func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
 	n := 0
-	if s.f != nil {
-		n = len(s.f.Workers)
+	if s.Frame != nil {
+		n = len(s.Frame.Workers)
 	}
 	if i < 0 || i >= n {
-		return p, noteMsg{status{text: fmt.Sprintf("no worker %d: this scenario has %d", i+1, n), level: levelWarn}}, true
+		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("no worker %d: this scenario has %d", i+1, n), Level: common.LevelWarn}}, true
 	}
 	p.selected = i
-	return p, noteMsg{status{text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", s.f.Workers[i].Name,
+	return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", s.Frame.Workers[i].Name,
 		keyName(p.keys.step), keyName(p.keys.crash), keyName(p.keys.restart))}}, true
 }
 
 // view renders the title (when asked for) and the workers that fit in n lines; when not all
 // fit, the window follows the selected worker.
-func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n int) []string {
+func (p workersPane) view(f *common.Frame, ch common.Changes, st *common.Styles, w int, title bool, n int) []string {
 	h := b2i(title) + n
 	if h <= 0 {
 		return nil
 	}
 	if f == nil {
-		return box([]string{st.Section.Render(rule("Workers", w))}, w, h)
+		return common.Box([]string{st.Section.Render(common.Rule("Workers", w))}, w, h)
 	}
 	show := n
 	n = len(f.Workers)
@@ -98,7 +99,7 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 		if n > 0 && p.selected < n {
 			head = fmt.Sprintf("Workers (▸ %s selected; %s select)", f.Workers[p.selected].Name, p.hint)
 		}
-		lines = append(lines, st.Section.Render(rule(head, w)))
+		lines = append(lines, st.Section.Render(common.Rule(head, w)))
 	}
 	// Too few lines for every worker: the last says how many are left out, and how to see them.
 	more, oneLine := "", show == 1
@@ -114,9 +115,9 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 	}
 	cw := cellWidths{compact: w < 100, w: w}
 	for _, v := range f.Workers {
-		cw.name = max(cw.name, width(v.Name))
-		cw.state = max(cw.state, width(v.State))
-		cw.hold = max(cw.hold, width(holding(v, cw.compact)))
+		cw.name = max(cw.name, common.Width(v.Name))
+		cw.state = max(cw.state, common.Width(v.State))
+		cw.hold = max(cw.hold, common.Width(holding(v, cw.compact)))
 	}
 	cw.state, cw.hold = min(cw.state, 26), min(cw.hold, 32)
 	// One format for every line of the table: the short counts for all when the long ones of
@@ -124,20 +125,20 @@ func (p workersPane) view(f *frame, ch changes, st *Styles, w int, title bool, n
 	cw.short = cw.compact
 	for i := 0; i < n && i < len(f.Ledgers) && !cw.short; i++ {
 		used := 4 + cw.name + 1 + cw.state + 2 + cw.hold + 2
-		cw.short = used+width(counts(f.Ledgers[i], false)) > cw.w
+		cw.short = used+common.Width(counts(f.Ledgers[i], false)) > cw.w
 	}
 	for i := first; i < n && i < first+show; i++ {
-		lines = append(lines, p.line(f, i, ch.workers[i], st, cw))
+		lines = append(lines, p.line(f, i, ch.Workers[i], st, cw))
 	}
 	switch {
 	case more == "":
 	case oneLine && len(lines) > 0: // one line: the selected worker's, with the count after it
 		last := len(lines) - 1
-		lines[last] = cut(lines[last], max(0, w-width(more)-2)) + "  " + st.Subtle.Render(more)
+		lines[last] = common.Cut(lines[last], max(0, w-common.Width(more)-2)) + "  " + st.Subtle.Render(more)
 	default:
 		lines = append(lines, "  "+st.Subtle.Render(more))
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // cellWidths are the widths of a worker line's columns, the same for every worker.
@@ -149,7 +150,7 @@ type cellWidths struct {
 }
 
 // line renders worker i.
-func (p workersPane) line(f *frame, i int, changed bool, st *Styles, cw cellWidths) string {
+func (p workersPane) line(f *common.Frame, i int, changed bool, st *common.Styles, cw cellWidths) string {
 	v := f.Workers[i]
 	var b strings.Builder
 	switch {
@@ -168,22 +169,22 @@ func (p workersPane) line(f *frame, i int, changed bool, st *Styles, cw cellWidt
 		num = "  "
 	}
 	b.WriteString(num)
-	name := st.worker(i).Render(v.Name)
+	name := st.Worker(i).Render(v.Name)
 	if i == p.selected {
-		name = st.worker(i).Bold(true).Underline(true).Render(v.Name)
+		name = st.Worker(i).Bold(true).Underline(true).Render(v.Name)
 	}
-	b.WriteString(name + spaces(cw.name-width(v.Name)) + " ")
-	state := pad(v.State, cw.state)
+	b.WriteString(name + common.Spaces(cw.name-common.Width(v.Name)) + " ")
+	state := common.Pad(v.State, cw.state)
 	switch {
 	case v.Crashed:
-		state = st.Crashed.Render(v.State) + spaces(cw.state-width(v.State))
+		state = st.Crashed.Render(v.State) + common.Spaces(cw.state-common.Width(v.State))
 	case v.Paused:
-		state = st.Warn.Render(pad(v.State, cw.state))
+		state = st.Warn.Render(common.Pad(v.State, cw.state))
 	case changed:
-		state = st.Changed.Render(v.State) + spaces(cw.state-width(v.State))
+		state = st.Changed.Render(v.State) + common.Spaces(cw.state-common.Width(v.State))
 	}
 	b.WriteString(state + "  ")
-	b.WriteString(st.Subtle.Render(pad(holding(v, cw.compact), cw.hold)) + "  ")
+	b.WriteString(st.Subtle.Render(common.Pad(holding(v, cw.compact), cw.hold)) + "  ")
 	// The counts take what is left (their form is the table's: cw.short).
 	b.WriteString(counts(f.Ledgers[i], cw.short))
 	return b.String()

@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/help"
@@ -125,8 +125,8 @@ func DefaultStyles(r *lipgloss.Renderer) Styles {
 	return s
 }
 
-// worker returns worker i's style.
-func (s Styles) worker(i int) lipgloss.Style {
+// Worker returns Worker i's style.
+func (s Styles) Worker(i int) lipgloss.Style {
 	if i < 0 || len(s.Workers) == 0 {
 		return s.Info
 	}

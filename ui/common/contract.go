@@ -1,0 +1,85 @@
+package common
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// The contract between a shell and its panes: what a pane draws from, what it implements, and
+// what it may ask of its shell.
+
+// Scene is what every pane draws from: the last frame read, what changed in it, the styles.
+type Scene struct {
+	Frame   *Frame
+	Changes Changes
+	Styles  *Styles
+}
+
+// Pane is a component a shell holds without knowing its type: the panes registered in
+// panes.go. Like a bubbles component it is a value: Update and SetSize return the Pane anew.
+type Pane interface {
+	help.KeyMap // its keys: matched by it alone, and listed on the ? screen under its name
+	// Update takes a message: a key that matches one of its enabled bindings, or any message
+	// the shell does not know (those of the pane's own commands). out is what the pane asks of
+	// the shell, at once: nil, a noteMsg, an opMsg or a cmdMsg.
+	Update(msg tea.Msg, s Scene) (_ Pane, out tea.Msg)
+	// SetSize gives the pane its width and height (0: not on screen).
+	SetSize(w, h int) Pane
+	// Want is how many lines the pane would take at width w: the layout gives it up to that
+	// many once the built-in panes have theirs.
+	Want(s Scene, w int) int
+	// View draws the pane in exactly the size it was given.
+	View(s Scene) string
+}
+
+// Pinner is a registered pane that also implements Pinned: while Pinned says so, the narrow
+// layout gives it its lines before the optional lines of the built-in panes (the titles, the
+// second worker), since its key acts on what only it shows (the dead letters' V).
+type Pinner interface{ Pinned(s Scene) bool }
+
+// What a pane asks of its shell (the out message of Update). The shell takes it in the same
+// Update, so that a key's effect never waits behind another key.
+type (
+	// NoteMsg puts a note on the status line.
+	NoteMsg struct{ Status }
+	// CmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
+	CmdMsg struct{ Cmd tea.Cmd }
+	// NeedsSessionMsg says that a key the pane has off needs an open scenario: the shell says
+	// so when none is open.
+	NeedsSessionMsg struct{}
+)
+
+// OffKeys is a pane whose keys the ? screen names while they are off, with the words of
+// WhyOff (when they act), and whose off keys say why they do nothing.
+type OffKeys interface {
+	WhyOff(b key.Binding) string
+}
+
+// Status is the line under the panes: what the last command did, or why it did nothing.
+type Status struct {
+	Text  string
+	Level Level
+}
+
+// Level is how a status note is shown.
+type Level int
+
+// Status levels.
+const (
+	LevelInfo Level = iota
+	LevelWarn
+	LevelError
+)
+
+// Plain is the status note with its mark, unstyled: "! why nothing happened". The lab's status
+// line and the watch's write it alike.
+func (s Status) Plain() string {
+	switch s.Level {
+	case LevelWarn:
+		return "! " + s.Text
+	case LevelError:
+		return "✗ " + s.Text
+	}
+	return "› " + s.Text
+}
