@@ -2,9 +2,7 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -149,7 +147,7 @@ func leaseCell(f *common.Frame, r *engine.Row, w int, st *common.Styles) string 
 	}
 	if r.Status == engine.StatusPending && r.NextAttempt.After(f.Now) {
 		// Released by a failed attempt, waiting for its backoff: no lease, a wait.
-		wait := shortDuration(r.NextAttempt.Sub(f.Now))
+		wait := common.ShortDuration(r.NextAttempt.Sub(f.Now))
 		for _, text := range []string{"wait " + wait, "in " + wait} {
 			if len(text) <= w {
 				wait = text
@@ -178,18 +176,7 @@ func leaseCell(f *common.Frame, r *engine.Row, w int, st *common.Styles) string 
 	if !text {
 		return bar
 	}
-	return bar + " " + common.PadPlain(shortDuration(left), leaseTextW-1)
-}
-
-// shortDuration writes a lease's time left in at most 6 cells: 500ms, 12.5s, 3m0s.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < 100*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	}
-	return d.Round(time.Second).String()
+	return bar + " " + common.PadPlain(common.ShortDuration(left), leaseTextW-1)
 }
 
 // byCell lists who processed the message, from the ledger of processing attempts. A message
@@ -219,13 +206,6 @@ func byCell(attempts []engine.Attempt, idx map[string]int, changed, again bool, 
 		text = st.Duplicate.Render("!!") + " " + text + " " + st.Duplicate.Render(fmt.Sprintf("×%d", len(attempts)))
 	}
 	return text
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // rowLockCell is the lease cell of a row whose lock an open transaction holds (PostgreSQL): the

@@ -217,7 +217,7 @@ func (p outboxPane) row(f *common.Frame, r *engine.Row, cols []colSpec, idx map[
 				style, styled = st.Failed, true
 			}
 		case cOwner:
-			text, changed = orDash(r.LockedBy), ch.Has(r.ID, common.ColOwner)
+			text, changed = common.OrDash(r.LockedBy), ch.Has(r.ID, common.ColOwner)
 			if wi, ok := idx[r.LockedBy]; ok {
 				style, styled = st.Worker(wi), true
 			}

@@ -46,13 +46,13 @@ func (p rescuerPane) View(s common.Scene) string {
 	c := r.Counts
 	var lines []string
 	if p.h >= 2 {
-		lines = append(lines, s.Styles.Section.Render(common.Rule(fmt.Sprintf("Rescuer: a sweeper on its own connection, every %s", shortDuration(r.Every)), p.w)))
+		lines = append(lines, s.Styles.Section.Render(common.Rule(fmt.Sprintf("Rescuer: a sweeper on its own connection, every %s", common.ShortDuration(r.Every)), p.w)))
 	}
 	holds := "holds nothing"
 	if len(r.Read) > 0 {
 		parts := make([]string, len(r.Read))
 		for i, e := range r.Read {
-			parts[i] = fmt.Sprintf("%s (%s, v%d)", e.IdempotencyKey, orDash(e.LockedBy), e.LeaseVersion)
+			parts[i] = fmt.Sprintf("%s (%s, v%d)", e.IdempotencyKey, common.OrDash(e.LockedBy), e.LeaseVersion)
 		}
 		holds = "read " + strings.Join(parts, ", ") + ", to rescue"
 	}

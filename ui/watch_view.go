@@ -249,7 +249,7 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 	switch {
 	case len(hd.live) > 0:
 		parts = append(parts, fmt.Sprintf("holds %s (lease %s left)", strings.Join(hd.live, " "),
-			shortDuration(hd.until.Sub(m.frame.Now))))
+			common.ShortDuration(hd.until.Sub(m.frame.Now))))
 	default:
 		parts = append(parts, st.Subtle.Render("holds nothing"))
 	}

@@ -1,7 +1,9 @@
 package common
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -199,4 +201,23 @@ func WrapAll(lines []string, w int) []string {
 		out = append(out, WrapHanging(l, w, 2)...)
 	}
 	return out
+}
+
+// ShortDuration writes a lease's time left in at most 6 cells: 500ms, 12.5s, 3m0s.
+func ShortDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 100*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// OrDash is s, or a dash when s is empty.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
