@@ -3,9 +3,9 @@ package ui
 import (
 	"fmt"
 
-	"leaselab/engine"
-
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
 	"leaselab/ui/common"
 )
 

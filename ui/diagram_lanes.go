@@ -2,9 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"leaselab/ui/common"
 	"slices"
 	"strings"
+
+	"leaselab/ui/common"
 )
 
 // leaseLabel is what a bar carries: the message key and the lease version.

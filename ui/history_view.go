@@ -2,8 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"leaselab/ui/common"
 	"strings"
+
+	"leaselab/ui/common"
 )
 
 // The timeline is one line above the status note, once the run has a history: where the

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"leaselab/engine"
-
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
 	"leaselab/ui/common"
 )
 

@@ -3,11 +3,12 @@ package ui
 import (
 	"fmt"
 	"io"
-	"leaselab/engine/words"
 	"os"
 	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine/words"
 	"leaselab/ui/common"
 )
 

@@ -1,4 +1,4 @@
-package ui
+package rescuer
 
 import (
 	"fmt"
@@ -6,31 +6,33 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
 	"leaselab/ui/common"
 )
 
-// rescuerPane is the rescuer, an actor beside the workers (a sweeper that moves expired leases
+// Pane is the rescuer, an actor beside the workers (a sweeper that moves expired leases
 // back to Pending on its own schedule): what its last sweep read and has yet to rescue, and
 // its counts. It has lines only in a scenario with a rescuer, and no keys: its steps (R scan,
 // R rescue) are the script's, run by the step key as any other.
-type rescuerPane struct{ w, h int }
+type Pane struct{ w, h int }
 
-func newRescuerPane() common.Pane { return rescuerPane{} }
+// New returns the rescuer pane, empty until a frame has a rescuer.
+func New() common.Pane { return Pane{} }
 
 // ShortHelp is the pane's keys: none (help.KeyMap).
-func (p rescuerPane) ShortHelp() []key.Binding { return nil }
+func (p Pane) ShortHelp() []key.Binding { return nil }
 
 // FullHelp is the pane's keys: none (help.KeyMap).
-func (p rescuerPane) FullHelp() [][]key.Binding { return nil }
+func (p Pane) FullHelp() [][]key.Binding { return nil }
 
 // Update takes no message: the pane only draws the frame.
-func (p rescuerPane) Update(tea.Msg, common.Scene) (common.Pane, tea.Msg) { return p, nil }
+func (p Pane) Update(tea.Msg, common.Scene) (common.Pane, tea.Msg) { return p, nil }
 
 // SetSize gives the pane its width and height.
-func (p rescuerPane) SetSize(w, h int) common.Pane { p.w, p.h = w, h; return p }
+func (p Pane) SetSize(w, h int) common.Pane { p.w, p.h = w, h; return p }
 
 // Want is a title and a line while the scenario has a rescuer, none otherwise.
-func (p rescuerPane) Want(s common.Scene, _ int) int {
+func (p Pane) Want(s common.Scene, _ int) int {
 	if s.Frame == nil || s.Frame.Rescuer == nil {
 		return 0
 	}
@@ -38,7 +40,7 @@ func (p rescuerPane) Want(s common.Scene, _ int) int {
 }
 
 // View is the title (when there are two lines) and the rescuer's line.
-func (p rescuerPane) View(s common.Scene) string {
+func (p Pane) View(s common.Scene) string {
 	if p.h <= 0 || s.Frame == nil || s.Frame.Rescuer == nil {
 		return ""
 	}
