@@ -20,13 +20,13 @@ func (m Model) whyOff(act action) string {
 	case k.free && (steps || act == actFinish):
 		return freeOff(k)
 	case k.finishing && (steps || act == actFree):
-		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
+		return fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(k.Finish))
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
 		return noQuestion(k)
 	case act == actExplore:
-		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", keyName(k.Explore), m.target)
+		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
 	}
 	if t, ok := toggleOf(act); ok && t.RowLocks {
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
@@ -77,7 +77,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		if m.finish.on {
 			m.stopFinish()
 			m.status = common.Status{Text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
-				m.finish.actions, common.Plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+				m.finish.actions, common.Plural(m.finish.actions, "step"), common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish))}
 			return m, nil
 		}
 		return m.startFinish()
@@ -98,12 +98,12 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()
-			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
+			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", common.KeyName(m.keys.Step), common.KeyName(m.keys.Play))}
 			return m, nil
 		}
 		cmd := m.play.start(m.after)
 		m.status = common.Status{Text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
-			m.play.rate(), keyName(m.keys.Slower), keyName(m.keys.Faster), keyName(m.keys.Play))}
+			m.play.rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
 		return m.changePace(act)

@@ -170,7 +170,7 @@ func (a askState) Update(k tea.KeyMsg, s common.Scene) (_ askState, out tea.Msg)
 // answerFirst is what a key that does nothing says while a question is open.
 func (a askState) answerFirst() string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
-	return fmt.Sprintf("answer first (%s), or %s to skip the question", strings.Join(keys, " "), keyName(a.keys.Skip))
+	return fmt.Sprintf("answer first (%s), or %s to skip the question", strings.Join(keys, " "), common.KeyName(a.keys.Skip))
 }
 
 // helpLines are the ? screen while the question is open: only its keys act, and the screen
@@ -179,7 +179,7 @@ func (a askState) helpLines(st *help.Styles, w int) []string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
 	items := []string{
 		st.FullKey.Render(strings.Join(keys, " ")) + " " + st.FullDesc.Render(a.keys.Answer.Help().Desc),
-		st.FullKey.Render(keyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
+		st.FullKey.Render(common.KeyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
 		st.FullKey.Render(a.keys.Help.Help().Key) + " " + st.FullDesc.Render("close this screen"),
 		st.FullKey.Render(a.keys.Quit.Help().Key) + " " + st.FullDesc.Render(a.keys.Quit.Help().Desc),
 		st.FullDesc.Render("every other key waits for the answer; then ? lists them all"),
@@ -209,7 +209,7 @@ const maxAnswerKeys = 4
 // noQuestion is what an answer key says with no question open.
 func noQuestion(k KeyMap) string {
 	return fmt.Sprintf("no question is open: %s answer a question when the lab asks one (%s steps to it)",
-		k.Answer.Help().Key, keyName(k.Step))
+		k.Answer.Help().Key, common.KeyName(k.Step))
 }
 
 // stands reports whether the answer given at history position at counts along the history t:

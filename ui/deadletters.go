@@ -108,7 +108,7 @@ func (p deadLettersPane) View(s common.Scene) string {
 		}
 	}
 	list := strings.Join(marked, ", ")
-	v := keyName(p.redrive)
+	v := common.KeyName(p.redrive)
 	forms := []string{
 		fmt.Sprintf("dead letters %d: %s, parked, never claimed again · %s redrives %s (back to Pending, attempts reset)", len(keys), list, v, target),
 		fmt.Sprintf("dead letters %d: %s, parked · %s redrives %s (back to Pending, attempts reset)", len(keys), list, v, target),

@@ -49,10 +49,10 @@ func (p diagramPane) Update(msg tea.Msg, s common.Scene) (_ diagramPane, out tea
 		p.keys.Earlier.SetEnabled(p.on)
 		p.keys.Later.SetEnabled(p.on)
 		if !p.on {
-			return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", keyName(p.keys.Toggle))}}, true
+			return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("the outbox again: %s draws the run as a space-time diagram", common.KeyName(p.keys.Toggle))}}, true
 		}
 		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("space-time diagram: a bar per lease, from claim to LockedUntilUtc; %s closes it",
-			keyName(p.keys.Toggle))}}, true
+			common.KeyName(p.keys.Toggle))}}, true
 	case key.Matches(k, p.keys.Earlier, p.keys.Later):
 		most := diagramScrollMax(p.input(s))
 		d := diagramStep
@@ -66,7 +66,7 @@ func (p diagramPane) Update(msg tea.Msg, s common.Scene) (_ diagramPane, out tea
 		return p, nil, true
 	case hasKey(k, p.keys.Earlier, p.keys.Later): // off: the diagram is hidden
 		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("%s and %s scroll the diagram: %s shows it first",
-			keyName(p.keys.Earlier), keyName(p.keys.Later), keyName(p.keys.Toggle)), Level: common.LevelWarn}}, true
+			common.KeyName(p.keys.Earlier), common.KeyName(p.keys.Later), common.KeyName(p.keys.Toggle)), Level: common.LevelWarn}}, true
 	}
 	return p, nil, false
 }
@@ -74,7 +74,7 @@ func (p diagramPane) Update(msg tea.Msg, s common.Scene) (_ diagramPane, out tea
 // input is what the diagram draws now, in the pane's size.
 func (p diagramPane) input(s common.Scene) diagramInput {
 	in := diagramInput{Width: p.w, Height: p.h, Scroll: p.scroll,
-		Hint:  keyNames(p.keys.Earlier, p.keys.Later) + " earlier/later",
+		Hint:  common.KeyNames(p.keys.Earlier, p.keys.Later) + " earlier/later",
 		Paint: func(i int, str string) string { return s.Styles.Worker(i).Render(str) }}
 	if f := s.Frame; f != nil {
 		in.Name, in.Events, in.Dropped = f.Name, f.Events, max(0, f.EventCount-len(f.Events))
@@ -110,7 +110,7 @@ func withDiagramKeys(k diagramKeys, groups []helpGroup) []helpGroup {
 	for i := range groups {
 		if groups[i].title == "run" {
 			groups[i].entries = append(groups[i].entries, one(k.Toggle),
-				helpEntry{bs: []key.Binding{k.Earlier, k.Later}, desc: "earlier/later in the diagram", off: "once " + keyName(k.Toggle) + " shows it"})
+				helpEntry{bs: []key.Binding{k.Earlier, k.Later}, desc: "earlier/later in the diagram", off: "once " + common.KeyName(k.Toggle) + " shows it"})
 		}
 	}
 	return groups

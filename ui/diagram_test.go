@@ -89,7 +89,7 @@ func TestDiagramGolden(t *testing.T) {
 			events, workers := recordedAfter(t)
 			l := newLab(t, "playground", w, h, engine.Overrides{})
 			in := diagramInput{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagram.h,
-				Hint: keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later) + " earlier/later"}
+				Hint: common.KeyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later) + " earlier/later"}
 			v := renderDiagram(in)
 			checkSize(t, v, w, in.Height)
 			golden.RequireEqual(t, []byte(v))
@@ -240,7 +240,7 @@ func TestDiagramScrollsInTime(t *testing.T) {
 		t.Fatal("the diagram's scroll key works while the diagram is closed")
 	}
 	l.press("t")
-	l.must("SPACE-TIME after", keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later)+" earlier/later")
+	l.must("SPACE-TIME after", common.KeyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later)+" earlier/later")
 	latest := l.view()
 	l.press("{")
 	if l.m.diagram.scroll != min(diagramStep, diagramScrollMax(l.m.diagram.input(l.m.scene()))) || l.view() == latest {

@@ -92,7 +92,7 @@ func (m Model) captionLines(w int) []string {
 	if m.explain == explainOff || m.frame == nil {
 		return nil
 	}
-	lines := []string{m.styles.Section.Render(common.Rule("About this scenario ("+keyName(m.keys.Explain)+" hides)", w))}
+	lines := []string{m.styles.Section.Render(common.Rule("About this scenario ("+common.KeyName(m.keys.Explain)+" hides)", w))}
 	text := strings.Join(m.frame.Explain, " ")
 	if text == "" {
 		text = "This scenario has no explanation."

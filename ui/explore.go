@@ -64,7 +64,7 @@ func (m Model) explore() (Model, tea.Cmd) {
 	x := m.exploring
 	switch {
 	case x != nil && x.cancel != nil:
-		m.status = common.Status{Text: fmt.Sprintf("explore: a search is under way; %s cancels it", keyName(m.keys.Close))}
+		m.status = common.Status{Text: fmt.Sprintf("explore: a search is under way; %s cancels it", common.KeyName(m.keys.Close))}
 		return m, nil
 	case x != nil && x.found != "":
 		file := x.found
@@ -81,7 +81,7 @@ func (m Model) explore() (Model, tea.Cmd) {
 	ctx, cancel := context.WithCancel(m.ctx)
 	x = &exploring{id: id, cancel: cancel, progress: make(chan string, 1)}
 	m.exploring = x
-	m.status = common.Status{Text: fmt.Sprintf("explore: searching %s from its start with these toggles … (%s cancels)", m.target, keyName(m.keys.Close))}
+	m.status = common.Status{Text: fmt.Sprintf("explore: searching %s from its start with these toggles … (%s cancels)", m.target, common.KeyName(m.keys.Close))}
 	run, name, toggles := m.cfg.Explore, m.target, toggleMap(m.frame.Settings)
 	search := func() tea.Msg {
 		defer close(x.progress)
@@ -119,7 +119,7 @@ func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
 		if x == nil || x.id != msg.id || x.cancel == nil {
 			return m, nil
 		}
-		m.status = common.Status{Text: fmt.Sprintf("%s (%s cancels)", msg.line, keyName(m.keys.Close))}
+		m.status = common.Status{Text: fmt.Sprintf("%s (%s cancels)", msg.line, common.KeyName(m.keys.Close))}
 		return m, waitExplore(x)
 	case exploreDoneMsg:
 		if x == nil || x.id != msg.id {
@@ -139,7 +139,7 @@ func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
 			m.status = common.Status{Text: msg.out.Line}
 		default:
 			x.found = msg.out.File
-			m.status = common.Status{Text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, keyName(m.keys.Explore)), Level: common.LevelWarn}
+			m.status = common.Status{Text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, common.KeyName(m.keys.Explore)), Level: common.LevelWarn}
 		}
 	}
 	return m, nil

@@ -42,7 +42,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 		m.status = common.Status{Text: "the script is already at its end — " + whyNothing(f, m.keys)}
 		if !f.Done {
 			m.status = common.Status{Text: fmt.Sprintf("the script is at its end: %s steps on by hand, %s starts it again",
-				keyName(m.keys.Step), keyName(m.keys.Reset))}
+				common.KeyName(m.keys.Step), common.KeyName(m.keys.Reset))}
 		}
 		return m, nil
 	}
@@ -50,7 +50,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
 	m.keys.setFinishing(true)
 	m.relayout()
-	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", keyName(m.keys.Finish))}
+	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", common.KeyName(m.keys.Finish))}
 	return m.enqueue(op{kind: opFinish, poll: m.finish.id})
 }
 
@@ -111,7 +111,7 @@ func (m Model) finishProgress() string {
 			text += fmt.Sprintf(", %d/%d processed", s.Outbox.Processed, s.Messages)
 		}
 	}
-	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), keyName(m.keys.Finish))
+	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), common.KeyName(m.keys.Finish))
 }
 
 // applyFinish runs one chunk of e: the script's next actions, as space would take them, until

@@ -236,7 +236,7 @@ func allWaiting(f *common.Frame) bool {
 func freeIdle(f *common.Frame, k KeyMap) string {
 	if s := f.Summary; s != nil && s.Messages > 0 && s.Outbox.Processed == s.Messages {
 		return fmt.Sprintf("%s Processed: the workers poll for more; %s stops them",
-			allMessages(s.Messages), keyName(k.Free))
+			allMessages(s.Messages), common.KeyName(k.Free))
 	}
 	return "the workers are waiting — " + whyNothing(f, k)
 }
@@ -259,20 +259,20 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 		if _, err := r.failures(); err != nil {
 			// The worker's goroutine has ended; the others run on.
 			return fmt.Sprintf("a free-running worker stopped on an error (the others run on; %s stops them, %s resets): %v",
-				keyName(k.Free), keyName(k.Reset), err), common.LevelError, true
+				common.KeyName(k.Free), common.KeyName(k.Reset), err), common.LevelError, true
 		}
 		return "", common.LevelInfo, true
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)
 		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; %s keep working, %s change the pace, %s stops",
-			pace, keyNames(k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock), keyNames(k.Slower, k.Faster), keyName(k.Free))
+			pace, common.KeyNames(k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
 	case opFreePace:
 		err = r.start(ctx, s, o.pace)
 		note = "free run: " + pace
 	case opFreeStop:
 		err = r.stop()
 		note = fmt.Sprintf("stopped: every worker finished the action in flight; %s steps again, %s runs them free again",
-			keyName(k.Step), keyName(k.Free))
+			common.KeyName(k.Step), common.KeyName(k.Free))
 	default:
 		if o.isStep() && r.running() {
 			return freeOff(k), common.LevelWarn, true
@@ -287,5 +287,5 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 
 // freeOff says why the step keys do nothing while the workers free-run.
 func freeOff(k KeyMap) string {
-	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", keyName(k.Free))
+	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", common.KeyName(k.Free))
 }

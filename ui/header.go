@@ -32,8 +32,8 @@ func (m Model) titleLine(w int) string {
 	}
 	pos, short := "", ""
 	if i := slices.Index(m.cycle, m.target); i >= 0 {
-		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
-		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.cycle), keyName(m.keys.NextScenario))
+		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.cycle), common.KeyName(m.keys.NextScenario))
+		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.cycle), common.KeyName(m.keys.NextScenario))
 	}
 	brand := st.Title.Render("LEASELAB") + "  "
 	if common.Width(brand)+common.Width(title)+2+common.Width(pos) > w {
@@ -102,7 +102,7 @@ func (m Model) stateLine(w int) string {
 	if s.Leasing {
 		badge = st.LeasingOn.Render(" LEASING ON ")
 	}
-	if k := keyName(m.keys.toggleKey(engine.ToggleLeasing)); k != "" {
+	if k := common.KeyName(m.keys.toggleKey(engine.ToggleLeasing)); k != "" {
 		badge += " (" + k + ")"
 	}
 	switch {
@@ -123,7 +123,7 @@ func (m Model) stateLine(w int) string {
 	case m.free.on:
 		pace := part{text: m.free.paceText(), rank: 1}
 		if m.free.failed == 0 {
-			pace = part{text: m.free.paceText() + " (" + keyNames(m.keys.Slower, m.keys.Faster) + ", " + keyName(m.keys.Free) + " stops)", rank: 3, alt: pace.text}
+			pace = part{text: m.free.paceText() + " (" + common.KeyNames(m.keys.Slower, m.keys.Faster) + ", " + common.KeyName(m.keys.Free) + " stops)", rank: 3, alt: pace.text}
 		}
 		parts = append(parts, part{text: st.Free.Render(" FREE-RUNNING ")}, pace)
 		if sum := f.Summary; sum != nil {
@@ -207,7 +207,7 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 		if t.Of(s) {
 			word = st.ToggleOn.Render(label(t) + " on")
 		}
-		word += " (" + keyName(m.keys.toggleKey(name)) + ")"
+		word += " (" + common.KeyName(m.keys.toggleKey(name)) + ")"
 		if name == f.Teaches {
 			word = st.Lesson.Render("◆") + word
 		}
@@ -220,7 +220,7 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
 	if _, ok := engine.LookupToggle(f.Teaches); ok {
-		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + keyName(m.keys.toggleKey(f.Teaches)) + ")")
+		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + common.KeyName(m.keys.toggleKey(f.Teaches)) + ")")
 		short := st.Lesson.Render("◆ this lesson")
 		if narrow {
 			long, short = short, st.Lesson.Render("◆ lesson")

@@ -22,7 +22,7 @@ type footItem struct {
 }
 
 // key is the entry's keys, as the bindings name them.
-func (it footItem) key() string { return keyNames(it.bs...) }
+func (it footItem) key() string { return common.KeyNames(it.bs...) }
 
 // on reports whether any of the entry's bindings is on.
 func (it footItem) on() bool { return slices.ContainsFunc(it.bs, key.Binding.Enabled) }
@@ -227,7 +227,7 @@ func (p helpPane) fullHelpLines(w int) []string {
 		for i, t := range engine.Toggles() {
 			if b := p.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
 				// Off on SQLite: the screen still names it, and where it works.
-				items = append(items, st.FullKey.Render(keyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
+				items = append(items, st.FullKey.Render(common.KeyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
 			}
 		}
 		if len(items) > 0 {
@@ -243,7 +243,7 @@ func helpKeys(bs []key.Binding) string {
 	if len(bs) == 1 {
 		return bs[0].Help().Key
 	}
-	return keyNames(bs...)
+	return common.KeyNames(bs...)
 }
 
 // view is the footer, or every key after ?, in w×h cells.

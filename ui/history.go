@@ -178,7 +178,7 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 		how = fmt.Sprintf("the recorded %s done again", common.Plural(to-from, "step"))
 	}
 	return fmt.Sprintf("at step %d of %d: the database as it was (%s); %s steps on along the recorded future, any other action starts a new one",
-		to, h.Len(), how, keyName(k.Step)), common.LevelInfo, false, hx
+		to, h.Len(), how, common.KeyName(k.Step)), common.LevelInfo, false, hx
 }
 
 // stepCount is the lab's one count of steps: the history's position, the step the timeline

@@ -52,7 +52,7 @@ func (m Model) timelineView(w int) string {
 			legend = append(legend, string(mw.mark)+" "+mw.word)
 		}
 	}
-	keys := fmt.Sprintf("  %s back · %s marks", keyName(m.keys.Back), keyNames(m.keys.PrevMark, m.keys.NextMark))
+	keys := fmt.Sprintf("  %s back · %s marks", common.KeyName(m.keys.Back), common.KeyNames(m.keys.PrevMark, m.keys.NextMark))
 	if m.ask.open != nil {
 		keys = "" // they wait for the answer: the timeline names no key that does not act now
 	}

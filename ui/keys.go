@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"strings"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -148,22 +146,6 @@ func DefaultKeyMap() KeyMap {
 	k.setRowLocks(false)          // until a frame says the database locks rows
 	k.setLessonToggles(nil)       // until a frame says the run uses them
 	return k
-}
-
-// keyName is the name a hint gives a binding's key: the first of its help keys ("space" of
-// "space/n", "q" of "q/ctrl+c").
-func keyName(b key.Binding) string {
-	name, _, _ := strings.Cut(b.Help().Key, "/")
-	return name
-}
-
-// keyNames joins the names of several bindings' keys: "< >".
-func keyNames(bs ...key.Binding) string {
-	names := make([]string, len(bs))
-	for i, b := range bs {
-		names[i] = keyName(b)
-	}
-	return strings.Join(names, " ")
 }
 
 // keyAction pairs a binding with its action.

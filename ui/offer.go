@@ -57,7 +57,7 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		o.offer = msg.Scenario
 		o.keys.OpenOffer.SetEnabled(true)
 		o.status = common.Status{Text: fmt.Sprintf("%s offers the scenario %s: press %s to open it on a fresh database (this run ends); keep working to stay",
-			msg.From, msg.Scenario, keyName(o.keys.OpenOffer)), Level: common.LevelWarn}
+			msg.From, msg.Scenario, common.KeyName(o.keys.OpenOffer)), Level: common.LevelWarn}
 		o.Model, cmd = o.update(msg) // lays the status line out again
 	case tea.KeyMsg:
 		if act, on := o.keys.match(msg); act == actOpenOffer && on && o.offer != "" && !o.quitting {

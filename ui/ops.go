@@ -109,7 +109,7 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
-			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), common.LevelWarn, false
+			engine.FormatClock(s.Clock().Now()), common.KeyName(k.PastLease)), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
 		return refusal(err), common.LevelWarn, acted
 	case err != nil:
@@ -162,9 +162,9 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 	now := engine.FormatClock(s.Clock().Now())
 	switch {
 	case v.Crashed:
-		return v.Name + " is CRASHED: press " + keyName(k.Restart) + " to restart it"
+		return v.Name + " is CRASHED: press " + common.KeyName(k.Restart) + " to restart it"
 	case v.Paused:
-		return v.Name + " is PAUSED: press " + keyName(k.Pause) + " to wake it"
+		return v.Name + " is PAUSED: press " + common.KeyName(k.Pause) + " to wake it"
 	}
 	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
 }
@@ -186,16 +186,16 @@ func whyNothing(f *common.Frame, k KeyMap) string {
 			verdict = "PASS"
 		}
 		return fmt.Sprintf("the scenario is done (%s): %s starts it again, %s opens the next one",
-			verdict, keyName(k.Reset), keyName(k.NextScenario))
+			verdict, common.KeyName(k.Reset), common.KeyName(k.NextScenario))
 	case live == 0:
 		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (%s restarts, %s wakes the selected one)",
-			now, keyName(k.Restart), keyName(k.Pause))
+			now, common.KeyName(k.Restart), common.KeyName(k.Pause))
 	case !f.EarliestLease().IsZero():
 		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press %s to move the clock past the earliest (%s)",
-			now, keyName(k.PastLease), engine.FormatClock(f.EarliestLease()))
+			now, common.KeyName(k.PastLease), engine.FormatClock(f.EarliestLease()))
 	case !f.NextTimer.IsZero():
 		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press %s to move the clock",
-			now, engine.FormatClock(f.NextTimer), keyName(k.Clock))
+			now, engine.FormatClock(f.NextTimer), common.KeyName(k.Clock))
 	}
 	return fmt.Sprintf("nothing to do at %s", now)
 }

@@ -156,7 +156,7 @@ func (p outboxPane) lines(f *common.Frame, ch common.Changes, st *common.Styles)
 	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, common.Plural(n, "row"))
 	if v := p.visible(); n > v && v > 0 {
 		k := p.keys
-		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, keyNames(k.Up, k.Down, k.PageUp, k.PageDown))
+		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, common.KeyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)
 	if p.title {

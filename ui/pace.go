@@ -81,6 +81,6 @@ func (m Model) changePace(act action) (Model, tea.Cmd) {
 		m.free.faster()
 	}
 	m.status = common.Status{Text: fmt.Sprintf("auto-play (%s): %s · free run (%s): %s",
-		keyName(m.keys.Play), m.play.rate(), keyName(m.keys.Free), m.free.paceText())}
+		common.KeyName(m.keys.Play), m.play.rate(), common.KeyName(m.keys.Free), m.free.paceText())}
 	return m, nil
 }

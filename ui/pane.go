@@ -74,7 +74,7 @@ func (set paneSet) key(k tea.KeyMsg, s common.Scene) (_ paneSet, out tea.Msg, ok
 		}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			if !b.Enabled() && slices.Contains(b.Keys(), k.String()) {
-				return set, common.NoteMsg{Status: common.Status{Text: keyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), Level: common.LevelWarn}}, true
+				return set, common.NoteMsg{Status: common.Status{Text: common.KeyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), Level: common.LevelWarn}}, true
 			}
 		}
 	}

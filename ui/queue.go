@@ -195,12 +195,12 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m = m.historyOpened(msg)
 	if msg.err != nil {
 		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
-			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
+			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
 	} else {
 		m.workers.opened(true, len(msg.frame.Workers))
 		m.setPace(msg.frame)
 		m.status = common.Status{Text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
-			msg.frame.Name, keyName(m.keys.Step), keyName(m.keys.Finish), keyName(m.keys.Help))}
+			msg.frame.Name, common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish), common.KeyName(m.keys.Help))}
 	}
 	m.relayout()
 	return m.drain()
@@ -279,5 +279,5 @@ func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
 
 // noSession says why the engine keys do nothing when no scenario is open.
 func noSession(k KeyMap) string {
-	return fmt.Sprintf("no scenario is open: %s tries again, %s opens the next one", keyName(k.Reset), keyName(k.NextScenario))
+	return fmt.Sprintf("no scenario is open: %s tries again, %s opens the next one", common.KeyName(k.Reset), common.KeyName(k.NextScenario))
 }

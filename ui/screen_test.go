@@ -104,7 +104,7 @@ func screenFits(t *testing.T, l *lab, at string) {
 	}
 	if _, ok := engine.LookupToggle(f.Teaches); ok {
 		head := plain(0) + "\n" + plain(1) + "\n" + plain(2)
-		if key := keyName(m.keys.toggleKey(f.Teaches)); !strings.Contains(head, "◆") || !strings.Contains(head, "("+key+")") {
+		if key := common.KeyName(m.keys.toggleKey(f.Teaches)); !strings.Contains(head, "◆") || !strings.Contains(head, "("+key+")") {
 			fail("the header does not show the lesson's toggle %s with its key (%s)", f.Teaches, key)
 		}
 	}

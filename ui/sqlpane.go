@@ -184,7 +184,7 @@ func (p sqlPane) View(s common.Scene) string {
 	title := "SQL: each statement as the database ran it, newest last"
 	out := []string{st.Section.Render(common.Rule(title, w))}
 	if n == 0 {
-		out = append(out, st.Caption.Render(common.Cut("No action has run SQL yet: step a worker ("+keyName(p.keys.step)+").", w)))
+		out = append(out, st.Caption.Render(common.Cut("No action has run SQL yet: step a worker ("+common.KeyName(p.keys.step)+").", w)))
 	}
 	out = append(out, common.Box(lines[at:min(n, at+bh)], w, bh-len(out)+1)...)
 	return strings.Join(out, "\n")
@@ -202,6 +202,6 @@ func (p sqlPane) hint(s common.Scene) string {
 		}
 	}
 	hint := fmt.Sprintf("%s · %s: earlier actions · %s %s: close",
-		where, keyNames(p.keys.scroll.bindings()...), keyName(p.keys.Toggle), keyName(p.keys.Close))
+		where, common.KeyNames(p.keys.scroll.bindings()...), common.KeyName(p.keys.Toggle), common.KeyName(p.keys.Close))
 	return s.Styles.Subtle.Render(common.Cut(hint, p.w))
 }

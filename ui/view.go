@@ -66,7 +66,7 @@ func (m Model) tooSmallView() string { return tooSmallScreen(m.layout.width, m.l
 func tooSmallScreen(w, h int) string {
 	msg := []string{
 		fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, w, h),
-		"make the window larger, or press " + keyName(DefaultKeyMap().Quit) + " to quit",
+		"make the window larger, or press " + common.KeyName(DefaultKeyMap().Quit) + " to quit",
 	}
 	lines := make([]string, 0, h)
 	top := max(0, (h-len(msg))/2)

@@ -192,7 +192,7 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		m.paused = !m.paused
 		m.id++ // the loop in flight is dropped; resuming starts a new one
 		if m.paused {
-			m.status = common.Status{Text: "polling paused: the screen holds the last read (" + keyName(m.keys.Pause) + " resumes)"}
+			m.status = common.Status{Text: "polling paused: the screen holds the last read (" + common.KeyName(m.keys.Pause) + " resumes)"}
 			return m, nil
 		}
 		m.status = common.Status{Text: "polling again every " + m.cfg.Interval.String()}
@@ -216,7 +216,7 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 	}
 	if m.status.Level == common.LevelError || m.polls == 0 {
 		m.status = common.Status{Text: fmt.Sprintf("watching: other processes do the work; this screen only reads (%s pauses, %s quits)",
-			keyName(m.keys.Pause), keyName(m.keys.Quit))}
+			common.KeyName(m.keys.Pause), common.KeyName(m.keys.Quit))}
 	}
 	m.polls++
 	for i := range msg.rows {

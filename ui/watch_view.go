@@ -194,7 +194,7 @@ func (m watchModel) headerView() []string {
 	}
 	poll := "polling every " + m.cfg.Interval.String()
 	if m.paused {
-		poll = st.Warn.Render("‖ polling PAUSED") + " (" + keyName(m.keys.Pause) + ")"
+		poll = st.Warn.Render("‖ polling PAUSED") + " (" + common.KeyName(m.keys.Pause) + ")"
 	}
 	return []string{
 		line1,

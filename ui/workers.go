@@ -78,7 +78,7 @@ func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea
 	}
 	p.selected = i
 	return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", s.Frame.Workers[i].Name,
-		keyName(p.keys.step), keyName(p.keys.crash), keyName(p.keys.restart))}}, true
+		common.KeyName(p.keys.step), common.KeyName(p.keys.crash), common.KeyName(p.keys.restart))}}, true
 }
 
 // view renders the title (when asked for) and the workers that fit in n lines; when not all

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
+
+	"leaselab/ui/common"
 )
 
 // workersKeys are the workers pane's keys: they select the worker the lab's s, x, r and z act
@@ -47,5 +49,5 @@ func (k *workersKeys) setEnabled(on bool) {
 
 // hint names the keys in the pane's title: "1–2 or ← →".
 func (k workersKeys) hint() string {
-	return keyName(k.Select) + " or " + keyNames(k.PrevWorker, k.NextWorker)
+	return common.KeyName(k.Select) + " or " + common.KeyNames(k.PrevWorker, k.NextWorker)
 }

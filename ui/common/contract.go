@@ -1,9 +1,13 @@
 package common
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
 )
 
 // The contract between a shell and its panes: what a pane draws from, what it implements, and
@@ -45,6 +49,11 @@ type (
 	NoteMsg struct{ Status }
 	// CmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
 	CmdMsg struct{ Cmd tea.Cmd }
+	// DoMsg asks the shell's runner to do an engine command, built by the pane from what it
+	// holds (the dead letters' redrive of the one it marks): the lab runs it behind the
+	// commands already waiting, records it and reads the frame after it; the watch, which has no
+	// engine, drops it.
+	DoMsg struct{ Cmd engine.Command }
 	// NeedsSessionMsg says that a key the pane has off needs an open scenario: the shell says
 	// so when none is open.
 	NeedsSessionMsg struct{}
@@ -82,4 +91,20 @@ func (s Status) Plain() string {
 		return "✗ " + s.Text
 	}
 	return "› " + s.Text
+}
+
+// KeyName is the name a hint gives a binding's key: the first of its help keys ("space" of
+// "space/n", "q" of "q/ctrl+c").
+func KeyName(b key.Binding) string {
+	name, _, _ := strings.Cut(b.Help().Key, "/")
+	return name
+}
+
+// KeyNames joins the names of several bindings' keys: "< >".
+func KeyNames(bs ...key.Binding) string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = KeyName(b)
+	}
+	return strings.Join(names, " ")
 }
