@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+
+	"leaselab/ui/deadletters"
 )
 
 // The search's key probe (labsearch_test.go): in each distinct state, every key the lab knows
@@ -58,7 +60,7 @@ func keyUniverse(m Model) []string {
 		}
 	}
 	add(allBindings(m)...)
-	add(newDeadLettersPane().(deadLettersPane).redrive)
+	add(slices.Concat(deadletters.New().FullHelp()...)...)
 	// The worker keys past the first two act alike: 1, 2, and one past the last worker.
 	keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) == 1 && k >= "3" && k <= "9" })
 	if m.frame != nil {
@@ -124,7 +126,7 @@ func probeKey(m Model) uint64 {
 	sel := ""
 	if f := m.frame; f != nil && m.workers.selected < len(f.Workers) {
 		w := f.Workers[m.workers.selected]
-		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadLettered(f)) > 0)
+		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadletters.DeadLettered(f)) > 0)
 	}
 	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.open != nil, sel, m.line.pos > 0, m.line.pos < len(m.line.entries),
 		m.layout.caption > 0, m.showHelp, m.status.Level)

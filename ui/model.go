@@ -141,6 +141,8 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 // take carries out what a registered pane asked for.
 func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	switch out := out.(type) {
+	case common.DoMsg:
+		return m.enqueue(op{cmd: out.Cmd})
 	case opMsg:
 		return m.enqueue(out.op)
 	case actMsg:

@@ -1,6 +1,9 @@
 package ui
 
-import "leaselab/ui/rescuer"
+import (
+	"leaselab/ui/deadletters"
+	"leaselab/ui/rescuer"
+)
 
 // registry is every pane registered with the shells, in the order they stand on the screen:
 // below the built-in panes, above the status line. To add a pane, write its file set (a type
@@ -8,6 +11,6 @@ import "leaselab/ui/rescuer"
 func registry() []paneSpec {
 	return []paneSpec{
 		{name: "rescuer", new: rescuer.New, lab: true},
-		{name: "redrive", new: newDeadLettersPane, lab: true},
+		{name: "redrive", new: deadletters.New, lab: true},
 	}
 }

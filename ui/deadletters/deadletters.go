@@ -1,4 +1,4 @@
-package ui
+package deadletters
 
 import (
 	"fmt"
@@ -11,25 +11,26 @@ import (
 	"leaselab/ui/common"
 )
 
-// deadLettersPane is a line under the events while the outbox has dead-lettered rows: how many
+// Pane is a line under the events while the outbox has dead-lettered rows: how many
 // are parked, which one the redrive key moves back next (engine.CmdRedrive, the guarded redrive
 // of `leaselab redrive`), and that key. V goes round them in the table's order: each press
 // redrives the one the line marks ▸ and marks the next, so that every dead letter can be
 // chosen, one press at a time. It has its line and its key only while a row is dead-lettered;
 // before, the ? screen names the key with when it acts, and a press of it says so (WhyOff). The
 // narrow layout gives its line before its optional ones (Pinned).
-type deadLettersPane struct {
+type Pane struct {
 	redrive key.Binding
 	after   string // the key V redrove last: the next press takes the dead letter after it
 	w, h    int
 }
 
-func newDeadLettersPane() common.Pane {
-	return deadLettersPane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸)"))}
+// New returns the dead letters pane, without a line until a row is dead-lettered.
+func New() common.Pane {
+	return Pane{redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive the marked dead letter (▸)"))}
 }
 
 // ShortHelp is the redrive key while the pane is on screen (help.KeyMap).
-func (p deadLettersPane) ShortHelp() []key.Binding {
+func (p Pane) ShortHelp() []key.Binding {
 	if p.h <= 0 {
 		return nil
 	}
@@ -38,28 +39,33 @@ func (p deadLettersPane) ShortHelp() []key.Binding {
 
 // FullHelp is the redrive key, off while the pane has no line (help.KeyMap): the ? screen
 // names it then with WhyOff's words.
-func (p deadLettersPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.redrive}} }
+func (p Pane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.redrive}} }
 
-// WhyOff says when the redrive key acts (offKeys).
-func (p deadLettersPane) WhyOff(key.Binding) string {
+// WhyOff says when the redrive key acts (common.OffKeys).
+func (p Pane) WhyOff(key.Binding) string {
 	return "when a row is DeadLettered"
 }
 
 // SetSize gives the pane its size; its key is on while it has a line.
-func (p deadLettersPane) SetSize(w, h int) common.Pane {
+func (p Pane) SetSize(w, h int) common.Pane {
 	p.w, p.h = w, h
 	p.redrive.SetEnabled(h > 0)
 	return p
 }
 
 // Want is a line while a row is dead-lettered.
-func (p deadLettersPane) Want(s common.Scene, _ int) int { return b2i(len(deadLettered(s.Frame)) > 0) }
+func (p Pane) Want(s common.Scene, _ int) int {
+	if len(DeadLettered(s.Frame)) > 0 {
+		return 1
+	}
+	return 0
+}
 
 // Pinned: the line is pinned while it has a dead letter to name, since V acts on what it marks.
-func (p deadLettersPane) Pinned(s common.Scene) bool { return len(deadLettered(s.Frame)) > 0 }
+func (p Pane) Pinned(s common.Scene) bool { return len(DeadLettered(s.Frame)) > 0 }
 
 // Update redrives the marked dead letter on the redrive key, and marks the next.
-func (p deadLettersPane) Update(msg tea.Msg, s common.Scene) (common.Pane, tea.Msg) {
+func (p Pane) Update(msg tea.Msg, s common.Scene) (common.Pane, tea.Msg) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !key.Matches(k, p.redrive) {
 		return p, nil
@@ -69,13 +75,13 @@ func (p deadLettersPane) Update(msg tea.Msg, s common.Scene) (common.Pane, tea.M
 		return p, common.NoteMsg{Status: common.Status{Text: "no dead letter to redrive", Level: common.LevelWarn}}
 	}
 	p.after = target
-	return p, opMsg{op{cmd: engine.CmdRedrive{Key: target}}}
+	return p, common.DoMsg{Cmd: engine.CmdRedrive{Key: target}}
 }
 
 // target is the dead letter V redrives now: the first in the table's order after the one it
 // redrove last, or else the first.
-func (p deadLettersPane) target(f *common.Frame) string {
-	keys := deadLettered(f)
+func (p Pane) target(f *common.Frame) string {
+	keys := DeadLettered(f)
 	if len(keys) == 0 {
 		return ""
 	}
@@ -94,8 +100,8 @@ func (p deadLettersPane) target(f *common.Frame) string {
 }
 
 // View is the pane's line: the longest of its forms that fits.
-func (p deadLettersPane) View(s common.Scene) string {
-	keys := deadLettered(s.Frame)
+func (p Pane) View(s common.Scene) string {
+	keys := DeadLettered(s.Frame)
 	if p.h <= 0 || len(keys) == 0 {
 		return ""
 	}
@@ -128,8 +134,8 @@ func (p deadLettersPane) View(s common.Scene) string {
 	return strings.Join(common.Box([]string{s.Styles.Failed.Render(line)}, p.w, p.h), "\n")
 }
 
-// deadLettered are the keys of the frame's dead-lettered rows, in the table's order.
-func deadLettered(f *common.Frame) []string {
+// DeadLettered are the keys of the frame's dead-lettered rows, in the table's order.
+func DeadLettered(f *common.Frame) []string {
 	if f == nil {
 		return nil
 	}
