@@ -13,7 +13,7 @@ import (
 // say (a scroll key when every row is on screen, esc with nothing to close).
 func (m Model) whyOff(act action) string {
 	k := m.keys
-	steps := act == actStep || act == actStepWorker || act == actPlay
+	steps := act == actStep || act == actPlay
 	switch {
 	case act == actNone:
 		return ""
@@ -51,7 +51,6 @@ func usedWith(t engine.Toggle) string {
 
 // do carries out one key's action.
 func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
-	sel := m.workers.selected
 	if t, ok := toggleOf(act); ok {
 		return m.enqueue(op{cmd: engine.CmdToggle{Name: t.Name}})
 	}
@@ -83,14 +82,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		return m.startFinish()
 	case actStep:
 		return m.enqueue(op{cmd: engine.CmdNext{}})
-	case actStepWorker:
-		return m.enqueue(op{cmd: engine.CmdStepWorker{Worker: sel}})
-	case actCrash:
-		return m.enqueue(op{cmd: engine.CmdCrash{Worker: sel}})
-	case actRestart:
-		return m.enqueue(op{cmd: engine.CmdRestart{Worker: sel}})
-	case actPause:
-		return m.enqueue(op{cmd: engine.CmdPause{Worker: sel}})
 	case actClock:
 		return m.enqueue(op{cmd: engine.CmdClock{Delta: clockStep}})
 	case actPastLease:

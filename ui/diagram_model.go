@@ -64,7 +64,7 @@ func (p diagramPane) Update(msg tea.Msg, s common.Scene) (_ diagramPane, out tea
 			return p, common.NoteMsg{Status: common.Status{Text: "the whole run fits on screen: nothing to scroll"}}, true
 		}
 		return p, nil, true
-	case hasKey(k, p.keys.Earlier, p.keys.Later): // off: the diagram is hidden
+	case common.HasKey(k, p.keys.Earlier, p.keys.Later): // off: the diagram is hidden
 		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("%s and %s scroll the diagram: %s shows it first",
 			common.KeyName(p.keys.Earlier), common.KeyName(p.keys.Later), common.KeyName(p.keys.Toggle)), Level: common.LevelWarn}}, true
 	}
@@ -91,18 +91,6 @@ func (p diagramPane) View(s common.Scene) string {
 		return ""
 	}
 	return renderDiagram(p.input(s))
-}
-
-// hasKey reports whether k is one of the keys of bs, on or off.
-func hasKey(k tea.KeyMsg, bs ...key.Binding) bool {
-	for _, b := range bs {
-		for _, name := range b.Keys() {
-			if name == k.String() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // withDiagramKeys adds t and the diagram's scroll keys to the run group of the ? screen.

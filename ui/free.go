@@ -146,6 +146,7 @@ func (m Model) startFree() (Model, tea.Cmd) {
 	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
 	m.keys.setFree(true)
+	m.workers.setBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 	m.status = common.Status{Text: "starting the free run …"}
 	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.interval()})
@@ -169,6 +170,7 @@ func (m *Model) leaveFree() {
 	m.free.on = false
 	m.free.id++
 	m.keys.setFree(false)
+	m.workers.setBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 }
 
@@ -252,7 +254,7 @@ func allMessages(n int) string {
 // applyFree performs the free-run operations, which need the runner as well as the session.
 // handled is false for every other operation.
 func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl common.Level, handled bool) {
-	pace := paceWords(o.pace)
+	pace, wk := paceWords(o.pace), defaultWorkersKeys() // the worker keys' names, which never change
 	var err error
 	switch o.kind {
 	case opPoll:
@@ -265,7 +267,7 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)
 		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; %s keep working, %s change the pace, %s stops",
-			pace, common.KeyNames(k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
+			pace, common.KeyNames(wk.Crash, wk.Restart, wk.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
 	case opFreePace:
 		err = r.start(ctx, s, o.pace)
 		note = "free run: " + pace

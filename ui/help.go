@@ -35,16 +35,16 @@ func foot(b key.Binding, desc string, rank int) footItem {
 // footItems are the footer's keys in display order: the workshop's keys first, and the toggle
 // of the lesson teaches (an engine toggle name, or "") in the place of the leasing key.
 func (lk labKeys) footItems(teaches string) []footItem {
-	k, sel := lk.KeyMap, lk.workers.Select
+	k, wk, sel := lk.KeyMap, lk.workers, lk.workers.Select
 	pace := footItem{[]key.Binding{k.Slower, k.Faster}, "pace", 4}
 	switch {
 	case k.finishing:
-		return []footItem{foot(k.Finish, "stop", 0), foot(k.Crash, "crash", 2), foot(k.Reset, "reset", 1),
+		return []footItem{foot(k.Finish, "stop", 0), foot(wk.Crash, "crash", 2), foot(k.Reset, "reset", 1),
 			foot(k.NextScenario, "next", 3), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
 	case k.free:
 		return []footItem{
-			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(k.Crash, "crash", 1),
-			foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
+			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(wk.Crash, "crash", 1),
+			foot(wk.Restart, "restart", 1), foot(wk.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
 			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
 	}
@@ -54,8 +54,8 @@ func (lk labKeys) footItems(teaches string) []footItem {
 	}
 	teach, teachWord := k.toggleKey(t.Name), t.Short
 	return []footItem{
-		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(k.Crash, "crash", 1),
-		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
+		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(wk.Crash, "crash", 1),
+		foot(wk.Restart, "restart", 1), foot(wk.Pause, "pause", 3), foot(teach, teachWord, 1),
 		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
 		foot(k.Free, "free-run", 3), foot(k.Back, "back", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
 		foot(k.Reset, "reset", 4), foot(k.Explain, "about", 4), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
@@ -178,9 +178,9 @@ type helpGroup struct {
 func (lk labKeys) helpGroups() []helpGroup {
 	k := lk.KeyMap
 	return withDiagramKeys(lk.diagram, []helpGroup{
-		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(lk.workers.Select),
+		{"step", []helpEntry{one(k.Step), one(lk.workers.Step), one(lk.workers.Select),
 			{bs: []key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, desc: "previous/next worker"}}},
-		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
+		{"act", []helpEntry{one(lk.workers.Crash), one(lk.workers.Restart), one(lk.workers.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{bs: []key.Binding{k.Slower, k.Faster}, desc: k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},

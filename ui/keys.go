@@ -19,10 +19,6 @@ type action int
 const (
 	actNone action = iota
 	actStep
-	actStepWorker
-	actCrash
-	actRestart
-	actPause
 	actClock
 	actPastLease
 	actPlay
@@ -66,11 +62,7 @@ func toggleOf(act action) (engine.Toggle, bool) {
 // apply now is disabled (setFree, setSession, setOverlay), and the screen leaves it
 // out.
 type KeyMap struct {
-	Step       key.Binding
-	StepWorker key.Binding
-	Crash      key.Binding
-	Restart    key.Binding
-	Pause      key.Binding
+	Step key.Binding // the worker's keys (s x r z) are the workers pane's (workers_keys.go)
 	// Toggles are the keys of engine.Registry(), in its order. Those only a database with row
 	// locks has are off until a frame says the database locks rows (setRowLocks); those of the
 	// other groups (InRetries, InRescue) until a frame says the run uses them (setLessonToggles).
@@ -110,10 +102,6 @@ func DefaultKeyMap() KeyMap {
 	}
 	k := KeyMap{
 		Step:         b([]string{" ", "n"}, "space/n", "step"),
-		StepWorker:   b([]string{"s"}, "s", "step selected worker"),
-		Crash:        b([]string{"x"}, "x", "crash worker"),
-		Restart:      b([]string{"r"}, "r", "restart worker"),
-		Pause:        b([]string{"z"}, "z", "pause/wake worker"),
 		Clock:        b([]string{"+", "="}, "+", "clock +100ms"),
 		PastLease:    b([]string{"f"}, "f", "clock past lease"),
 		Play:         b([]string{"p"}, "p", "play/pause"),
@@ -157,8 +145,7 @@ type keyAction struct {
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
 	kas := []keyAction{
-		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker},
-		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
+		{k.Quit, actQuit}, {k.Step, actStep},
 	}
 	for i, b := range k.Toggles {
 		kas = append(kas, keyAction{b, actToggle + action(i)})

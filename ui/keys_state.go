@@ -19,7 +19,7 @@ func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 // locks has are not among them, nor those of a lesson's run: setRowLocks and setLessonToggles
 // switch those.
 func (k *KeyMap) sessionKeys() []*key.Binding {
-	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Crash, &k.Restart, &k.Pause}
+	bs := []*key.Binding{&k.Step}
 	for i, t := range engine.Toggles() {
 		if !t.RowLocks {
 			bs = append(bs, &k.Toggles[i])
@@ -99,7 +99,7 @@ func (k *KeyMap) setFinishing(on bool) {
 // setRunning enables the step keys unless the workers free-run or e runs to the end.
 func (k *KeyMap) setRunning() {
 	busy := k.free || k.finishing
-	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Play} {
+	for _, b := range []*key.Binding{&k.Step, &k.Play} {
 		b.SetEnabled(!busy)
 	}
 	k.Free.SetEnabled(!k.finishing)

@@ -147,6 +147,9 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 		return m.enqueue(out.op)
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
+	case common.StepOffMsg:
+		m.status = common.Status{Text: m.whyOff(actStep), Level: common.LevelWarn}
+		return m, nil
 	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
 			m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}

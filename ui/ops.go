@@ -162,9 +162,9 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 	now := engine.FormatClock(s.Clock().Now())
 	switch {
 	case v.Crashed:
-		return v.Name + " is CRASHED: press " + common.KeyName(k.Restart) + " to restart it"
+		return v.Name + " is CRASHED: press " + common.KeyName(defaultWorkersKeys().Restart) + " to restart it"
 	case v.Paused:
-		return v.Name + " is PAUSED: press " + common.KeyName(k.Pause) + " to wake it"
+		return v.Name + " is PAUSED: press " + common.KeyName(defaultWorkersKeys().Pause) + " to wake it"
 	}
 	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
 }
@@ -172,6 +172,7 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 // whyNothing explains, from the frame read after a step that did nothing, why nothing could
 // happen and what to press.
 func whyNothing(f *common.Frame, k KeyMap) string {
+	wk := defaultWorkersKeys() // the worker keys' names, which never change
 	now := engine.FormatClock(f.Now)
 	live := 0
 	for _, w := range f.Workers {
@@ -189,7 +190,7 @@ func whyNothing(f *common.Frame, k KeyMap) string {
 			verdict, common.KeyName(k.Reset), common.KeyName(k.NextScenario))
 	case live == 0:
 		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (%s restarts, %s wakes the selected one)",
-			now, common.KeyName(k.Restart), common.KeyName(k.Pause))
+			now, common.KeyName(wk.Restart), common.KeyName(wk.Pause))
 	case !f.EarliestLease().IsZero():
 		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press %s to move the clock past the earliest (%s)",
 			now, common.KeyName(k.PastLease), engine.FormatClock(f.EarliestLease()))

@@ -41,13 +41,18 @@ func (p *workersPane) opened(ok bool, n int) {
 }
 
 // Update takes the pane's keys: 1–9 select a worker, ← and → the one before or after (round
-// the end). ok is false for any other key; out is a noteMsg, or a needsSessionMsg for a key
-// that is off because no scenario is open.
+// the end); s, x, r and z ask the shell to step, crash, restart or pause the selected worker
+// (a common.DoMsg with the command). ok is false for any other key; out is a NoteMsg, a DoMsg,
+// a StepOffMsg for s while it is off, or a NeedsSessionMsg for a key that is off because no
+// scenario is open.
 func (p workersPane) Update(msg tea.Msg, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	n := 0
 	if s.Frame != nil {
 		n = len(s.Frame.Workers)
+	}
+	if c, ok := p.act(k); isKey && ok {
+		return p, common.DoMsg{Cmd: c}, true
 	}
 	switch {
 	case !isKey:
@@ -61,11 +66,43 @@ func (p workersPane) Update(msg tea.Msg, s common.Scene) (_ workersPane, out tea
 			d = n - 1
 		}
 		return p.selectWorker((p.selected+d)%n, s)
-	case hasKey(k, p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker):
+	case common.HasKey(k, p.keys.Step) && p.keys.Select.Enabled():
+		return p, common.StepOffMsg{}, true
+	case common.HasKey(k, p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker, p.keys.Step, p.keys.Crash, p.keys.Restart, p.keys.Pause):
 		return p, common.NeedsSessionMsg{}, true
 	}
 	return p, nil, false
 }
+
+// acts are the keys of the selected worker, each with the engine command it asks for: the
+// worker travels with the command, so the shell's runner does it as any other.
+func (p workersPane) acts() []workerAct {
+	return []workerAct{
+		{p.keys.Step, func(w int) engine.Command { return engine.CmdStepWorker{Worker: w} }},
+		{p.keys.Crash, func(w int) engine.Command { return engine.CmdCrash{Worker: w} }},
+		{p.keys.Restart, func(w int) engine.Command { return engine.CmdRestart{Worker: w} }},
+		{p.keys.Pause, func(w int) engine.Command { return engine.CmdPause{Worker: w} }},
+	}
+}
+
+// workerAct is a key of the selected worker and the command it builds.
+type workerAct struct {
+	b   key.Binding
+	cmd func(worker int) engine.Command
+}
+
+// act is the command of the enabled act key k matches; ok is false when none does.
+func (p workersPane) act(k tea.KeyMsg) (_ engine.Command, ok bool) {
+	for _, a := range p.acts() {
+		if key.Matches(k, a.b) {
+			return a.cmd(p.selected), true
+		}
+	}
+	return nil, false
+}
+
+// setBusy switches the step key off while the workers run on their own or e runs to the end.
+func (p *workersPane) setBusy(busy bool) { p.keys.setBusy(busy) }
 
 // selectWorker selects worker i, when there is one.
 func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
@@ -78,7 +115,7 @@ func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea
 	}
 	p.selected = i
 	return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("selected %s: %s steps it, %s crashes it, %s restarts it", s.Frame.Workers[i].Name,
-		common.KeyName(p.keys.step), common.KeyName(p.keys.crash), common.KeyName(p.keys.restart))}}, true
+		common.KeyName(p.keys.Step), common.KeyName(p.keys.Crash), common.KeyName(p.keys.Restart))}}, true
 }
 
 // view renders the title (when asked for) and the workers that fit in n lines; when not all

@@ -8,25 +8,35 @@ import (
 	"leaselab/ui/common"
 )
 
-// workersKeys are the workers pane's keys: they select the worker the lab's s, x, r and z act
-// on. They need an open session.
+// workersKeys are the workers pane's keys: those that select a worker, and those that act on
+// the selected one (s steps it, x crashes it, r restarts it, z pauses or wakes it), for which
+// the pane builds the engine command. They need an open session; s is off while the workers
+// run on their own or e runs to the end (setBusy).
 type workersKeys struct {
 	Select     key.Binding
 	PrevWorker key.Binding
 	NextWorker key.Binding
-	// acts are the lab's keys for the selected worker, named by the note on a selection.
-	step, crash, restart key.Binding
+	Step       key.Binding
+	Crash      key.Binding
+	Restart    key.Binding
+	Pause      key.Binding
+
+	busy bool // the workers run on their own, or e runs to the end: s is off
 }
 
 // defaultWorkersKeys returns the workers pane's keys.
 func defaultWorkersKeys() workersKeys {
-	lab := DefaultKeyMap()
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
 	return workersKeys{
-		Select: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"),
-			key.WithHelp("1–9", "select worker")),
-		PrevWorker: key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous worker")),
-		NextWorker: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next worker")),
-		step:       lab.StepWorker, crash: lab.Crash, restart: lab.Restart,
+		Select:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
+		PrevWorker: b([]string{"left"}, "←", "previous worker"),
+		NextWorker: b([]string{"right"}, "→", "next worker"),
+		Step:       b([]string{"s"}, "s", "step selected worker"),
+		Crash:      b([]string{"x"}, "x", "crash worker"),
+		Restart:    b([]string{"r"}, "r", "restart worker"),
+		Pause:      b([]string{"z"}, "z", "pause/wake worker"),
 	}
 }
 
@@ -42,9 +52,16 @@ func (k *workersKeys) setWorkers(n int) {
 
 // setEnabled switches the keys on while a session is open.
 func (k *workersKeys) setEnabled(on bool) {
-	for _, b := range []*key.Binding{&k.Select, &k.PrevWorker, &k.NextWorker} {
+	for _, b := range []*key.Binding{&k.Select, &k.PrevWorker, &k.NextWorker, &k.Crash, &k.Restart, &k.Pause} {
 		b.SetEnabled(on)
 	}
+	k.Step.SetEnabled(on && !k.busy)
+}
+
+// setBusy switches the step key off while the workers run on their own or e runs to the end.
+func (k *workersKeys) setBusy(busy bool) {
+	k.busy = busy
+	k.Step.SetEnabled(k.Select.Enabled() && !busy)
 }
 
 // hint names the keys in the pane's title: "1–2 or ← →".

@@ -54,6 +54,9 @@ type (
 	// commands already waiting, records it and reads the frame after it; the watch, which has no
 	// engine, drops it.
 	DoMsg struct{ Cmd engine.Command }
+	// StepOffMsg says that a step key the pane has off was pressed: the shell says why (the
+	// workers run on their own, or e runs to the end, or no scenario is open).
+	StepOffMsg struct{}
 	// NeedsSessionMsg says that a key the pane has off needs an open scenario: the shell says
 	// so when none is open.
 	NeedsSessionMsg struct{}
@@ -107,4 +110,16 @@ func KeyNames(bs ...key.Binding) string {
 		names[i] = KeyName(b)
 	}
 	return strings.Join(names, " ")
+}
+
+// HasKey reports whether k is one of the keys of bs, on or off.
+func HasKey(k tea.KeyMsg, bs ...key.Binding) bool {
+	for _, b := range bs {
+		for _, name := range b.Keys() {
+			if name == k.String() {
+				return true
+			}
+		}
+	}
+	return false
 }
