@@ -49,7 +49,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 	m.play.stop()
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
 	m.keys.setFinishing(true)
-	m.workers.setBusy(m.keys.free || m.keys.finishing)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", common.KeyName(m.keys.Finish))}
 	return m.enqueue(op{kind: opFinish, poll: m.finish.id})
@@ -63,7 +63,7 @@ func (m *Model) stopFinish() {
 	m.finish.on = false
 	m.finish.id++
 	m.keys.setFinishing(false)
-	m.workers.setBusy(m.keys.free || m.keys.finishing)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // While the workers free-run (g), each on its own goroutine and connection, the lab does not
@@ -146,7 +147,7 @@ func (m Model) startFree() (Model, tea.Cmd) {
 	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
 	m.keys.setFree(true)
-	m.workers.setBusy(m.keys.free || m.keys.finishing)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 	m.status = common.Status{Text: "starting the free run …"}
 	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.interval()})
@@ -170,7 +171,7 @@ func (m *Model) leaveFree() {
 	m.free.on = false
 	m.free.id++
 	m.keys.setFree(false)
-	m.workers.setBusy(m.keys.free || m.keys.finishing)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 }
 
@@ -254,7 +255,7 @@ func allMessages(n int) string {
 // applyFree performs the free-run operations, which need the runner as well as the session.
 // handled is false for every other operation.
 func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl common.Level, handled bool) {
-	pace, wk := paceWords(o.pace), defaultWorkersKeys() // the worker keys' names, which never change
+	pace, wk := paceWords(o.pace), workers.DefaultKeys() // the worker keys' names, which never change
 	var err error
 	switch o.kind {
 	case opPoll:

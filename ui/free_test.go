@@ -98,7 +98,7 @@ func TestFreeStartsAndStops(t *testing.T) {
 		t.Fatalf("%d poll ticks waiting after g, want 1", len(l.polls))
 	}
 	// The step keys are off: nothing steps the workers but themselves.
-	if l.m.keys.Step.Enabled() || l.m.workers.keys.Step.Enabled() || l.m.keys.Play.Enabled() {
+	if l.m.keys.Step.Enabled() || l.m.workers.Keys().Step.Enabled() || l.m.keys.Play.Enabled() {
 		t.Fatal("step keys on while free-running")
 	}
 	l.press("n", "s", "p")

@@ -86,7 +86,7 @@ type helpPane struct {
 
 // help is the help pane as the lab's state has it now.
 func (m Model) help() helpPane {
-	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys},
+	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.Keys()},
 		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
 	if m.frame != nil {
 		p.teaches = m.frame.Teaches

@@ -17,7 +17,7 @@ import (
 // last command changed. What is left is drawn from the frame alone.
 func screenBody(m Model) string {
 	m.status, m.line = common.Status{}, timeline{}
-	m.workers.selected = 0 // the user's selection, not the database's
+	m.workers = m.workers.WithSelected(0) // the user's selection, not the database's
 	m.changes = common.NoChanges(m.frame)
 	m.relayout()
 	f := *m.frame

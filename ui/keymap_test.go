@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/workers"
 )
 
 // bindingsOf returns every key.Binding field of a key map struct, by field name, and each of its
@@ -42,7 +43,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys(), defaultWorkersKeys()}
+	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys(), workers.DefaultKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.

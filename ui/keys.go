@@ -5,6 +5,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/workers"
 )
 
 // action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
@@ -199,7 +200,7 @@ type labKeys struct {
 	scroll  ScrollKeys // the outbox's
 	diagram diagramKeys
 	sql     sqlKeys
-	workers workersKeys
+	workers workers.Keys
 }
 
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.

@@ -56,33 +56,33 @@ func TestSeveralRunesCountAsSeveralPresses(t *testing.T) {
 func TestSelectWorker(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("2")
-	if l.m.workers.selected != 1 {
-		t.Fatalf("selected = %d after 2", l.m.workers.selected)
+	if l.m.workers.Selected() != 1 {
+		t.Fatalf("selected = %d after 2", l.m.workers.Selected())
 	}
 	l.must("▸ 2 Worker-B", "Worker-B selected")
 	l.press("9")
 	l.must("no worker 9: this scenario has 2")
-	if l.m.workers.selected != 1 {
+	if l.m.workers.Selected() != 1 {
 		t.Fatal("9 changed the selection")
 	}
 	l.press("left")
-	if l.m.workers.selected != 0 {
+	if l.m.workers.Selected() != 0 {
 		t.Fatal("← did not select the previous worker")
 	}
 	l.press("right")
-	if l.m.workers.selected != 1 {
+	if l.m.workers.Selected() != 1 {
 		t.Fatal("→ did not select the next worker")
 	}
 	// → on the last worker goes round to the first, ← on the first to the last.
 	l.press("right")
 	l.mustNot("no worker")
-	if l.m.workers.selected != 0 {
-		t.Fatalf("→ on the last worker selected %d, want the first", l.m.workers.selected)
+	if l.m.workers.Selected() != 0 {
+		t.Fatalf("→ on the last worker selected %d, want the first", l.m.workers.Selected())
 	}
 	l.press("left")
 	l.mustNot("no worker 0")
-	if l.m.workers.selected != 1 {
-		t.Fatalf("← on the first worker selected %d, want the last", l.m.workers.selected)
+	if l.m.workers.Selected() != 1 {
+		t.Fatalf("← on the first worker selected %d, want the last", l.m.workers.Selected())
 	}
 }
 

@@ -36,8 +36,8 @@ func allBindings(m Model) []key.Binding {
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}
-	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.keys, m.outbox.keys
-	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker,
+	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.Keys(), m.outbox.keys
+	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker, wk.Step, wk.Crash, wk.Restart, wk.Pause,
 		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.keys.Toggle, m.sql.keys.Close)
 	for _, g := range m.panes.help() {
 		for _, e := range g.entries {
@@ -124,8 +124,8 @@ func probeKey(m Model) uint64 {
 		fmt.Fprint(h, b2i(b.Enabled()))
 	}
 	sel := ""
-	if f := m.frame; f != nil && m.workers.selected < len(f.Workers) {
-		w := f.Workers[m.workers.selected]
+	if f := m.frame; f != nil && m.workers.Selected() < len(f.Workers) {
+		w := f.Workers[m.workers.Selected()]
 		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadletters.DeadLettered(f)) > 0)
 	}
 	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.open != nil, sel, m.line.pos > 0, m.line.pos < len(m.line.entries),
@@ -136,7 +136,7 @@ func probeKey(m Model) uint64 {
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
 	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.on, m.sql.open,
-		m.workers.selected, m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
+		m.workers.Selected(), m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // maxQueuedSteps bounds the steps waiting behind a busy engine: a held-down space bar is
@@ -51,7 +52,7 @@ type Model struct {
 	quitting bool
 
 	outbox  outboxPane
-	workers workersPane
+	workers workers.Pane
 	sql     sqlPane // the SQL pane (v), over the others
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
@@ -67,7 +68,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: newWorkersPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: workers.New(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),

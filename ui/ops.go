@@ -10,6 +10,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/words"
 	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // clockStep is how far + moves the scenario clock.
@@ -162,9 +163,9 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 	now := engine.FormatClock(s.Clock().Now())
 	switch {
 	case v.Crashed:
-		return v.Name + " is CRASHED: press " + common.KeyName(defaultWorkersKeys().Restart) + " to restart it"
+		return v.Name + " is CRASHED: press " + common.KeyName(workers.DefaultKeys().Restart) + " to restart it"
 	case v.Paused:
-		return v.Name + " is PAUSED: press " + common.KeyName(defaultWorkersKeys().Pause) + " to wake it"
+		return v.Name + " is PAUSED: press " + common.KeyName(workers.DefaultKeys().Pause) + " to wake it"
 	}
 	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
 }
@@ -172,7 +173,7 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 // whyNothing explains, from the frame read after a step that did nothing, why nothing could
 // happen and what to press.
 func whyNothing(f *common.Frame, k KeyMap) string {
-	wk := defaultWorkersKeys() // the worker keys' names, which never change
+	wk := workers.DefaultKeys() // the worker keys' names, which never change
 	now := engine.FormatClock(f.Now)
 	live := 0
 	for _, w := range f.Workers {

@@ -184,7 +184,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.outbox.offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
-		m.workers.opened(false, 0)
+		m.workers.Opened(false, 0)
 	}
 	m.keys.setRowLocks(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
 	if msg.err == nil && msg.frame != nil {
@@ -197,7 +197,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
 	} else {
-		m.workers.opened(true, len(msg.frame.Workers))
+		m.workers.Opened(true, len(msg.frame.Workers))
 		m.setPace(msg.frame)
 		m.status = common.Status{Text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
 			msg.frame.Name, common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish), common.KeyName(m.keys.Help))}

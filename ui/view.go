@@ -48,7 +48,7 @@ func (m Model) View() string {
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
 	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
-	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
+	lines = append(lines, m.workers.Lines(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
 	lines = append(lines, m.rowView()...)
 	lines = append(lines, common.Box(m.verdictLines(l.width), l.width, l.verdict)...)
 	lines = append(lines, m.captionView(l.width, l.caption)...)

@@ -6,6 +6,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // One of a thing is singular: "1 row", "1 message".
@@ -37,7 +38,7 @@ func TestWorkerLinesShareOneFormat(t *testing.T) {
 		},
 	}}
 	for _, w := range []int{100, 110, 120, 160} {
-		lines := workersPane{}.view(f, common.Changes{}, &st, w, true, 2)
+		lines := workers.New().Lines(f, common.Changes{}, &st, w, true, 2)
 		var long, short int
 		for _, line := range lines[1:] {
 			switch {

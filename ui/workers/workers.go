@@ -1,4 +1,4 @@
-package ui
+package workers
 
 import (
 	"fmt"
@@ -11,27 +11,36 @@ import (
 	"leaselab/ui/common"
 )
 
-// workersPane is one line per worker: its state, what it holds in memory, its counts. The
+// Pane is one line per worker: its state, what it holds in memory, its counts. The
 // selected worker (the one s, x, r and z act on) is marked ▸; the pane's own keys select it.
-type workersPane struct {
-	keys     workersKeys
+type Pane struct {
+	keys     Keys
 	selected int
 	hint     string // the keys that select a worker, as the pane's title names them: "1–2 or ← →"
 }
 
-// newWorkersPane returns the pane, the first worker selected.
-func newWorkersPane() workersPane { return workersPane{keys: defaultWorkersKeys()} }
+// New returns the pane, the first worker selected.
+func New() Pane { return Pane{keys: DefaultKeys()} }
+
+// Selected is the worker the act keys act on.
+func (p Pane) Selected() int { return p.selected }
+
+// WithSelected is the pane with worker i selected.
+func (p Pane) WithSelected(i int) Pane { p.selected = i; return p }
+
+// Keys are the pane's keys, as they are now (on or off).
+func (p Pane) Keys() Keys { return p.keys }
 
 // ShortHelp is the pane's keys (help.KeyMap).
-func (p workersPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Select} }
+func (p Pane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Select} }
 
 // FullHelp is the pane's keys (help.KeyMap).
-func (p workersPane) FullHelp() [][]key.Binding {
+func (p Pane) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{p.keys.Select, p.keys.PrevWorker, p.keys.NextWorker}}
 }
 
-// opened adjusts the pane to a session that opened (ok) or did not, with n workers.
-func (p *workersPane) opened(ok bool, n int) {
+// Opened adjusts the pane to a session that opened (ok) or did not, with n workers.
+func (p *Pane) Opened(ok bool, n int) {
 	p.keys.setEnabled(ok)
 	if ok {
 		p.selected = min(p.selected, max(0, n-1))
@@ -45,7 +54,7 @@ func (p *workersPane) opened(ok bool, n int) {
 // (a common.DoMsg with the command). ok is false for any other key; out is a NoteMsg, a DoMsg,
 // a StepOffMsg for s while it is off, or a NeedsSessionMsg for a key that is off because no
 // scenario is open.
-func (p workersPane) Update(msg tea.Msg, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
+func (p Pane) Update(msg tea.Msg, s common.Scene) (_ Pane, out tea.Msg, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	n := 0
 	if s.Frame != nil {
@@ -76,7 +85,7 @@ func (p workersPane) Update(msg tea.Msg, s common.Scene) (_ workersPane, out tea
 
 // acts are the keys of the selected worker, each with the engine command it asks for: the
 // worker travels with the command, so the shell's runner does it as any other.
-func (p workersPane) acts() []workerAct {
+func (p Pane) acts() []workerAct {
 	return []workerAct{
 		{p.keys.Step, func(w int) engine.Command { return engine.CmdStepWorker{Worker: w} }},
 		{p.keys.Crash, func(w int) engine.Command { return engine.CmdCrash{Worker: w} }},
@@ -92,7 +101,7 @@ type workerAct struct {
 }
 
 // act is the command of the enabled act key k matches; ok is false when none does.
-func (p workersPane) act(k tea.KeyMsg) (_ engine.Command, ok bool) {
+func (p Pane) act(k tea.KeyMsg) (_ engine.Command, ok bool) {
 	for _, a := range p.acts() {
 		if key.Matches(k, a.b) {
 			return a.cmd(p.selected), true
@@ -101,11 +110,11 @@ func (p workersPane) act(k tea.KeyMsg) (_ engine.Command, ok bool) {
 	return nil, false
 }
 
-// setBusy switches the step key off while the workers run on their own or e runs to the end.
-func (p *workersPane) setBusy(busy bool) { p.keys.setBusy(busy) }
+// SetBusy switches the step key off while the workers run on their own or e runs to the end.
+func (p *Pane) SetBusy(busy bool) { p.keys.setBusy(busy) }
 
 // selectWorker selects worker i, when there is one.
-func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea.Msg, ok bool) {
+func (p Pane) selectWorker(i int, s common.Scene) (_ Pane, out tea.Msg, ok bool) {
 	n := 0
 	if s.Frame != nil {
 		n = len(s.Frame.Workers)
@@ -118,10 +127,13 @@ func (p workersPane) selectWorker(i int, s common.Scene) (_ workersPane, out tea
 		common.KeyName(p.keys.Step), common.KeyName(p.keys.Crash), common.KeyName(p.keys.Restart))}}, true
 }
 
-// view renders the title (when asked for) and the workers that fit in n lines; when not all
+// Lines renders the title (when asked for) and the workers that fit in n lines; when not all
 // fit, the window follows the selected worker.
-func (p workersPane) view(f *common.Frame, ch common.Changes, st *common.Styles, w int, title bool, n int) []string {
-	h := b2i(title) + n
+func (p Pane) Lines(f *common.Frame, ch common.Changes, st *common.Styles, w int, title bool, n int) []string {
+	h := n
+	if title {
+		h++
+	}
 	if h <= 0 {
 		return nil
 	}
@@ -187,7 +199,7 @@ type cellWidths struct {
 }
 
 // line renders worker i.
-func (p workersPane) line(f *common.Frame, i int, changed bool, st *common.Styles, cw cellWidths) string {
+func (p Pane) line(f *common.Frame, i int, changed bool, st *common.Styles, cw cellWidths) string {
 	v := f.Workers[i]
 	var b strings.Builder
 	switch {

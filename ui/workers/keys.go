@@ -1,4 +1,4 @@
-package ui
+package workers
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"leaselab/ui/common"
 )
 
-// workersKeys are the workers pane's keys: those that select a worker, and those that act on
+// Keys are the workers pane's keys: those that select a worker, and those that act on
 // the selected one (s steps it, x crashes it, r restarts it, z pauses or wakes it), for which
 // the pane builds the engine command. They need an open session; s is off while the workers
 // run on their own or e runs to the end (setBusy).
-type workersKeys struct {
+type Keys struct {
 	Select     key.Binding
 	PrevWorker key.Binding
 	NextWorker key.Binding
@@ -24,12 +24,12 @@ type workersKeys struct {
 	busy bool // the workers run on their own, or e runs to the end: s is off
 }
 
-// defaultWorkersKeys returns the workers pane's keys.
-func defaultWorkersKeys() workersKeys {
+// DefaultKeys returns the workers pane's keys.
+func DefaultKeys() Keys {
 	b := func(keys []string, k, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
 	}
-	return workersKeys{
+	return Keys{
 		Select:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–9", "select worker"),
 		PrevWorker: b([]string{"left"}, "←", "previous worker"),
 		NextWorker: b([]string{"right"}, "→", "next worker"),
@@ -41,7 +41,7 @@ func defaultWorkersKeys() workersKeys {
 }
 
 // setWorkers adjusts the select key's help to the number of workers.
-func (k *workersKeys) setWorkers(n int) {
+func (k *Keys) setWorkers(n int) {
 	switch {
 	case n <= 1:
 		k.Select.SetHelp("1", "select worker")
@@ -51,7 +51,7 @@ func (k *workersKeys) setWorkers(n int) {
 }
 
 // setEnabled switches the keys on while a session is open.
-func (k *workersKeys) setEnabled(on bool) {
+func (k *Keys) setEnabled(on bool) {
 	for _, b := range []*key.Binding{&k.Select, &k.PrevWorker, &k.NextWorker, &k.Crash, &k.Restart, &k.Pause} {
 		b.SetEnabled(on)
 	}
@@ -59,12 +59,12 @@ func (k *workersKeys) setEnabled(on bool) {
 }
 
 // setBusy switches the step key off while the workers run on their own or e runs to the end.
-func (k *workersKeys) setBusy(busy bool) {
+func (k *Keys) setBusy(busy bool) {
 	k.busy = busy
 	k.Step.SetEnabled(k.Select.Enabled() && !busy)
 }
 
 // hint names the keys in the pane's title: "1–2 or ← →".
-func (k workersKeys) hint() string {
+func (k Keys) hint() string {
 	return common.KeyName(k.Select) + " or " + common.KeyNames(k.PrevWorker, k.NextWorker)
 }
