@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -30,17 +31,20 @@ type (
 )
 
 // paneSpec is one registered pane: its name (the title of its group on the ? screen), a new
-// one, and the shells that show it.
+// one, the shells that show it, and the slot of the lab it stands after (view.go; none: after
+// the events). The watch shows its panes under its table.
 type paneSpec struct {
 	name       string
 	new        func() common.Pane
 	lab, watch bool
+	after      slotName
 }
 
 // paneSet is the registered panes a shell shows, with the height the layout gave each. It is a
 // value: every change copies the slices it changes.
 type paneSet struct {
 	names []string
+	after []slotName // the slot each stands after (paneSpec.after)
 	ps    []common.Pane
 	hs    []int
 }
@@ -51,6 +55,7 @@ func panesOf(specs []paneSpec, inLab bool) paneSet {
 	for _, sp := range specs {
 		if (inLab && sp.lab) || (!inLab && sp.watch) {
 			set.names, set.ps = append(set.names, sp.name), append(set.ps, sp.new())
+			set.after = append(set.after, cmp.Or(sp.after, slotEvents))
 		}
 	}
 	set.hs = make([]int, len(set.ps))
@@ -137,6 +142,18 @@ func (set paneSet) view(s common.Scene, w int) []string {
 	var lines []string
 	for i, p := range set.ps {
 		lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
+	}
+	return lines
+}
+
+// viewAfter is the lines of the panes that stand after slot name (view.go), each exactly its
+// height, w cells wide at most.
+func (set paneSet) viewAfter(name slotName, s common.Scene, w int) []string {
+	var lines []string
+	for i, p := range set.ps {
+		if set.after[i] == name {
+			lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
+		}
 	}
 	return lines
 }
