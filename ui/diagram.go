@@ -165,15 +165,7 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 				on(nil, map[bool]rune{true: markBlocked, false: markEmpty}[e.Outcome == engine.OutcomeBlocked])
 				continue
 			}
-			l := &stLease{lane: lane, key: plainText(e.Key), version: e.Version, until: e.Until, start: c, last: c,
-				end: max(c, endCol[e.Until]), marks: map[int]rune{}, fills: []stFill{{c, fillHeld}},
-				reclaimed: e.Outcome == engine.OutcomeReclaimed}
-			r := markClaim
-			if l.reclaimed {
-				r = markReclaim
-			} else if e.Kind == engine.EvTake {
-				r = markTake
-			}
+			l, r := newLease(lane, c, e, endCol)
 			on(l, r)
 			st.leases = append(st.leases, l)
 			if byKey[lane] == nil {
@@ -198,14 +190,7 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 			on(l, map[bool]rune{true: markRenew, false: markLost}[e.Outcome == engine.OutcomeRenewed])
 		case engine.EvFinalize:
 			l := find(lane, e.Key)
-			switch e.Outcome {
-			case engine.OutcomeRejected:
-				on(l, markRejected)
-			case engine.OutcomeViolation:
-				on(l, markViolate)
-			default:
-				on(l, markFinal)
-			}
+			on(l, finalizeMark(e.Outcome))
 			if e.Outcome != engine.OutcomeRejected {
 				st.finish(e.Key, c) // the row is Processed: every lease on it is over in effect
 			}
@@ -234,6 +219,32 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 			delete(paused, lane)
 		}
 	}
+}
+
+// newLease is the lease a claim (or a take) at column c opens on lane, and the mark of its
+// claim: a reclaim, a take or a plain claim.
+func newLease(lane, c int, e *engine.Event, endCol map[time.Time]int) (*stLease, rune) {
+	l := &stLease{lane: lane, key: plainText(e.Key), version: e.Version, until: e.Until, start: c, last: c,
+		end: max(c, endCol[e.Until]), marks: map[int]rune{}, fills: []stFill{{c, fillHeld}},
+		reclaimed: e.Outcome == engine.OutcomeReclaimed}
+	switch {
+	case l.reclaimed:
+		return l, markReclaim
+	case e.Kind == engine.EvTake:
+		return l, markTake
+	}
+	return l, markClaim
+}
+
+// finalizeMark is the mark of a finalize with outcome o: rejected, a violation, or done.
+func finalizeMark(o string) rune {
+	switch o {
+	case engine.OutcomeRejected:
+		return markRejected
+	case engine.OutcomeViolation:
+		return markViolate
+	}
+	return markFinal
 }
 
 // finish marks every lease on key as done from column c on: the row is Processed.
