@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
+
 	"leaselab/ui/common"
-	// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
-	// those.
 )
 
+// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
+// those.
 var legendOf = []struct {
 	r           rune
 	text, short string

@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"leaselab/ui/common"
 	"strings"
-	// The row under the workers: the ledgers pane on the left, the checks pane on the right, each
-	// under its title, side by side at every width the lab lays out, so that a narrow screen keeps
-	// every check of the verdict on a line of its own.
+
+	"leaselab/ui/common"
 )
+
+// The row under the workers: the ledgers pane on the left, the checks pane on the right, each
+// under its title, side by side at every width the lab lays out, so that a narrow screen keeps
+// every check of the verdict on a line of its own.
 
 // rowView is the ledgers beside the checks, as the layout sized them.
 func (m Model) rowView() []string {
