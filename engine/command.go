@@ -143,8 +143,8 @@ func (c CmdRedrive) run(ctx context.Context, s *Session) (Result, error) {
 // attempts reset (Redriver), and records it. A message that is not dead-lettered, or a key
 // with no message, is refused with ErrNotNow and nothing changes.
 func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
-	r, ok := s.db.(Redriver)
-	if !ok {
+	r := s.env.caps.Redrive
+	if r == nil {
 		return Event{}, fmt.Errorf("redrive %s: this database cannot redrive: %w", key, ErrNotNow)
 	}
 	if err := r.Redrive(ctx, key); err != nil {
