@@ -8,6 +8,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/words"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,7 +41,8 @@ func (e *ParseError) Error() string {
 //	lease: 500ms
 //	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat, skip-locked
 //	lock-timeout: 300ms         # a claim's wait for a row lock with skip-locked off
-//	backend: postgres           # a lesson only PostgreSQL can run (row locks)
+//	backend: postgres           # a lesson only PostgreSQL can run (requires: row-locks)
+//	requires: row-locks         # capabilities the database must have (engine.CapabilityNames)
 //	heartbeat-every: 200ms
 //	provider-latency: 0ms
 //	slow: A 800ms               # this worker's provider calls take longer
@@ -288,13 +290,21 @@ func (p *parser) header(n int, line string) error {
 			return p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, engine.BackendPostgres)
 		}
 		sc.Backend = val
+		sc.Requires = appendNew(sc.Requires, engine.CapRowLocks)
+	case "requires":
+		for _, name := range strings.Fields(val) {
+			if err := engine.CheckCapability(name); err != nil {
+				return p.errf(n, "requires: %v", err)
+			}
+			sc.Requires = appendNew(sc.Requires, name)
+		}
 	case "teaches":
 		if _, err := sc.Settings.Get(val); err != nil {
 			return p.errf(n, "bad teaches: %v", err)
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.ToggleNamesIn(engine.InRescue)...), ", "))
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, requires, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.ToggleNamesIn(engine.InRescue)...), ", "))
 	}
 	return nil
 }
@@ -412,4 +422,12 @@ func (p *parser) hasWorker(short string) bool {
 
 func (p *parser) ref(n int, name string) {
 	p.pendingWorkerRefs = append(p.pendingWorkerRefs, workerRef{line: n, name: name})
+}
+
+// appendNew appends name to names unless it is there already.
+func appendNew(names []string, name string) []string {
+	if slices.Contains(names, name) {
+		return names
+	}
+	return append(names, name)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"leaselab/assets"
@@ -35,6 +37,8 @@ type Files interface {
 	// Open opens the leaselab database path without changing its rows; readOnly, without
 	// writing to the file at all (watch).
 	Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error)
+	// Capabilities is what a file's database can do, before one is opened.
+	Capabilities() engine.Capabilities
 }
 
 // Servers makes and opens leaselab schemas on PostgreSQL servers (postgres.Servers).
@@ -51,6 +55,8 @@ type Servers interface {
 	CreateTemp(ctx context.Context, url string, now time.Time, suffix string) (engine.Backend, error)
 	// Open opens the URL's leaselab schema without changing its rows.
 	Open(ctx context.Context, url string) (engine.Backend, error)
+	// Capabilities is what a schema can do, before one is opened.
+	Capabilities() engine.Capabilities
 }
 
 // openPostgres is dbOpener.open for a PostgreSQL URL (run, the lab, stress). A URL that names a
@@ -153,13 +159,25 @@ func serverDB(db engine.Backend, err error) (engine.Backend, error) {
 	return db, nil
 }
 
-// backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
-// file, before anything is opened.
+// Capabilities is what the backend --db picks can do, before it is opened.
+func (b Backends) Capabilities(db string) engine.Capabilities {
+	if b.Server.IsURL(db) {
+		return b.Server.Capabilities()
+	}
+	return b.File.Capabilities()
+}
+
+// backendFits refuses a scenario that requires what the --db's backend cannot do
+// (engine.Scenario.Requires), before anything is opened.
 func backendFits(b Backends, sc *engine.Scenario, db string) error {
-	if sc.Backend == engine.BackendPostgres && !b.Server.IsURL(db) {
+	missing := b.Capabilities(db).Missing(sc.Requires)
+	switch {
+	case len(missing) == 0:
+		return nil
+	case slices.Contains(missing, engine.CapRowLocks):
 		return usageError{fmt.Errorf("scenario %s needs PostgreSQL: it teaches row locks, and SQLite has none (one write lock for the whole file); pass --db postgres://USER@HOST:PORT/DB", sc.Name)}
 	}
-	return nil
+	return usageError{fmt.Errorf("scenario %s requires %s, which this database cannot do", sc.Name, strings.Join(missing, ", "))}
 }
 
 // lessonsFor is the built-in scenarios a database can run, in teaching order: every one on
