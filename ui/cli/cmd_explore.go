@@ -126,7 +126,7 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 	coresSet := false
 	fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
 	var more []engine.DB
-	if *cores > 1 && !b.Server.IsURL(dbs.path) && (how == explore.RestoreRows || coresSet) {
+	if *cores > 1 && !b.isServer(dbs.path) && (how == explore.RestoreRows || coresSet) {
 		if how != explore.RestoreRows {
 			return 0, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", *cores, how)}
 		}
