@@ -117,7 +117,7 @@ func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io
 	w := sess.Workers()[0]
 	var last engine.Event
 	lock := "the database's write lock"
-	if b.isServer(*path) { // PostgreSQL locks rows, not the database
+	if b.Capabilities(*path).RowLocks { // PostgreSQL locks rows, not the database
 		lock = "a row lock"
 	}
 	waits := &lockWait{out: stdout, name: w.Name, lock: lock, pace: *pace, poll: *poll,
