@@ -67,7 +67,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	f := &Frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
 		DBPath: s.db.Path(), Settings: s.Settings(),
-		Teaches: s.Scenario.Teaches, RowLocks: HasRowLocks(s.db), LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
+		Teaches: s.Scenario.Teaches, RowLocks: s.env.caps.RowLocks, LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}
@@ -96,8 +96,8 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 // lastErrors reads the LastError of each dead-lettered row, by key; nil when none is or the
 // store cannot say.
 func (s *Session) lastErrors(ctx context.Context, rows []Row) (map[string]string, error) {
-	rr, ok := s.db.(RetryReader)
-	if !ok {
+	rr := s.env.caps.Retry
+	if rr == nil {
 		return nil, nil
 	}
 	var m map[string]string

@@ -100,7 +100,7 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		free:     freeOptions{latency: opt.FreeLatency, sleep: sleep},
 	}
 	s.gateway = newGateway(db, sc.Messages)
-	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings, retry: newRetrySide(sc, clock.Now())}
+	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings, retry: newRetrySide(sc, clock.Now()), caps: db.Capabilities()}
 	if opt.Seed {
 		if err := Seed(ctx, s.gateway, sc.Messages, clock.Now()); err != nil {
 			return nil, err

@@ -51,8 +51,8 @@ func (s *Session) usesToggle(t Toggle, st Settings) bool {
 		return s.env.retry.plan.active() || st.Backoff || st.DeadLetter
 	case InRescue:
 		return t.Of(st) || s.Scenario.Teaches == t.Name ||
-			(t.Name == ToggleGuardedRescue && s.Scenario.Rescuer != nil) ||
-			(t.Name != ToggleGuardedRescue && s.Scenario.Skewed())
+			(t.UsedWith&UsedWithRescuer != 0 && s.Scenario.Rescuer != nil) ||
+			(t.UsedWith&UsedWithSkew != 0 && s.Scenario.Skewed())
 	}
 	return true
 }
@@ -67,4 +67,14 @@ func (s *Session) lessonToggles() []string {
 		}
 	}
 	return names
+}
+
+// WithRescuer turns on the toggles that are on by default in a run with a rescuer
+// (Toggle.OnWithRescuer), except those set says the user set.
+func (s *Settings) WithRescuer(set func(name string) bool) {
+	for _, t := range toggles {
+		if t.OnWithRescuer && !set(t.Name) {
+			*t.field(s) = true
+		}
+	}
 }

@@ -48,3 +48,8 @@ func backend(db *DB, err error) (engine.Backend, error) {
 	}
 	return db, nil
 }
+
+// Capabilities is what a leaselab file's database can do (DB.Capabilities), known before one is
+// opened: the command line checks a lesson's requires: line with it. Its ports are an opened
+// DB's to use, not these.
+func (Files) Capabilities() engine.Capabilities { return (*DB)(nil).Capabilities() }
