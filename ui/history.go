@@ -196,7 +196,7 @@ func (m Model) stepCount() int {
 func historySteps(t timeline) int {
 	n := 0
 	for _, e := range t.entries[:t.pos] {
-		if e.Acted && isStep(e.Command) {
+		if e.Acted && e.Command != nil && e.Command.Info().Step {
 			n++
 		}
 	}

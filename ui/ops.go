@@ -48,17 +48,8 @@ type op struct {
 	answer   int // with answered: the index of the answer chosen
 }
 
-// isStep reports whether o performs a worker action.
-func (o op) isStep() bool { return isStep(o.cmd) }
-
-// isStep reports whether c is a step, one worker's action: the keys space and s.
-func isStep(c engine.Command) bool {
-	switch c.(type) {
-	case engine.CmdNext, engine.CmdStepWorker:
-		return true
-	}
-	return false
-}
+// isStep reports whether o performs a worker action: the keys space and s (Command.Info).
+func (o op) isStep() bool { return o.cmd != nil && o.cmd.Info().Step }
 
 // resultMsg carries what an engine command did and the frame it read afterwards. gen is the
 // generation of the session it ran on: a result for an older session is dropped.
@@ -104,10 +95,11 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 	fresh := s.Ledger().Total() == (engine.WorkerLedger{})
 	r, err := s.Do(ctx, c)
 	acted = r.Acted
-	sw, stepped := c.(engine.CmdStepWorker)
+	info := c.Info()
+	stepped := info.Step && info.Worker >= 0 // s: the selected worker's step
 	switch {
 	case errors.Is(err, engine.ErrNoWorker):
-		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), common.LevelWarn, false
+		return fmt.Sprintf("no worker %d: this scenario has %d", info.Worker+1, len(s.Workers())), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
 			engine.FormatClock(s.Clock().Now()), common.KeyName(k.PastLease)), common.LevelWarn, false
@@ -118,11 +110,11 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 	case r.Busy:
 		return "the database stayed busy; nothing happened: try again", common.LevelWarn, false
 	case stepped && !acted:
-		return workerIdle(s, sw.Worker, k), common.LevelWarn, false
+		return workerIdle(s, info.Worker, k), common.LevelWarn, false
 	}
-	if t, ok := c.(engine.CmdToggle); ok {
-		on, _ := s.Settings().Get(t.Name)
-		return toggleNote(t.Name, on, s.Settings(), fresh), common.LevelInfo, false
+	if info.Toggle != "" {
+		on, _ := s.Settings().Get(info.Toggle)
+		return toggleNote(info.Toggle, on, s.Settings(), fresh), common.LevelInfo, false
 	}
 	if r.Event.Seq > 0 {
 		// Free-running workers write events meanwhile: the note is this command's own.
@@ -140,21 +132,6 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 		note += " — a step outside the script: the lesson's expectations may no longer hold"
 	}
 	return note, common.LevelInfo, acted
-}
-
-// workerOf is the worker a command is aimed at, for the note that it does not exist.
-func workerOf(c engine.Command) int {
-	switch c := c.(type) {
-	case engine.CmdStepWorker:
-		return c.Worker
-	case engine.CmdCrash:
-		return c.Worker
-	case engine.CmdRestart:
-		return c.Worker
-	case engine.CmdPause:
-		return c.Worker
-	}
-	return -1
 }
 
 // workerIdle explains why worker i did nothing.
