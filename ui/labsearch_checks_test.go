@@ -12,6 +12,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/ledgers"
 )
 
 // The search's checks after every move (labsearch_test.go): the frame's words against the
@@ -401,7 +402,7 @@ func (s *searcher) checkLeftOut(l *lab, path []string, size, plain string, lines
 	}
 	column := strings.Join(left, "\n")
 	missing := 0
-	for _, it := range (ledgersPane{l.m.scene()}).ledgerItems() {
+	for _, it := range (ledgers.Pane{Scene: l.m.scene()}).Items() {
 		words := strings.Fields(ledgerLabel(it))
 		for i, w := range words {
 			words[i] = regexp.QuoteMeta(w)

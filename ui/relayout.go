@@ -1,5 +1,7 @@
 package ui
 
+import "leaselab/ui/ledgers"
+
 // relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
 // in Update, so View only renders.
 func (m *Model) relayout() {
@@ -12,7 +14,7 @@ func (m *Model) relayout() {
 		helpLines = len(m.help().fullHelpLines(w))
 	}
 	c := content{
-		ledgerLines:  func(w int, wide bool) int { return len(ledgersPane{m.scene()}.ledgerBody(w)) },
+		ledgerLines:  func(w int, wide bool) int { return len(ledgers.Pane{Scene: m.scene()}.Body(w)) },
 		checkLines:   func(w int, wide bool) int { return checksPane{m.scene()}.checkLinesWanted(w, wide) },
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"leaselab/ui/common"
+	"leaselab/ui/ledgers"
 )
 
 // The row under the workers: the ledgers pane on the left, the checks pane on the right, each
@@ -19,7 +20,7 @@ func (m Model) rowView() []string {
 		left = append(left, m.styles.Section.Render(common.Rule("Ledgers", lw)))
 		right = append(right, checksPane{m.scene()}.checksTitle(cw, l.wide))
 	}
-	left = append(left, ledgersPane{m.scene()}.ledgersBox(lw, l.rowLines)...)
+	left = append(left, ledgers.Pane{Scene: m.scene()}.Lines(lw, l.rowLines)...)
 	right = append(right, checksPane{m.scene()}.checksView(cw, l.rowLines, l.wide)...)
 	out := make([]string, 0, len(left))
 	for i := range left {

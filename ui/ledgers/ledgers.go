@@ -1,4 +1,6 @@
-package ui
+// Package ledgers is the ledgers pane: what the workers did, counted, and the rows as they
+// stand, beside the checks under the workers.
+package ledgers
 
 import (
 	"fmt"
@@ -10,14 +12,14 @@ import (
 	"leaselab/ui/common"
 )
 
-// ledgersPane is the run's ledgers, drawn from the scene: what the workers did, counted, and
+// Pane is the run's ledgers, drawn from the scene: what the workers did, counted, and
 // the rows as they stand. It has no keys.
-type ledgersPane struct{ common.Scene }
+type Pane struct{ common.Scene }
 
-// ledgerItems are the run's ledgers, most telling first: work done twice (by two owners at
+// Items are the run's ledgers, most telling first: work done twice (by two owners at
 // once, again after a lost lease, then written twice), attempts, the payments as the rows show them, the side effects (calls to the
 // provider, per key when a key was called more than once), ownership, claims.
-func (m ledgersPane) ledgerItems() []string {
+func (m Pane) Items() []string {
 	f, st := m.Frame, m.Styles
 	if f == nil || f.Summary == nil {
 		return nil
@@ -109,13 +111,13 @@ func sideEffects(sum *engine.Summary) string {
 // ledgerGroups is the run's ledgers on lines of at most w cells, the most telling first: short
 // items share a line, a long one breaks at its " · " onto lines of its own. Each group is the
 // lines of one screen line's items, kept or left out whole.
-func (m ledgersPane) ledgerGroups(w int) [][]string {
+func (m Pane) ledgerGroups(w int) [][]string {
 	groups, _ := m.countedGroups(w)
 	return groups
 }
 
 // countedGroups is ledgerGroups with the number of items in each group.
-func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
+func (m Pane) countedGroups(w int) (groups [][]string, items []int) {
 	line, n := "", 0
 	flush := func() {
 		if line != "" {
@@ -123,7 +125,7 @@ func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
 			line, n = "", 0
 		}
 	}
-	for _, it := range m.ledgerItems() {
+	for _, it := range m.Items() {
 		switch {
 		case common.Width(it) > w:
 			flush()
@@ -148,8 +150,8 @@ func (m ledgersPane) countedGroups(w int) (groups [][]string, items []int) {
 	return groups, items
 }
 
-// ledgerBody is every line of the ledgers at width w.
-func (m ledgersPane) ledgerBody(w int) []string {
+// Body is every line of the ledgers at width w.
+func (m Pane) Body(w int) []string {
 	var lines []string
 	for _, g := range m.ledgerGroups(w) {
 		lines = append(lines, g...)
@@ -157,9 +159,9 @@ func (m ledgersPane) ledgerBody(w int) []string {
 	return lines
 }
 
-// ledgersBox is the ledgers in exactly h lines: the items that fit whole, in their order; when
+// Lines is the ledgers in exactly h lines: the items that fit whole, in their order; when
 // some do not, the last line says how many are left out.
-func (m ledgersPane) ledgersBox(w, h int) []string {
+func (m Pane) Lines(w, h int) []string {
 	groups, items := m.countedGroups(w)
 	fit := func(h int) (lines []string, left int) {
 		for i, g := range groups {
