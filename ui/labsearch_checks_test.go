@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/ui/checks"
 	"leaselab/ui/common"
 	"leaselab/ui/ledgers"
 )
@@ -447,7 +448,7 @@ func hasMore(plain string, n int) bool {
 
 // checkMarks: each check's line on screen carries the mark of its state.
 func (s *searcher) checkMarks(l *lab, path []string, size, plain string, lines []string) {
-	for _, c := range classify(l.m.frame) {
+	for _, c := range checks.Classify(l.m.frame) {
 		for _, name := range []string{c.Name, c.Short} {
 			if name == "" {
 				continue
@@ -461,7 +462,7 @@ func (s *searcher) checkMarks(l *lab, path []string, size, plain string, lines [
 				if fields := strings.Fields(head); len(fields) > 0 {
 					head = fields[len(fields)-1]
 				}
-				want := map[checkState][]string{checkHolds: {"✓", "ok"}, checkFails: {"✗", "FAIL"}, checkOpen: {"…", "open"}, checkAside: {"○", "aside"}}[c.state]
+				want := map[checks.State][]string{checks.Holds: {"✓", "ok"}, checks.Fails: {"✗", "FAIL"}, checks.Open: {"…", "open"}, checks.Aside: {"○", "aside"}}[c.State]
 				okMark := false
 				for _, w := range want {
 					okMark = okMark || strings.Contains(head, w)

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/checks"
 	"leaselab/ui/common"
 )
 
@@ -99,7 +100,7 @@ func (o offering) labStatus() LabStatus {
 	case f.Done:
 		st.Verdict = "FAIL"
 	default:
-		fails, open, holds, _, _ := checkCounts(classify(f))
+		fails, open, holds, _, _ := checks.Counts(checks.Classify(f))
 		st.Verdict = fmt.Sprintf("%d hold", holds)
 		if fails > 0 {
 			st.Verdict += fmt.Sprintf(", %d FAIL", fails)

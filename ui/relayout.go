@@ -1,6 +1,9 @@
 package ui
 
-import "leaselab/ui/ledgers"
+import (
+	"leaselab/ui/checks"
+	"leaselab/ui/ledgers"
+)
 
 // relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
 // in Update, so View only renders.
@@ -15,7 +18,7 @@ func (m *Model) relayout() {
 	}
 	c := content{
 		ledgerLines:  func(w int, wide bool) int { return len(ledgers.Pane{Scene: m.scene()}.Body(w)) },
-		checkLines:   func(w int, wide bool) int { return checksPane{m.scene()}.checkLinesWanted(w, wide) },
+		checkLines:   func(w int, wide bool) int { return checks.Pane{Scene: m.scene()}.Want(w, wide) },
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
@@ -28,7 +31,7 @@ func (m *Model) relayout() {
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
-		c.checkFloor = checkFloor(f)
+		c.checkFloor = checks.Floor(f)
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"leaselab/ui/checks"
 	"leaselab/ui/common"
 	"leaselab/ui/ledgers"
 )
@@ -18,10 +19,10 @@ func (m Model) rowView() []string {
 	var left, right []string
 	if l.rowTitle {
 		left = append(left, m.styles.Section.Render(common.Rule("Ledgers", lw)))
-		right = append(right, checksPane{m.scene()}.checksTitle(cw, l.wide))
+		right = append(right, checks.Pane{Scene: m.scene()}.Title(cw, l.wide))
 	}
 	left = append(left, ledgers.Pane{Scene: m.scene()}.Lines(lw, l.rowLines)...)
-	right = append(right, checksPane{m.scene()}.checksView(cw, l.rowLines, l.wide)...)
+	right = append(right, checks.Pane{Scene: m.scene()}.Lines(cw, l.rowLines, l.wide)...)
 	out := make([]string, 0, len(left))
 	for i := range left {
 		out = append(out, strings.TrimRight(common.Pad(left[i], lw)+"  "+right[i], " "))

@@ -1,4 +1,4 @@
-package ui
+package checks
 
 import (
 	"fmt"
@@ -8,21 +8,21 @@ import (
 	"leaselab/ui/common"
 )
 
-// checksPane is the safety checks, drawn from the scene: each check of the run, held, failed,
+// Pane is the safety checks, drawn from the scene: each check of the run, held, failed,
 // open or set aside. It has no keys.
-type checksPane struct{ common.Scene }
+type Pane struct{ common.Scene }
 
 // The checks column: a title that counts the checks by state, then one line per check (wide,
 // with its detail under it), as the layout sized it.
 
-// checksTitle heads the checks column: how many hold, fail, wait and are set aside, each with
+// Title heads the checks column: how many hold, fail, wait and are set aside, each with
 // the glyph its lines carry.
-func (m checksPane) checksTitle(w int, wide bool) string {
+func (m Pane) Title(w int, wide bool) string {
 	st := m.Styles
 	if m.Frame == nil || m.Frame.Summary == nil {
 		return st.Section.Render(common.Rule("Safety checks", w))
 	}
-	fails, open, holds, aside, _ := checkCounts(classify(m.Frame))
+	fails, open, holds, aside, _ := Counts(Classify(m.Frame))
 	live := "live"
 	if m.Frame.Done {
 		live = "final"
@@ -47,14 +47,14 @@ func (m checksPane) checksTitle(w int, wide bool) string {
 	return st.Section.Render(common.Rule(title, w))
 }
 
-// checksView is the safety checks in exactly h lines: failing ones first. Wide, each with its
+// Lines is the safety checks in exactly h lines: failing ones first. Wide, each with its
 // detail, wrapped under its name; narrow, a glyph and the name. When h is short the checks set
 // aside share one line, then one line sums up the rest.
-func (m checksPane) checksView(w, h int, wide bool) []string {
+func (m Pane) Lines(w, h int, wide bool) []string {
 	if h <= 0 || m.Frame == nil || m.Frame.Summary == nil {
 		return common.Box(nil, w, h)
 	}
-	cs := classify(m.Frame)
+	cs := Classify(m.Frame)
 	if lines := m.checkBody(cs, w, wide); len(lines) <= h {
 		return common.Box(lines, w, h)
 	}
@@ -66,10 +66,10 @@ func (m checksPane) checksView(w, h int, wide bool) []string {
 	if len(lines) <= h {
 		return common.Box(lines, w, h)
 	}
-	fails, open, holds, aside, asideFailing := checkCounts(cs)
+	fails, open, holds, aside, asideFailing := Counts(cs)
 	lines = lines[:0]
 	for _, c := range cs {
-		if c.state != checkAside {
+		if c.State != Aside {
 			lines = append(lines, m.checkLineIn(c, wide, w))
 		}
 	}
@@ -96,11 +96,11 @@ func (m checksPane) checksView(w, h int, wide bool) []string {
 
 // checkBody is every check on lines of at most w cells. Wide, a check's detail wraps under its
 // name; narrow, a check's line is its glyph and name, and its detail when that fits whole.
-func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
+func (m Pane) checkBody(cs []Shown, w int, wide bool) []string {
 	var lines []string
 	aside := 0
 	for _, c := range cs {
-		if c.state == checkAside {
+		if c.State == Aside {
 			aside++
 		}
 		line := m.checkLine(c, wide, w)
@@ -113,10 +113,10 @@ func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 			continue
 		}
 		// The detail on lines of its own, under the name.
-		name := m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, state: c.state}, wide, w)
+		name := m.checkLine(Shown{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, State: c.State}, wide, w)
 		lines = append(lines, name)
 		detail := c.Detail
-		if c.state == checkOpen {
+		if c.State == Open {
 			detail = "not finished: " + detail
 		}
 		for _, d := range common.Wrap(detail, w-checkIndent-2) {
@@ -134,11 +134,11 @@ func (m checksPane) checkBody(cs []shownCheck, w int, wide bool) []string {
 }
 
 // checkLineIn is check c on one line of w cells: with its detail when that fits, else without.
-func (m checksPane) checkLineIn(c shownCheck, wide bool, w int) string {
+func (m Pane) checkLineIn(c Shown, wide bool, w int) string {
 	if line := m.checkLine(c, wide, w); common.Width(line) <= w {
 		return line
 	}
-	return m.checkLine(shownCheck{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, state: c.state}, wide, w)
+	return m.checkLine(Shown{Check: engine.Check{Name: c.Name, Short: c.Short, OK: c.OK}, State: c.State}, wide, w)
 }
 
 // checkIndent is where a check's name starts in the wide layout, after "✓ ok   ".
@@ -158,16 +158,16 @@ func asideSummary(aside, failing int) string {
 
 // checkLine renders one check: a mark that is a word or a glyph as well as a colour, the name
 // (its short form when the whole does not fit in w cells), the detail. Wide, the marks are words ("✓ ok", "✗ FAIL", "… open", "○ fail"); narrow, glyphs.
-func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
+func (m Pane) checkLine(c Shown, wide bool, w int) string {
 	st := m.Styles
 	var mark string
 	style := st.Info
-	switch c.state {
-	case checkFails:
+	switch c.State {
+	case Fails:
 		mark, style = st.Fail.Render("✗ FAIL"), st.Fail
-	case checkOpen:
+	case Open:
 		mark, style = st.Open.Render("… open"), st.Open
-	case checkAside:
+	case Aside:
 		mark, style = st.Aside.Render("○ ok  "), st.Aside
 		if !c.OK {
 			mark = st.Aside.Render("○ fail")
@@ -177,12 +177,12 @@ func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
 	}
 	if !wide {
 		mark = st.OK.Render("✓")
-		switch c.state {
-		case checkFails:
+		switch c.State {
+		case Fails:
 			mark = st.Fail.Render("✗")
-		case checkOpen:
+		case Open:
 			mark = st.Open.Render("…")
-		case checkAside:
+		case Aside:
 			mark = st.Aside.Render("○")
 		}
 	}
@@ -195,7 +195,7 @@ func (m checksPane) checkLine(c shownCheck, wide bool, w int) string {
 		return line
 	}
 	detail := " — " + c.Detail
-	if c.state == checkOpen {
+	if c.State == Open {
 		detail = " — not finished: " + c.Detail
 	}
 	return line + st.Detail.Render(detail)
