@@ -5,9 +5,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"leaselab/engine"
-	"leaselab/engine/words"
 	"leaselab/ui/common"
 )
 
@@ -35,55 +32,16 @@ func (m eventsPane) eventsView(w, h int) []string {
 	var body []string
 	for i := len(f.Events) - 1; i >= 0 && len(body) < h-1; i-- {
 		e := f.Events[i]
-		text := eventLine(st, e, e.Seq > m.Changes.NewAfter, idx)
+		text := common.EventLine(st, e, e.Seq > m.Changes.NewAfter, idx)
 		ev := []string{text}
 		if room := h - 1 - len(body); room >= 2 && common.Width(text) > w {
 			if parts := strings.SplitN(ansi.Wrap(text, w, ""), "\n", 2); len(parts) == 2 {
-				ev = []string{parts[0], common.Cut(common.Spaces(eventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w)}
+				ev = []string{parts[0], common.Cut(common.Spaces(common.EventIndent)+strings.ReplaceAll(parts[1], "\n", " "), w)}
 			}
 		}
 		body = append(ev, body...)
 	}
 	return common.Box(append(lines, body...), w, h)
-}
-
-// eventIndent is where an event's text starts: after the mark ("• ") and the time.
-const eventIndent = 2 + len("09:00:00.000Z ")
-
-// eventLine renders one event: its time, then its words with the worker's name in its colour.
-func eventLine(st *common.Styles, e engine.Event, fresh bool, idx map[string]int) string {
-	mark := "  "
-	if fresh {
-		mark = "• "
-	}
-	at := st.Subtle.Render(engine.FormatClock(e.At))
-	// The words come from the engine's one renderer (engine.Sentence); what they are made of
-	// (kind, outcome, subject) decides their style, never the words themselves. They may quote
-	// a key or a LockedBy read from the database: escaped.
-	text := words.Escape(e.Words())
-	switch {
-	case e.Kind == engine.EvPhase:
-		return mark + at + " " + st.Section.Render("== "+text+" ==")
-	case e.Kind == engine.EvNote:
-		return mark + at + " " + st.Caption.Render(text)
-	case e.Kind == engine.EvCrash:
-		return mark + at + " " + st.Fail.Render(text)
-	}
-	switch e.Outcome {
-	case engine.OutcomeBlocked, engine.OutcomeRejected, engine.OutcomeLost, engine.OutcomeLostRace:
-		text = st.Warn.Render(text)
-	case engine.OutcomeViolation:
-		text = st.Duplicate.Render(text)
-	case engine.OutcomeReclaimed:
-		text = st.Playing.Render(text)
-	default:
-		if sub := e.Subject(); sub != "" {
-			if wi, ok := idx[sub]; ok {
-				text = st.Worker(wi).Render(sub) + text[len(sub):]
-			}
-		}
-	}
-	return mark + at + " " + text
 }
 
 // captionLines is the scenario's explanation wrapped to w cells, under a title; none while it

@@ -86,7 +86,7 @@ type helpPane struct {
 
 // help is the help pane as the lab's state has it now.
 func (m Model) help() helpPane {
-	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.Keys()},
+	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.Keys, m.workers.Keys()},
 		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
 	if m.frame != nil {
 		p.teaches = m.frame.Teaches
@@ -188,7 +188,7 @@ func (lk labKeys) helpGroups() []helpGroup {
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark),
 			{bs: []key.Binding{k.Answer}, desc: k.Answer.Help().Desc, off: "when the lab asks one"}}},
 		{"screen", []helpEntry{
-			{bs: lk.scroll.bindings(), desc: "scroll the outbox"},
+			{bs: lk.scroll.Bindings(), desc: "scroll the outbox"},
 			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
 
@@ -43,7 +45,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys(), workers.DefaultKeys()}
+	return labKeys{DefaultKeyMap(), common.DefaultScrollKeys(), defaultDiagramKeys(), sqlpane.DefaultKeys(DefaultKeyMap().Step), workers.DefaultKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.
@@ -56,8 +58,8 @@ func hasBinding(bs []key.Binding, b key.Binding) bool {
 func TestEveryBindingIsInHelp(t *testing.T) {
 	lk := defaultLabKeys()
 	k := lk.KeyMap
-	w := watchKeys{DefaultWatchKeyMap(), DefaultScrollKeys(), nil}
-	scroll := DefaultScrollKeys().actions()
+	w := watchKeys{DefaultWatchKeyMap(), common.DefaultScrollKeys(), nil}
+	scroll := ([]keyAction)(nil) // the scroll keys are matched by the pane that scrolls (common.ScrollKeys.Scroll)
 	for _, tc := range []struct {
 		name    string
 		km      any

@@ -5,6 +5,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
 
@@ -30,12 +32,6 @@ const (
 	actReset
 	actNextScenario
 	actPrevScenario
-	actUp // the scroll keys: the outbox's and the SQL pane's own (ScrollKeys)
-	actDown
-	actPageUp
-	actPageDown
-	actTop
-	actBottom
 	actExplain
 	actTranscript
 	actClose
@@ -197,9 +193,9 @@ func (k labKeys) ShortHelp() []key.Binding {
 // labKeys are the lab's keys on the ? screen: the shell's and those of its panes.
 type labKeys struct {
 	KeyMap
-	scroll  ScrollKeys // the outbox's
+	scroll  common.ScrollKeys // the outbox's
 	diagram diagramKeys
-	sql     sqlKeys
+	sql     sqlpane.Keys
 	workers workers.Keys
 }
 

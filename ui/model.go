@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
 
@@ -53,7 +54,7 @@ type Model struct {
 
 	outbox  outboxPane
 	workers workers.Pane
-	sql     sqlPane // the SQL pane (v), over the others
+	sql     sqlpane.Pane // the SQL pane (v), over the others
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
 
@@ -68,7 +69,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: workers.New(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: workers.New(), diagram: newDiagramPane(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
@@ -102,7 +103,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
 	// own when there are lines to spare).
-	m.keys.setOverlay(m.showHelp || m.layout.caption > 0 || m.sql.open)
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0 || m.sql.Open)
 	return m, cmd
 }
 

@@ -17,7 +17,7 @@ import (
 // Only the rows that fit are rendered; the rest scroll, on the pane's own keys. The lab and the
 // watch show the same pane.
 type outboxPane struct {
-	keys   ScrollKeys // on while the table has more rows than it shows
+	keys   common.ScrollKeys // on while the table has more rows than it shows
 	width  int
 	shown  int  // outbox rows on screen, under the heading
 	title  bool // a title line above the heading
@@ -29,7 +29,7 @@ type outboxPane struct {
 }
 
 // newOutboxPane returns the pane, scrolled to its first row.
-func newOutboxPane() outboxPane { return outboxPane{keys: DefaultScrollKeys()} }
+func newOutboxPane() outboxPane { return outboxPane{keys: common.DefaultScrollKeys()} }
 
 // SetSize sets the pane's width, the rows it shows under its heading (and a title line above
 // it, when title) and the number of rows it holds, keeping the offset in range; its scroll keys
@@ -37,7 +37,7 @@ func newOutboxPane() outboxPane { return outboxPane{keys: DefaultScrollKeys()} }
 func (p *outboxPane) SetSize(w, shown int, title bool, rows int) {
 	p.width, p.shown, p.title, p.rows = w, shown, title, rows
 	p.clamp()
-	p.keys.setEnabled(rows > p.visible())
+	p.keys.SetEnabled(rows > p.visible())
 }
 
 // Update takes a scroll key. ok is false for any other key, and for a scroll key that is off
@@ -47,11 +47,12 @@ func (p outboxPane) Update(msg tea.Msg) (_ outboxPane, _ tea.Cmd, ok bool) {
 	if !isKey {
 		return p, nil, false
 	}
-	act, on := p.keys.match(k)
-	if !on {
+	to, ok := p.keys.Scroll(k, p.offset, p.rows, p.visible())
+	if !ok {
 		return p, nil, false
 	}
-	p.scrollBy(act)
+	p.offset, p.scrolled = to, true
+	p.clamp()
 	return p, nil, true
 }
 
@@ -74,27 +75,6 @@ func (p outboxPane) visible() int { return max(0, p.shown) }
 
 func (p *outboxPane) clamp() {
 	p.offset = max(0, min(p.offset, p.rows-p.visible()))
-}
-
-// scrollBy moves the view for a scroll key.
-func (p *outboxPane) scrollBy(a action) {
-	page := max(1, p.visible()-1)
-	switch a {
-	case actUp:
-		p.offset--
-	case actDown:
-		p.offset++
-	case actPageUp:
-		p.offset -= page
-	case actPageDown:
-		p.offset += page
-	case actTop:
-		p.offset = 0
-	case actBottom:
-		p.offset = p.rows
-	}
-	p.scrolled = true
-	p.clamp()
 }
 
 // atEdge says why a scroll key did not move the table: it shows the first or the last rows.

@@ -87,10 +87,10 @@ type overlay struct {
 func (m Model) overlays() []overlay {
 	l, s := m.layout, m.scene()
 	return []overlay{
-		{m.sql.open, func() []string {
-			lines := paneLines(m.sql.View(s), l.width, m.sql.bodyHeight()+1)
+		{m.sql.Open, func() []string {
+			lines := paneLines(m.sql.View(s), l.width, m.sql.BodyHeight()+1)
 			lines = append(lines, m.statusView(l.width, 1)...)
-			return append(lines, m.sql.hint(s))
+			return append(lines, m.sql.Hint(s))
 		}},
 		{m.showHelp, func() []string {
 			lines := m.headerView()[:l.header]

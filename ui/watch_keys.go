@@ -8,7 +8,7 @@ import (
 )
 
 // WatchKeyMap is the watch's own keys: it only reads, so it has no engine keys; the outbox
-// table scrolls on its own keys (ScrollKeys). Like the lab's KeyMap it is the only place the
+// table scrolls on its own keys (common.ScrollKeys). Like the lab's KeyMap it is the only place the
 // watch names a key.
 type WatchKeyMap struct {
 	Pause key.Binding
@@ -45,7 +45,7 @@ func (k WatchKeyMap) match(msg tea.KeyMsg) action {
 // watchKeys are the watch's keys on its footer and ? screen: its own and the outbox's.
 type watchKeys struct {
 	WatchKeyMap
-	scroll ScrollKeys
+	scroll common.ScrollKeys
 	panes  []common.Pane // the registered panes'
 }
 

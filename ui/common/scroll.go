@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"github.com/charmbracelet/bubbles/key"
@@ -32,22 +32,30 @@ func DefaultScrollKeys() ScrollKeys {
 	}
 }
 
-// bindings are the keys in the order the ? screen names them.
-func (k ScrollKeys) bindings() []key.Binding {
+// Bindings are the keys in the order the ? screen names them.
+func (k ScrollKeys) Bindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
 }
 
-// actions pairs each key with its scroll action.
-func (k ScrollKeys) actions() []keyAction {
-	return []keyAction{{k.Up, actUp}, {k.Down, actDown}, {k.PageUp, actPageUp}, {k.PageDown, actPageDown},
-		{k.Top, actTop}, {k.Bottom, actBottom}}
+// Scroll is where a view of n lines, h of them on screen from line at, starts after msg: a
+// line or a page up or down, the top or the bottom (the caller keeps it in range). ok is false
+// when msg is none of the keys that are on now.
+func (k ScrollKeys) Scroll(msg tea.KeyMsg, at, n, h int) (to int, ok bool) {
+	page := max(1, h-1)
+	moves := []struct {
+		b  key.Binding
+		to int
+	}{{k.Up, at - 1}, {k.Down, at + 1}, {k.PageUp, at - page}, {k.PageDown, at + page}, {k.Top, 0}, {k.Bottom, n}}
+	for _, m := range moves {
+		if key.Matches(msg, m.b) {
+			return m.to, true
+		}
+	}
+	return at, false
 }
 
-// match finds the scroll action of msg; on is false when the key is one of them but off now.
-func (k ScrollKeys) match(msg tea.KeyMsg) (act action, on bool) { return matchAction(msg, k.actions()) }
-
-// setEnabled switches the keys on or off: on when the pane has more rows than it shows.
-func (k *ScrollKeys) setEnabled(on bool) {
+// SetEnabled switches the keys on or off: on when the pane has more rows than it shows.
+func (k *ScrollKeys) SetEnabled(on bool) {
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
 		b.SetEnabled(on)
 	}
