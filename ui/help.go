@@ -86,7 +86,7 @@ type helpPane struct {
 
 // help is the help pane as the lab's state has it now.
 func (m Model) help() helpPane {
-	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.Keys, m.workers.Keys()},
+	p := helpPane{keys: labKeys{m.keys, m.outbox.Keys, m.diagram.keys, m.sql.Keys, m.workers.Keys()},
 		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
 	if m.frame != nil {
 		p.teaches = m.frame.Teaches

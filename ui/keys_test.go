@@ -227,26 +227,26 @@ func TestTabOpensTheNextScenario(t *testing.T) {
 
 func TestScrollKeys(t *testing.T) {
 	l := newLab(t, "playground", 80, 24, engine.Overrides{Messages: 40})
-	if !l.m.outbox.keys.Down.Enabled() {
+	if !l.m.outbox.Keys.Down.Enabled() {
 		t.Fatal("scroll keys off with 40 rows")
 	}
-	vis := l.m.outbox.visible()
+	vis := l.m.outbox.Visible()
 	l.must("rows 1–")
 	l.press("down")
-	if l.m.outbox.offset != 1 {
-		t.Fatalf("offset %d after ↓", l.m.outbox.offset)
+	if l.m.outbox.Offset != 1 {
+		t.Fatalf("offset %d after ↓", l.m.outbox.Offset)
 	}
 	l.press("up", "up")
-	if l.m.outbox.offset != 0 {
-		t.Fatalf("offset %d after ↑↑", l.m.outbox.offset)
+	if l.m.outbox.Offset != 0 {
+		t.Fatalf("offset %d after ↑↑", l.m.outbox.Offset)
 	}
 	l.press("pgdown")
-	if l.m.outbox.offset != vis-1 {
-		t.Fatalf("offset %d after pgdn, want %d", l.m.outbox.offset, vis-1)
+	if l.m.outbox.Offset != vis-1 {
+		t.Fatalf("offset %d after pgdn, want %d", l.m.outbox.Offset, vis-1)
 	}
 	l.press("pgup")
-	if l.m.outbox.offset != 0 {
-		t.Fatalf("offset %d after pgup", l.m.outbox.offset)
+	if l.m.outbox.Offset != 0 {
+		t.Fatalf("offset %d after pgup", l.m.outbox.Offset)
 	}
 	l.press("end")
 	l.must("PAY-040")
@@ -259,7 +259,7 @@ func TestScrollKeys(t *testing.T) {
 	}
 	// Few rows: the scroll keys are off and the help does not offer them.
 	l2 := newLab(t, "playground", 120, 40, engine.Overrides{})
-	if l2.m.outbox.keys.Down.Enabled() {
+	if l2.m.outbox.Keys.Down.Enabled() {
 		t.Fatal("scroll keys on though every row fits")
 	}
 }

@@ -36,7 +36,7 @@ func allBindings(m Model) []key.Binding {
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}
-	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.Keys(), m.outbox.keys
+	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.Keys(), m.outbox.Keys
 	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker, wk.Step, wk.Crash, wk.Restart, wk.Pause,
 		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.Keys.Toggle, m.sql.Keys.Close)
 	for _, g := range m.panes.help() {
@@ -158,7 +158,7 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 		said := after.status.Text != sentinel && after.status.Text != ""
 		// A scroll key acts by moving the table; a note of several lines may move it too, as
 		// the layout makes room for it, which is no action of the key's.
-		scrolled := after.outbox.offset != base.outbox.offset && !said
+		scrolled := after.outbox.Offset != base.outbox.Offset && !said
 		acted := cmd != nil || screenSig(after) != sig || scrolled
 		descs, onHelp := listed[k]
 		switch {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"leaselab/ui/outbox"
 	"slices"
 	"time"
 
@@ -52,7 +53,7 @@ type Model struct {
 	diagram  diagramPane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
-	outbox  outboxPane
+	outbox  outbox.Pane
 	workers workers.Pane
 	sql     sqlpane.Pane // the SQL pane (v), over the others
 
@@ -69,7 +70,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: workers.New(), diagram: newDiagramPane(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: newDiagramPane(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
@@ -187,8 +188,8 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
-		if p.offset == m.outbox.offset {
-			m.status = common.Status{Text: p.atEdge(), Level: common.LevelWarn} // a scroll key at the end says so
+		if p.Offset == m.outbox.Offset {
+			m.status = common.Status{Text: p.AtEdge(), Level: common.LevelWarn} // a scroll key at the end says so
 		}
 		m.outbox = p
 		return m, cmd

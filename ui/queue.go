@@ -181,7 +181,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	m.busy, m.steps = false, 0
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, common.NoChanges(msg.frame)
 	m.finish.ran = false
-	m.outbox.offset = 0
+	m.outbox.Offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
 		m.workers.Opened(false, 0)
@@ -222,7 +222,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		m.relayout()
 		if !m.free.on {
 			// Free-running, every poll changes rows: the table stays where the user put it.
-			m.outbox.follow(m.changes.FirstRow)
+			m.outbox.Follow(m.changes.FirstRow)
 		}
 	}
 	if msg.op.isStep() && msg.acted {

@@ -35,9 +35,9 @@ func (m *Model) relayout() {
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	scrolled := m.outbox.keys.Down.Enabled()
+	scrolled := m.outbox.Keys.Down.Enabled()
 	m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-	if m.outbox.keys.Down.Enabled() != scrolled && m.showHelp {
+	if m.outbox.Keys.Down.Enabled() != scrolled && m.showHelp {
 		// The ? screen lists the scroll keys only when they work: its height changed.
 		c.helpLines = len(m.help().fullHelpLines(w))
 		m.layout = plan(m.width, m.height, c)

@@ -61,7 +61,7 @@ func (m Model) slots() []slot {
 	l, s := m.layout, m.scene()
 	return []slot{
 		{slotHeader, m.headerView},
-		{slotOutbox, func() []string { return paneLines(m.outbox.View(s), l.width, m.outbox.height()) }},
+		{slotOutbox, func() []string { return paneLines(m.outbox.View(s), l.width, m.outbox.Height()) }},
 		{slotWorkers, func() []string {
 			return m.workers.Lines(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)
 		}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"leaselab/ui/outbox"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -87,7 +88,7 @@ type watchModel struct {
 	status   common.Status
 	showHelp bool
 	quitting bool
-	outbox   outboxPane
+	outbox   outbox.Pane
 	panes    paneSet   // the registered panes the watch shows (panes.go)
 	recent   recentLog // what successive reads showed, for a few seconds
 }
@@ -99,7 +100,7 @@ func newWatch(ctx context.Context, cfg WatchConfig, st common.Styles) watchModel
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: newOutboxPane(),
+	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: outbox.New(),
 		panes: panesOf(registry(), false),
 		id:    1, status: common.Status{Text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help
@@ -172,7 +173,7 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	}
 	if p, _, ok := m.outbox.Update(k); ok {
 		m.outbox = p
-		if m.followWork(); m.outbox.scrolled {
+		if m.followWork(); m.outbox.Scrolled {
 			m.status = common.Status{Text: "scrolled: the table stays here until you scroll back to the rows being processed"}
 		} else {
 			m.status = common.Status{Text: "following the work: the rows being processed stay in view"}
@@ -249,6 +250,6 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 // followWork keeps the rows being worked on in view, unless the user scrolled away.
 func (m *watchModel) followWork() {
 	if m.frame != nil {
-		m.outbox.followSpan(workSpan(m.frame.Rows))
+		m.outbox.FollowSpan(workSpan(m.frame.Rows))
 	}
 }

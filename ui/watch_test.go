@@ -258,8 +258,8 @@ func TestWatchKeys(t *testing.T) {
 	w.press("end")
 	w.must("PAY-040")
 	w.press("home", "down")
-	if w.m.outbox.offset != 1 {
-		t.Fatalf("offset %d after home, down", w.m.outbox.offset)
+	if w.m.outbox.Offset != 1 {
+		t.Fatalf("offset %d after home, down", w.m.outbox.Offset)
 	}
 	w.press("?")
 	w.must("pause/resume polling", "first row")

@@ -145,7 +145,7 @@ func (m *watchModel) relayout() {
 }
 
 // helpKeys are the watch's keys and its panes'.
-func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys, m.panes.ps} }
+func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.Keys, m.panes.ps} }
 
 // View renders the last read; it does no I/O.
 func (m watchModel) View() string {
@@ -158,7 +158,7 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.Height())...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
 	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, make([]string, l.gap)...)

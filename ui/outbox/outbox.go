@@ -1,4 +1,6 @@
-package ui
+// Package outbox is the outbox pane: the table of OutboxMessages as the database holds them,
+// shared by the lab and the watch.
+package outbox
 
 import (
 	"fmt"
@@ -13,119 +15,122 @@ import (
 	"leaselab/ui/common"
 )
 
-// outboxPane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
+// Pane is the outbox table: one line per row of OutboxMessages, as the last frame read it.
 // Only the rows that fit are rendered; the rest scroll, on the pane's own keys. The lab and the
 // watch show the same pane.
-type outboxPane struct {
-	keys   common.ScrollKeys // on while the table has more rows than it shows
+type Pane struct {
+	Keys   common.ScrollKeys // on while the table has more rows than it shows
 	width  int
 	shown  int  // outbox rows on screen, under the heading
 	title  bool // a title line above the heading
 	rows   int  // rows in the frame
-	offset int  // first visible row
+	Offset int  // first visible row
 	// scrolled is set when the user moved the view with a scroll key: the watch then stops
 	// following the work until the user scrolls it back into view.
-	scrolled bool
+	Scrolled bool
 }
 
-// newOutboxPane returns the pane, scrolled to its first row.
-func newOutboxPane() outboxPane { return outboxPane{keys: common.DefaultScrollKeys()} }
+// New returns the pane, scrolled to its first row.
+func New() Pane { return Pane{Keys: common.DefaultScrollKeys()} }
 
 // SetSize sets the pane's width, the rows it shows under its heading (and a title line above
 // it, when title) and the number of rows it holds, keeping the offset in range; its scroll keys
 // are on when not every row fits.
-func (p *outboxPane) SetSize(w, shown int, title bool, rows int) {
+func (p *Pane) SetSize(w, shown int, title bool, rows int) {
 	p.width, p.shown, p.title, p.rows = w, shown, title, rows
 	p.clamp()
-	p.keys.SetEnabled(rows > p.visible())
+	p.Keys.SetEnabled(rows > p.Visible())
 }
 
 // Update takes a scroll key. ok is false for any other key, and for a scroll key that is off
 // now (every row fits): the shell then says why, or nothing.
-func (p outboxPane) Update(msg tea.Msg) (_ outboxPane, _ tea.Cmd, ok bool) {
+func (p Pane) Update(msg tea.Msg) (_ Pane, _ tea.Cmd, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	if !isKey {
 		return p, nil, false
 	}
-	to, ok := p.keys.Scroll(k, p.offset, p.rows, p.visible())
+	to, ok := p.Keys.Scroll(k, p.Offset, p.rows, p.Visible())
 	if !ok {
 		return p, nil, false
 	}
-	p.offset, p.scrolled = to, true
+	p.Offset, p.Scrolled = to, true
 	p.clamp()
 	return p, nil, true
 }
 
 // ShortHelp is the pane's keys for a footer (help.KeyMap).
-func (p outboxPane) ShortHelp() []key.Binding { return p.keys.ShortHelp() }
+func (p Pane) ShortHelp() []key.Binding { return p.Keys.ShortHelp() }
 
 // FullHelp is the pane's keys for a ? screen (help.KeyMap).
-func (p outboxPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
+func (p Pane) FullHelp() [][]key.Binding { return p.Keys.FullHelp() }
 
-// height is the pane's height: the title, the heading and the rows.
-func (p outboxPane) height() int {
+// Height is the pane's height: the title, the heading and the rows.
+func (p Pane) Height() int {
 	if p.shown == 0 && !p.title {
 		return 0
 	}
-	return b2i(p.title) + 1 + p.shown
+	if p.title {
+		return 2 + p.shown
+	}
+	return 1 + p.shown
 }
 
-// visible is the number of rows the pane shows.
-func (p outboxPane) visible() int { return max(0, p.shown) }
+// Visible is the number of rows the pane shows.
+func (p Pane) Visible() int { return max(0, p.shown) }
 
-func (p *outboxPane) clamp() {
-	p.offset = max(0, min(p.offset, p.rows-p.visible()))
+func (p *Pane) clamp() {
+	p.Offset = max(0, min(p.Offset, p.rows-p.Visible()))
 }
 
-// atEdge says why a scroll key did not move the table: it shows the first or the last rows.
-func (p outboxPane) atEdge() string {
+// AtEdge says why a scroll key did not move the table: it shows the first or the last rows.
+func (p Pane) AtEdge() string {
 	end := "first"
-	if p.offset > 0 {
+	if p.Offset > 0 {
 		end = "last"
 	}
-	return fmt.Sprintf("rows %d–%d of %d on screen: the %s rows, as far as the table scrolls", p.offset+1, p.offset+p.visible(), p.rows, end)
+	return fmt.Sprintf("rows %d–%d of %d on screen: the %s rows, as far as the table scrolls", p.Offset+1, p.Offset+p.Visible(), p.rows, end)
 }
 
-// follow scrolls row i into view (i < 0: no change), so that a step's change is on screen.
-func (p *outboxPane) follow(i int) {
-	if i < 0 || p.visible() == 0 {
+// Follow scrolls row i into view (i < 0: no change), so that a step's change is on screen.
+func (p *Pane) Follow(i int) {
+	if i < 0 || p.Visible() == 0 {
 		return
 	}
-	if i < p.offset || i >= p.offset+p.visible() {
-		p.offset = i - p.visible()/3
+	if i < p.Offset || i >= p.Offset+p.Visible() {
+		p.Offset = i - p.Visible()/3
 		p.clamp()
 	}
 }
 
-// followSpan scrolls rows lo…hi into view when they are not, with a third of the spare rows
+// FollowSpan scrolls rows lo…hi into view when they are not, with a third of the spare rows
 // above them; a span taller than the pane starts at lo. It leaves a view the user scrolled.
-func (p *outboxPane) followSpan(lo, hi int) {
-	v := p.visible()
+func (p *Pane) FollowSpan(lo, hi int) {
+	v := p.Visible()
 	if lo < 0 || v == 0 {
 		return
 	}
-	if lo >= p.offset && hi < p.offset+v {
-		p.scrolled = false // the work is in view: follow it again
+	if lo >= p.Offset && hi < p.Offset+v {
+		p.Scrolled = false // the work is in view: follow it again
 		return
 	}
-	if p.scrolled {
+	if p.Scrolled {
 		return
 	}
-	p.offset = lo
+	p.Offset = lo
 	if spare := v - (hi - lo + 1); spare > 0 {
-		p.offset = lo - spare/3
+		p.Offset = lo - spare/3
 	}
 	p.clamp()
 }
 
 // View renders the title, the heading and the visible rows of s's frame.
-func (p outboxPane) View(s common.Scene) string {
+func (p Pane) View(s common.Scene) string {
 	return strings.Join(p.lines(s.Frame, s.Changes, s.Styles), "\n")
 }
 
 // lines are the pane's lines, exactly its height.
-func (p outboxPane) lines(f *common.Frame, ch common.Changes, st *common.Styles) []string {
-	w, h := p.width, p.height()
+func (p Pane) lines(f *common.Frame, ch common.Changes, st *common.Styles) []string {
+	w, h := p.width, p.Height()
 	if h <= 0 {
 		return nil
 	}
@@ -134,9 +139,9 @@ func (p outboxPane) lines(f *common.Frame, ch common.Changes, st *common.Styles)
 	}
 	n := len(f.Rows)
 	title := fmt.Sprintf("Outbox: %d %s of OutboxMessages, as the database holds them", n, common.Plural(n, "row"))
-	if v := p.visible(); n > v && v > 0 {
-		k := p.keys
-		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.offset+1, min(n, p.offset+v), n, common.KeyNames(k.Up, k.Down, k.PageUp, k.PageDown))
+	if v := p.Visible(); n > v && v > 0 {
+		k := p.Keys
+		title = fmt.Sprintf("Outbox: rows %d–%d of %d (%s scroll)", p.Offset+1, min(n, p.Offset+v), n, common.KeyNames(k.Up, k.Down, k.PageUp, k.PageDown))
 	}
 	lines := make([]string, 0, h)
 	if p.title {
@@ -153,15 +158,15 @@ func (p outboxPane) lines(f *common.Frame, ch common.Changes, st *common.Styles)
 	}
 	lines = append(lines, st.Head.Render(strings.TrimRight(head.String(), " ")))
 	idx := f.WorkerIndex()
-	end := min(n, p.offset+p.visible())
-	for i := p.offset; i < end; i++ {
+	end := min(n, p.Offset+p.Visible())
+	for i := p.Offset; i < end; i++ {
 		lines = append(lines, p.row(f, &f.Rows[i], cols, idx, ch, st))
 	}
 	return common.Box(lines, w, h)
 }
 
 // row renders one outbox row.
-func (p outboxPane) row(f *common.Frame, r *engine.Row, cols []colSpec, idx map[string]int, ch common.Changes, st *common.Styles) string {
+func (p Pane) row(f *common.Frame, r *engine.Row, cols []colSpec, idx map[string]int, ch common.Changes, st *common.Styles) string {
 	var b strings.Builder
 	if ch.Row(r.ID) {
 		b.WriteString("• ")
