@@ -4,7 +4,7 @@
 // engine carries them out, each a real transaction, and every safety check is taken after every
 // move. The search is breadth-first, so the first violation it finds is a shortest schedule
 // that breaks a check; a state it has seen (the rows as the database holds them and the
-// session's memory, engine.Session.WriteState) is not explored twice.
+// session's memory, engine.Session.WriteStateAs) is not explored twice.
 //
 // A state is restored before each of its moves is tried: the database from a copy of it, and
 // the session's memory by driving a new session through the state's schedule with every
