@@ -44,7 +44,7 @@ type Frame struct {
 
 	ScriptIndex, ScriptTotal int
 	// Observed are the answers the run gave to the script's questions whose steps have started
-	// (Session.Observations): what each step did, and the answer that makes right.
+	// (Session.observations): what each step did, and the answer that makes right.
 	Observed []Observed
 	// NextTimer is the earliest time at which a worker will have something to do without anyone
 	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
@@ -79,7 +79,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 			return nil, err
 		}
 	}
-	f.Observed = s.Observations()
+	f.Observed = s.observations()
 	for _, w := range s.workers {
 		v := w.View()
 		f.Workers = append(f.Workers, v)

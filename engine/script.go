@@ -47,7 +47,7 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 		st, pc := &s.Scenario.Steps[s.pc], s.pc
 		s.stepStarts()
 		if st.Kind == StepConcurrent {
-			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
+			if err := s.runConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
 				s.endStalled(err)
 				return true, s.stepEnded(ctx, pc)
 			} else if err != nil {
@@ -101,7 +101,7 @@ func (s *Session) RunToEnd(ctx context.Context) error {
 		s.stepStarts()
 		var err error
 		if st.Kind == StepConcurrent {
-			err = s.RunConcurrent(ctx, s.pick(st.Workers))
+			err = s.runConcurrent(ctx, s.pick(st.Workers))
 		} else {
 			for done := false; !done && err == nil; {
 				_, done, err = s.advance(ctx, st, true)
@@ -164,7 +164,7 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 	}
 	switch st.Kind {
 	case StepPhase:
-		s.Phase(st.Text)
+		s.phase(st.Text)
 	case StepNote:
 		s.Note(st.Text)
 	case StepClock:

@@ -269,6 +269,12 @@ func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenario
 		}
 		labels, sums = append(labels, m.label), append(sums, rep.Summary)
 	}
+	return writeCompared(stdout, labels, sums, stalls, saveErr, asJSON)
+}
+
+// writeCompared prints the compared runs' table (or JSON), their saved reports and stalls,
+// and returns the exit code: saveErr is the first report that could not be saved.
+func writeCompared(stdout io.Writer, labels []string, sums []*engine.Summary, stalls []string, saveErr error, asJSON bool) (int, error) {
 	if asJSON {
 		out := map[string]*engine.Summary{}
 		for i, l := range labels {
