@@ -1,3 +1,6 @@
+// Package common is what the panes of the lab and the watch share: the contract between a
+// shell and its panes (Scene, Pane, what a pane asks of its shell), the styles, the text
+// helpers, the scroll keys, the event line, and the frame a pane draws from.
 package common
 
 import (

@@ -1,3 +1,5 @@
+// Package deadletters is the dead letters pane: the parked rows, and V, which redrives the one
+// it marks.
 package deadletters
 
 import (

@@ -1,3 +1,5 @@
+// Package rescuer is the rescuer pane: the sweeper beside the workers, what it read and its
+// counts.
 package rescuer
 
 import (

@@ -1,3 +1,5 @@
+// Package workers is the workers pane: a line per worker, the selection, and the keys that act
+// on the selected worker (s x r z), for which it builds the engine command.
 package workers
 
 import (
