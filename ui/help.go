@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 )
 
 // footItem is one entry in the footer: its bindings (shown when any is on; their keys are
@@ -86,7 +87,7 @@ type helpPane struct {
 
 // help is the help pane as the lab's state has it now.
 func (m Model) help() helpPane {
-	p := helpPane{keys: labKeys{m.keys, m.outbox.Keys, m.diagram.keys, m.sql.Keys, m.workers.Keys()},
+	p := helpPane{keys: labKeys{m.keys, m.outbox.Keys, m.diagram.Keys, m.sql.Keys, m.workers.Keys()},
 		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
 	if m.frame != nil {
 		p.teaches = m.frame.Teaches
@@ -260,4 +261,15 @@ func (p helpPane) view(w, h int) []string {
 		return common.Box(lines, w, h)
 	}
 	return common.Box([]string{p.shortHelp(w)}, w, h)
+}
+
+// withDiagramKeys adds t and the diagram's scroll keys to the run group of the ? screen.
+func withDiagramKeys(k diagram.Keys, groups []helpGroup) []helpGroup {
+	for i := range groups {
+		if groups[i].title == "run" {
+			groups[i].entries = append(groups[i].entries, one(k.Toggle),
+				helpEntry{bs: []key.Binding{k.Earlier, k.Later}, desc: "earlier/later in the diagram", off: "once " + common.KeyName(k.Toggle) + " shows it"})
+		}
+	}
+	return groups
 }

@@ -18,6 +18,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
@@ -45,7 +46,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), common.DefaultScrollKeys(), defaultDiagramKeys(), sqlpane.DefaultKeys(DefaultKeyMap().Step), workers.DefaultKeys()}
+	return labKeys{DefaultKeyMap(), common.DefaultScrollKeys(), diagram.DefaultKeys(), sqlpane.DefaultKeys(DefaultKeyMap().Step), workers.DefaultKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.

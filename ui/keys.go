@@ -6,6 +6,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
@@ -194,7 +195,7 @@ func (k labKeys) ShortHelp() []key.Binding {
 type labKeys struct {
 	KeyMap
 	scroll  common.ScrollKeys // the outbox's
-	diagram diagramKeys
+	diagram diagram.Keys
 	sql     sqlpane.Keys
 	workers workers.Keys
 }

@@ -294,7 +294,7 @@ func (s *searcher) checkScreen(l *lab, path []string, v string, sz [2]int) {
 		}
 		s.violate(kind, path, size, fmt.Sprintf("%q on screen", loc), plain)
 	}
-	if m.layout.tooSmall || m.sql.Open || m.diagram.on {
+	if m.layout.tooSmall || m.sql.Open || m.diagram.On {
 		return
 	}
 	flat := flatten(plain)

@@ -36,7 +36,7 @@ func allBindings(m Model) []key.Binding {
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}
-	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.Keys(), m.outbox.Keys
+	ak, dk, wk, sk := m.ask.keys, m.diagram.Keys, m.workers.Keys(), m.outbox.Keys
 	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker, wk.Step, wk.Crash, wk.Restart, wk.Pause,
 		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.Keys.Toggle, m.sql.Keys.Close)
 	for _, g := range m.panes.help() {
@@ -135,7 +135,7 @@ func probeKey(m Model) uint64 {
 
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
-	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.on, m.sql.Open,
+	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.On, m.sql.Open,
 		m.workers.Selected(), m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }

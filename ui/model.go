@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"leaselab/ui/outbox"
 	"slices"
 	"time"
 
@@ -11,6 +10,8 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/diagram"
+	"leaselab/ui/outbox"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
@@ -50,7 +51,7 @@ type Model struct {
 	finish   finishMode
 	showHelp bool
 	explain  explainMode
-	diagram  diagramPane // the space-time diagram (t), shown instead of the panes
+	diagram  diagram.Pane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
 	outbox  outbox.Pane
@@ -70,7 +71,7 @@ type Model struct {
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: newDiagramPane(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
 		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),

@@ -97,9 +97,9 @@ func (m Model) overlays() []overlay {
 			lines = append(lines, m.help().view(l.width, l.help)...)
 			return append(lines, m.statusView(l.width, l.status)...)
 		}},
-		{m.diagram.on, func() []string {
+		{m.diagram.On, func() []string {
 			lines := m.headerView()
-			if m.diagram.h > 0 {
+			if m.diagram.H > 0 {
 				d := strings.Split(m.diagram.View(s), "\n")
 				// The history's timeline takes the diagram's last line when the diagram left it blank.
 				if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"leaselab/ui/outbox"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -12,6 +11,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/outbox"
 )
 
 // The watch is the lab, read-only, on a database that other processes work on (leaselab worker

@@ -1,4 +1,4 @@
-package ui
+package diagram
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 
 // leaseLabel is what a bar carries: the message key and the lease version.
 func leaseLabel(l *stLease) string {
-	if l.version > 0 {
-		return fmt.Sprintf("%s v%d", l.key, l.version)
+	if l.Version > 0 {
+		return fmt.Sprintf("%s v%d", l.Key, l.Version)
 	}
-	return l.key
+	return l.Key
 }
 
 // laneCanvas is one lane being drawn: a row of labels and a row of bars per track, each as
@@ -53,21 +53,21 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 		paint = func(_ int, s string) string { return s }
 	}
 	lo, hi := g.first*g.cw, (g.first+g.visible)*g.cw
-	cells := max(len(st.cols)*g.cw+1, hi)
-	for _, l := range st.leases {
-		cells = max(cells, l.start*g.cw+common.Width(leaseLabel(l))+1)
+	cells := max(len(st.Cols)*g.cw+1, hi)
+	for _, l := range st.Leases {
+		cells = max(cells, l.Start*g.cw+common.Width(leaseLabel(l))+1)
 	}
 	out := make([][]string, len(st.lanes))
 	for li, lane := range st.lanes {
 		lc := &laneCanvas{cells: cells}
 		lc.track(0)
 		var ends []int // the last cell each track has taken
-		for _, l := range st.leases {
+		for _, l := range st.Leases {
 			if l.lane != li {
 				continue
 			}
-			from := l.start * g.cw
-			to := max(l.end*g.cw, l.last*g.cw)
+			from := l.Start * g.cw
+			to := max(l.End*g.cw, l.Last*g.cw)
 			if !compact {
 				to = max(to, from+common.Width(leaseLabel(l))-1)
 			}
@@ -77,9 +77,9 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 			}
 			ends[l.track] = to
 			lc.track(l.track)
-			drawBar(lc.bars[l.track], l, g.cw)
+			DrawBar(lc.bars[l.track], l, g.cw)
 		}
-		for _, l := range st.leases {
+		for _, l := range st.Leases {
 			if l.lane == li {
 				lc.label(l, g.cw, lo, compact)
 			}
@@ -95,7 +95,7 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 			if label := string(lc.labels[t][lo:hi]); !compact && strings.TrimSpace(label) != "" {
 				out[li] = append(out[li], strings.TrimRight(common.Spaces(g.gutter)+label, " "))
 			}
-			bar := strings.TrimRight(common.PadPlain(plainText(name), g.gutter)+string(lc.bars[t][lo:hi]), " ")
+			bar := strings.TrimRight(common.PadPlain(PlainText(name), g.gutter)+string(lc.bars[t][lo:hi]), " ")
 			out[li] = append(out[li], paint(li, bar))
 		}
 	}
@@ -105,15 +105,15 @@ func (st *spaceTime) laneLines(g stGeometry, paint func(int, string) string, com
 // label writes lease l's key and version above its claim, or at the window's left edge for a
 // bar that began before it; compact, inside the bar, over its fill, where the window shows it.
 func (lc *laneCanvas) label(l *stLease, cw, lo int, compact bool) {
-	text, x := leaseLabel(l), l.start*cw
+	text, x := leaseLabel(l), l.Start*cw
 	if !compact {
-		if x < lo && l.end*cw >= lo {
+		if x < lo && l.End*cw >= lo {
 			text, x = "<"+text, lo
 		}
 		put(lc.labels[l.track], x, text, isSpace)
 		return
 	}
-	for x = max(x+2, lo); x+common.Width(text) < l.end*cw; x++ {
+	for x = max(x+2, lo); x+common.Width(text) < l.End*cw; x++ {
 		if row := lc.bars[l.track]; (x == lo || isFill(row[x-1])) && put(row, x, text, isFill) {
 			return
 		}
@@ -145,13 +145,13 @@ func (lc *laneCanvas) laneMarks(lane stLane, cw int, compact bool) {
 	}
 }
 
-// drawBar draws lease l on a track: its fill from the claim to LockedUntilUtc, the cap there,
+// DrawBar draws lease l on a track: its fill from the claim to LockedUntilUtc, the cap there,
 // and its marks (some, such as a late finalize, after the cap).
-func drawBar(row []rune, l *stLease, cw int) {
-	for x := l.start * cw; x < l.end*cw; x++ {
+func DrawBar(row []rune, l *stLease, cw int) {
+	for x := l.Start * cw; x < l.End*cw; x++ {
 		row[x] = l.fillAt(x / cw)
 	}
-	row[l.end*cw] = fillEnd
+	row[l.End*cw] = FillEnd
 	for c, r := range l.marks {
 		row[c*cw] = r
 	}

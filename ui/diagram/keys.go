@@ -1,18 +1,18 @@
-package ui
+package diagram
 
 import "github.com/charmbracelet/bubbles/key"
 
-// diagramKeys are the space-time diagram's keys.
-type diagramKeys struct {
+// Keys are the space-time diagram's keys.
+type Keys struct {
 	Toggle  key.Binding
 	Earlier key.Binding // on while the diagram is shown
 	Later   key.Binding
 }
 
-// defaultDiagramKeys returns the diagram's keys, its scroll keys off until t shows it.
-func defaultDiagramKeys() diagramKeys {
+// DefaultKeys returns the diagram's keys, its scroll keys off until t shows it.
+func DefaultKeys() Keys {
 	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
-	k := diagramKeys{
+	k := Keys{
 		Toggle:  b("t", "diagram on/off"),
 		Earlier: b("{", "earlier in the diagram"),
 		Later:   b("}", "later in the diagram"),

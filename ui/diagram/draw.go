@@ -1,4 +1,4 @@
-package ui
+package diagram
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"leaselab/ui/common"
 )
 
-// diagramInput is everything the space-time diagram is drawn from: it is a pure function of it.
-type diagramInput struct {
+// Input is everything the space-time diagram is drawn from: it is a pure function of it.
+type Input struct {
 	Name          string         // the scenario
 	Events        []engine.Event // oldest first
 	Dropped       int            // events before Events that are no longer kept
@@ -25,8 +25,8 @@ type diagramInput struct {
 
 // Column widths in cells: wider when few columns fill the screen.
 const (
-	minColumnCells = 3
-	maxColumnCells = 6
+	MinColumnCells = 3
+	MaxColumnCells = 6
 )
 
 // stGeometry is where the diagram's columns fall on the screen.
@@ -36,32 +36,32 @@ type stGeometry struct {
 	scroll, most   int // the scroll in effect and its largest value
 }
 
-func (st *spaceTime) geometry(in diagramInput) stGeometry {
+func (st *spaceTime) geometry(in Input) stGeometry {
 	g := stGeometry{gutter: common.Width("clock") + 2}
 	for _, l := range st.lanes {
 		g.gutter = max(g.gutter, common.Width(l.name)+2)
 	}
 	room := max(1, in.Width-g.gutter)
-	n := max(1, len(st.cols))
-	g.cw = min(max(room/n, minColumnCells), maxColumnCells)
+	n := max(1, len(st.Cols))
+	g.cw = min(max(room/n, MinColumnCells), MaxColumnCells)
 	g.visible = max(1, room/g.cw)
-	g.most = max(0, len(st.cols)-g.visible)
+	g.most = max(0, len(st.Cols)-g.visible)
 	g.scroll = min(max(in.Scroll, 0), g.most)
-	g.first = max(0, len(st.cols)-g.visible-g.scroll)
+	g.first = max(0, len(st.Cols)-g.visible-g.scroll)
 	return g
 }
 
-// diagramScrollMax is the largest scroll that still moves the diagram.
-func diagramScrollMax(in diagramInput) int {
-	return buildSpaceTime(in.Events, in.Workers).geometry(in).most
+// ScrollMax is the largest scroll that still moves the diagram.
+func ScrollMax(in Input) int {
+	return Build(in.Events, in.Workers).geometry(in).most
 }
 
-// renderDiagram draws the diagram in exactly in.Height lines of at most in.Width cells.
-func renderDiagram(in diagramInput) string {
-	st := buildSpaceTime(in.Events, in.Workers)
+// Render draws the diagram in exactly in.Height lines of at most in.Width cells.
+func Render(in Input) string {
+	st := Build(in.Events, in.Workers)
 	g := st.geometry(in)
 	w := in.Width
-	head := []string{st.titleLine(in, g)}
+	head := []string{st.TitleLine(in, g)}
 	head = append(head, st.ruler(g, w)...)
 	// Lanes first, then the legend (a word a mark when short of lines); when even that does not
 	// fit, compact lanes (keys inside the bars); then as many lanes as fit, and the legend's
@@ -109,17 +109,17 @@ func countLines(ls [][]string) (n int) {
 	return n
 }
 
-// titleLine names the diagram, the clock's zero and where the window is in the run.
-func (st *spaceTime) titleLine(in diagramInput, g stGeometry) string {
+// TitleLine names the diagram, the clock's zero and where the window is in the run.
+func (st *spaceTime) TitleLine(in Input, g stGeometry) string {
 	left := "SPACE-TIME " + in.Name + ": a column per event, lanes per worker"
-	if len(st.cols) > 0 {
-		left += ", clock 0s = " + engine.FormatClock(st.cols[0].at)
+	if len(st.Cols) > 0 {
+		left += ", clock 0s = " + engine.FormatClock(st.Cols[0].At)
 	}
 	if in.Dropped > 0 {
 		left += fmt.Sprintf(" (the last %d events)", len(in.Events))
 	}
 	right := "no events yet"
-	if n := len(st.cols); n > 0 {
+	if n := len(st.Cols); n > 0 {
 		right = fmt.Sprintf("columns %d–%d of %d", g.first+1, min(n, g.first+g.visible), n)
 	}
 	if g.most > 0 && in.Hint != "" {
@@ -134,17 +134,17 @@ func (st *spaceTime) titleLine(in diagramInput, g stGeometry) string {
 // ruler is the scenario clock over the columns: a label where the time moves on (and at the
 // first column on screen), on a second line when the first has no room.
 func (st *spaceTime) ruler(g stGeometry, w int) []string {
-	if len(st.cols) == 0 {
+	if len(st.Cols) == 0 {
 		return nil
 	}
-	t0 := st.cols[0].at
+	t0 := st.Cols[0].At
 	lines := [2][]rune{[]rune(common.Pad("clock", w)), []rune(common.Spaces(w))}
 	free := [2]int{g.gutter, g.gutter}
-	for c := g.first; c < min(len(st.cols), g.first+g.visible); c++ {
-		if c != g.first && st.cols[c].at.Equal(st.cols[c-1].at) {
+	for c := g.first; c < min(len(st.Cols), g.first+g.visible); c++ {
+		if c != g.first && st.Cols[c].At.Equal(st.Cols[c-1].At) {
 			continue
 		}
-		label := []rune(offsetLabel(st.cols[c].at.Sub(t0)))
+		label := []rune(offsetLabel(st.Cols[c].At.Sub(t0)))
 		x := g.gutter + (c-g.first)*g.cw
 		for i := range lines {
 			if x >= free[i] && x+len(label) <= w {

@@ -1,4 +1,4 @@
-package ui
+package diagram
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ var legendOf = []struct {
 	r           rune
 	text, short string
 }{
-	{markClaim, "claim", "claim"}, {markReclaim, "reclaim (lease had ended)", "reclaim"},
+	{MarkClaim, "claim", "claim"}, {MarkReclaim, "reclaim (lease had ended)", "reclaim"},
 	{fillHeld, "lease held", "held"}, {fillStuck, "owner crashed/paused", "owner down"},
-	{fillDone, "row Processed", "Processed"}, {fillEnd, "LockedUntilUtc", "LockedUntilUtc"},
+	{fillDone, "row Processed", "Processed"}, {FillEnd, "LockedUntilUtc", "LockedUntilUtc"},
 	{markFinal, "finalized", "finalized"}, {markRejected, "REJECTED: 0 rows, rolled back", "REJECTED"},
 	{markViolate, "wrote WITHOUT OWNING", "NOT OWNER"}, {markCrash, "crash", "crash"},
 	{markPause, "pause", "pause"}, {markResume, "wake", "wake"},
-	{markTake, "take (UPDATE by Id)", "take"}, {markSelect, "select", "select"}, {markLoad, "load", "load"},
+	{MarkTake, "take (UPDATE by Id)", "take"}, {markSelect, "select", "select"}, {markLoad, "load", "load"},
 	{markCheck, "provider call", "call"}, {markExpired, "lease over before call", "expired"},
 	{markRenew, "renewed", "renew"}, {markLost, "renewal lost", "lost"}, {markRestart, "restart", "restart"},
 	{markBlocked, "blocked by a lease", "blocked"}, {markEmpty, "nothing to claim", "empty"},
@@ -32,8 +32,8 @@ func (st *spaceTime) legend(short bool) []string {
 			used[r] = true
 		}
 	}
-	for _, l := range st.leases {
-		used[fillEnd] = true
+	for _, l := range st.Leases {
+		used[FillEnd] = true
 		for _, r := range l.marks {
 			used[r] = true
 		}

@@ -1,4 +1,6 @@
-package ui
+// Package diagram is the space-time diagram (t): the run as a Lamport diagram, a lane per
+// worker and a bar per lease from its claim to its LockedUntilUtc, in the place of the panes.
+package diagram
 
 import (
 	"slices"
@@ -20,9 +22,9 @@ import (
 
 // Marks on a lane, one cell each; legendOf says them in words.
 const (
-	markClaim    = 'C'
-	markReclaim  = 'R'
-	markTake     = 'T' // a non-atomic claim's unconditional UPDATE
+	MarkClaim    = 'C'
+	MarkReclaim  = 'R'
+	MarkTake     = 'T' // a non-atomic claim's unconditional UPDATE
 	markSelect   = 's'
 	markLoad     = 'L'
 	markEmpty    = '-'
@@ -42,24 +44,24 @@ const (
 	fillHeld  = '='
 	fillStuck = '~' // the owner is crashed or paused: nobody works, nobody else may take it
 	fillDone  = '.' // the row is Processed: what is left of the lease no longer matters
-	fillEnd   = '|' // the lease's LockedUntilUtc
+	FillEnd   = '|' // the lease's LockedUntilUtc
 )
 
 // stColumn is one column of the diagram: an event, or the instant at which leases end.
 type stColumn struct {
-	at  time.Time
-	ev  *engine.Event // nil for a lease-end column
-	end bool
+	At  time.Time
+	Ev  *engine.Event // nil for a lease-end column
+	End bool
 }
 
 // stLease is one lease, as a bar: from the column of its claim to that of its LockedUntilUtc.
 type stLease struct {
 	lane       int
-	key        string
-	version    int64
-	until      time.Time
-	start, end int // columns
-	last       int // the last column with a mark of this lease (a finalize after its end)
+	Key        string
+	Version    int64
+	Until      time.Time
+	Start, End int // columns
+	Last       int // the last column with a mark of this lease (a finalize after its end)
 	track      int
 	marks      map[int]rune
 	fills      []stFill // fill changes, in column order
@@ -83,14 +85,14 @@ type stLane struct {
 
 // spaceTime is the diagram's model: columns, lanes and leases, built from events alone.
 type spaceTime struct {
-	cols   []stColumn
+	Cols   []stColumn
 	lanes  []stLane
-	leases []*stLease
+	Leases []*stLease
 }
 
-// buildSpaceTime lays events out as a diagram with a lane for each of workers (and one for any
+// Build lays events out as a diagram with a lane for each of workers (and one for any
 // other worker the events name). Phases, notes and settings have no column.
-func buildSpaceTime(events []engine.Event, workers []string) *spaceTime {
+func Build(events []engine.Event, workers []string) *spaceTime {
 	st := &spaceTime{}
 	laneOf := map[string]int{}
 	addLane := func(name string) int {
@@ -125,14 +127,14 @@ func buildSpaceTime(events []engine.Event, workers []string) *spaceTime {
 	endCol := map[time.Time]int{}
 	emitEnds := func(before time.Time, all bool) {
 		for len(ends) > 0 && (all || ends[0].Before(before)) {
-			endCol[ends[0]] = len(st.cols)
-			st.cols = append(st.cols, stColumn{at: ends[0], end: true})
+			endCol[ends[0]] = len(st.Cols)
+			st.Cols = append(st.Cols, stColumn{At: ends[0], End: true})
 			ends = ends[1:]
 		}
 	}
 	for i := range kept {
 		emitEnds(kept[i].At, false)
-		st.cols = append(st.cols, stColumn{at: kept[i].At, ev: &kept[i]})
+		st.Cols = append(st.Cols, stColumn{At: kept[i].At, Ev: &kept[i]})
 	}
 	emitEnds(time.Time{}, true)
 	st.mark(laneOf, endCol)
@@ -146,8 +148,8 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 	current := map[int]*stLease{}          // the lease each lane works on
 	paused := map[int]*stLease{}
 	find := func(lane int, key string) *stLease { return byKey[lane][key] }
-	for c, col := range st.cols {
-		e := col.ev
+	for c, col := range st.Cols {
+		e := col.Ev
 		if e == nil || e.Kind == engine.EvClock {
 			continue
 		}
@@ -157,7 +159,7 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 				st.lanes[lane].marks[c] = r
 				return
 			}
-			l.marks[c], l.last = r, max(l.last, c)
+			l.marks[c], l.Last = r, max(l.Last, c)
 		}
 		switch e.Kind {
 		case engine.EvClaim, engine.EvTake:
@@ -167,7 +169,7 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 			}
 			l, r := newLease(lane, c, e, endCol)
 			on(l, r)
-			st.leases = append(st.leases, l)
+			st.Leases = append(st.Leases, l)
 			if byKey[lane] == nil {
 				byKey[lane] = map[string]*stLease{}
 			}
@@ -180,12 +182,12 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 			l := find(lane, e.Key)
 			on(l, map[bool]rune{true: markExpired, false: markCheck}[e.Outcome == engine.OutcomeExpired])
 			if l == nil {
-				st.lanes[lane].keys[c] = plainText(e.Key)
+				st.lanes[lane].keys[c] = PlainText(e.Key)
 			}
 		case engine.EvRenew:
 			l := find(lane, e.Key)
 			if e.Outcome == engine.OutcomeRenewed && l != nil {
-				l.until, l.end = e.Until, max(l.end, endCol[e.Until])
+				l.Until, l.End = e.Until, max(l.End, endCol[e.Until])
 			}
 			on(l, map[bool]rune{true: markRenew, false: markLost}[e.Outcome == engine.OutcomeRenewed])
 		case engine.EvFinalize:
@@ -224,16 +226,16 @@ func (st *spaceTime) mark(laneOf map[string]int, endCol map[time.Time]int) {
 // newLease is the lease a claim (or a take) at column c opens on lane, and the mark of its
 // claim: a reclaim, a take or a plain claim.
 func newLease(lane, c int, e *engine.Event, endCol map[time.Time]int) (*stLease, rune) {
-	l := &stLease{lane: lane, key: plainText(e.Key), version: e.Version, until: e.Until, start: c, last: c,
-		end: max(c, endCol[e.Until]), marks: map[int]rune{}, fills: []stFill{{c, fillHeld}},
+	l := &stLease{lane: lane, Key: PlainText(e.Key), Version: e.Version, Until: e.Until, Start: c, Last: c,
+		End: max(c, endCol[e.Until]), marks: map[int]rune{}, fills: []stFill{{c, fillHeld}},
 		reclaimed: e.Outcome == engine.OutcomeReclaimed}
 	switch {
 	case l.reclaimed:
-		return l, markReclaim
+		return l, MarkReclaim
 	case e.Kind == engine.EvTake:
-		return l, markTake
+		return l, MarkTake
 	}
-	return l, markClaim
+	return l, MarkClaim
 }
 
 // finalizeMark is the mark of a finalize with outcome o: rejected, a violation, or done.
@@ -249,8 +251,8 @@ func finalizeMark(o string) rune {
 
 // finish marks every lease on key as done from column c on: the row is Processed.
 func (st *spaceTime) finish(key string, c int) {
-	for _, l := range st.leases {
-		if l.key == plainText(key) && l.start <= c && c < l.end && !l.done {
+	for _, l := range st.Leases {
+		if l.Key == PlainText(key) && l.Start <= c && c < l.End && !l.done {
 			l.fills = append(l.fills, stFill{c, fillDone})
 			l.done = true
 		}
@@ -259,7 +261,7 @@ func (st *spaceTime) finish(key string, c int) {
 
 // setFill changes a live bar's fill from column c on; a finished bar stays finished.
 func (l *stLease) setFill(c int, r rune) {
-	if l == nil || l.done || c >= l.end {
+	if l == nil || l.done || c >= l.End {
 		return
 	}
 	l.fills = append(l.fills, stFill{c, r})
@@ -276,8 +278,8 @@ func (l *stLease) fillAt(c int) rune {
 	return r
 }
 
-// plainText makes text read from the database safe to print: control characters become '?'.
-func plainText(s string) string {
+// PlainText makes text read from the database safe to print: control characters become '?'.
+func PlainText(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return '?'
