@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/ui/common"
+	"leaselab/ui/header"
 )
 
 // View renders the screen from the last frame; it does no I/O: the first overlay that is on
@@ -131,4 +132,15 @@ func tooSmallScreen(w, h int) string {
 		lines = append(lines, common.Spaces((w-common.Width(s))/2)+s)
 	}
 	return strings.Join(common.Box(lines, w, h), "\n")
+}
+
+// headerView is the header's three lines (ui/header), from the frame and the lab's state.
+func (m Model) headerView() []string {
+	k := m.keys
+	return header.Lines(header.Input{
+		Scene: m.scene(), Width: m.layout.width, Target: m.target, Cycle: m.cycle, TempDB: m.cfg.TempDB,
+		Keys:  header.Keys{NextScenario: k.NextScenario, Slower: k.Slower, Faster: k.Faster, Free: k.Free, Toggle: k.toggleKey},
+		Steps: m.stepCount(), Free: m.free.on, FreePace: m.free.paceText(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
+		Playing: m.play.playing, PlayRate: m.play.rate(),
+	})
 }

@@ -1,7 +1,12 @@
-package ui
+// Package header is the lab's header: the scenario and where it is in the tab cycle, the
+// LEASING badge with the lease, the clock, the steps and what runs the workers, and the other
+// toggles with their keys. It draws from an Input the shell fills.
+package header
 
 import (
 	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,11 +15,36 @@ import (
 	"leaselab/ui/common"
 )
 
-// headerView is the three header lines: the scenario; the LEASING badge with the lease, the
+// Input is what the header draws: the scene, the width, and what the shell knows besides the
+// frame.
+type Input struct {
+	common.Scene
+	Width  int
+	Target string   // the scenario open, or being opened
+	Cycle  []string // the scenarios in tab order
+	TempDB bool     // the database is removed at exit
+	Keys   Keys
+	Steps  int // steps that did something since the scenario opened
+
+	Free       bool   // the workers run on their own (g)
+	FreePace   string // their pace, in words
+	FreeFailed int    // free-running workers that stopped on an error
+	FreeHeld   string // how the room slows the free run down ("" when it does not)
+	Playing    bool   // auto-play (p)
+	PlayRate   string // its rate, in words
+}
+
+// Keys are the lab's keys the header names.
+type Keys struct {
+	NextScenario, Slower, Faster, Free key.Binding
+	Toggle                             func(name string) key.Binding // a toggle's key
+}
+
+// Lines is the three header lines: the scenario; the LEASING badge with the lease, the
 // clock, the step count and auto-play; the other toggles with their keys. Nothing is cut: a
 // narrow window drops the least telling items of a line instead.
-func (m Model) headerView() []string {
-	st, w, f := &m.styles, m.layout.width, m.frame
+func Lines(m Input) []string {
+	st, w, f := m.Styles, m.Width, m.Frame
 	line1 := m.titleLine(w)
 	if f == nil {
 		return []string{line1, st.Subtle.Render("no scenario open"), ""}
@@ -24,16 +54,16 @@ func (m Model) headerView() []string {
 
 // titleLine is the scenario's title, where it is in the tab cycle and the database file. A
 // title too long for the window keeps its head, the words before its first colon.
-func (m Model) titleLine(w int) string {
-	st, f := &m.styles, m.frame
-	title := m.target
+func (m Input) titleLine(w int) string {
+	st, f := m.Styles, m.Frame
+	title := m.Target
 	if f != nil {
 		title = f.Title
 	}
 	pos, short := "", ""
-	if i := slices.Index(m.cycle, m.target); i >= 0 {
-		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.cycle), common.KeyName(m.keys.NextScenario))
-		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.cycle), common.KeyName(m.keys.NextScenario))
+	if i := slices.Index(m.Cycle, m.Target); i >= 0 {
+		pos = fmt.Sprintf("scenario %d/%d (%s)", i+1, len(m.Cycle), common.KeyName(m.Keys.NextScenario))
+		short = fmt.Sprintf("%d/%d (%s)", i+1, len(m.Cycle), common.KeyName(m.Keys.NextScenario))
 	}
 	brand := st.Title.Render("LEASELAB") + "  "
 	if common.Width(brand)+common.Width(title)+2+common.Width(pos) > w {
@@ -45,7 +75,7 @@ func (m Model) titleLine(w int) string {
 		}
 	}
 	left := brand + st.Title.Render(title)
-	if f != nil && f.DBPath != "" && m.cfg.TempDB {
+	if f != nil && f.DBPath != "" && m.TempDB {
 		if note := "db temporary (removed at exit)"; common.Width(left)+common.Width(pos)+4+len(note) <= w {
 			pos += "  " + note
 		} else if common.Width(left)+common.Width(pos)+4+len("db temporary") <= w {
@@ -95,18 +125,18 @@ func fitParts(parts []part, w int) string {
 
 // stateLine is the LEASING badge with its key, the lease, the clock, the step count and what
 // runs the workers (paused, auto-play, the free run).
-func (m Model) stateLine(w int) string {
-	st, f := &m.styles, m.frame
+func (m Input) stateLine(w int) string {
+	st, f := m.Styles, m.Frame
 	s := f.Settings
 	badge := st.LeasingOf.Render(" LEASING OFF ")
 	if s.Leasing {
 		badge = st.LeasingOn.Render(" LEASING ON ")
 	}
-	if k := common.KeyName(m.keys.toggleKey(engine.ToggleLeasing)); k != "" {
+	if k := common.KeyName(m.Keys.Toggle(engine.ToggleLeasing)); k != "" {
 		badge += " (" + k + ")"
 	}
 	switch {
-	case m.changes.Toggles[engine.ToggleLeasing]:
+	case m.Changes.Toggles[engine.ToggleLeasing]:
 		badge = st.Changed.Render("•") + badge // just flipped
 	case f.Teaches == engine.ToggleLeasing:
 		badge = st.Lesson.Render("◆") + badge
@@ -116,27 +146,27 @@ func (m Model) stateLine(w int) string {
 		{text: "lease " + st.Title.Render(s.Lease.String()), rank: 1},
 		{text: "clock " + st.Title.Render(engine.FormatClock(f.Now))},
 	}
-	if !m.free.on { // free-running workers take no steps: the count would stand still
-		parts = append(parts, part{text: "step " + st.Title.Render(fmt.Sprint(m.stepCount())), rank: 1})
+	if !m.Free { // free-running workers take no steps: the count would stand still
+		parts = append(parts, part{text: "step " + st.Title.Render(fmt.Sprint(m.Steps)), rank: 1})
 	}
 	switch {
-	case m.free.on:
-		pace := part{text: m.free.paceText(), rank: 1}
-		if m.free.failed == 0 {
-			pace = part{text: m.free.paceText() + " (" + common.KeyNames(m.keys.Slower, m.keys.Faster) + ", " + common.KeyName(m.keys.Free) + " stops)", rank: 3, alt: pace.text}
+	case m.Free:
+		pace := part{text: m.FreePace, rank: 1}
+		if m.FreeFailed == 0 {
+			pace = part{text: m.FreePace + " (" + common.KeyNames(m.Keys.Slower, m.Keys.Faster) + ", " + common.KeyName(m.Keys.Free) + " stops)", rank: 3, alt: pace.text}
 		}
 		parts = append(parts, part{text: st.Free.Render(" FREE-RUNNING ")}, pace)
 		if sum := f.Summary; sum != nil {
 			parts = append(parts, part{text: fmt.Sprintf("processed %d/%d", sum.Outbox.Processed, sum.Messages), rank: 0})
 		}
-		if m.free.held != "" {
-			parts = append(parts, part{text: st.Warn.Render(m.free.held), rank: 1, alt: st.Warn.Render("held back")})
+		if m.FreeHeld != "" {
+			parts = append(parts, part{text: st.Warn.Render(m.FreeHeld), rank: 1, alt: st.Warn.Render("held back")})
 		}
-		if n := m.free.failed; n > 0 {
+		if n := m.FreeFailed; n > 0 {
 			parts = append(parts, part{text: st.Error.Render(fmt.Sprintf("✗ %d %s failed", n, common.Plural(n, "worker"))), rank: 0})
 		}
-	case m.play.playing:
-		parts = append(parts, part{text: st.Playing.Render("▶ playing") + " " + m.play.rate(), rank: 0})
+	case m.Playing:
+		parts = append(parts, part{text: st.Playing.Render("▶ playing") + " " + m.PlayRate, rank: 0})
 	default:
 		parts = append(parts, part{text: "‖ paused", rank: 0})
 	}
@@ -153,8 +183,8 @@ func (m Model) stateLine(w int) string {
 // lesson teaches marked ◆ and named at the end. Narrow: the toggles' short names. The toggles of
 // a lesson's run (the frame's LessonToggles) come after the lab's; a window too narrow for all
 // writes the lab's shorter, then leaves out those the lesson does not teach.
-func (m Model) togglesLine(w int) string {
-	f := m.frame
+func (m Input) togglesLine(w int) string {
+	f := m.Frame
 	narrow := w < 100
 	var shown []engine.Toggle
 	for _, name := range append(engine.AllToggleNames(), f.LessonToggles...) {
@@ -196,8 +226,8 @@ func (m Model) togglesLine(w int) string {
 
 // fitToggles is the toggles line of the toggles ts, each named by label, fitted to w cells as
 // fitParts does: the lesson's mark long when it fits, else short.
-func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, w int) string {
-	st, f := &m.styles, m.frame
+func (m Input) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, w int) string {
+	st, f := m.Styles, m.Frame
 	s := f.Settings
 	narrow := w < 100
 	var parts []part
@@ -207,11 +237,11 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 		if t.Of(s) {
 			word = st.ToggleOn.Render(label(t) + " on")
 		}
-		word += " (" + common.KeyName(m.keys.toggleKey(name)) + ")"
+		word += " (" + common.KeyName(m.Keys.Toggle(name)) + ")"
 		if name == f.Teaches {
 			word = st.Lesson.Render("◆") + word
 		}
-		if m.changes.Toggles[name] {
+		if m.Changes.Toggles[name] {
 			word = st.Changed.Render("•") + word
 		}
 		parts = append(parts, part{text: word, rank: 0})
@@ -220,7 +250,7 @@ func (m Model) fitToggles(ts []engine.Toggle, label func(engine.Toggle) string, 
 		parts = append(parts, part{text: "provider latency " + s.ProviderLatency.String(), rank: 2})
 	}
 	if _, ok := engine.LookupToggle(f.Teaches); ok {
-		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + common.KeyName(m.keys.toggleKey(f.Teaches)) + ")")
+		long := st.Lesson.Render("◆ this lesson: " + f.Teaches + " (" + common.KeyName(m.Keys.Toggle(f.Teaches)) + ")")
 		short := st.Lesson.Render("◆ this lesson")
 		if narrow {
 			long, short = short, st.Lesson.Render("◆ lesson")
