@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/ui/common"
+	"leaselab/ui/events"
 	"leaselab/ui/header"
 )
 
@@ -69,7 +70,7 @@ func (m Model) slots() []slot {
 		{slotRow, m.rowView},
 		{slotVerdict, func() []string { return common.Box(m.verdictLines(l.width), l.width, l.verdict) }},
 		{slotCaption, func() []string { return m.captionView(l.width, l.caption) }},
-		{slotEvents, func() []string { return eventsPane{s}.eventsView(l.width, l.events) }},
+		{slotEvents, func() []string { return events.Pane{Scene: s}.Lines(l.width, l.events) }},
 		{slotStatus, func() []string { return m.statusView(l.width, l.status) }},
 		{slotFooter, func() []string { return m.help().view(l.width, l.help) }},
 	}
