@@ -13,14 +13,13 @@ import (
 // say (a scroll key when every row is on screen, esc with nothing to close).
 func (m Model) whyOff(act action) string {
 	k := m.keys
-	steps := act == actStep || act == actPlay
 	switch {
 	case act == actNone:
 		return ""
-	case k.free && (steps || act == actFinish):
+	case k.free && (act == actPlay || act == actFinish):
 		return freeOff(k)
-	case k.finishing && (steps || act == actFree):
-		return fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(k.Finish))
+	case k.finishing && (act == actPlay || act == actFree):
+		return finishingOff(k)
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
@@ -28,13 +27,33 @@ func (m Model) whyOff(act action) string {
 	case act == actExplore:
 		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
 	}
-	if t, ok := toggleOf(act); ok && t.RowLocks {
+	return ""
+}
+
+// whyOffCommand says why the key of command c, which is off now, does nothing: a step while
+// the workers run on their own or e runs to the end, any of them with no scenario open, a
+// toggle this database or this lesson does not have.
+func (m Model) whyOffCommand(c engine.Command) string {
+	k, info := m.keys, c.Info()
+	t, toggle := engine.LookupToggle(info.Toggle)
+	switch {
+	case k.free && info.Step:
+		return freeOff(k)
+	case k.finishing && info.Step:
+		return finishingOff(k)
+	case m.sess == nil && !m.busy && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
+		return noSession(k)
+	case toggle && t.RowLocks:
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
-	}
-	if t, ok := toggleOf(act); ok && t.Where != engine.InLab && m.sess != nil {
+	case toggle && t.Where != engine.InLab && m.sess != nil:
 		return fmt.Sprintf("%s (%s) is a toggle of the lessons with %s: this one has none", t.Name, t.Key, usedWith(t))
 	}
 	return ""
+}
+
+// finishingOff is why a key that steps or runs the workers is off while e runs to the end.
+func finishingOff(k KeyMap) string {
+	return fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(k.Finish))
 }
 
 // usedWith says in words what a run has when it uses t, a toggle of the InRetries or InRescue
@@ -51,9 +70,6 @@ func usedWith(t engine.Toggle) string {
 
 // do carries out one key's action.
 func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
-	if t, ok := toggleOf(act); ok {
-		return m.enqueue(op{cmd: engine.CmdToggle{Name: t.Name}})
-	}
 	switch act {
 	case actQuit:
 		m.quitting = true
@@ -80,12 +96,6 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.startFinish()
-	case actStep:
-		return m.enqueue(op{cmd: engine.CmdNext{}})
-	case actClock:
-		return m.enqueue(op{cmd: engine.CmdClock{Delta: clockStep}})
-	case actPastLease:
-		return m.enqueue(op{cmd: engine.CmdPastLease{}})
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()

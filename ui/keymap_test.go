@@ -67,7 +67,7 @@ func TestEveryBindingIsInHelp(t *testing.T) {
 		full    [][]key.Binding
 		actions []keyAction // nil: a pane that matches its keys in its Update
 	}{
-		{"lab", k, lk.FullHelp(), k.actions()},
+		{"lab", k, lk.FullHelp(), append(k.actions(), commandActions(k)...)},
 		{"lab's outbox", lk.scroll, lk.FullHelp(), scroll},
 		{"lab's diagram", lk.diagram, lk.FullHelp(), nil},
 		{"lab's workers", lk.workers, lk.FullHelp(), nil},
@@ -172,4 +172,14 @@ func mustUnquote(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// commandActions are the lab's command keys (KeyMap.commands) as bindings with an action, for
+// the check that every binding does something.
+func commandActions(k KeyMap) []keyAction {
+	var kas []keyAction
+	for _, ck := range k.commands() {
+		kas = append(kas, keyAction{binding: ck.binding})
+	}
+	return kas
 }

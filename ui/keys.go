@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -11,20 +13,20 @@ import (
 	"leaselab/ui/workers"
 )
 
-// action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
+// action is what a key of the shell's own asks the lab to do (quit, play, the free run, the
+// scenarios, the overlays, the history). The KeyMap is the only place a key is named: the
 // footer, the ? screen, the toggle line and every hint in the status line take the key's name
-// from its binding (keyName). The toggles' keys come from the engine's registry of toggles
-// (engine.Registry), one binding and one action each. To add a key: a field in KeyMap with its binding in DefaultKeyMap,
-// its action in KeyMap.actions, its place in a help group (help.go), and a case in Model.do. A
-// test fails when a binding has no action or no place in the ? screen.
+// from its binding (common.KeyName). A key that asks the engine for a command is no action: it
+// carries its command (KeyMap.commands: the step, the toggles of engine.Registry, the clock),
+// as the workers pane's keys carry theirs. To add a key: a field in KeyMap with its binding in
+// DefaultKeyMap, its command in KeyMap.commands or its action in KeyMap.actions and a case in
+// Model.do, and its place in a help group (help.go). A test fails when a binding has neither or
+// no place in the ? screen.
 type action int
 
 // Actions.
 const (
 	actNone action = iota
-	actStep
-	actClock
-	actPastLease
 	actPlay
 	actFree
 	actFinish
@@ -44,17 +46,7 @@ const (
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
 	actExplore  // search the open scenario's schedules, or open the violation found (explore.go)
-	// actToggle+i flips engine.Registry()[i] (toggleOf); it stays last.
-	actToggle
 )
-
-// toggleOf is the toggle whose key act is.
-func toggleOf(act action) (engine.Toggle, bool) {
-	if i := int(act - actToggle); act >= actToggle && i < engine.NumRegistry {
-		return engine.Registry()[i], true
-	}
-	return engine.Toggle{}, false
-}
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
 // apply now is disabled (setFree, setSession, setOverlay), and the screen leaves it
@@ -142,21 +134,46 @@ type keyAction struct {
 
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
-	kas := []keyAction{
-		{k.Quit, actQuit}, {k.Step, actStep},
-	}
-	for i, b := range k.Toggles {
-		kas = append(kas, keyAction{b, actToggle + action(i)})
-	}
-	return append(kas, []keyAction{
-		{k.Clock, actClock}, {k.PastLease, actPastLease},
-		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
+	return []keyAction{
+		{k.Quit, actQuit}, {k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 		{k.Explore, actExplore},
-	}...)
+	}
+}
+
+// commandKey pairs a binding with the engine command its key asks for.
+type commandKey struct {
+	binding key.Binding
+	cmd     engine.Command
+}
+
+// commands lists the keys that ask the engine for a command, each with its command (the
+// workers' keys are the workers pane's): the step, the toggles of the registry, the clock.
+func (k KeyMap) commands() []commandKey {
+	cks := []commandKey{{k.Step, engine.CmdNext{}}}
+	for i, t := range engine.Registry() {
+		cks = append(cks, commandKey{k.Toggles[i], engine.CmdToggle{Name: t.Name}})
+	}
+	return append(cks, commandKey{k.Clock, engine.CmdClock{Delta: clockStep}}, commandKey{k.PastLease, engine.CmdPastLease{}})
+}
+
+// command finds the command of the binding msg matches: on is false when only a binding that is
+// off now matches (the lab then says why, from the command); ok is false when none does.
+func (k KeyMap) command(msg tea.KeyMsg) (c engine.Command, on, ok bool) {
+	for _, ck := range k.commands() {
+		if key.Matches(msg, ck.binding) {
+			return ck.cmd, true, true
+		}
+	}
+	for _, ck := range k.commands() {
+		if slices.Contains(ck.binding.Keys(), msg.String()) {
+			return ck.cmd, false, true
+		}
+	}
+	return nil, false, false
 }
 
 // match finds the action of the binding that matches msg. on is false when only a binding that

@@ -33,6 +33,9 @@ const probeMark = "\u200b"
 // allBindings are the lab's bindings and its panes'.
 func allBindings(m Model) []key.Binding {
 	var bs []key.Binding
+	for _, ck := range m.keys.commands() {
+		bs = append(bs, ck.binding)
+	}
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}

@@ -152,7 +152,7 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
 	case common.StepOffMsg:
-		m.status = common.Status{Text: m.whyOff(actStep), Level: common.LevelWarn}
+		m.status = common.Status{Text: m.whyOffCommand(engine.CmdNext{}), Level: common.LevelWarn}
 		return m, nil
 	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
@@ -206,6 +206,15 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if set, out, ok := m.panes.key(k, m.scene()); ok {
 		m.panes = set
 		return m.take(out)
+	}
+	if c, on, ok := m.keys.command(k); ok {
+		if !on {
+			if why := m.whyOffCommand(c); why != "" {
+				m.status = common.Status{Text: why, Level: common.LevelWarn}
+			}
+			return m, nil
+		}
+		return m.enqueue(op{cmd: c})
 	}
 	act, on := m.keys.match(k)
 	if !on {
