@@ -62,7 +62,7 @@ func usedWith(t engine.Toggle) string {
 	switch {
 	case t.Where == engine.InRetries:
 		return "a provider that fails"
-	case t.Name == engine.ToggleGuardedRescue:
+	case t.UsedWith&engine.UsedWithRescuer != 0:
 		return "a rescuer"
 	}
 	return "a skewed clock"
