@@ -84,11 +84,16 @@ func (m Model) opCmd(o op) tea.Cmd {
 			defer room.Interactive()()
 		}
 		var (
-			fin finishResult
-			hx  histResult
+			fin     finishResult
+			hx      histResult
+			note    string
+			lvl     common.Level
+			handled bool // a free-run op, done by applyFree
+			acted   bool
 		)
-		note, lvl, handled := applyFree(ctx, sess, r, o, k)
-		acted := false
+		if o.kind != opCommand { // a key's command goes straight to the history and the engine
+			note, lvl, handled = applyFree(ctx, sess, r, o, k)
+		}
 		switch {
 		case o.kind == opFinish:
 			fin, note, lvl = finishRecorded(ctx, sess, h, now)
