@@ -136,7 +136,7 @@ func (m Model) askResult(hx histResult) Model {
 // answer); esc skips it (the step runs, unscored); q and ? are the lab's (out is an actMsg for
 // them). Every other key says what to press, and does nothing: a lower-case a–d too, which is
 // another key's (a the atomic claim, b step back), and says that answers are capitals.
-// out asks the shell to run the step (an opMsg), to say something (a noteMsg) or to act.
+// out asks the shell to run the step (an opMsg), to say something (a common.NoteMsg) or to act.
 func (a askState) Update(k tea.KeyMsg, s common.Scene) (_ askState, out tea.Msg) {
 	switch {
 	case key.Matches(k, a.keys.Quit):

@@ -11,15 +11,17 @@ import (
 	"leaselab/ui/common"
 )
 
-// The lab and the watch are shells around panes. A pane is a component in a file set of its
-// own (outbox*.go, workers.go, events.go, sqlpane.go, diagram*.go, ask*.go, …): it keeps its
-// state, matches its own keys (a help.KeyMap of key.Bindings), is sized by the shell's layout
-// and draws itself from the screen's shared read model. The shell keeps the layout, the status
+// The lab and the watch are shells around panes. A pane is a component, most in a package of
+// its own (ui/outbox, ui/workers, ui/ledgers, ui/checks, ui/events, ui/sqlpane, ui/diagram,
+// ui/header, ui/rescuer, ui/deadletters; the contract in ui/common): it keeps its state, matches
+// its own keys (a help.KeyMap of key.Bindings), is sized by the shell's layout and draws itself
+// from the screen's shared read model (common.Scene). The shell keeps the layout, the status
 // line, the overlays and the runner that serialises engine commands (queue.go).
 //
-// The built-in panes have concrete types that the shell's layout places by hand (layout.go).
-// A new pane implements pane and is registered in panes.go: the shell then routes its keys to
-// it, puts its keys on the ? screen and gives it lines of its own (see docs/architecture.md).
+// The built-in panes have concrete types that the shell's layout sizes (layout.go) and its
+// slots place (view.go). A new pane implements common.Pane and is registered in panes.go, with
+// the slot it stands after: the shell then routes its keys to it, puts its keys on the ? screen
+// and gives it lines of its own (see docs/architecture.md).
 
 // What a pane asks of the lab's shell alone (the out message of Update).
 type (
@@ -63,7 +65,7 @@ func panesOf(specs []paneSpec, inLab bool) paneSet {
 }
 
 // key gives k to the first pane one of whose enabled bindings matches it; ok is false when
-// none does. A key of a pane that says why its keys are off (offKeys) says it.
+// none does. A key of a pane that says why its keys are off (common.OffKeys) says it.
 func (set paneSet) key(k tea.KeyMsg, s common.Scene) (_ paneSet, out tea.Msg, ok bool) {
 	for i, p := range set.ps {
 		if key.Matches(k, slices.Concat(p.FullHelp()...)...) {
@@ -110,7 +112,7 @@ func (set paneSet) wants(s common.Scene, w int) []int {
 	return wants
 }
 
-// pinned says, for each pane, whether it is pinned now (the pinned interface).
+// pinned says, for each pane, whether it is pinned now (common.Pinner).
 func (set paneSet) pinned(s common.Scene) []bool {
 	out := make([]bool, len(set.ps))
 	for i, p := range set.ps {
@@ -178,7 +180,7 @@ func (set paneSet) help() []helpGroup {
 	return gs
 }
 
-// takeNote carries out the asks every shell takes alike: a noteMsg goes to *st, a cmdMsg's
+// takeNote carries out the asks every shell takes alike: a NoteMsg goes to *st, a CmdMsg's
 // command is returned.
 func takeNote(out tea.Msg, st *common.Status) tea.Cmd {
 	switch out := out.(type) {

@@ -5,9 +5,9 @@ import (
 	"leaselab/ui/rescuer"
 )
 
-// registry is every pane registered with the shells, in the order they stand on the screen:
-// below the built-in panes, above the status line. To add a pane, write its file set (a type
-// that implements pane, its keys in a *_keys.go) and add one line here.
+// registry is every pane registered with the shells, in the order they stand on the screen
+// after the slot each names (view.go; none: after the events). To add a pane, write its
+// package (a type that implements common.Pane, and New) and add one line here.
 func registry() []paneSpec {
 	return []paneSpec{
 		{name: "rescuer", new: rescuer.New, lab: true},

@@ -29,7 +29,7 @@ type Pane interface {
 	help.KeyMap // its keys: matched by it alone, and listed on the ? screen under its name
 	// Update takes a message: a key that matches one of its enabled bindings, or any message
 	// the shell does not know (those of the pane's own commands). out is what the pane asks of
-	// the shell, at once: nil, a noteMsg, an opMsg or a cmdMsg.
+	// the shell, at once: nil, a NoteMsg, a DoMsg, a CmdMsg, a NeedsSessionMsg or a StepOffMsg.
 	Update(msg tea.Msg, s Scene) (_ Pane, out tea.Msg)
 	// SetSize gives the pane its width and height (0: not on screen).
 	SetSize(w, h int) Pane

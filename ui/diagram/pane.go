@@ -37,7 +37,7 @@ func (p Pane) FullHelp() [][]key.Binding {
 }
 
 // Update takes the pane's keys: t shows or hides it, { and } scroll it in time (and say why
-// they do nothing while it is hidden). ok is false for any other key; out is a noteMsg.
+// they do nothing while it is hidden). ok is false for any other key; out is a common.NoteMsg.
 func (p Pane) Update(msg tea.Msg, s common.Scene) (_ Pane, out tea.Msg, ok bool) {
 	k, isKey := msg.(tea.KeyMsg)
 	if !isKey {
