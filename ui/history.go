@@ -55,7 +55,7 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 	if o.kind == opGoto {
 		return gotoNote(ctx, h, s, o, k, now)
 	}
-	_, next := o.cmd.(engine.CmdNext)
+	next := o.cmd != nil && o.cmd.Info().Step && o.cmd.Info().Worker < 0 // the script's next step (space)
 	q := s.NextQuestion()
 	_, qstep, _ := s.ScriptPosition()
 	var ans engine.Answer
