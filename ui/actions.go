@@ -113,7 +113,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPrevScenario:
 		return m.reopen(m.otherScenario(-1), "previous scenario")
 	case actExplain:
-		m.explain = m.explain.toggle(m.layout.caption > 0)
+		m.explain = m.explainNext() // incident.go
 		m.relayout()
 	case actTranscript:
 		return m.writeTranscript()
