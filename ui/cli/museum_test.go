@@ -85,6 +85,7 @@ func slices0(names []string, n string) bool {
 var museumFixes = map[string]string{
 	"rescuer-race":          "guarded-rescue",
 	"state-only-completion": "fencing",
+	"stale-delete":          "fencing",
 }
 
 // TestExploreMuseum: for each incident lesson, explore finds the shortest counterexample as
