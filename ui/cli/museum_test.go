@@ -86,6 +86,7 @@ var museumFixes = map[string]string{
 	"rescuer-race":          "guarded-rescue",
 	"state-only-completion": "fencing",
 	"stale-delete":          "fencing",
+	"finished-and-failed":   "guarded-rescue",
 }
 
 // TestExploreMuseum: for each incident lesson, explore finds the shortest counterexample as
