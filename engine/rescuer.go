@@ -278,7 +278,7 @@ type ClockSummary struct {
 // clockSummary is the summary's clocks section, nil when no clock is off and the provider does
 // not fence.
 func (s *Session) clockSummary() *ClockSummary {
-	if !s.Scenario.Skewed() && !s.InitialSettings().ProviderFencing {
+	if !s.Scenario.Skewed() && !s.InitialSettings().ProviderFencing && !s.boundaryLesson() {
 		return nil
 	}
 	c := &ClockSummary{Skews: map[string]string{}}

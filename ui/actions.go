@@ -44,6 +44,8 @@ func usedWith(t engine.Toggle) string {
 		return "a provider that fails"
 	case t.Name == engine.ToggleGuardedRescue:
 		return "a rescuer"
+	case t.Name == engine.ToggleStrictExpiry:
+		return "a lesson about a lease's last instant"
 	}
 	return "a skewed clock"
 }

@@ -87,6 +87,7 @@ var museumFixes = map[string]string{
 	"state-only-completion": "fencing",
 	"stale-delete":          "fencing",
 	"finished-and-failed":   "guarded-rescue",
+	"coarse-clock":          "strict-expiry",
 }
 
 // TestExploreMuseum: for each incident lesson, explore finds the shortest counterexample as
