@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,5 +138,22 @@ func TestMuseumVerdictsBothBackends(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTranscriptHoldsIncident: run's transcript has the card as a section of its own.
+func TestTranscriptHoldsIncident(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.md")
+	code, out, errOut := cli(t, "run", "finished-and-failed", "--report-dir", "", "--transcript", path)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(data)
+	if !strings.Contains(md, "## Incident") || !strings.Contains(md, "solid_queue/issues/589") || !strings.Contains(md, "guarded-rescue") {
+		t.Fatalf("the transcript has no incident card:\n%s", md)
 	}
 }
