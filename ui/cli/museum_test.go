@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestListIncidents(t *testing.T) {
 		t.Fatalf("no Incidents heading after the lessons:\n%s", out)
 	}
 	for _, n := range assets.Museum() {
-		if i := strings.Index(out, n); i < head && slices0(assets.Names(), n) {
+		if i := strings.Index(out, n); i < head && slices.Contains(assets.Names(), n) {
 			t.Errorf("%s is not under the heading:\n%s", n, out)
 		}
 	}
@@ -70,15 +71,6 @@ func TestRunPrintsIncident(t *testing.T) {
 	if card < 0 || report < card || !strings.Contains(out[card:report], "issues/1302") {
 		t.Fatalf("no card above the report:\n%s", out)
 	}
-}
-
-func slices0(names []string, n string) bool {
-	for _, m := range names {
-		if m == n {
-			return true
-		}
-	}
-	return false
 }
 
 // museumFixes are the incident lessons and their fix toggles, as their scenario files name
