@@ -72,6 +72,9 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	rep := run.report
 	rep.SQL = *showSQL
 	var text strings.Builder
+	if err := words.WriteIncident(&text, rep.Incident); err != nil {
+		return 0, err
+	}
 	if err := words.WriteText(&text, rep); err != nil {
 		return 0, err
 	}
