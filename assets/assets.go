@@ -27,7 +27,14 @@ const Default = "playground"
 // scenarios; any not listed follow in name order.
 func order() []string {
 	return []string{"playground", "before", "after", "naive-claim", "stale-owner", "aba-fencing", "lease-too-short", "many-workers", "skip-locked",
-		"retry-backoff", "dead-letter", "rescuer-race", "clock-skew"}
+		"retry-backoff", "dead-letter", "rescuer-race", "clock-skew",
+		"state-only-completion", "finished-and-failed", "coarse-clock", "stale-delete"}
+}
+
+// Museum lists the incident lessons (issue 32), in the order Names gives them: each replays a
+// real queue's bug, and `leaselab list` shows them under a heading of their own.
+func Museum() []string {
+	return []string{"state-only-completion", "finished-and-failed", "coarse-clock", "stale-delete"}
 }
 
 // Scenario returns the embedded scenario file called name, and its path for messages.

@@ -14,6 +14,7 @@ type Frame struct {
 	Name     string // scenario name
 	Title    string
 	Explain  []string
+	Incident *Incident // the lesson's incident card, nil for most (incident.go)
 	DBPath   string
 	Settings Settings
 	Teaches  string // the toggle the lesson is about, if any
@@ -65,7 +66,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	}
 	led := s.ledger
 	f := &Frame{
-		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain,
+		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain, Incident: s.Scenario.Incident,
 		DBPath: s.db.Path(), Settings: s.Settings(),
 		Teaches: s.Scenario.Teaches, RowLocks: s.env.caps.RowLocks, LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),

@@ -16,6 +16,7 @@ type Report struct {
 	Ledgers   map[string]WorkerLedger
 	Workers   []string
 	Explain   []string
+	Incident  *Incident // the lesson's incident card, nil for most (incident.go)
 	Schema    string
 	RunAt     time.Time            // wall-clock time of the run, for the header only
 	DBNote    string               // how the database file is kept ("temporary, removed at exit")
@@ -46,7 +47,7 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 		return nil, err
 	}
 	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
-		Explain: s.Scenario.Explain, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
+		Explain: s.Scenario.Explain, Incident: s.Scenario.Incident, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
 	for _, w := range s.workers {
 		r.Workers = append(r.Workers, w.Name)
 		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)

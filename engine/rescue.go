@@ -23,6 +23,9 @@ type RescueRequest struct {
 	Seen    Expired
 	Now     time.Time
 	Guarded bool
+	// Fail: a pruner's write (prune.go): the message is failed, DeadLettered with LastError
+	// PruneError, instead of going back to Pending. The guard is the same.
+	Fail bool
 }
 
 // RescueResult says whether the rescue changed the row (its rows affected were 1).

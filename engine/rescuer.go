@@ -18,6 +18,9 @@ import (
 type RescuerSpec struct {
 	Short string        // as the script names it: "R"
 	Every time.Duration // its schedule during run steps
+	// Fails: the sweeper is a pruner that fails the messages it finds (prune.go), as Solid
+	// Queue's supervisor fails a pruned process's claimed executions.
+	Fails bool
 }
 
 // Step kinds of the rescuer, stepped as a worker is (`R scan`, `R rescue`).
@@ -148,7 +151,7 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 	guarded := s.Settings().GuardedRescue
 	for _, e := range r.seen {
 		tr := startTrace(s.env, r.conn)
-		res, err := r.rc.Rescue(ctx, RescueRequest{Seen: e, Now: now, Guarded: guarded})
+		res, err := r.rc.Rescue(ctx, RescueRequest{Seen: e, Now: now, Guarded: guarded, Fail: s.Scenario.Rescuer.Fails})
 		tr = stopTrace(r.conn, tr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
@@ -174,6 +177,9 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 			ev.Outcome = "refused"
 			ev.Text = fmt.Sprintf("%s's guarded rescue of %s changed 0 rows: it is no longer Processing under %s lease v%d with the lease ended; nothing changed",
 				r.Name, e.IdempotencyKey, e.LockedBy, e.LeaseVersion)
+		}
+		if s.Scenario.Rescuer.Fails {
+			ev.Text = pruneText(ev.Outcome, r.Name, e) // prune.go
 		}
 		if res.Rescued {
 			s.env.world.Add(1)
@@ -239,10 +245,11 @@ const (
 func (s *Session) extraChecks(sum *Summary) []Check {
 	var out []Check
 	if r := sum.Rescuer; r != nil {
-		out = append(out, Check{ID: CheckNoUndoneFinish, Name: "no rescue set a finished message back to Pending",
-			Short: "no rescue undid a finished message",
+		name, short := undoneFinishNames(s.Scenario.Rescuer.Fails) // prune.go
+		out = append(out, Check{ID: CheckNoUndoneFinish, Name: name,
+			Short: short,
 			OK:    r.RescuedFinished == 0,
-			Detail: fmt.Sprintf("%d of %d rescues undid a finalize that committed after the sweep's read; %d guarded rescues changed 0 rows",
+			Detail: fmt.Sprintf("%d of %d "+rescuesWord(s.Scenario.Rescuer.Fails)+" undid a finalize that committed after the sweep's read; %d guarded "+rescuesWord(s.Scenario.Rescuer.Fails)+" changed 0 rows",
 				r.RescuedFinished, r.Rescued, r.Refused)})
 	}
 	if c := sum.Clocks; c != nil {
@@ -270,7 +277,7 @@ type ClockSummary struct {
 // clockSummary is the summary's clocks section, nil when no clock is off and the provider does
 // not fence.
 func (s *Session) clockSummary() *ClockSummary {
-	if !s.Scenario.Skewed() && !s.InitialSettings().ProviderFencing {
+	if !s.Scenario.Skewed() && !s.InitialSettings().ProviderFencing && !s.boundaryLesson() {
 		return nil
 	}
 	c := &ClockSummary{Skews: map[string]string{}}

@@ -23,6 +23,8 @@ type Scenario struct {
 	FailRate float64 // chance that a call fails (transient), drawn from the seed
 	Seed     int64
 	Teaches  string // the toggle this lesson is about, if any
+	// Incident is the real queue bug the lesson replays (incident.go); nil for the others.
+	Incident *Incident
 	// Backend is the kind of database the lesson needs ("" for any; BackendPostgres for a
 	// lesson about row locks, which SQLite does not have).
 	Backend string

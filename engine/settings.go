@@ -22,6 +22,9 @@ type Settings struct {
 	// clocks (toggles.go, InRescue): the rescue's UPDATE checks again what it saw; lease times
 	// come from the database's clock, not the worker's; the provider refuses a stale lease version.
 	GuardedRescue, DBClock, ProviderFencing bool
+	// StrictExpiry (boundary.go, on by default): a lease is its owner's up to and including
+	// LockedUntilUtc; off, a claim takes it at that instant already (issue 32's coarse-clock).
+	StrictExpiry bool
 	// LockTimeout bounds a claim's wait for a row lock while SkipLocked is off (lock_timeout).
 	LockTimeout    time.Duration
 	Lease          time.Duration // lease length

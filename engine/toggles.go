@@ -25,6 +25,8 @@ const (
 	ToggleDBClock = "db-clock"
 	// ToggleProviderFencing: the provider refuses a stale lease version.
 	ToggleProviderFencing = "provider-fencing"
+	// ToggleStrictExpiry: a claim takes a lease only after the instant it ends (boundary.go).
+	ToggleStrictExpiry = "strict-expiry"
 )
 
 // Where says which group of the registry a toggle belongs to, and so whether the lab shows it.
@@ -141,6 +143,10 @@ var toggles = [...]Toggle{
 		Off:   "the provider answers any call",
 		On:    "the provider refuses a call whose lease version is older than the newest it has seen for the key",
 		field: func(s *Settings) *bool { return &s.ProviderFencing }},
+	{Name: ToggleStrictExpiry, Words: "strict expiry", Key: "E", Letter: "E", Short: "strict-exp", Tiny: "sexp", Where: InRescue, Default: true,
+		Off:   "a claim reclaims a lease at the instant it ends (LockedUntilUtc <= now): the owner's last instant is another's first",
+		On:    "a claim reclaims a lease only once it has ended (LockedUntilUtc < now): the instant it ends is still its owner's",
+		field: func(s *Settings) *bool { return &s.StrictExpiry }},
 }
 
 // NumToggles is how many toggles the lab has (Toggles): the first entries of the registry,

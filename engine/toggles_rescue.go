@@ -30,8 +30,8 @@ func (s *Session) headlessSettings(m map[string]string) {
 func headlessDescribe(s Settings) []string {
 	var parts []string
 	for _, t := range TogglesIn(InRescue) {
-		if t.Of(s) {
-			parts = append(parts, t.Name+"=on")
+		if t.Of(s) != t.Default {
+			parts = append(parts, t.Name+"="+OnOff(t.Of(s)))
 		}
 	}
 	return parts
@@ -50,7 +50,7 @@ func (s *Session) usesToggle(t Toggle, st Settings) bool {
 	case InRetries:
 		return s.env.retry.plan.active() || st.Backoff || st.DeadLetter
 	case InRescue:
-		return t.Of(st) || s.Scenario.Teaches == t.Name ||
+		return t.Of(st) != t.Default || s.Scenario.Teaches == t.Name ||
 			(t.UsedWith&UsedWithRescuer != 0 && s.Scenario.Rescuer != nil) ||
 			(t.UsedWith&UsedWithSkew != 0 && s.Scenario.Skewed())
 	}

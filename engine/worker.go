@@ -383,10 +383,11 @@ func (w *Worker) claim(ctx context.Context, key string, s Settings, now time.Tim
 	if s.Backoff && key == "" {
 		claim = w.conn.ClaimDue // a message in its backoff is not claimable yet
 	}
-	res, err := claim(ctx, w.claimRequest(key, s, now))
+	res, err := claim(ctx, inclusiveExpiry(w.claimRequest(key, s, now), s)) // boundary.go
 	if err != nil {
 		return Event{}, fmt.Errorf("%s: %w", w.Name, err)
 	}
+	res.At = claimedAt(res.At, s)
 	return w.claimed(res, key), nil
 }
 

@@ -94,6 +94,9 @@ const (
 // Rescue moves one expired lease back to Pending (engine.RescueRequest); rows affected say
 // whether it did.
 func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.RescueResult, error) {
+	if req.Fail {
+		return c.prune(ctx, req) // a pruner fails the message instead (prune.go)
+	}
 	update, args := rescueUnguardedSQL, []any{sql.Named("id", req.Seen.ID)}
 	if req.Guarded {
 		update = rescueGuardedSQL

@@ -44,6 +44,8 @@ func usedWith(t engine.Toggle) string {
 		return "a provider that fails"
 	case t.Name == engine.ToggleGuardedRescue:
 		return "a rescuer"
+	case t.Name == engine.ToggleStrictExpiry:
+		return "a lesson about a lease's last instant"
 	}
 	return "a skewed clock"
 }
@@ -113,7 +115,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPrevScenario:
 		return m.reopen(m.otherScenario(-1), "previous scenario")
 	case actExplain:
-		m.explain = m.explain.toggle(m.layout.caption > 0)
+		m.explain = m.explainNext() // incident.go
 		m.relayout()
 	case actTranscript:
 		return m.writeTranscript()

@@ -99,7 +99,7 @@ func (m Model) captionLines(w int) []string {
 	for _, l := range wrap(text, w) {
 		lines = append(lines, m.styles.Caption.Render(l))
 	}
-	return lines
+	return append(lines, m.incidentLines(w)...)
 }
 
 // captionView is the explanation in exactly h lines.

@@ -81,8 +81,8 @@ func WriteScenario(w io.Writer, src []byte, sc *engine.Scenario, v *Violation) e
 }
 
 // keptHeader copies the source's header lines that WriteScenario does not write itself: every
-// "key: value" line before the steps and the expect blocks, but the toggles and the
-// regenerated keys.
+// "key: value" line before the steps and the expect blocks, but the toggles, the regenerated
+// keys and the incident card.
 func keptHeader(b *bytes.Buffer, src []byte) error {
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -99,8 +99,8 @@ func keptHeader(b *bytes.Buffer, src []byte) error {
 		if key == "steps" || strings.HasPrefix(key, "expect") {
 			break
 		}
-		if _, toggle := engine.LookupToggle(key); toggle || regenerated[key] {
-			continue
+		if _, toggle := engine.LookupToggle(key); toggle || regenerated[key] || strings.HasPrefix(key, "incident-") {
+			continue // an incident card is the lesson's, not the schedule found in it
 		}
 		b.WriteString(line + "\n")
 	}

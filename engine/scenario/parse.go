@@ -169,6 +169,9 @@ func (p *parser) finish() error {
 	if err := p.checkHeartbeat(); err != nil {
 		return err
 	}
+	if err := p.incidentDone(); err != nil {
+		return err
+	}
 	if err := sc.CheckSize(); err != nil {
 		return p.errf(max(p.seen["messages"], p.seen["workers"], p.seen["worker"]), "%v", err)
 	}
@@ -213,6 +216,9 @@ func (p *parser) header(n int, line string) error {
 	}
 	key = strings.TrimSpace(strings.ToLower(key))
 	val = strings.TrimSpace(val)
+	if handled, err := p.incidentHeader(n, key, val); handled {
+		return err // free text, its own repeats (parse_incident.go)
+	}
 	repeatable := key == "explain" || key == "worker" || key == "slow" || key == "skew" || retryRepeatable(key)
 	if first := p.seen[key]; first != 0 && !repeatable {
 		return p.errf(n, "duplicate key %q (first at line %d)", key, first)

@@ -32,8 +32,12 @@ func (p *parser) extraHeader(n int, key, val string) (handled bool, err error) {
 
 func (p *parser) rescuer(n int, val string) error {
 	f := strings.Fields(val)
+	fails := len(f) == 4 && f[3] == "fails" // a pruner (engine/prune.go)
+	if fails {
+		f = f[:3]
+	}
 	if len(f) != 3 || f[1] != "every" {
-		return p.errf(n, "rescuer: want \"NAME every DURATION\", e.g. \"rescuer: R every 200ms\", got %q", val)
+		return p.errf(n, "rescuer: want \"NAME every DURATION\" (and \"fails\" for a pruner), e.g. \"rescuer: R every 200ms\", got %q", val)
 	}
 	if !workerNameRE.MatchString(f[0]) {
 		return p.errf(n, "rescuer: bad name %q: letters and digits, starting with a letter", f[0])
@@ -48,7 +52,7 @@ func (p *parser) rescuer(n int, val string) error {
 	if d < time.Millisecond || d > maxRescueEvery {
 		return p.errf(n, "rescuer: every %s is out of range (1ms to %s)", f[2], maxRescueEvery)
 	}
-	p.sc.Rescuer = &engine.RescuerSpec{Short: f[0], Every: d}
+	p.sc.Rescuer = &engine.RescuerSpec{Short: f[0], Every: d, Fails: fails}
 	return nil
 }
 

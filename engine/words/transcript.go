@@ -25,6 +25,7 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 	if len(r.Explain) > 0 {
 		b.WriteString("\n")
 	}
+	mdIncident(&b, r.Incident)
 	fmt.Fprintf(&b, "Run at %s on `%s`", r.RunAt.UTC().Format(time.RFC3339), code(sum.Database))
 	if r.DBNote != "" {
 		fmt.Fprintf(&b, " (%s)", md(r.DBNote))

@@ -92,6 +92,9 @@ func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.Res
 	if err := ctx.Err(); err != nil {
 		return engine.RescueResult{}, err
 	}
+	if req.Fail {
+		return c.prune(ctx, req) // a pruner fails the message instead (prune.go)
+	}
 	update, args := rescueUnguardedSQL, []any{req.Seen.ID}
 	if req.Guarded {
 		update = rescueGuardedSQL

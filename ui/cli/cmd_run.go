@@ -102,6 +102,9 @@ func (c *runConfig) write(sc *engine.Scenario, run headlessRun, stalled error, s
 	rep := run.report
 	rep.SQL = c.showSQL
 	var text strings.Builder
+	if err := words.WriteIncident(&text, rep.Incident); err != nil {
+		return 0, err
+	}
 	if err := words.WriteText(&text, rep); err != nil {
 		return 0, err
 	}
