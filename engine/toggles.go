@@ -60,8 +60,8 @@ type Toggle struct {
 	RowLocks bool
 	Default  bool  // its setting in DefaultSettings
 	Where    Where // its group: the lab shows InLab's always, the others where the run uses them
-	// UsedWith is what in a run, beyond the toggle being on or taught, makes an InRescue
-	// toggle one the run uses (Session.UsesToggle): a rescuer, a skewed clock.
+	// UsedWith is what in a run, beyond the toggle being off its default or taught, makes
+	// an InRescue toggle one the run uses (Session.UsesToggle): a rescuer, a skewed clock.
 	UsedWith Uses
 	// OnWithRescuer: on by default in a run with a rescuer, unless a flag or the file set it.
 	OnWithRescuer bool

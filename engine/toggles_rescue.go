@@ -40,8 +40,9 @@ func headlessDescribe(s Settings) []string {
 // UsesToggle reports whether the session's run uses toggle t, and so whether the lab shows it
 // with its key: the lab's own (InLab) always; the InRetries ones when the run's provider fails
 // or backoff or dead letters are on (the report then names them); an InRescue one when it is
-// on, when the lesson teaches it, guarded-rescue with a rescuer, db-clock and provider-fencing
-// with a skewed clock (the report then names it).
+// not at its default, when the lesson teaches it, or when the run has what its entry's UsedWith
+// names (guarded-rescue a rescuer; db-clock and provider-fencing a skewed clock): the report
+// then names it.
 func (s *Session) UsesToggle(t Toggle) bool { return s.usesToggle(t, s.InitialSettings()) }
 
 // usesToggle is UsesToggle with the run's initial settings st.
