@@ -431,7 +431,7 @@ const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= $1)`
 const ClaimDueSQL = `WITH f AS MATERIALIZED (` + dueFreshSQL + `
      FOR UPDATE SKIP LOCKED),
 b AS MATERIALIZED (` + dueBackoffSQL + `
-     FOR UPDATE SKIP LOCKED),
+     FOR UPDATE OF o SKIP LOCKED),
 c AS (SELECT * FROM f UNION ALL SELECT * FROM b ORDER BY CreatedAtUtc, Id LIMIT 1)
 UPDATE OutboxMessages o
    SET Status = 'Processing', LockedBy = $2, LockedUntilUtc = $3,
@@ -448,14 +448,18 @@ const (
    WHERE NextAttemptUtc IS NULL AND ` + claimable + `
    ORDER BY CreatedAtUtc, Id
    LIMIT 1`
+	// dueBackoffSQL orders by the columns of the index read (d), not the table's: ordered by
+	// o's, a generic plan (pgx prepares the statement) walked OutboxMessages_Claimable in claim
+	// order, every row of it, rather than sort the dueScan rows d found.
 	dueBackoffSQL = `
-  SELECT Id, IdempotencyKey, LockedBy, LockedUntilUtc, CreatedAtUtc FROM OutboxMessages
-   WHERE Id IN (SELECT Id FROM OutboxMessages
-                 WHERE ProcessedAtUtc IS NULL AND NextAttemptUtc IS NOT NULL AND NextAttemptUtc <= $1
-                 ORDER BY NextAttemptUtc, CreatedAtUtc, Id
-                 LIMIT ` + dueScan + `)
-     AND ` + claimable + `
-   ORDER BY CreatedAtUtc, Id
+  SELECT o.Id, o.IdempotencyKey, o.LockedBy, o.LockedUntilUtc, o.CreatedAtUtc
+    FROM (SELECT Id, CreatedAtUtc FROM OutboxMessages
+           WHERE ProcessedAtUtc IS NULL AND NextAttemptUtc IS NOT NULL AND NextAttemptUtc <= $1
+           ORDER BY NextAttemptUtc, CreatedAtUtc, Id
+           LIMIT ` + dueScan + `) d
+    JOIN OutboxMessages o ON o.Id = d.Id
+   WHERE o.ProcessedAtUtc IS NULL AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+   ORDER BY d.CreatedAtUtc, d.Id
    LIMIT 1`
 )
 
