@@ -7,7 +7,7 @@
 # (uptime) before each. Prints the medians per variant and server, issue 34's targets (the
 # hosted worker against River doing no work, and against River doing the same writes its own
 # way, River at its default and at its fastest fetch settings), and keeps the raw output.
-# Issue 34 asks for runs of 20,000 messages (N=20000): about 8 minutes a server a pass, since a
+# Issue 34 asks for runs of 20,000 messages (N=20000): about 10 minutes a server a pass, since a
 # River at its default settings with 16 slots works about 155 messages a second.
 #
 # Not run by CI (CI runs the benchmarks once each, -benchtime 1x, as a smoke test). By hand:
