@@ -76,7 +76,7 @@ for pass in $(seq 1 "$PASSES"); do
     for c in 1 16; do
       tps=$(as_pg "$PG_BIN/pgbench" -h 127.0.0.1 -p "${PORT[$s]}" -U postgres -n -c "$c" -j "$((c > 1 ? 2 : 1))" -T 5 -f "$out/update.sql" postgres 2>/dev/null |
         sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p')
-      echo "Benchmark$BENCH/pgbench/clients=$c $s 1 0 ns/op $tps msgs/s" >>"$out/raw.txt"
+      echo "Benchmark${BENCH%%/*}/pgbench/clients=$c $s 1 0 ns/op $tps msgs/s" >>"$out/raw.txt"
     done
     pid=$(head -1 "${DIR[$s]}/data/postmaster.pid")
     (cd store/postgres && LEASELAB_PG="$(url_of "$s")" LEASELAB_BENCH_PGPID=$pid "$out/postgres.test" \
