@@ -4,7 +4,11 @@
 # not (as .ci/pg.sh's test server), both with pg_stat_statements; pgbench's raw rate (a one-row
 # autocommit UPDATE, 1 and 16 clients) on each as the ceiling; PASSES passes that alternate the
 # two servers, so that both see the machine's load of the moment, with the load average
-# (uptime) before each. Prints the medians per variant and server, and keeps the raw output.
+# (uptime) before each. Prints the medians per variant and server, issue 34's targets (the
+# hosted worker against River doing no work, and against River doing the same writes its own
+# way, River at its default and at its fastest fetch settings), and keeps the raw output.
+# Issue 34 asks for runs of 20,000 messages (N=20000): about 10 minutes a server a pass, since a
+# River at its default settings with 16 slots works about 155 messages a second.
 #
 # Not run by CI (CI runs the benchmarks once each, -benchtime 1x, as a smoke test). By hand:
 #     bash .ci/bench-pg.sh                  # 3 passes of 2,000 messages: about 10 minutes
@@ -72,7 +76,7 @@ for pass in $(seq 1 "$PASSES"); do
     for c in 1 16; do
       tps=$(as_pg "$PG_BIN/pgbench" -h 127.0.0.1 -p "${PORT[$s]}" -U postgres -n -c "$c" -j "$((c > 1 ? 2 : 1))" -T 5 -f "$out/update.sql" postgres 2>/dev/null |
         sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p')
-      echo "Benchmark$BENCH/pgbench/clients=$c $s 1 0 ns/op $tps msgs/s" >>"$out/raw.txt"
+      echo "Benchmark${BENCH%%/*}/pgbench/clients=$c $s 1 0 ns/op $tps msgs/s" >>"$out/raw.txt"
     done
     pid=$(head -1 "${DIR[$s]}/data/postmaster.pid")
     (cd store/postgres && LEASELAB_PG="$(url_of "$s")" LEASELAB_BENCH_PGPID=$pid "$out/postgres.test" \
@@ -107,5 +111,25 @@ for server in ("fsync-on", "fsync-off"):
         cells[0] += f" [{lo:,.0f}–{hi:,.0f}]"
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
+# Issue 34's targets, from the runs side by side: each pass's ratio on each server.
+def ratios(a, b, server):
+    return [x["msgs/s"] / y["msgs/s"] for x, y in zip(rows.get((a, server), []), rows.get((b, server), []))
+            if "msgs/s" in x and y.get("msgs/s")]
+print("targets of issue 34 (fsync on; each pass's ratio, side by side):")
+for slots, want in (("100", 1.3), ("16", 1.5)):
+    rs = ratios(f"leaselab/hosted/slots={slots}", f"river/nowork/fast/slots={slots}", "fsync-on")
+    if rs:
+        verdict = "met" if statistics.median(rs) >= want else "MISSED"
+        print(f"  hosted ≥ {want}× River doing no work (fast fetch), {slots} slots: {verdict} (" +
+              ", ".join(f"{r:.2f}" for r in rs) + ")")
+for slots in ("100", "16"):
+    for fetch in ("fast", "default"):
+        rs = ratios(f"leaselab/hosted/slots={slots}", f"river/same-writes/{fetch}/slots={slots}", "fsync-on")
+        if rs:
+            print(f"  hosted ÷ River doing the same writes ({fetch} fetch), {slots} slots: " + ", ".join(f"{r:.2f}" for r in rs))
+    rs = ratios(f"leaselab/hosted/slots={slots}", f"river/in-tx-slow-path/fast/slots={slots}", "fsync-on")
+    if rs:
+        print(f"  (hosted ÷ River's slow path, each job completed in its own transaction, {slots} slots: " +
+              ", ".join(f"{r:.2f}" for r in rs) + ")")
 PY
 echo "raw output: $out/raw.txt; load: $out/load.txt"

@@ -266,31 +266,45 @@ const claimable = `ProcessedAtUtc IS NULL AND (Status = 'Pending' OR (Status = '
 // it) without walking the live leases. Written as the lesson writes it, one SELECT with the OR,
 // SQLite walks every unfinished row older than the first claimable one: in a run with many
 // crashes and a clock that does not move, thousands of live leases, read again on every claim
-// (a 20,000-message run took 18 minutes). Split along the OR, each half is an index's first
+// (a 20,000-message run took 18 minutes). Split along the OR, each part is an index's first
 // entries (schema.sql):
 //
-//   - the oldest Pending rows, from OutboxMessages_Pending;
+//   - the oldest Pending rows that never failed, from OutboxMessages_Queue;
+//   - the oldest Pending rows that failed, from OutboxMessages_Retried;
 //   - the oldest rows whose lease ended at one instant, the next after :after, from
-//     OutboxMessages_Leases (ordered by LockedUntilUtc, then CreatedAtUtc).
+//     OutboxMessages_Queue (its leases, ordered by LockedUntilUtc, then CreatedAtUtc).
 //
-// ClaimReadSQL reads both, with the first instant at which leases ended; only when leases ended
-// does the claim read the next instant (ClaimExpiredSQL), until there is none: usually there is
-// no such read, or one. The oldest of all these rows is the lesson's answer, row for row (ties by
-// Id, as the indexes keep them). Both are exported for the EXPLAIN QUERY PLAN test and the docs.
+// ClaimReadSQL reads all three, with the first instant at which leases ended; only when leases
+// ended does the claim read the next instant (ClaimExpiredSQL), until there is none: usually
+// there is no such read, or one. The oldest of all these rows is the lesson's answer, row for row
+// (ties by Id, as the indexes keep them). Both are exported for the EXPLAIN QUERY PLAN test and
+// the docs.
 const (
-	ClaimReadSQL    = pendingCandidatesSQL + claimReadTailSQL
+	ClaimReadSQL    = freshCandidatesSQL + retriedCandidatesSQL + expiredTailSQL
 	ClaimExpiredSQL = expiredSQL
 )
 
-// pendingCandidatesSQL and claimReadTailSQL are ClaimReadSQL around its Pending rows' condition,
-// which ClaimDueReadSQL extends.
+// waitEnd is OutboxMessages_Queue's second column, word for word, as every read of the index
+// must name it: the instant an unfinished row waits for, the end of its lease (Processing) or of
+// its backoff (Pending; none for a row that never failed).
+const waitEnd = `coalesce(LockedUntilUtc, NextAttemptUtc)`
+
+// The parts of the claims' reads.
 const (
-	pendingCandidatesSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
+	// freshCandidatesSQL is the oldest Pending rows that never failed.
+	freshCandidatesSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
   FROM OutboxMessages
- WHERE Status = 'Pending'`
-	claimReadTailSQL = `
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Pending' AND ` + waitEnd + ` IS NULL
  ORDER BY CreatedAtUtc
- LIMIT :k)` + expiredTailSQL
+ LIMIT :k)`
+	// retriedCandidatesSQL adds the oldest Pending rows that failed, due or not.
+	retriedCandidatesSQL = `
+UNION ALL
+SELECT * FROM (SELECT ` + candidateColumns + `
+  FROM OutboxMessages
+ WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL
+ ORDER BY CreatedAtUtc
+ LIMIT :k)`
 	// expiredTailSQL adds the oldest ended leases to a read of Pending rows.
 	expiredTailSQL = `
 UNION ALL
@@ -303,9 +317,10 @@ const candidateColumns = `Id, IdempotencyKey, Type, Payload, LockedBy, LockedUnt
 // expiredSQL is the oldest rows whose lease ended at the first instant after :after.
 const expiredSQL = `SELECT ` + candidateColumns + `
   FROM OutboxMessages
- WHERE Status = 'Processing' AND LockedUntilUtc = (
-       SELECT min(LockedUntilUtc) FROM OutboxMessages
-        WHERE Status = 'Processing' AND LockedUntilUtc > :after AND LockedUntilUtc < :now)
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Processing' AND ` + waitEnd + ` = (
+       SELECT min(` + waitEnd + `) FROM OutboxMessages
+        WHERE ProcessedAtUtc IS NULL AND Status = 'Processing'
+          AND ` + waitEnd + ` > :after AND ` + waitEnd + ` < :now)
  ORDER BY CreatedAtUtc
  LIMIT :k`
 
@@ -392,12 +407,12 @@ const claimUpdateSQL = `UPDATE OutboxMessages
 const keyedCandidateSQL = `SELECT Id, IdempotencyKey, Type, Payload, LockedBy, LockedUntilUtc, LeaseVersion, Status
   FROM OutboxMessages WHERE IdempotencyKey = :key ORDER BY Id LIMIT 1`
 
-// blockerSQL finds why nothing was claimable: the lease that ends first (OutboxMessages_Leases'
-// first entry). It runs only when the claim's read found nothing, so no row is Pending.
+// blockerSQL finds why nothing was claimable: the lease that ends first (the first lease in
+// OutboxMessages_Queue). It runs only when the claim's read found nothing, so no row is Pending.
 const blockerSQL = `SELECT IdempotencyKey, LockedBy, LockedUntilUtc
   FROM OutboxMessages
- WHERE Status = 'Processing'
- ORDER BY LockedUntilUtc, CreatedAtUtc
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Processing'
+ ORDER BY ` + waitEnd + `, CreatedAtUtc
  LIMIT 1`
 
 // LoadPending is the naive worker's read: every Pending row, with no claim at all.
@@ -624,9 +639,11 @@ const finalizePaymentSQL = `UPDATE Payments SET PaymentStatus = :status, Transac
  WHERE IdempotencyKey = :key`
 
 // finalizeOutboxSQL is the finalize's outbox UPDATE, as the lesson writes it, guarded by the
-// ownership check and by the fencing token when asked. With the guard it returns the row's
-// LeaseVersion (which the finalize does not change), so that the ledger knows the version it
-// wrote over without a read of its own.
+// ownership check and by the fencing token when asked. With the ownership check alone it returns
+// the row's LeaseVersion (which the finalize does not change), so that the ledger knows the
+// version it wrote over without a read of its own; with fencing too, the WHERE names that version
+// and the rows affected say all (a RETURNING makes SQLite keep the returned rows in a table of
+// their own until the statement ends).
 func finalizeOutboxSQL(ownershipCheck, fencing bool) string {
 	q := `UPDATE OutboxMessages
    SET Status = 'Processed', ProcessedAtUtc = :now, LockedUntilUtc = NULL
@@ -637,7 +654,7 @@ func finalizeOutboxSQL(ownershipCheck, fencing bool) string {
 	if fencing {
 		q += ` AND LeaseVersion = :version`
 	}
-	if ownershipCheck {
+	if ownershipCheck && !fencing {
 		q += `
 RETURNING LeaseVersion`
 	}
@@ -680,7 +697,7 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 	args := []any{sql.Named("now", FormatTime(res.At)), sql.Named("id", req.Message.ID),
 		sql.Named("worker", req.Worker), sql.Named("version", req.Message.LeaseVersion)}
 	update := finalizeOutboxSQL(req.OwnershipCheck, req.Fencing)
-	if !req.OwnershipCheck {
+	if !req.OwnershipCheck || req.Fencing {
 		r, err := t.exec(update, args...)
 		if err == nil {
 			res.RowsAffected, err = r.RowsAffected()
@@ -688,10 +705,20 @@ func (c *Conn) finalizeTx(t txn, req engine.FinalizeRequest) (engine.FinalizeRes
 		if err != nil {
 			return res, fmt.Errorf("finalize %s: update outbox: %w", key, describe(err))
 		}
-		if res.RowsAffected != 1 {
-			return res, shared.ErrRolledBack // the row is gone: nothing to finalize
+		switch {
+		case res.RowsAffected == 1 && req.OwnershipCheck:
+			// The guard held: the row was Processing, this worker's, at this lease version.
+			res.PriorStatus, res.PriorOwner, res.PriorVersion = engine.StatusProcessing, req.Worker, req.Message.LeaseVersion
+			return res, nil
+		case res.RowsAffected == 1:
+			return res, nil
+		case req.OwnershipCheck:
+			// The guard failed: not (or no longer) this worker's message. Say why, then roll back.
+			if err := c.readPrior(t, req.Message, &res); err != nil {
+				return res, err
+			}
 		}
-		return res, nil
+		return res, shared.ErrRolledBack // the row is gone, or no longer this worker's lease
 	}
 	err := t.queryRow(update, args...).Scan(&res.PriorVersion)
 	switch {
@@ -723,26 +750,24 @@ func (c *Conn) readPrior(t txn, m engine.Message, res *engine.FinalizeResult) er
 const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= :now)`
 
 // ClaimDueReadSQL is ClaimReadSQL for ClaimDue: the oldest Pending rows that never failed
-// (OutboxMessages_Fresh, in claim order), the oldest of those whose backoff is over
-// (OutboxMessages_Backoff, the range up to :now, sorted), and the oldest ended leases. It never
-// walks the rows still in their backoff (the plan test pins it; schema 4's read searched
-// OutboxMessages_Pending with the backoff as a filter, and passed over every one of them).
-const ClaimDueReadSQL = `SELECT * FROM (SELECT ` + candidateColumns + `
-  FROM OutboxMessages
- WHERE Status = 'Pending' AND NextAttemptUtc IS NULL
- ORDER BY CreatedAtUtc
- LIMIT :k)
+// (OutboxMessages_Queue, in claim order), the oldest of those whose backoff is over
+// (OutboxMessages_Queue's Pending rows that failed, the range up to :now, sorted), and the oldest
+// ended leases. It never walks the rows still in their backoff (the plan test pins it; schema
+// 4's read searched its index of Pending rows with the backoff as a filter, and passed over
+// every one of them).
+const ClaimDueReadSQL = freshCandidatesSQL + `
 UNION ALL
 SELECT * FROM (SELECT * FROM (SELECT ` + candidateColumns + `
   FROM OutboxMessages
- WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL AND NextAttemptUtc <= :now
- ORDER BY NextAttemptUtc, CreatedAtUtc
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Pending'
+   AND ` + waitEnd + ` IS NOT NULL AND ` + waitEnd + ` <= :now
+ ORDER BY ` + waitEnd + `, CreatedAtUtc
  LIMIT ` + dueScan + `)
  ORDER BY CreatedAtUtc
  LIMIT :k)` + expiredTailSQL
 
 // dueScan bounds a due claim's read of the rows whose backoff is over: it reads the dueScan
-// whose backoff ended first (OutboxMessages_Backoff, in order) and takes the oldest of them. All
+// whose backoff ended first (OutboxMessages_Queue, in order) and takes the oldest of them. All
 // of them, and so the oldest of all, unless more than dueScan are due at once: reading every
 // due row to sort them made a claim cost the backlog of failed rows, which a worker whose clock
 // runs ahead sees due all at once (skew: B +1h, fail-rate 0.3, backoff on: 100,000 messages did
@@ -754,22 +779,22 @@ const claimDueUpdateSQL = claimUpdateSQL + ` AND ` + dueSQL
 
 // dueBlockerSQL says why a due claim found nothing: the row whose lease or backoff ends first.
 // It runs only then, so every Pending row is in its backoff (a fresh one would have been
-// claimed): the first backoff to end is OutboxMessages_Backoff's first entry, the first lease
-// OutboxMessages_Leases', and the earlier of the two is the blocker. Two index reads of one
+// claimed): the first backoff to end is the first entry of OutboxMessages_Queue's Pending rows,
+// the first lease the first of its leases, and the earlier of the two is the blocker. Two index reads of one
 // entry each: one read of every unfinished row, sorted on an expression no index holds, made
 // each empty claim cost the backlog (a run of 4,000 messages with skew and backoff spent a
 // third of its time here, and 100,000 did not finish in 590 s).
 const dueBlockerSQL = `SELECT IdempotencyKey, Owner, Until FROM (
 SELECT * FROM (SELECT IdempotencyKey, NULL AS Owner, NextAttemptUtc AS Until, CreatedAtUtc
   FROM OutboxMessages
- WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL
- ORDER BY NextAttemptUtc, CreatedAtUtc
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Pending' AND ` + waitEnd + ` IS NOT NULL
+ ORDER BY ` + waitEnd + `, CreatedAtUtc
  LIMIT 1)
 UNION ALL
 SELECT * FROM (SELECT IdempotencyKey, LockedBy, LockedUntilUtc, CreatedAtUtc
   FROM OutboxMessages
- WHERE Status = 'Processing'
- ORDER BY LockedUntilUtc, CreatedAtUtc
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Processing'
+ ORDER BY ` + waitEnd + `, CreatedAtUtc
  LIMIT 1))
  ORDER BY Until, CreatedAtUtc
  LIMIT 1`

@@ -55,11 +55,11 @@ func (c *Conn) Fail(ctx context.Context, req engine.FailRequest) (engine.FailRes
 }
 
 // expiredLeasesSQL is the rescuer's read: every lease that has ended, the first to end first
-// (OutboxMessages_Leases).
+// (OutboxMessages_Queue's leases).
 const expiredLeasesSQL = `SELECT Id, IdempotencyKey, LockedBy, LockedUntilUtc, LeaseVersion
   FROM OutboxMessages
- WHERE Status = 'Processing' AND LockedUntilUtc < :now
- ORDER BY LockedUntilUtc, CreatedAtUtc`
+ WHERE ProcessedAtUtc IS NULL AND Status = 'Processing' AND ` + waitEnd + ` < :now
+ ORDER BY ` + waitEnd + `, CreatedAtUtc`
 
 // Expired reads the leases that have ended at now (engine.RescueConn), a plain read outside any
 // transaction: what the rescuer then writes may have changed since.

@@ -17,7 +17,7 @@ CREATE TABLE OutboxMessages (
     Type           TEXT    NOT NULL,
     Payload        TEXT    NOT NULL,
     Status         TEXT    NOT NULL DEFAULT 'Pending'
-                   CHECK (Status IN ('Pending', 'Processing', 'Processed', 'DeadLettered')),
+                   CHECK (Status IN ('Pending', 'Processing') OR Status IN ('Processed', 'DeadLettered')),
     CreatedAtUtc   TEXT    NOT NULL,
     ProcessedAtUtc TEXT    NULL,
     LockedBy       TEXT    NULL,                -- the worker that holds (or last held) the lease
@@ -28,30 +28,31 @@ CREATE TABLE OutboxMessages (
     LastError      TEXT    NULL,                -- what the last failed attempt failed with
     -- A row is finished, out of every claim's way, exactly when it has a ProcessedAtUtc:
     -- Processed, or parked as a dead letter (DeadLettered, after its last allowed attempt).
-    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))
+    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL)),
+    -- A row has a lease end exactly while it is Processing: OutboxMessages_Queue relies on it.
+    CHECK ((Status = 'Processing') = (LockedUntilUtc IS NOT NULL))
 );
 
--- The claim's two indexes. The claim takes the oldest claimable row: the oldest Pending row, or
--- the oldest row whose lease has ended, whichever is older. Pending rows are kept in claim order,
--- so the oldest is the first entry. Leases are kept in the order they end, then claim order: the
--- ended ones come first, and the first entry of each instant is the oldest row whose lease ended
--- then. So a claim reads a few entries whatever the backlog, and never walks the live leases
--- (a crashed worker's row stays Processing until its lease ends; a run with many crashes and a
--- clock that does not move holds thousands).
-CREATE INDEX OutboxMessages_Pending
-    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending';
-CREATE INDEX OutboxMessages_Leases
-    ON OutboxMessages (LockedUntilUtc, CreatedAtUtc) WHERE Status = 'Processing';
+-- The claim's index. The claim takes the oldest claimable row: the oldest Pending row, or the
+-- oldest row whose lease has ended, whichever is older; a due claim (retry backoff on) takes a
+-- Pending row only once it never failed or its backoff is over. One index holds every unfinished
+-- row by what it waits for: a lease by the instant it ends (LockedUntilUtc), a Pending row by the
+-- end of its backoff (NextAttemptUtc; none for a row that never failed, and those come first),
+-- then in claim order. The leases come first (Status DESC), so the newest lease sits next to the
+-- oldest Pending row: a claim moves a row's entry from one side of that boundary to the other,
+-- usually within one page, and a finalize takes it out. A claim reads the first entries of the
+-- Pending rows that never failed and of the ended leases, and never walks the live leases (a
+-- crashed worker's row stays Processing until its lease ends; a run with many crashes and a clock
+-- that does not move holds thousands), nor the rows still waiting for their backoff to end. The
+-- reads name the index's expression, coalesce(LockedUntilUtc, NextAttemptUtc), as it stands here.
+CREATE INDEX OutboxMessages_Queue
+    ON OutboxMessages (Status DESC, coalesce(LockedUntilUtc, NextAttemptUtc), CreatedAtUtc)
+ WHERE ProcessedAtUtc IS NULL;
 
--- The due claim's two indexes (retry backoff on). A due claim takes the oldest row it may: the
--- oldest Pending row that never failed, the oldest whose backoff is over, or the oldest ended
--- lease. Pending rows that never failed are kept in claim order, apart from the rows that
--- failed, which are kept in the order their backoff ends: so a due claim reads the first entry
--- of the one and the rows whose backoff is over of the other, and never walks the rows still
--- waiting for their next attempt, however many there are.
-CREATE INDEX OutboxMessages_Fresh
-    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NULL;
-CREATE INDEX OutboxMessages_Backoff
-    ON OutboxMessages (NextAttemptUtc, CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
+-- The Pending rows that failed, in claim order: what a claim that does not honour the backoff
+-- reads besides the rows that never failed. A row that never failed is never in it, so a claim
+-- and a finalize of one leave it alone.
+CREATE INDEX OutboxMessages_Retried
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
 
 CREATE INDEX OutboxMessages_Key ON OutboxMessages (IdempotencyKey);

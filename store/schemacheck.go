@@ -24,15 +24,83 @@ var schemaV1SQL string
 // Create rebuilds an older one; nothing else is ever changed.
 var knownSchemas = map[int]string{
 	1:             schemaV1SQL,
-	2:             derive(derive(derive(schemaSQL, v5ToV4), v4ToV3), v3ToV2),
-	3:             derive(derive(schemaSQL, v5ToV4), v4ToV3),
-	4:             derive(schemaSQL, v5ToV4),
+	2:             derive(derive(derive(schemaV5SQL, v5ToV4), v4ToV3), v3ToV2),
+	3:             derive(derive(schemaV5SQL, v5ToV4), v4ToV3),
+	4:             derive(schemaV5SQL, v5ToV4),
+	5:             schemaV5SQL,
 	schemaVersion: schemaSQL,
 }
+
+// schemaV5SQL is schema 5, from which the older ones are derived.
+var schemaV5SQL = derive(schemaSQL, v6ToV5)
 
 // An edit undoes one version's change to the schema: the text of the newer version (from) and
 // what the older one has in its place (to).
 type edit struct{ from, to string }
+
+// v6ToV5 undoes schema 6: schema 5 kept four claim indexes, each keyed by Status, so that a claim
+// moved a row in or out of three of them (four pages a claim, with the row's); its Status CHECK
+// was one IN of four words, which SQLite checks against a table it builds on every UPDATE that
+// sets Status; and nothing tied LockedUntilUtc to Processing.
+var v6ToV5 = []edit{{
+	from: `                   CHECK (Status IN ('Pending', 'Processing') OR Status IN ('Processed', 'DeadLettered')),`,
+	to:   `                   CHECK (Status IN ('Pending', 'Processing', 'Processed', 'DeadLettered')),`,
+}, {
+	from: `    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL)),
+    -- A row has a lease end exactly while it is Processing: OutboxMessages_Queue relies on it.
+    CHECK ((Status = 'Processing') = (LockedUntilUtc IS NOT NULL))
+);`,
+	to: `    CHECK ((Status IN ('Processed', 'DeadLettered')) = (ProcessedAtUtc IS NOT NULL))
+);`,
+}, {
+	from: `-- The claim's index. The claim takes the oldest claimable row: the oldest Pending row, or the
+-- oldest row whose lease has ended, whichever is older; a due claim (retry backoff on) takes a
+-- Pending row only once it never failed or its backoff is over. One index holds every unfinished
+-- row by what it waits for: a lease by the instant it ends (LockedUntilUtc), a Pending row by the
+-- end of its backoff (NextAttemptUtc; none for a row that never failed, and those come first),
+-- then in claim order. The leases come first (Status DESC), so the newest lease sits next to the
+-- oldest Pending row: a claim moves a row's entry from one side of that boundary to the other,
+-- usually within one page, and a finalize takes it out. A claim reads the first entries of the
+-- Pending rows that never failed and of the ended leases, and never walks the live leases (a
+-- crashed worker's row stays Processing until its lease ends; a run with many crashes and a clock
+-- that does not move holds thousands), nor the rows still waiting for their backoff to end. The
+-- reads name the index's expression, coalesce(LockedUntilUtc, NextAttemptUtc), as it stands here.
+CREATE INDEX OutboxMessages_Queue
+    ON OutboxMessages (Status DESC, coalesce(LockedUntilUtc, NextAttemptUtc), CreatedAtUtc)
+ WHERE ProcessedAtUtc IS NULL;
+
+-- The Pending rows that failed, in claim order: what a claim that does not honour the backoff
+-- reads besides the rows that never failed. A row that never failed is never in it, so a claim
+-- and a finalize of one leave it alone.
+CREATE INDEX OutboxMessages_Retried
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
+
+`,
+	to: `-- The claim's two indexes. The claim takes the oldest claimable row: the oldest Pending row, or
+-- the oldest row whose lease has ended, whichever is older. Pending rows are kept in claim order,
+-- so the oldest is the first entry. Leases are kept in the order they end, then claim order: the
+-- ended ones come first, and the first entry of each instant is the oldest row whose lease ended
+-- then. So a claim reads a few entries whatever the backlog, and never walks the live leases
+-- (a crashed worker's row stays Processing until its lease ends; a run with many crashes and a
+-- clock that does not move holds thousands).
+CREATE INDEX OutboxMessages_Pending
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending';
+CREATE INDEX OutboxMessages_Leases
+    ON OutboxMessages (LockedUntilUtc, CreatedAtUtc) WHERE Status = 'Processing';
+
+-- The due claim's two indexes (retry backoff on). A due claim takes the oldest row it may: the
+-- oldest Pending row that never failed, the oldest whose backoff is over, or the oldest ended
+-- lease. Pending rows that never failed are kept in claim order, apart from the rows that
+-- failed, which are kept in the order their backoff ends: so a due claim reads the first entry
+-- of the one and the rows whose backoff is over of the other, and never walks the rows still
+-- waiting for their next attempt, however many there are.
+CREATE INDEX OutboxMessages_Fresh
+    ON OutboxMessages (CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NULL;
+CREATE INDEX OutboxMessages_Backoff
+    ON OutboxMessages (NextAttemptUtc, CreatedAtUtc) WHERE Status = 'Pending' AND NextAttemptUtc IS NOT NULL;
+
+`,
+}}
 
 // v5ToV4 undoes schema 5: schema 4 had no index of its own for the due claim, which walked
 // OutboxMessages_Pending in claim order past every row still in its backoff.
@@ -279,7 +347,7 @@ func schemaOf(ctx context.Context, version int) ([]schemaFact, error) {
 // the nearest version's (the one with the fewest differences, this version's on a tie).
 func recognize(ctx context.Context, got []schemaFact) (version int, diff string, err error) {
 	best, bestDiff := 0, ""
-	for _, v := range []int{schemaVersion, 4, 3, 2, 1} {
+	for _, v := range []int{schemaVersion, 5, 4, 3, 2, 1} {
 		want, err := schemaOf(ctx, v)
 		if err != nil {
 			return 0, "", err

@@ -36,9 +36,14 @@ const applicationID = 0x4C454153
 // life (package retry): the DeadLettered status, NextAttemptUtc and LastError, and a dead letter
 // has a ProcessedAtUtc. Version 5 added the due claim's two indexes (OutboxMessages_Fresh and
 // OutboxMessages_Backoff): schema 4's due claim walked past every row still in its backoff.
+// Version 6 put the claims' indexes back into one, OutboxMessages_Queue, whose entries a claim
+// moves within a page where schema 5's claim wrote one page in each of three indexes, and
+// OutboxMessages_Retried; it checks Status with two IN lists of two words (SQLite tests a longer
+// list against a table it builds for every UPDATE that sets Status) and ties LockedUntilUtc to
+// Processing with a CHECK.
 // Open refuses a file of another version (ErrOtherVersion); Create rebuilds
 // one it recognises (knownSchemas).
-const schemaVersion = 5
+const schemaVersion = 6
 
 // BusyTimeout is how long a connection waits for SQLite's write lock before SQLITE_BUSY.
 const BusyTimeout = 10 * time.Second

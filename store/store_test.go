@@ -42,34 +42,40 @@ func rowByKey(t *testing.T, db *store.DB, key string) engine.Row {
 }
 
 // The claim's reads are each a search of one partial index that stops after :k entries: no full
-// scan, no temporary B-tree for ORDER BY, and no walk through the live leases.
+// scan, no temporary B-tree for ORDER BY, and no walk through the live leases. Schema 6 keeps
+// them all in OutboxMessages_Queue: the Pending rows that never failed are its entries with no
+// wait (<expr>=?, the IS NULL), the leases that ended at one instant its Processing entries at
+// that instant, the first such instant a range of them.
 func TestClaimQueryPlanUsesIndex(t *testing.T) {
 	db := newDB(t, 50)
-	read := "COMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
-		"SCAN OutboxMessages USING INDEX OutboxMessages_Pending\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-4)\n" +
-		"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 3\n" +
-		"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-4)"
+	const (
+		fresh = "CO-ROUTINE (subquery-1)\nSEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=? AND <expr>=?)\n" +
+			"SCAN (subquery-1)\nUNION ALL\n"
+		expired = "SEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=? AND <expr>=?)\nSCALAR SUBQUERY %d\n" +
+			"SEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=? AND <expr>>? AND <expr><?)"
+	)
+	read := "COMPOUND QUERY\nLEFT-MOST SUBQUERY\n" + fresh +
+		"CO-ROUTINE (subquery-3)\nSCAN OutboxMessages USING INDEX OutboxMessages_Retried\nSCAN (subquery-3)\nUNION ALL\n" +
+		"CO-ROUTINE (subquery-6)\n" + fmt.Sprintf(expired, 5) + "\nSCAN (subquery-6)"
 	// The due claim's read (retry backoff on) takes the first entry of the Pending rows that never
-	// failed, and the first dueScan rows whose backoff is over (the range up to now of
-	// OutboxMessages_Backoff, in its order; only those are sorted): it never walks the rows still
-	// in their backoff (schema 4's read did, as a filter on OutboxMessages_Pending), nor sorts
+	// failed, and the first dueScan rows whose backoff is over (the range up to now of the Pending
+	// rows that failed, in the index's order; only those are sorted): it never walks the rows still
+	// in their backoff (schema 4's read did, as a filter on its index of Pending rows), nor sorts
 	// every due row (a worker whose clock runs ahead sees them all due).
-	due := "COMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
-		"SCAN OutboxMessages USING INDEX OutboxMessages_Fresh\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-4)\n" +
-		"CO-ROUTINE (subquery-3)\nSEARCH OutboxMessages USING INDEX OutboxMessages_Backoff (NextAttemptUtc>? AND NextAttemptUtc<?)\n" +
+	due := "COMPOUND QUERY\nLEFT-MOST SUBQUERY\n" + fresh + "CO-ROUTINE (subquery-4)\n" +
+		"CO-ROUTINE (subquery-3)\nSEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=? AND <expr><?)\n" +
 		"SCAN (subquery-3)\nUSE TEMP B-TREE FOR ORDER BY\nSCAN (subquery-4)\nUNION ALL\nCO-ROUTINE (subquery-7)\n" +
-		"SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\nSCALAR SUBQUERY 6\n" +
-		"SEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)\nSCAN (subquery-7)"
+		fmt.Sprintf(expired, 6) + "\nSCAN (subquery-7)"
 	for _, c := range []struct{ name, q, want string }{
 		{"read", store.ClaimReadSQL, read},
 		{"due read", store.ClaimDueReadSQL, due},
-		{"expired", store.ClaimExpiredSQL, "SEARCH OutboxMessages USING INDEX OutboxMessages_Leases (LockedUntilUtc=?)\n" +
-			"SCALAR SUBQUERY 1\nSEARCH OutboxMessages USING COVERING INDEX OutboxMessages_Leases (LockedUntilUtc>? AND LockedUntilUtc<?)"},
-		// Why a due claim found nothing: the first entry of OutboxMessages_Backoff and of
-		// OutboxMessages_Leases, not a sort of every unfinished row.
+		{"expired", store.ClaimExpiredSQL, fmt.Sprintf(expired, 1)},
+		// Why a due claim found nothing: the first Pending entry and the first lease of
+		// OutboxMessages_Queue, not a sort of every unfinished row. (It runs only when no Pending
+		// row that never failed is left, so the first Pending entry is the first backoff to end.)
 		{"due blocker", store.DueBlockerSQL, "CO-ROUTINE (subquery-4)\nCOMPOUND QUERY\nLEFT-MOST SUBQUERY\nCO-ROUTINE (subquery-1)\n" +
-			"SEARCH OutboxMessages USING INDEX OutboxMessages_Backoff (NextAttemptUtc>?)\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-3)\n" +
-			"SCAN OutboxMessages USING INDEX OutboxMessages_Leases\nSCAN (subquery-3)\nSCAN (subquery-4)\nUSE TEMP B-TREE FOR ORDER BY"},
+			"SEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=?)\nSCAN (subquery-1)\nUNION ALL\nCO-ROUTINE (subquery-3)\n" +
+			"SEARCH OutboxMessages USING INDEX OutboxMessages_Queue (Status=?)\nSCAN (subquery-3)\nSCAN (subquery-4)\nUSE TEMP B-TREE FOR ORDER BY"},
 	} {
 		got := queryPlan(t, db, c.q, sql.Named("now", store.FormatTime(t0)), sql.Named("after", ""), sql.Named("k", 1))
 		if got != c.want {
@@ -186,7 +192,7 @@ func TestCreateResetsOurDatabase(t *testing.T) {
 // claim walked the live leases) is refused by Open, which says so and what to do, and rebuilt by
 // Create with Reset.
 func TestOtherSchemaVersion(t *testing.T) {
-	for _, v := range []int{1, 2, 3, 4} {
+	for _, v := range []int{1, 2, 3, 4, 5} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testOtherSchemaVersion(t, v) })
 	}
 }
@@ -228,7 +234,7 @@ func testOtherSchemaVersion(t *testing.T, version int) {
 	if err := raw.QueryRowContext(ctx, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name)`).Scan(&indexes); err != nil {
 		t.Fatal(err)
 	}
-	if indexes != "OutboxMessages_Backoff OutboxMessages_Fresh OutboxMessages_Key OutboxMessages_Leases OutboxMessages_Pending" {
+	if indexes != "OutboxMessages_Key OutboxMessages_Queue OutboxMessages_Retried" {
 		t.Fatalf("the indexes after Create are %q, want this version's", indexes)
 	}
 	if _, err := store.Open(ctx, path); err != nil {

@@ -416,15 +416,62 @@ func (c *Conn) Renew(ctx context.Context, req engine.RenewRequest) (engine.Renew
 // dueSQL is when a Pending row may be claimed: never failed, or its backoff is over ($1 is now).
 const dueSQL = `(NextAttemptUtc IS NULL OR NextAttemptUtc <= $1)`
 
-// ClaimDueSQL is ClaimSQL for ClaimDue: its pick and its UPDATE also require the row to be due.
-// The pick still walks OutboxMessages_Claimable in claim order (the plan test pins it), passing
-// over the rows that wait for their next attempt as it passes over live leases.
-const ClaimDueSQL = claimPickSQL + ` AND ` + dueSQL + claimTakeSQL +
-	` AND (o.NextAttemptUtc IS NULL OR o.NextAttemptUtc <= $1)` + claimReturningSQL
+// ClaimDueSQL is ClaimSQL for ClaimDue: it takes the older of two picks, each locked as the
+// claim's is (FOR UPDATE SKIP LOCKED), and its UPDATE also requires the row to be due:
+//
+//   - f, the oldest claimable row that never failed (OutboxMessages_Fresh, in claim order);
+//   - b, the oldest claimable row among the first dueScan whose backoff is over
+//     (OutboxMessages_Backoff, the range up to $1, in the order the backoffs end).
+//
+// Neither walks the rows still in their backoff (the plan test pins it): schema 1's due claim
+// walked OutboxMessages_Claimable in claim order and passed over every one of them (12-18 ms a
+// claim behind 10,000). The pick that loses keeps its row locked until the statement commits,
+// a moment: another claim passes over it, as over any row a claim under way holds.
+const ClaimDueSQL = `WITH f AS MATERIALIZED (` + dueFreshSQL + `
+     FOR UPDATE SKIP LOCKED),
+b AS MATERIALIZED (` + dueBackoffSQL + `
+     FOR UPDATE OF o SKIP LOCKED),
+c AS (SELECT * FROM f UNION ALL SELECT * FROM b ORDER BY CreatedAtUtc, Id LIMIT 1)
+UPDATE OutboxMessages o
+   SET Status = 'Processing', LockedBy = $2, LockedUntilUtc = $3,
+       Attempts = o.Attempts + 1, LeaseVersion = o.LeaseVersion + 1
+  FROM c
+ WHERE o.Id = c.Id AND o.ProcessedAtUtc IS NULL
+   AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+   AND (o.NextAttemptUtc IS NULL OR o.NextAttemptUtc <= $1)` + claimReturningSQL
 
-// lockedDueSQL is lockedRowSQL for ClaimDue: the oldest row claimable and due at $1.
-const lockedDueSQL = `SELECT Id, IdempotencyKey FROM OutboxMessages
- WHERE ` + claimable + ` AND ` + dueSQL + `
+// The due claim's two picks, without their locks (lockedDueSQL reads them as they are).
+const (
+	dueFreshSQL = `
+  SELECT Id, IdempotencyKey, LockedBy, LockedUntilUtc, CreatedAtUtc FROM OutboxMessages
+   WHERE NextAttemptUtc IS NULL AND ` + claimable + `
+   ORDER BY CreatedAtUtc, Id
+   LIMIT 1`
+	// dueBackoffSQL orders by the columns of the index read (d), not the table's: ordered by
+	// o's, a generic plan (pgx prepares the statement) walked OutboxMessages_Claimable in claim
+	// order, every row of it, rather than sort the dueScan rows d found.
+	dueBackoffSQL = `
+  SELECT o.Id, o.IdempotencyKey, o.LockedBy, o.LockedUntilUtc, o.CreatedAtUtc
+    FROM (SELECT Id, CreatedAtUtc FROM OutboxMessages
+           WHERE ProcessedAtUtc IS NULL AND NextAttemptUtc IS NOT NULL AND NextAttemptUtc <= $1
+           ORDER BY NextAttemptUtc, CreatedAtUtc, Id
+           LIMIT ` + dueScan + `) d
+    JOIN OutboxMessages o ON o.Id = d.Id
+   WHERE o.ProcessedAtUtc IS NULL AND (o.Status = 'Pending' OR (o.Status = 'Processing' AND o.LockedUntilUtc < $1))
+   ORDER BY d.CreatedAtUtc, d.Id
+   LIMIT 1`
+)
+
+// dueScan bounds the due claim's read of the rows whose backoff is over, as SQLite's does
+// (store/conn.go): the oldest of the dueScan whose backoff ended first.
+const dueScan = "64"
+
+// lockedDueSQL is lockedRowSQL for ClaimDue: the oldest row claimable and due at $1, by the
+// same two picks as ClaimDueSQL.
+const lockedDueSQL = `SELECT Id, IdempotencyKey FROM (
+  (` + dueFreshSQL + `)
+  UNION ALL
+  (` + dueBackoffSQL + `)) u
  ORDER BY CreatedAtUtc, Id
  LIMIT 1`
 

@@ -23,12 +23,16 @@ import (
 // benchWorkers are the worker counts BenchmarkPaths runs every path at.
 var benchWorkers = []int{1, 2, 4, 8, 16}
 
-// BenchmarkVersusRiver is the comparison of issue 22, every variant side by side on one server in
-// one run, so that they see the same load: leaselab's claim + finalize at 1 and 16 workers
-// (connections); River v0.51.2 (riverpgxv5) with as many job slots (MaxWorkers), and at its
-// default 100, doing no work; River doing the same durable work as a leaselab finalize (the
-// payment's UPDATE and JobCompleteTx in one transaction) at 16 and 100 slots; and leaselab's
-// hosted worker (engine.RunHost: one fetcher, one completer) at 16 and 100 slots. Each reports
+// BenchmarkVersusRiver is the comparison of issues 22 and 34, every variant side by side on one
+// server in one run, so that they see the same load: leaselab's claim + finalize at 1 and 16
+// workers (connections); River v0.51.2 (riverpgxv5) with as many job slots (MaxWorkers), and at
+// its default 100, doing no work; River doing the same writes as a leaselab finalize (the
+// payment's UPDATE, then River's own completer marks the job done, in its batches) at 16 and 100
+// slots, and, as River's slow path, the same writes in one transaction with JobCompleteTx; and
+// leaselab's hosted worker (engine.RunHost: one fetcher, one completer) at 16 and 100 slots.
+// River runs with its default fetch settings (FetchCooldown 100 ms, FetchPollInterval 1 s:
+// "default") and with the fastest it allows (1 ms and 5 ms: "fast"); the default at 1 slot is
+// left out (it fetches one job every 100 ms: 10 msgs/s). Each reports
 // msgs/s, CPU per message of the client and (with LEASELAB_BENCH_PGPID) of the server, and, when
 // the server has pg_stat_statements, statements and commits per message. Whether the server
 // syncs its commits (fsync, synchronous_commit) is the server's: .ci/bench-pg.sh starts one of
@@ -36,18 +40,53 @@ var benchWorkers = []int{1, 2, 4, 8, 16}
 //
 //	LEASELAB_PG=postgres://… go test ./store/postgres -run '^$' -bench VersusRiver -benchtime 2000x
 func BenchmarkVersusRiver(b *testing.B) {
+	river := func(work riverWork, fetch riverFetch, slots int) {
+		b.Run(fmt.Sprintf("river/%s/%s/slots=%d", work, fetch, slots), func(b *testing.B) { benchRiver(b, slots, work, fetch) })
+	}
 	for _, w := range []int{1, 16} {
 		b.Run(fmt.Sprintf("leaselab/claim+finalize/workers=%d", w), func(b *testing.B) { benchLeaselab(b, pgBench(b), w, claimFinalize) })
-		b.Run(fmt.Sprintf("river/nowork/slots=%d", w), func(b *testing.B) { benchRiver(b, w, false) })
+		river(riverNoWork, riverFast, w)
+		if w != 1 {
+			river(riverNoWork, riverDefault, w)
+		}
 	}
 	for _, s := range []int{16, 100} {
 		b.Run(fmt.Sprintf("leaselab/hosted/slots=%d", s), func(b *testing.B) { benchHosted(b, s) })
 		if s != 16 {
-			b.Run(fmt.Sprintf("river/nowork/slots=%d", s), func(b *testing.B) { benchRiver(b, s, false) })
+			river(riverNoWork, riverFast, s)
+			river(riverNoWork, riverDefault, s)
 		}
-		b.Run(fmt.Sprintf("river/tx/slots=%d", s), func(b *testing.B) { benchRiver(b, s, true) })
+		river(riverSameWrites, riverFast, s)
+		river(riverSameWrites, riverDefault, s)
+		river(riverInTx, riverFast, s)
 	}
 }
+
+// riverWork is what a River job's Work does.
+type riverWork string
+
+const (
+	// riverNoWork returns at once: no payment is written.
+	riverNoWork riverWork = "nowork"
+	// riverSameWrites writes the payment (one UPDATE, its rows affected checked) and returns;
+	// River's completer then marks the job completed, in its batches: the writes of a leaselab
+	// finalize, River's normal way.
+	riverSameWrites riverWork = "same-writes"
+	// riverInTx writes the payment and completes the job in one transaction (JobCompleteTx):
+	// River's slow path, which gives up its batched completion.
+	riverInTx riverWork = "in-tx-slow-path"
+)
+
+// riverFetch is how often River fetches.
+type riverFetch string
+
+const (
+	// riverDefault leaves River's fetch settings at their defaults (v0.51.2: FetchCooldown
+	// 100 ms, FetchPollInterval 1 s).
+	riverDefault riverFetch = "default"
+	// riverFast is the fastest River allows: FetchCooldown 1 ms, FetchPollInterval 5 ms.
+	riverFast riverFetch = "fast"
+)
 
 // BenchmarkPaths runs leaselab's own paths on PostgreSQL (claim + finalize, the fused step, the
 // batch of 16) and claim + finalize on a SQLite file, at 1 to 16 workers: the tables of issue 12
@@ -253,23 +292,33 @@ type paymentArgs struct {
 func (paymentArgs) Kind() string { return "payment_status_check" }
 
 // paymentWorker does what leaselab's benchmark workers do between claim and finalize: nothing.
-// With pool set it also does what a leaselab finalize does: the payment's UPDATE and the job's
-// completion (JobCompleteTx) in one transaction.
+// With pool set it also writes what a leaselab finalize writes (work says how).
 type paymentWorker struct {
 	river.WorkerDefaults[paymentArgs]
 	pool *pgxpool.Pool
+	work riverWork
 }
+
+// paymentSQL is the payment's UPDATE of River's runs.
+const paymentSQL = `UPDATE river_payments SET status = 'Paid', txid = $2 WHERE key = $1`
 
 func (w paymentWorker) Work(ctx context.Context, job *river.Job[paymentArgs]) error {
 	if w.pool == nil {
 		return nil
+	}
+	if w.work == riverSameWrites {
+		tag, err := w.pool.Exec(ctx, paymentSQL, job.Args.Key, "txn_"+job.Args.Key)
+		if err == nil && tag.RowsAffected() != 1 {
+			err = fmt.Errorf("payment %s: %d rows", job.Args.Key, tag.RowsAffected())
+		}
+		return err
 	}
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `UPDATE river_payments SET status = 'Paid', txid = $2 WHERE key = $1`, job.Args.Key, "txn_"+job.Args.Key)
+	tag, err := tx.Exec(ctx, paymentSQL, job.Args.Key, "txn_"+job.Args.Key)
 	if err != nil {
 		return err
 	}
@@ -283,10 +332,10 @@ func (w paymentWorker) Work(ctx context.Context, job *river.Job[paymentArgs]) er
 }
 
 // benchRiver inserts b.N jobs into a fresh schema (River's own tables, migrated there), then
-// times a River client with workers job slots from its start until every job has completed.
-// With tx, each job also updates its payment (a river_payments table of b.N rows in the same schema)
-// and completes itself in that transaction.
-func benchRiver(b *testing.B, workers int, tx bool) {
+// times a River client with workers job slots, fetching as fetch says, from its start until every
+// job has completed. Unless work is riverNoWork, each job also updates its payment (a
+// river_payments table of b.N rows in the same schema), as work says.
+func benchRiver(b *testing.B, workers int, work riverWork, fetch riverFetch) {
 	ctx := context.Background()
 	schema := newDB(b).SchemaName() // a fresh schema of its own, dropped at the end
 	cfg, err := pgxpool.ParseConfig(storetest.PostgresURL(b))
@@ -309,8 +358,8 @@ func benchRiver(b *testing.B, workers int, tx bool) {
 		b.Fatal(err)
 	}
 	ws := river.NewWorkers()
-	w := paymentWorker{}
-	if tx {
+	w := paymentWorker{work: work}
+	if work != riverNoWork {
 		w.pool = pool
 		if _, err := pool.Exec(ctx, `CREATE TABLE river_payments (key text PRIMARY KEY, status text NOT NULL, txid text) WITH (fillfactor = 80);
 INSERT INTO river_payments SELECT 'PAY-' || CASE WHEN i < 100 THEN lpad(i::text, 3, '0') ELSE i::text END, 'Pending', NULL FROM generate_series(1, `+fmt.Sprint(b.N)+`) i;
@@ -319,13 +368,16 @@ ANALYZE river_payments`); err != nil {
 		}
 	}
 	river.AddWorker(ws, w)
-	client, err := river.NewClient(driver, &river.Config{
-		Schema:            schema,
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: workers}},
-		Workers:           ws,
-		FetchCooldown:     time.Millisecond, // River's minimum: fetch again as soon as slots free up
-		FetchPollInterval: 5 * time.Millisecond,
-	})
+	config := &river.Config{
+		Schema:  schema,
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: workers}},
+		Workers: ws,
+	}
+	if fetch == riverFast {
+		config.FetchCooldown = time.Millisecond // River's minimum: fetch again as soon as slots free up
+		config.FetchPollInterval = 5 * time.Millisecond
+	}
+	client, err := river.NewClient(driver, config)
 	if err != nil {
 		b.Fatal(err)
 	}

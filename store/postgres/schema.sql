@@ -43,4 +43,14 @@ CREATE TABLE OutboxMessages (
 CREATE INDEX OutboxMessages_Claimable
     ON OutboxMessages (CreatedAtUtc, Id) WHERE ProcessedAtUtc IS NULL;
 
+-- The due claim's two indexes (retry backoff on): the unfinished rows that never failed, in
+-- claim order, and those that failed, in the order their backoff ends. A due claim reads the
+-- first of the one and the range whose backoff is over of the other, and never walks the rows
+-- still waiting for their next attempt. Neither names a column a claim changes, so a claim
+-- stays heap-only; a finalize's new row version is in neither.
+CREATE INDEX OutboxMessages_Fresh
+    ON OutboxMessages (CreatedAtUtc, Id) WHERE ProcessedAtUtc IS NULL AND NextAttemptUtc IS NULL;
+CREATE INDEX OutboxMessages_Backoff
+    ON OutboxMessages (NextAttemptUtc, CreatedAtUtc, Id) WHERE ProcessedAtUtc IS NULL AND NextAttemptUtc IS NOT NULL;
+
 CREATE INDEX OutboxMessages_Key ON OutboxMessages (IdempotencyKey);

@@ -13,15 +13,26 @@ import (
 	"leaselab/store/storetest"
 )
 
-// A schema an older leaselab made (before dead letters: no NextAttemptUtc) is recognised as
-// leaselab's, refused with what to do while it holds rows, and made again only with --reset.
+// A schema an older leaselab made (before the due claim's indexes; before dead letters: no
+// NextAttemptUtc) is recognised as leaselab's, refused with what to do while it holds rows, and
+// made again only with --reset.
 func TestOlderLeaselabSchemaIsRecognised(t *testing.T) {
-	ctx := context.Background()
 	def, ok := postgres.OlderSchemaSQL()
 	if !ok || strings.Contains(def, "NextAttemptUtc") || strings.Contains(def, "DeadLettered") {
 		t.Fatalf("the older schema is not derived from schema.sql any more (ok %v)", ok)
 	}
-	name := fmt.Sprintf("leaselab_test_older_%d", pid)
+	for i := range postgres.OlderSchemas {
+		def, ok := postgres.OlderSchemaSQLOf(i)
+		if !ok || strings.Contains(def, "OutboxMessages_Fresh") {
+			t.Fatalf("older schema %d is not derived from schema.sql any more (ok %v)", i, ok)
+		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) { testOlderSchema(t, i, def) })
+	}
+}
+
+func testOlderSchema(t *testing.T, i int, def string) {
+	ctx := context.Background()
+	name := fmt.Sprintf("leaselab_test_older%d_%d", i, pid)
 	storetest.DropSchemaAtEnd(t, name)
 	conn, err := pgx.Connect(ctx, storetest.PostgresURL(t))
 	if err != nil {

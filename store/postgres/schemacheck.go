@@ -168,7 +168,7 @@ func checkContents(ctx context.Context, tx pgx.Tx, schema string, got []fact) er
 		return err
 	}
 	if diff := firstDifference(want, got); diff != "" {
-		if older, err := isOlderSchema(ctx, tx, got); err != nil || older {
+		if older, err := isOlderSchema(ctx, tx, got); err != nil || older != "" {
 			return errors.Join(err, olderSchemaError(schema, older))
 		}
 		return fmt.Errorf("schema %s: %w: %s; leaselab changes only schemas it made: choose another schema; nothing was changed", schema, ErrNotOurs, diff)

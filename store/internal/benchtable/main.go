@@ -87,6 +87,23 @@ func (r results) ratio(name, base string) (float64, bool) {
 	return median(q), true
 }
 
+// ratioRange is ratio with the lowest and highest of the ratios pass by pass (when both ran the
+// same number of times; otherwise the three are the ratio of the medians).
+func (r results) ratioRange(name, base string) (x, lo, hi float64, ok bool) {
+	if x, ok = r.ratio(name, base); !ok {
+		return 0, 0, 0, false
+	}
+	a, b := r[name]["msgs/s"], r[base]["msgs/s"]
+	if len(a) != len(b) {
+		return x, x, x, true
+	}
+	lo, hi = a[0]/b[0], a[0]/b[0]
+	for i := range a {
+		lo, hi = min(lo, a[i]/b[i]), max(hi, a[i]/b[i])
+	}
+	return x, lo, hi, true
+}
+
 func median(s []float64) float64 {
 	s = slices.Clone(s)
 	slices.Sort(s)

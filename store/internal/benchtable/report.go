@@ -153,6 +153,31 @@ func targets(w io.Writer, r results) {
 			fmt.Fprintf(w, "  %s with 100,000 queued within 15%% of 1,000: %s (%.2f)\n", sub, verdict(x >= 0.85), x)
 		}
 	}
+	targets34(w, r)
+}
+
+// targets34 checks the ratios issue 34 asks for, each the median of the ratios of the runs side
+// by side, with the lowest and highest in brackets.
+func targets34(w io.Writer, r results) {
+	every := func(sub, base string, want float64) string {
+		var parts []string
+		pass := true
+		for _, n := range workers {
+			x, lo, hi, ok := r.ratioRange(queue(n, sub), queue(n, base))
+			if !ok {
+				return "not measured"
+			}
+			parts = append(parts, fmt.Sprintf("%.2f [%.2f–%.2f]", x, lo, hi))
+			pass = pass && x >= want
+		}
+		return verdict(pass) + " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintln(w, "targets of issue 34 (medians [lowest–highest] of the ratios side by side):")
+	fmt.Fprintln(w, "  claim + finalize ≥ 1.3× goqite at 1, 2, 4, 8 workers:", every("claim-finalize", "goqite", 1.3))
+	fmt.Fprintln(w, "  claim + finalize ≥ 1.6× goqite with the payment at 1, 2, 4, 8 workers:", every("claim-finalize", "goqite-payment", 1.6))
+	if x, lo, hi, ok := r.ratioRange(queue(1, "fused"), "RawLimit"); ok {
+		fmt.Fprintf(w, "  fused step ≥ 0.5 of the raw write-transaction rate, 1 worker: %s (%.2f [%.2f–%.2f])\n", verdict(x >= 0.5), x, lo, hi)
+	}
 }
 
 func fmtRatio(x float64, ok bool) string {
