@@ -24,7 +24,7 @@ import (
 
 func main() {
 	// The databases: SQLite files, and PostgreSQL schemas for a --db postgres:// URL.
-	backends := cli.Backends{File: store.Files{}, Server: postgres.Servers{}}
+	backends := cli.Backends{File: store.Files{}, Servers: map[string]cli.Servers{"postgres": postgres.Servers{}, "postgresql": postgres.Servers{}}}
 	stdio := cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	// A stop signal cancels the command, whose cleanup runs; the code is then 128 + its number.
 	os.Exit(cli.RunWithSignals(os.Args[1:], stdio, backends))

@@ -14,7 +14,36 @@ import (
 // unexported); every command is comparable, so that a recorded one can be told from a new one.
 type Command interface {
 	run(ctx context.Context, s *Session) (Result, error)
+	// Info is what the command is, for its caller: whether it is a step, which worker and
+	// which toggle it is aimed at. A caller reads it instead of switching on the type.
+	Info() CommandInfo
 }
+
+// CommandInfo is what a command says of itself (Command.Info).
+type CommandInfo struct {
+	// Step: one worker's action, the lab's space and s (CmdNext, CmdStepWorker).
+	Step bool
+	// Worker is the index of the worker it is aimed at (CmdStepWorker, CmdCrash, CmdRestart,
+	// CmdPause); -1 when it is aimed at none.
+	Worker int
+	// Toggle is the toggle it flips (CmdToggle); "" for the others.
+	Toggle string
+}
+
+// noWorker is the CommandInfo of a command that is no step and is aimed at no worker.
+var noWorker = CommandInfo{Worker: -1}
+
+func (CmdNext) Info() CommandInfo         { return CommandInfo{Step: true, Worker: -1} }
+func (c CmdStepWorker) Info() CommandInfo { return CommandInfo{Step: true, Worker: c.Worker} }
+func (c CmdCrash) Info() CommandInfo      { return CommandInfo{Worker: c.Worker} }
+func (c CmdRestart) Info() CommandInfo    { return CommandInfo{Worker: c.Worker} }
+func (c CmdPause) Info() CommandInfo      { return CommandInfo{Worker: c.Worker} }
+func (c CmdToggle) Info() CommandInfo     { return CommandInfo{Worker: -1, Toggle: c.Name} }
+func (CmdClock) Info() CommandInfo        { return noWorker }
+func (CmdPastLease) Info() CommandInfo    { return noWorker }
+func (CmdFinish) Info() CommandInfo       { return noWorker }
+func (CmdFree) Info() CommandInfo         { return noWorker }
+func (CmdRedrive) Info() CommandInfo      { return noWorker }
 
 // Result is what a command did.
 type Result struct {
@@ -143,8 +172,8 @@ func (c CmdRedrive) run(ctx context.Context, s *Session) (Result, error) {
 // attempts reset (Redriver), and records it. A message that is not dead-lettered, or a key
 // with no message, is refused with ErrNotNow and nothing changes.
 func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
-	r, ok := s.db.(Redriver)
-	if !ok {
+	r := s.env.caps.Redrive
+	if r == nil {
 		return Event{}, fmt.Errorf("redrive %s: this database cannot redrive: %w", key, ErrNotNow)
 	}
 	if err := r.Redrive(ctx, key); err != nil {

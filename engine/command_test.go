@@ -52,3 +52,27 @@ func TestCommandsFlipAndRecord(t *testing.T) {
 		t.Fatalf("entry 1 records %#v, want the toggle command itself", e.Command)
 	}
 }
+
+// Each command says what it is: the two steps, the worker it is aimed at, the toggle it flips.
+func TestCommandInfo(t *testing.T) {
+	for _, c := range []struct {
+		cmd  engine.Command
+		want engine.CommandInfo
+	}{
+		{engine.CmdNext{}, engine.CommandInfo{Step: true, Worker: -1}},
+		{engine.CmdStepWorker{Worker: 1}, engine.CommandInfo{Step: true, Worker: 1}},
+		{engine.CmdCrash{Worker: 2}, engine.CommandInfo{Worker: 2}},
+		{engine.CmdRestart{Worker: 0}, engine.CommandInfo{Worker: 0}},
+		{engine.CmdPause{Worker: 3}, engine.CommandInfo{Worker: 3}},
+		{engine.CmdToggle{Name: engine.ToggleFencing}, engine.CommandInfo{Worker: -1, Toggle: engine.ToggleFencing}},
+		{engine.CmdClock{Delta: 1}, engine.CommandInfo{Worker: -1}},
+		{engine.CmdPastLease{}, engine.CommandInfo{Worker: -1}},
+		{engine.CmdFinish{}, engine.CommandInfo{Worker: -1}},
+		{engine.CmdFree{}, engine.CommandInfo{Worker: -1}},
+		{engine.CmdRedrive{Key: "PAY-001"}, engine.CommandInfo{Worker: -1}},
+	} {
+		if got := c.cmd.Info(); got != c.want {
+			t.Errorf("%T.Info() = %+v, want %+v", c.cmd, got, c.want)
+		}
+	}
+}

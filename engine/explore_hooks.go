@@ -10,10 +10,10 @@ import (
 )
 
 // What engine/explore needs of a session beyond the commands: the memory that decides what the
-// session can still do (WriteState, for the search's seen set), the rescuer stepped as a
+// session can still do (writeState, for the search's seen set), the rescuer stepped as a
 // script steps it, and the clock offsets of the workers.
 
-// WriteState writes, in a fixed order, everything the session holds in memory that decides
+// writeState writes, in a fixed order, everything the session holds in memory that decides
 // what it can do next and what its safety checks will say of it: the clock, the settings, each
 // worker's memory (its phase, what it holds and believes, its timers, whether its last poll
 // found nothing), the rescuer's read, the provider's call counts and fencing versions, the
@@ -22,19 +22,19 @@ import (
 // the event log). Two sessions of one scenario that write the same state and hold the same
 // rows have the same futures: engine/explore hashes it with the rows to recognise a state it
 // has seen.
-func (s *Session) WriteState(w io.Writer) {
+func (s *Session) writeState(w io.Writer) {
 	fmt.Fprintf(w, "settings %+v\n", s.Settings())
 	s.WriteStateAs(w, nil, nil, nil)
 }
 
-// WriteStateAs is WriteState with the workers renamed, for a search that treats workers of one
+// WriteStateAs is writeState with the workers renamed, for a search that treats workers of one
 // configuration as interchangeable (engine/explore's symmetry): order[k] is the index of the
 // worker written k-th, name maps each worker's name (the ledger's: "Worker-A2") and id each
-// LockedBy value ("Worker-A") to the one written — every place WriteState writes a worker: its
+// LockedBy value ("Worker-A") to the one written — every place writeState writes a worker: its
 // own line, the ledger's attempts and leases, the rescuer's read. nil: the workers in their
 // order, their own names. Two states that differ only by such a renaming write the same text
 // under the renamings that match them. It leaves out the settings, which no move of a search
-// changes (WriteState writes them first). The hot parts are written with strconv, not fmt: a
+// changes (writeState writes them first). The hot parts are written with strconv, not fmt: a
 // search writes every state it meets once per renaming.
 func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) string) {
 	if name == nil {
@@ -79,7 +79,7 @@ func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) s
 	s.ledger.writeState(w, name)
 }
 
-// writeState is the worker's part of Session.WriteState.
+// writeState is the worker's part of Session.writeState.
 func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(string) string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -100,7 +100,7 @@ func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(
 	}
 }
 
-// writeState is the ledger's part of Session.WriteState: per message, what the safety checks
+// writeState is the ledger's part of Session.writeState: per message, what the safety checks
 // read of it, with each worker by its name (not by the ledger's index, which is the order the
 // names were first seen in: two states that differ only there have the same futures).
 func (l *Ledger) writeState(w io.Writer, name func(string) string) {

@@ -45,7 +45,7 @@ type Frame struct {
 
 	ScriptIndex, ScriptTotal int
 	// Observed are the answers the run gave to the script's questions whose steps have started
-	// (Session.Observations): what each step did, and the answer that makes right.
+	// (Session.observations): what each step did, and the answer that makes right.
 	Observed []Observed
 	// NextTimer is the earliest time at which a worker will have something to do without anyone
 	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
@@ -68,7 +68,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	f := &Frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain, Incident: s.Scenario.Incident,
 		DBPath: s.db.Path(), Settings: s.Settings(),
-		Teaches: s.Scenario.Teaches, RowLocks: HasRowLocks(s.db), LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
+		Teaches: s.Scenario.Teaches, RowLocks: s.env.caps.RowLocks, LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}
@@ -80,7 +80,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 			return nil, err
 		}
 	}
-	f.Observed = s.Observations()
+	f.Observed = s.observations()
 	for _, w := range s.workers {
 		v := w.View()
 		f.Workers = append(f.Workers, v)
@@ -97,8 +97,8 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 // lastErrors reads the LastError of each dead-lettered row, by key; nil when none is or the
 // store cannot say.
 func (s *Session) lastErrors(ctx context.Context, rows []Row) (map[string]string, error) {
-	rr, ok := s.db.(RetryReader)
-	if !ok {
+	rr := s.env.caps.Retry
+	if rr == nil {
 		return nil, nil
 	}
 	var m map[string]string

@@ -218,13 +218,13 @@ func (o freeOptions) wait(ctx context.Context) {
 	}
 }
 
-// RunConcurrent runs ws free, each worker on its own goroutine and its own connection, truly
+// runConcurrent runs ws free, each worker on its own goroutine and its own connection, truly
 // concurrently, until each has polled and found nothing it can do. The scenario clock does not
 // move meanwhile; each provider call takes the session's free latency in real time, while the
 // worker holds its lease and the database is free for the others. A busy database (SQLITE_BUSY
 // past busy_timeout) makes a worker retry. The timeline ends the phase with a note of who
 // processed how many: the split is the scheduler's and SQLite's, and varies from run to run.
-func (s *Session) RunConcurrent(ctx context.Context, ws []*Worker) error {
+func (s *Session) runConcurrent(ctx context.Context, ws []*Worker) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

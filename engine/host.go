@@ -215,12 +215,11 @@ func (h *host) connect(ctx context.Context) error {
 		if err != nil {
 			return nil, fmt.Errorf("%s: connect its %s: %w", h.opt.Name, role, err)
 		}
-		hc, ok := c.(HostConn)
-		if !ok {
+		if !h.db.Capabilities().Batches {
 			c.Close()
 			return nil, fmt.Errorf("%s: this database's connections cannot claim or finalize in batches", h.opt.Name)
 		}
-		return hc, nil
+		return c.(HostConn), nil
 	}
 	var err error
 	if h.fetchC, err = open("fetcher"); err != nil {

@@ -399,6 +399,8 @@ type DB interface {
 	// Path names the database for the screen and the report: the file's absolute path, or a
 	// server URL without its password (and with the schema). Never a secret.
 	Path() string
+	// Capabilities is what this database and its connections can do beyond DB and Conn.
+	Capabilities() Capabilities
 }
 
 // NewPayment is one payment to create, with its outbox message.

@@ -130,8 +130,8 @@ func (s *Session) Observed(pc int) (Observed, bool) {
 	return a.obs, true
 }
 
-// Observations are the answers of every question whose step has started, in script order.
-func (s *Session) Observations() []Observed {
+// observations are the answers of every question whose step has started, in script order.
+func (s *Session) observations() []Observed {
 	var out []Observed
 	for _, i := range slices.Sorted(maps.Keys(s.asked)) {
 		out = append(out, s.asked[i].obs)

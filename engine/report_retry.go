@@ -31,8 +31,8 @@ func (s *Session) summarizeRetries(sum *Summary) {
 	}
 }
 
-// RetryCounts are what the run's failed attempts did, counted as they happened.
-func (s *Session) RetryCounts() RetryCounts { return s.env.retry.counts() }
+// retryCounts are what the run's failed attempts did, counted as they happened.
+func (s *Session) retryCounts() RetryCounts { return s.env.retry.counts() }
 
 // noneLost is the none-lost check: every message finished, processed or (apart) dead-lettered.
 // A dead letter is parked on purpose, with its error: it is not lost, and its payment stays

@@ -73,12 +73,11 @@ func (s *Session) startRescuer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: connect: %w", RescuerName(spec.Short), err)
 	}
-	rc, ok := c.(RescueConn)
-	if !ok {
+	if !s.env.caps.Rescue {
 		c.Close()
 		return fmt.Errorf("%s: this database cannot rescue leases (its connection has no Expired and Rescue)", RescuerName(spec.Short))
 	}
-	s.rescuer = &Rescuer{Name: RescuerName(spec.Short), Short: spec.Short, every: spec.Every, conn: c, rc: rc,
+	s.rescuer = &Rescuer{Name: RescuerName(spec.Short), Short: spec.Short, every: spec.Every, conn: c, rc: c.(RescueConn),
 		next: s.clock.Now().Add(spec.Every), counts: RescuerSummary{Name: RescuerName(spec.Short), Every: spec.Every.String()}}
 	return nil
 }

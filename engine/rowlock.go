@@ -19,7 +19,7 @@ func (w *Worker) canLockLocked(next Action) error {
 	if w.phase != phaseIdle || next != ActClaim { // Do has refused a paused or crashed worker already
 		return fmt.Errorf("%s cannot lock now (its next action is %s; a lock is the first half of an atomic claim): %w", w.Name, next, ErrNotNow)
 	}
-	if _, ok := w.conn.(RowLocker); !ok {
+	if !w.env.caps.RowLocks {
 		return fmt.Errorf("%s cannot lock a row: this database has no row locks (SQLite takes one write lock for the whole file; a lock step needs PostgreSQL): %w", w.Name, ErrNotNow)
 	}
 	return nil
@@ -49,11 +49,4 @@ func (w *Worker) finishClaim(ctx context.Context, s Settings, now time.Time) (Ev
 	}
 	w.phase, w.held = phaseIdle, Message{}
 	return w.claimed(res, ""), nil
-}
-
-// HasRowLocks reports whether db locks rows (PostgreSQL), so that the skip-locked toggle and a
-// lock step mean something on it: a DB says so with a RowLocks method.
-func HasRowLocks(db DB) bool {
-	r, ok := db.(interface{ RowLocks() bool })
-	return ok && r.RowLocks()
 }

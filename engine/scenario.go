@@ -28,6 +28,10 @@ type Scenario struct {
 	// Backend is the kind of database the lesson needs ("" for any; BackendPostgres for a
 	// lesson about row locks, which SQLite does not have).
 	Backend string
+	// Requires are the capabilities the lesson needs of its database (Capabilities, by the
+	// names of CapabilityNames): a backend that lacks one is refused before anything is
+	// opened. `backend: postgres` requires row-locks.
+	Requires []string
 	// VerdictChecks are the check IDs that decide the verdict; empty: every check but
 	// processed-once (at-least-once re-processing is shown, not failed).
 	VerdictChecks []string

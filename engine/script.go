@@ -47,7 +47,7 @@ func (s *Session) Next(ctx context.Context) (bool, error) {
 		st, pc := &s.Scenario.Steps[s.pc], s.pc
 		s.stepStarts()
 		if st.Kind == StepConcurrent {
-			if err := s.RunConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
+			if err := s.runConcurrent(ctx, s.pick(st.Workers)); errors.Is(err, ErrNoProgress) {
 				s.endStalled(err)
 				return true, s.stepEnded(ctx, pc)
 			} else if err != nil {
@@ -101,7 +101,7 @@ func (s *Session) RunToEnd(ctx context.Context) error {
 		s.stepStarts()
 		var err error
 		if st.Kind == StepConcurrent {
-			err = s.RunConcurrent(ctx, s.pick(st.Workers))
+			err = s.runConcurrent(ctx, s.pick(st.Workers))
 		} else {
 			for done := false; !done && err == nil; {
 				_, done, err = s.advance(ctx, st, true)
@@ -164,22 +164,11 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 	}
 	switch st.Kind {
 	case StepPhase:
-		s.Phase(st.Text)
+		s.phase(st.Text)
 	case StepNote:
 		s.Note(st.Text)
 	case StepClock:
-		switch {
-		case st.PastLease:
-			if _, err = s.ClockPastLease(ctx); errors.Is(err, ErrNoLiveLease) {
-				// Nothing to expire (leasing is off, say): the clock stays, and the timeline says so.
-				s.Note(fmt.Sprintf("clock past-lease: no live lease at %s; the clock stays", FormatClock(s.clock.Now())))
-				err = nil
-			}
-		case st.Delta > 0:
-			s.AdvanceClock(st.Delta)
-		default:
-			_, err = s.SetClock(st.At)
-		}
+		err = s.clockStep(ctx, st)
 	case StepSet:
 		switch st.Name {
 		case "lease", "heartbeat-every", "provider-latency":
@@ -194,49 +183,76 @@ func (s *Session) advance(ctx context.Context, st *Step, headless bool) (acted, 
 	case StepPause, StepResume:
 		_, err = s.SetPaused(s.index(w), st.Kind == StepPause)
 	case StepWorker:
-		act := st.Action
-		if s.stepN > 0 && act == ActClaim && w.Next() == ActTake {
-			// With the atomic claim off, a scripted claim is its two halves: select, then take.
-			ev, ok, e := w.Do(ctx, ActTake, "")
-			s.actions++
-			return ok || ev.Outcome == outcomeBusy, ok, e
-		}
-		ev, ok, e := w.Do(ctx, act, st.Key)
-		s.actions++
-		if e != nil {
-			return false, true, e
-		}
-		if !ok && ev.Outcome == outcomeBusy {
-			return false, false, nil // retry
-		}
-		if !ok {
-			return false, true, fmt.Errorf("%s has nothing to do: %w", w.Name, ErrNotNow)
-		}
-		s.stepN++
-		if act == ActClaim && ev.Kind == EvSelect && ev.Outcome == OutcomeSelected {
-			return true, false, nil // the take follows
-		}
-		return true, s.stepN >= st.Count, nil
+		return s.workerStep(ctx, st, w)
 	case StepWorkerRun:
-		if !w.Runnable() {
-			return false, true, nil
-		}
-		ev, ok, e := w.Step(ctx)
-		s.actions++
-		s.stepN++
-		if s.stepN > maxRunActions {
-			return false, true, fmt.Errorf("%s run: no end after %d actions: %w", w.Name, maxRunActions, ErrNoProgress)
-		}
-		if e == nil {
-			e = s.watchdog()
-		}
-		return ok || ev.Outcome == outcomeBusy, false, e
+		return s.workerRunStep(ctx, w)
 	case StepRun, StepConcurrent:
 		return s.runOnce(ctx, st)
 	case StepScan, StepRescue:
 		return s.rescuerStep(ctx, st)
 	}
 	return err == nil, true, err
+}
+
+// clockStep carries out a script's clock step: past the lease, forward by a delta, or to a time.
+func (s *Session) clockStep(ctx context.Context, st *Step) (err error) {
+	switch {
+	case st.PastLease:
+		if _, err = s.ClockPastLease(ctx); errors.Is(err, ErrNoLiveLease) {
+			// Nothing to expire (leasing is off, say): the clock stays, and the timeline says so.
+			s.Note(fmt.Sprintf("clock past-lease: no live lease at %s; the clock stays", FormatClock(s.clock.Now())))
+			err = nil
+		}
+	case st.Delta > 0:
+		s.AdvanceClock(st.Delta)
+	default:
+		_, err = s.SetClock(st.At)
+	}
+	return err
+}
+
+// workerStep carries out one action of a script's worker step (`A claim`, `A step 3`).
+func (s *Session) workerStep(ctx context.Context, st *Step, w *Worker) (acted, done bool, err error) {
+	act := st.Action
+	if s.stepN > 0 && act == ActClaim && w.Next() == ActTake {
+		// With the atomic claim off, a scripted claim is its two halves: select, then take.
+		ev, ok, e := w.Do(ctx, ActTake, "")
+		s.actions++
+		return ok || ev.Outcome == outcomeBusy, ok, e
+	}
+	ev, ok, e := w.Do(ctx, act, st.Key)
+	s.actions++
+	if e != nil {
+		return false, true, e
+	}
+	if !ok && ev.Outcome == outcomeBusy {
+		return false, false, nil // retry
+	}
+	if !ok {
+		return false, true, fmt.Errorf("%s has nothing to do: %w", w.Name, ErrNotNow)
+	}
+	s.stepN++
+	if act == ActClaim && ev.Kind == EvSelect && ev.Outcome == OutcomeSelected {
+		return true, false, nil // the take follows
+	}
+	return true, s.stepN >= st.Count, nil
+}
+
+// workerRunStep carries out one action of a script's `A run`: the worker acts until it cannot.
+func (s *Session) workerRunStep(ctx context.Context, w *Worker) (acted, done bool, err error) {
+	if !w.Runnable() {
+		return false, true, nil
+	}
+	ev, ok, e := w.Step(ctx)
+	s.actions++
+	s.stepN++
+	if s.stepN > maxRunActions {
+		return false, true, fmt.Errorf("%s run: no end after %d actions: %w", w.Name, maxRunActions, ErrNoProgress)
+	}
+	if e == nil {
+		e = s.watchdog()
+	}
+	return ok || ev.Outcome == outcomeBusy, false, e
 }
 
 // runOnce carries out one action of a run step: the next worker in round-robin (or a seeded

@@ -12,7 +12,7 @@ import (
 // Session is one run of a scenario over one database: the clock, the provider, the gateway, the
 // workers and their ledgers. The same worker code runs in all three ways a session offers:
 // stepped one action at a time (Next, StepWorker), scheduled by a seeded scheduler (run steps),
-// and free-running on goroutines (concurrent steps, RunConcurrent).
+// and free-running on goroutines (concurrent steps, runConcurrent).
 type Session struct {
 	Scenario *Scenario
 	db       DB
@@ -100,7 +100,7 @@ func NewSessionWith(ctx context.Context, sc *Scenario, db DB, opt SessionOptions
 		free:     freeOptions{latency: opt.FreeLatency, sleep: sleep},
 	}
 	s.gateway = newGateway(db, sc.Messages)
-	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings, retry: newRetrySide(sc, clock.Now())}
+	s.env = &env{clock: s.clock, provider: s.provider, ledger: s.ledger, settings: s.Settings, retry: newRetrySide(sc, clock.Now()), caps: db.Capabilities()}
 	if opt.Seed {
 		if err := Seed(ctx, s.gateway, sc.Messages, clock.Now()); err != nil {
 			return nil, err
@@ -342,8 +342,8 @@ func (s *Session) ClockPastLease(ctx context.Context) (Event, error) {
 	return s.AdvanceClock(earliest.Add(time.Millisecond).Sub(now)), nil
 }
 
-// Phase writes a heading into the timeline.
-func (s *Session) Phase(title string) Event { return s.event(Event{Kind: EvPhase, Text: title}) }
+// phase writes a heading into the timeline.
+func (s *Session) phase(title string) Event { return s.event(Event{Kind: EvPhase, Text: title}) }
 
 // Note writes a sentence into the timeline.
 func (s *Session) Note(text string) Event { return s.event(Event{Kind: EvNote, Text: text}) }
@@ -375,9 +375,9 @@ func nextTimer(ws []*Worker) time.Time {
 	return t
 }
 
-// Idle reports whether no worker can act now and none is waiting on the clock: a session in this
+// idle reports whether no worker can act now and none is waiting on the clock: a session in this
 // state will not change unless someone crashes, restarts, toggles or moves the clock.
-func (s *Session) Idle() bool {
+func (s *Session) idle() bool {
 	return len(runnable(s.workers)) == 0 && nextTimer(s.workers).IsZero()
 }
 
@@ -389,11 +389,11 @@ func (s *Session) ScriptDone() bool { return s.pc >= len(s.Scenario.Steps) }
 func (s *Session) Done() bool {
 	switch {
 	case s.freeRan:
-		return s.ScriptDone() || s.Idle()
+		return s.ScriptDone() || s.idle()
 	case len(s.Scenario.Steps) > 0:
 		return s.ScriptDone()
 	}
-	return s.Idle()
+	return s.idle()
 }
 
 // ScriptPosition returns the line of the next script step (0 when the script is done) and the

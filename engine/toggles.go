@@ -60,8 +60,26 @@ type Toggle struct {
 	RowLocks bool
 	Default  bool  // its setting in DefaultSettings
 	Where    Where // its group: the lab shows InLab's always, the others where the run uses them
-	field    func(*Settings) *bool
+	// UsedWith is what in a run, beyond the toggle being off its default or taught, makes
+	// an InRescue toggle one the run uses (Session.UsesToggle): a rescuer, a skewed clock.
+	UsedWith Uses
+	// OnWithRescuer: on by default in a run with a rescuer, unless a flag or the file set it.
+	OnWithRescuer bool
+	// OfRescuer: the rescuer's switch, not the workers': a stress run of hosted workers (who
+	// obey no toggle) takes it, for the rescuer beside them.
+	OfRescuer bool
+	field     func(*Settings) *bool
 }
+
+// Uses is what in a run makes a toggle apply to it (Toggle.UsedWith), one bit a thing.
+type Uses int
+
+const (
+	// UsedWithRescuer: the run has a rescuer.
+	UsedWithRescuer Uses = 1 << iota
+	// UsedWithSkew: a worker's clock is skewed.
+	UsedWithSkew
+)
 
 // Help is the toggle's line on the lab's ? screen: "fencing on/off".
 func (t Toggle) Help() string {
@@ -113,14 +131,15 @@ var toggles = [...]Toggle{
 		On:    "after max-attempts failed attempts the message is DeadLettered: never claimed again, until a redrive",
 		field: func(s *Settings) *bool { return &s.DeadLetter }},
 	{Name: ToggleGuardedRescue, Words: "guarded rescue", Key: "G", Letter: "G", Short: "g-rescue", Tiny: "grsc", Where: InRescue,
+		UsedWith: UsedWithRescuer, OnWithRescuer: true, OfRescuer: true,
 		Off:   "the rescuer's UPDATE names the row by Id alone: a row finalized since its read is set back to Pending",
 		On:    "the rescuer's UPDATE also needs Processing, the lease ended, the owner and lease version it saw: 0 rows if the row moved on",
 		field: func(s *Settings) *bool { return &s.GuardedRescue }},
-	{Name: ToggleDBClock, Words: "database clock", Key: "c", Letter: "C", Short: "db-clock", Tiny: "dbclk", Where: InRescue,
+	{Name: ToggleDBClock, Words: "database clock", Key: "c", Letter: "C", Short: "db-clock", Tiny: "dbclk", Where: InRescue, UsedWith: UsedWithSkew,
 		Off:   "a worker's lease times come from its own clock, skew and all",
 		On:    "lease times come from one clock, the database's (now() in the statement): a worker's skew does not move them",
 		field: func(s *Settings) *bool { return &s.DBClock }},
-	{Name: ToggleProviderFencing, Words: "provider fencing", Key: "P", Letter: "P", Short: "p-fence", Tiny: "pfnc", Where: InRescue,
+	{Name: ToggleProviderFencing, Words: "provider fencing", Key: "P", Letter: "P", Short: "p-fence", Tiny: "pfnc", Where: InRescue, UsedWith: UsedWithSkew,
 		Off:   "the provider answers any call",
 		On:    "the provider refuses a call whose lease version is older than the newest it has seen for the key",
 		field: func(s *Settings) *bool { return &s.ProviderFencing }},

@@ -40,8 +40,9 @@ func headlessDescribe(s Settings) []string {
 // UsesToggle reports whether the session's run uses toggle t, and so whether the lab shows it
 // with its key: the lab's own (InLab) always; the InRetries ones when the run's provider fails
 // or backoff or dead letters are on (the report then names them); an InRescue one when it is
-// on, when the lesson teaches it, guarded-rescue with a rescuer, db-clock and provider-fencing
-// with a skewed clock (the report then names it).
+// not at its default, when the lesson teaches it, or when the run has what its entry's UsedWith
+// names (guarded-rescue a rescuer; db-clock and provider-fencing a skewed clock): the report
+// then names it.
 func (s *Session) UsesToggle(t Toggle) bool { return s.usesToggle(t, s.InitialSettings()) }
 
 // usesToggle is UsesToggle with the run's initial settings st.
@@ -51,8 +52,8 @@ func (s *Session) usesToggle(t Toggle, st Settings) bool {
 		return s.env.retry.plan.active() || st.Backoff || st.DeadLetter
 	case InRescue:
 		return t.Of(st) != t.Default || s.Scenario.Teaches == t.Name ||
-			(t.Name == ToggleGuardedRescue && s.Scenario.Rescuer != nil) ||
-			(t.Name != ToggleGuardedRescue && t.Name != ToggleStrictExpiry && s.Scenario.Skewed())
+			(t.UsedWith&UsedWithRescuer != 0 && s.Scenario.Rescuer != nil) ||
+			(t.UsedWith&UsedWithSkew != 0 && s.Scenario.Skewed())
 	}
 	return true
 }
@@ -67,4 +68,14 @@ func (s *Session) lessonToggles() []string {
 		}
 	}
 	return names
+}
+
+// WithRescuer turns on the toggles that are on by default in a run with a rescuer
+// (Toggle.OnWithRescuer), except those set says the user set.
+func (s *Settings) WithRescuer(set func(name string) bool) {
+	for _, t := range toggles {
+		if t.OnWithRescuer && !set(t.Name) {
+			*t.field(s) = true
+		}
+	}
 }

@@ -76,12 +76,11 @@ func startTrace(e *env, c Conn) *Trace {
 	if !e.trace.Load() {
 		return nil
 	}
-	tc, ok := c.(Tracer)
-	if !ok {
+	if !e.caps.Trace {
 		return nil
 	}
 	t := &Trace{}
-	tc.SetTrace(t)
+	c.(Tracer).SetTrace(t)
 	return t
 }
 
@@ -93,9 +92,7 @@ func stopTrace(c Conn, t *Trace) *Trace {
 	if t == nil {
 		return nil
 	}
-	if tc, ok := c.(Tracer); ok {
-		tc.SetTrace(nil)
-	}
+	c.(Tracer).SetTrace(nil) // t is not nil: startTrace found c a Tracer
 	if len(t.Statements) == 0 {
 		return nil
 	}

@@ -69,6 +69,8 @@ type env struct {
 	retry *retrySide
 	// clocks: what skewed clocks and provider fencing did (skew.go).
 	clocks clocks
+	// caps: what the session's database can do (DB.Capabilities), read once when it opens.
+	caps Capabilities
 }
 
 // Worker is one outbox worker: a state machine over its own connection. Every call to Do performs

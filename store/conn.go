@@ -24,10 +24,10 @@ import (
 // bounds and the caller's ctx cancels. A timer per call would cost every transaction a
 // goroutine in database/sql and one in the driver, a tenth of a claim + finalize on one worker.
 type Conn struct {
-	pool *sql.DB       // a pool of exactly one connection: conn
-	conn *sql.Conn     // that connection, taken from the pool for good by prepare
-	gate *writeGate    // the DB's write-lock queue (Options.FairWriteLock), or nil
-	hold *FinalizeHold // the DB's fault injection (HoldFinalize), or nil
+	pool *sql.DB              // a pool of exactly one connection: conn
+	conn *sql.Conn            // that connection, taken from the pool for good by prepare
+	gate *writeGate           // the DB's write-lock queue (Options.FairWriteLock), or nil
+	hold *shared.FinalizeHold // the DB's fault injection (HoldFinalize), or nil
 	// begin, commit and rollback are the transaction's own statements, and stmts the claim's
 	// and the finalize's; all prepared once on conn by prepare and read-only afterwards.
 	begin, commit, rollback *sql.Stmt

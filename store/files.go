@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // Files makes and opens leaselab database files for the command line (ui/cli.Files), which
@@ -28,23 +29,19 @@ func (Files) CheckOpen(ctx context.Context, path string) error {
 // Create makes path a leaselab database (CreateWith): one that holds rows is emptied only with
 // reset; fair is Options.FairWriteLock.
 func (Files) Create(ctx context.Context, path string, reset, fair bool) (engine.Backend, error) {
-	return backend(CreateWith(ctx, path, Options{Reset: reset, FairWriteLock: fair}))
+	return shared.Backend(CreateWith(ctx, path, Options{Reset: reset, FairWriteLock: fair}))
 }
 
 // Open opens the leaselab database path without changing its rows (Open), or, with readOnly,
 // without writing to the file at all (OpenReadOnly).
 func (Files) Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error) {
 	if readOnly {
-		return backend(OpenReadOnly(ctx, path))
+		return shared.Backend(OpenReadOnly(ctx, path))
 	}
-	return backend(Open(ctx, path))
+	return shared.Backend(Open(ctx, path))
 }
 
-// backend returns db as an engine.Backend, and a nil one (not a nil *DB in a non-nil
-// interface) with an error.
-func backend(db *DB, err error) (engine.Backend, error) {
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
-}
+// Capabilities is what a leaselab file's database can do (DB.Capabilities), known before one is
+// opened: the command line checks a lesson's requires: line with it. Its ports are an opened
+// DB's to use, not these.
+func (Files) Capabilities() engine.Capabilities { return (*DB)(nil).Capabilities() }

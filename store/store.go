@@ -78,8 +78,8 @@ type DB struct {
 	// stmts are the statements of LoadRows, prepared once on admin (image.go).
 	stmtsMu sync.Mutex
 	stmts   map[string]*sql.Stmt
-	gate    *writeGate    // the write-lock queue of Options.FairWriteLock; nil when off
-	hold    *FinalizeHold // fault injection for crash tests; nil when off
+	gate    *writeGate           // the write-lock queue of Options.FairWriteLock; nil when off
+	hold    *shared.FinalizeHold // fault injection for crash tests; nil when off
 	// tidy: a read-only DB opened when the file had no -wal and no -shm; Close has SQLite
 	// remove the ones its reads made (tidyWAL).
 	tidy bool

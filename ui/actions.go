@@ -3,37 +3,57 @@ package ui
 import (
 	"fmt"
 
-	"leaselab/engine"
-
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
 // say (a scroll key when every row is on screen, esc with nothing to close).
 func (m Model) whyOff(act action) string {
 	k := m.keys
-	steps := act == actStep || act == actStepWorker || act == actPlay
 	switch {
 	case act == actNone:
 		return ""
-	case k.free && (steps || act == actFinish):
+	case k.free && (act == actPlay || act == actFinish):
 		return freeOff(k)
-	case k.finishing && (steps || act == actFree):
-		return fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(k.Finish))
+	case k.finishing && (act == actPlay || act == actFree):
+		return finishingOff(k)
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
 		return noQuestion(k)
 	case act == actExplore:
-		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", keyName(k.Explore), m.target)
+		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
 	}
-	if t, ok := toggleOf(act); ok && t.RowLocks {
+	return ""
+}
+
+// whyOffCommand says why the key of command c, which is off now, does nothing: a step while
+// the workers run on their own or e runs to the end, any of them with no scenario open, a
+// toggle this database or this lesson does not have.
+func (m Model) whyOffCommand(c engine.Command) string {
+	k, info := m.keys, c.Info()
+	t, toggle := engine.LookupToggle(info.Toggle)
+	switch {
+	case k.free && info.Step:
+		return freeOff(k)
+	case k.finishing && info.Step:
+		return finishingOff(k)
+	case m.sess == nil && !m.busy && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
+		return noSession(k)
+	case toggle && t.RowLocks:
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
-	}
-	if t, ok := toggleOf(act); ok && t.Where != engine.InLab && m.sess != nil {
+	case toggle && t.Where != engine.InLab && m.sess != nil:
 		return fmt.Sprintf("%s (%s) is a toggle of the lessons with %s: this one has none", t.Name, t.Key, usedWith(t))
 	}
 	return ""
+}
+
+// finishingOff is why a key that steps or runs the workers is off while e runs to the end.
+func finishingOff(k KeyMap) string {
+	return fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(k.Finish))
 }
 
 // usedWith says in words what a run has when it uses t, a toggle of the InRetries or InRescue
@@ -42,7 +62,7 @@ func usedWith(t engine.Toggle) string {
 	switch {
 	case t.Where == engine.InRetries:
 		return "a provider that fails"
-	case t.Name == engine.ToggleGuardedRescue:
+	case t.UsedWith&engine.UsedWithRescuer != 0:
 		return "a rescuer"
 	case t.Name == engine.ToggleStrictExpiry:
 		return "a lesson about a lease's last instant"
@@ -52,10 +72,6 @@ func usedWith(t engine.Toggle) string {
 
 // do carries out one key's action.
 func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
-	sel := m.workers.selected
-	if t, ok := toggleOf(act); ok {
-		return m.enqueue(op{cmd: engine.CmdToggle{Name: t.Name}})
-	}
 	switch act {
 	case actQuit:
 		m.quitting = true
@@ -77,34 +93,20 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actFinish:
 		if m.finish.on {
 			m.stopFinish()
-			m.status = status{text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
-				m.finish.actions, plural(m.finish.actions, "step"), keyName(m.keys.Step), keyName(m.keys.Finish))}
+			m.status = common.Status{Text: fmt.Sprintf("stopped running to the end after %d %s: %s steps on, %s runs to the end again",
+				m.finish.actions, common.Plural(m.finish.actions, "step"), common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish))}
 			return m, nil
 		}
 		return m.startFinish()
-	case actStep:
-		return m.enqueue(op{cmd: engine.CmdNext{}})
-	case actStepWorker:
-		return m.enqueue(op{cmd: engine.CmdStepWorker{Worker: sel}})
-	case actCrash:
-		return m.enqueue(op{cmd: engine.CmdCrash{Worker: sel}})
-	case actRestart:
-		return m.enqueue(op{cmd: engine.CmdRestart{Worker: sel}})
-	case actPause:
-		return m.enqueue(op{cmd: engine.CmdPause{Worker: sel}})
-	case actClock:
-		return m.enqueue(op{cmd: engine.CmdClock{Delta: clockStep}})
-	case actPastLease:
-		return m.enqueue(op{cmd: engine.CmdPastLease{}})
 	case actPlay:
 		if m.play.playing {
 			m.play.stop()
-			m.status = status{text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", keyName(m.keys.Step), keyName(m.keys.Play))}
+			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", common.KeyName(m.keys.Step), common.KeyName(m.keys.Play))}
 			return m, nil
 		}
 		cmd := m.play.start(m.after)
-		m.status = status{text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
-			m.play.rate(), keyName(m.keys.Slower), keyName(m.keys.Faster), keyName(m.keys.Play))}
+		m.status = common.Status{Text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
+			m.play.rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
 		return m.changePace(act)
@@ -125,7 +127,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
 	case actAnswer: // with no question open: the question pane takes them while one is
-		m.status = status{text: noQuestion(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noQuestion(m.keys), Level: common.LevelWarn}
 	case actExplore:
 		return m.explore()
 	case actClose:

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // Predict, then step: a scenario's script may ask a question before a step (engine.Question).
@@ -135,8 +136,8 @@ func (m Model) askResult(hx histResult) Model {
 // answer); esc skips it (the step runs, unscored); q and ? are the lab's (out is an actMsg for
 // them). Every other key says what to press, and does nothing: a lower-case a–d too, which is
 // another key's (a the atomic claim, b step back), and says that answers are capitals.
-// out asks the shell to run the step (an opMsg), to say something (a noteMsg) or to act.
-func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
+// out asks the shell to run the step (an opMsg), to say something (a common.NoteMsg) or to act.
+func (a askState) Update(k tea.KeyMsg, s common.Scene) (_ askState, out tea.Msg) {
 	switch {
 	case key.Matches(k, a.keys.Quit):
 		return a, actMsg{actQuit}
@@ -149,27 +150,27 @@ func (a askState) Update(k tea.KeyMsg, s scene) (_ askState, out tea.Msg) {
 	q := a.open
 	if i := answerIndex(k); i >= 0 && key.Matches(k, a.keys.Answer) {
 		if i >= len(q.Answers) {
-			return a, noteMsg{status{text: fmt.Sprintf("this question has %d answers: %s", len(q.Answers),
-				strings.Join(a.keys.letters()[:len(q.Answers)], " ")), level: levelWarn}}
+			return a, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("this question has %d answers: %s", len(q.Answers),
+				strings.Join(a.keys.letters()[:len(q.Answers)], " ")), Level: common.LevelWarn}}
 		}
 		before := 1
-		if s.f != nil {
-			before = s.f.EventCount + 1
+		if s.Frame != nil {
+			before = s.Frame.EventCount + 1
 		}
 		a.asking = engine.Asked{BeforeSeq: before, Step: a.step, Question: q, Picked: i}
 		a.open, a.picked = nil, i
 		return a, opMsg{op{cmd: engine.CmdNext{}, answered: true, answer: i}}
 	}
 	if answerIndex(k) >= 0 {
-		return a, noteMsg{status{text: fmt.Sprintf("%s is not an answer (answers are capitals): %s", k.String(), a.answerFirst()), level: levelWarn}}
+		return a, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("%s is not an answer (answers are capitals): %s", k.String(), a.answerFirst()), Level: common.LevelWarn}}
 	}
-	return a, noteMsg{status{text: a.answerFirst(), level: levelWarn}}
+	return a, common.NoteMsg{Status: common.Status{Text: a.answerFirst(), Level: common.LevelWarn}}
 }
 
 // answerFirst is what a key that does nothing says while a question is open.
 func (a askState) answerFirst() string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
-	return fmt.Sprintf("answer first (%s), or %s to skip the question", strings.Join(keys, " "), keyName(a.keys.Skip))
+	return fmt.Sprintf("answer first (%s), or %s to skip the question", strings.Join(keys, " "), common.KeyName(a.keys.Skip))
 }
 
 // helpLines are the ? screen while the question is open: only its keys act, and the screen
@@ -178,12 +179,12 @@ func (a askState) helpLines(st *help.Styles, w int) []string {
 	keys := a.keys.letters()[:len(a.open.Answers)]
 	items := []string{
 		st.FullKey.Render(strings.Join(keys, " ")) + " " + st.FullDesc.Render(a.keys.Answer.Help().Desc),
-		st.FullKey.Render(keyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
+		st.FullKey.Render(common.KeyName(a.keys.Skip)) + " " + st.FullDesc.Render(a.keys.Skip.Help().Desc),
 		st.FullKey.Render(a.keys.Help.Help().Key) + " " + st.FullDesc.Render("close this screen"),
 		st.FullKey.Render(a.keys.Quit.Help().Key) + " " + st.FullDesc.Render(a.keys.Quit.Help().Desc),
 		st.FullDesc.Render("every other key waits for the answer; then ? lists them all"),
 	}
-	return flow(pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)
+	return common.Flow(common.Pad("QUESTION", 9), items, st.FullSeparator.Render(" · "), w)
 }
 
 // answerIndex is the answer a key names: A (or a) the first, B (or b) the second, …; -1 for
@@ -208,7 +209,7 @@ const maxAnswerKeys = 4
 // noQuestion is what an answer key says with no question open.
 func noQuestion(k KeyMap) string {
 	return fmt.Sprintf("no question is open: %s answer a question when the lab asks one (%s steps to it)",
-		k.Answer.Help().Key, keyName(k.Step))
+		k.Answer.Help().Key, common.KeyName(k.Step))
 }
 
 // stands reports whether the answer given at history position at counts along the history t:
@@ -260,7 +261,7 @@ func (a askState) score(t timeline) string {
 		if s != "" {
 			s += " · "
 		}
-		s += fmt.Sprintf("%d %s graded at the end", waiting, plural(waiting, "answer"))
+		s += fmt.Sprintf("%d %s graded at the end", waiting, common.Plural(waiting, "answer"))
 	}
 	return s
 }
@@ -268,7 +269,7 @@ func (a askState) score(t timeline) string {
 // gradeLate grades the answers that stand and were waiting for their grade, now that the frame
 // f says what the run did (engine.Frame.Observed), and says so in the status line: a question
 // about the end is graded when the run is over, whatever key ended it.
-func (m Model) gradeLate(f *frame) Model {
+func (m Model) gradeLate(f *common.Frame) Model {
 	if f == nil {
 		return m
 	}
@@ -288,7 +289,7 @@ func (m Model) gradeLate(f *frame) Model {
 	}
 	if len(notes) > 0 {
 		slices.Sort(notes)
-		m.status = status{text: strings.Join(append(notes, m.status.text), " · "), level: m.status.level}
+		m.status = common.Status{Text: strings.Join(append(notes, m.status.Text), " · "), Level: m.status.Level}
 		m.ask.long = true
 	}
 	return m

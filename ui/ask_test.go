@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // stepToQuestion presses space until a question is open (or fails after n presses).
@@ -61,7 +62,7 @@ func TestRunToTheEndIgnoresQuestions(t *testing.T) {
 	l := newLab(t, "after", 120, 40, engine.Overrides{})
 	l.press("e")
 	if l.m.finish.on || !l.m.frame.Done {
-		t.Fatalf("e did not run to the end: %q", l.m.status.text)
+		t.Fatalf("e did not run to the end: %q", l.m.status.Text)
 	}
 	l.must("VERDICT")
 	l.mustNot("PREDICT")
@@ -91,12 +92,12 @@ func TestQuestionSkippedUnderOtherSettings(t *testing.T) {
 		if l.m.ask.open != nil {
 			t.Fatalf("a question that does not apply was asked:\n%s", l.view())
 		}
-		if strings.Contains(l.m.status.text, "no question here") {
+		if strings.Contains(l.m.status.Text, "no question here") {
 			l.must("no question here (with leasing=off): with leasing off nobody holds a lease")
 			return
 		}
 	}
-	t.Fatalf("no step said it skipped the question: %q", l.m.status.text)
+	t.Fatalf("no step said it skipped the question: %q", l.m.status.Text)
 }
 
 // While a question is open only its answer keys act, and they are capitals: b does not answer
@@ -113,8 +114,8 @@ func TestQuestionKeys(t *testing.T) {
 		if l.m.ask.open == nil || l.m.line.pos != pos {
 			t.Fatalf("%q acted while the question was open:\n%s", k, l.view())
 		}
-		if !strings.Contains(l.m.status.text, "answer first (A B C), or esc to skip the question") {
-			t.Fatalf("%q said %q", k, l.m.status.text)
+		if !strings.Contains(l.m.status.Text, "answer first (A B C), or esc to skip the question") {
+			t.Fatalf("%q said %q", k, l.m.status.Text)
 		}
 		l.must(question, "C\u00a0finds\u00a0nothing") // a stray key leaves the question and its answers
 	}
@@ -133,13 +134,13 @@ func TestQuestionKeys(t *testing.T) {
 	}
 	atomic := l.m.frame.Settings.AtomicClaim
 	l.press("B")
-	if l.m.line.pos != pos+1 || !strings.Contains(l.m.status.text, "✓ right: reclaims it") {
-		t.Fatalf("B should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.text)
+	if l.m.line.pos != pos+1 || !strings.Contains(l.m.status.Text, "✓ right: reclaims it") {
+		t.Fatalf("B should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.Text)
 	}
 	stepToQuestion(t, l, 10)
 	l.press("A")
-	if l.m.frame.Settings.AtomicClaim != atomic || !strings.Contains(l.m.status.text, "✗ not quite: you said 1; it is 0") {
-		t.Fatalf("A should answer A: atomic %v→%v, %q", atomic, l.m.frame.Settings.AtomicClaim, l.m.status.text)
+	if l.m.frame.Settings.AtomicClaim != atomic || !strings.Contains(l.m.status.Text, "✗ not quite: you said 1; it is 0") {
+		t.Fatalf("A should answer A: atomic %v→%v, %q", atomic, l.m.frame.Settings.AtomicClaim, l.m.status.Text)
 	}
 	l.must("questions 1/2 right")
 }
@@ -182,10 +183,10 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		"{": "{ and } scroll the diagram: t shows it first",
 		"}": "{ and } scroll the diagram: t shows it first",
 	} {
-		l.m.status = status{}
+		l.m.status = common.Status{}
 		l.press(k)
-		if !strings.Contains(l.m.status.text, want) {
-			t.Errorf("%q said %q, want %q", k, l.m.status.text, want)
+		if !strings.Contains(l.m.status.Text, want) {
+			t.Errorf("%q said %q, want %q", k, l.m.status.Text, want)
 		}
 	}
 	l.press("?")

@@ -9,6 +9,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // viewBudget is what one screen may cost to render: the 2 ms.
@@ -25,7 +26,7 @@ func BenchmarkView(b *testing.B) {
 			l := newLab(b, "playground", size.w, size.h, engine.Overrides{Messages: 1000, Workers: 8})
 			r := lipgloss.NewRenderer(io.Discard)
 			r.SetColorProfile(termenv.TrueColor)
-			l.m.styles = DefaultStyles(r)
+			l.m.styles = common.DefaultStyles(r)
 			for i := 0; i < 24; i++ {
 				l.press("n")
 			}

@@ -14,6 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 )
 
 // afterEvents is a recorded run of "after" to its end. Its concurrent phase differs from run to
@@ -27,12 +29,12 @@ func runToEnd(t *testing.T, name string, w, h int) *lab {
 	l := newLab(t, name, w, h, engine.Overrides{})
 	l.press("e")
 	if !l.m.frame.Done {
-		t.Fatalf("%s not done after e: %s", name, l.m.status.text)
+		t.Fatalf("%s not done after e: %s", name, l.m.status.Text)
 	}
 	return l
 }
 
-func workerNames(f *frame) []string {
+func workerNames(f *common.Frame) []string {
 	var ws []string
 	for _, w := range f.Workers {
 		ws = append(ws, w.Name)
@@ -87,9 +89,9 @@ func TestDiagramGolden(t *testing.T) {
 			}
 			events, workers := recordedAfter(t)
 			l := newLab(t, "playground", w, h, engine.Overrides{})
-			in := diagramInput{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagram.h,
-				Hint: keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later) + " earlier/later"}
-			v := renderDiagram(in)
+			in := diagram.Input{Name: "after", Events: events, Workers: workers, Width: w, Height: l.m.diagram.H,
+				Hint: common.KeyNames(l.m.diagram.Keys.Earlier, l.m.diagram.Keys.Later) + " earlier/later"}
+			v := diagram.Render(in)
 			checkSize(t, v, w, in.Height)
 			golden.RequireEqual(t, []byte(v))
 		})
@@ -113,29 +115,29 @@ func TestDiagramBarsRunFromClaimToLockedUntil(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			l := runToEnd(t, name, 120, 40)
 			f := l.m.frame
-			st := buildSpaceTime(f.Events, workerNames(f))
+			st := diagram.Build(f.Events, workerNames(f))
 			claims := 0
-			for _, col := range st.cols {
-				if col.ev != nil && (col.ev.Kind == engine.EvClaim || col.ev.Kind == engine.EvTake) && col.ev.SetsLease() {
+			for _, col := range st.Cols {
+				if col.Ev != nil && (col.Ev.Kind == engine.EvClaim || col.Ev.Kind == engine.EvTake) && col.Ev.SetsLease() {
 					claims++
 				}
 			}
 			if claims == 0 && name != "before" {
 				t.Fatal("no claim in the run")
 			}
-			if len(st.leases) != claims {
-				t.Fatalf("%d bars for %d claims", len(st.leases), claims)
+			if len(st.Leases) != claims {
+				t.Fatalf("%d bars for %d claims", len(st.Leases), claims)
 			}
-			for _, ls := range st.leases {
-				claim := st.cols[ls.start].ev
-				if claim == nil || !claim.SetsLease() || plainText(claim.Key) != ls.key || claim.Version != ls.version {
-					t.Fatalf("bar %s v%d starts at column %d, which is not its claim: %+v", ls.key, ls.version, ls.start, claim)
+			for _, ls := range st.Leases {
+				claim := st.Cols[ls.Start].Ev
+				if claim == nil || !claim.SetsLease() || diagram.PlainText(claim.Key) != ls.Key || claim.Version != ls.Version {
+					t.Fatalf("bar %s v%d starts at column %d, which is not its claim: %+v", ls.Key, ls.Version, ls.Start, claim)
 				}
 				// Its LockedUntilUtc: the claim's, or that of the worker's last renewal of it
 				// before its next claim of the message.
 				until := claim.Until
-				for _, col := range st.cols[ls.start+1:] {
-					e := col.ev
+				for _, col := range st.Cols[ls.Start+1:] {
+					e := col.Ev
 					if e == nil || e.Worker != claim.Worker || e.Key != claim.Key {
 						continue
 					}
@@ -146,26 +148,26 @@ func TestDiagramBarsRunFromClaimToLockedUntil(t *testing.T) {
 						until = e.Until
 					}
 				}
-				end := st.cols[ls.end]
-				if !end.end || !end.at.Equal(until) {
+				end := st.Cols[ls.End]
+				if !end.End || !end.At.Equal(until) {
 					t.Errorf("bar %s v%d ends at column %d (%s, end=%v), want its LockedUntilUtc %s",
-						ls.key, ls.version, ls.end, engine.FormatClock(end.at), end.end, engine.FormatClock(until))
+						ls.Key, ls.Version, ls.End, engine.FormatClock(end.At), end.End, engine.FormatClock(until))
 				}
-				for c, col := range st.cols {
-					if col.ev != nil && (c < ls.end) != !col.at.After(until) {
+				for c, col := range st.Cols {
+					if col.Ev != nil && (c < ls.End) != !col.At.After(until) {
 						t.Errorf("bar %s v%d: event column %d at %s is on the wrong side of its end %s",
-							ls.key, ls.version, c, engine.FormatClock(col.at), engine.FormatClock(until))
+							ls.Key, ls.Version, c, engine.FormatClock(col.At), engine.FormatClock(until))
 					}
 				}
 				// Drawn: the claim's mark at the first cell, the cap at the last, none between.
-				for _, cw := range []int{minColumnCells, maxColumnCells} {
-					row := []rune(spaces(len(st.cols)*cw + 1))
-					drawBar(row, ls, cw)
-					if m := row[ls.start*cw]; !slices.Contains([]rune{markClaim, markReclaim, markTake}, m) {
-						t.Errorf("bar %s v%d starts with %q", ls.key, ls.version, m)
+				for _, cw := range []int{diagram.MinColumnCells, diagram.MaxColumnCells} {
+					row := []rune(common.Spaces(len(st.Cols)*cw + 1))
+					diagram.DrawBar(row, ls, cw)
+					if m := row[ls.Start*cw]; !slices.Contains([]rune{diagram.MarkClaim, diagram.MarkReclaim, diagram.MarkTake}, m) {
+						t.Errorf("bar %s v%d starts with %q", ls.Key, ls.Version, m)
 					}
-					if row[ls.end*cw] != fillEnd || slices.Contains(row[ls.start*cw:ls.end*cw], fillEnd) {
-						t.Errorf("bar %s v%d: cap not (only) at its end: %q", ls.key, ls.version, string(row))
+					if row[ls.End*cw] != diagram.FillEnd || slices.Contains(row[ls.Start*cw:ls.End*cw], diagram.FillEnd) {
+						t.Errorf("bar %s v%d: cap not (only) at its end: %q", ls.Key, ls.Version, string(row))
 					}
 				}
 			}
@@ -207,16 +209,16 @@ func TestDiagramShowsTheStaleOwner(t *testing.T) {
 
 func TestDiagramScrollsInTime(t *testing.T) {
 	events, workers := recordedAfter(t)
-	in := diagramInput{Name: "after", Events: events, Workers: workers, Width: 80, Height: 19, Hint: "{ } earlier/later"}
-	most := diagramScrollMax(in)
+	in := diagram.Input{Name: "after", Events: events, Workers: workers, Width: 80, Height: 19, Hint: "{ } earlier/later"}
+	most := diagram.ScrollMax(in)
 	if most == 0 {
 		t.Fatal("after fits at 80 columns: nothing to scroll")
 	}
-	st := buildSpaceTime(events, workers)
-	n := len(st.cols)
+	st := diagram.Build(events, workers)
+	n := len(st.Cols)
 	title := func(scroll int) string {
 		in.Scroll = scroll
-		return strings.Split(renderDiagram(in), "\n")[0]
+		return strings.Split(diagram.Render(in), "\n")[0]
 	}
 	if s := title(0); !strings.Contains(s, "–"+itoa(n)+" of "+itoa(n)) {
 		t.Errorf("scroll 0 does not end at the latest column: %q", s)
@@ -228,22 +230,22 @@ func TestDiagramScrollsInTime(t *testing.T) {
 		t.Error("a scroll beyond the ends is not held at them")
 	}
 	in.Scroll = most
-	if v := renderDiagram(in); !strings.Contains(v, "PAY-001 v1") || strings.Contains(v, "PAY-001 v2") {
+	if v := diagram.Render(in); !strings.Contains(v, "PAY-001 v1") || strings.Contains(v, "PAY-001 v2") {
 		t.Errorf("the start of the run lacks A's first lease or shows B's reclaim:\n%s", v)
 	}
 
 	// In the lab: the scroll keys are off until t, then move the diagram and stop at its ends.
 	l := runToEnd(t, "after", 80, 24)
 	l.press("{")
-	if l.m.diagram.scroll != 0 || l.m.diagram.keys.Earlier.Enabled() {
+	if l.m.diagram.Scroll != 0 || l.m.diagram.Keys.Earlier.Enabled() {
 		t.Fatal("the diagram's scroll key works while the diagram is closed")
 	}
 	l.press("t")
-	l.must("SPACE-TIME after", keyNames(l.m.diagram.keys.Earlier, l.m.diagram.keys.Later)+" earlier/later")
+	l.must("SPACE-TIME after", common.KeyNames(l.m.diagram.Keys.Earlier, l.m.diagram.Keys.Later)+" earlier/later")
 	latest := l.view()
 	l.press("{")
-	if l.m.diagram.scroll != min(diagramStep, diagramScrollMax(l.m.diagram.input(l.m.scene()))) || l.view() == latest {
-		t.Fatalf("{ did not scroll back: scroll %d", l.m.diagram.scroll)
+	if l.m.diagram.Scroll != min(diagram.Step, diagram.ScrollMax(l.m.diagram.Input(l.m.scene()))) || l.view() == latest {
+		t.Fatalf("{ did not scroll back: scroll %d", l.m.diagram.Scroll)
 	}
 	for i := 0; i < 20; i++ {
 		l.press("{")
@@ -252,7 +254,7 @@ func TestDiagramScrollsInTime(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		l.press("}")
 	}
-	if l.m.diagram.scroll != 0 || l.view() != latest {
+	if l.m.diagram.Scroll != 0 || l.view() != latest {
 		t.Error("} does not come back to the latest columns")
 	}
 }
@@ -316,7 +318,7 @@ func TestDiagramManyWorkers(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		names = append(names, "W"+itoa(i))
 	}
-	v := renderDiagram(diagramInput{Name: "x", Events: l.m.frame.Events, Workers: names, Width: 80, Height: 12})
+	v := diagram.Render(diagram.Input{Name: "x", Events: l.m.frame.Events, Workers: names, Width: 80, Height: 12})
 	checkSize(t, v, 80, 12)
 	if !strings.Contains(v, "more workers below") || len(strings.Split(v, "\n")) != 12 {
 		t.Errorf("twelve lanes in 12 lines do not say what is hidden:\n%s", v)
@@ -342,9 +344,9 @@ func TestDiagramWithoutLeasesNamesTheMessages(t *testing.T) {
 func BenchmarkRenderDiagram(b *testing.B) {
 	l := newLab(b, "many-workers", 120, 40, engine.Overrides{})
 	l.press("e", "t")
-	in := l.m.diagram.input(l.m.scene())
+	in := l.m.diagram.Input(l.m.scene())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = renderDiagram(in)
+		_ = diagram.Render(in)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 // A LockedBy that another process wrote full of terminal escapes is shown escaped by the watch,
@@ -57,7 +58,7 @@ func TestLabShowsForeignLockedByEscaped(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	l := &lab{tb: t, m: New(ctx, Config{Start: "hostile", Scenarios: []string{"hostile"}, Open: open}, DefaultStyles(lipgloss.DefaultRenderer()))}
+	l := &lab{tb: t, m: New(ctx, Config{Start: "hostile", Scenarios: []string{"hostile"}, Open: open}, common.DefaultStyles(lipgloss.DefaultRenderer()))}
 	l.m.after = atOnce
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(l.m.Init())

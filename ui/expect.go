@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // expectations are the scenario's expectations for the settings the run started with, as the
@@ -38,7 +39,7 @@ func (m Model) verdictView(w, h int) []string {
 	}
 	st, f := &m.styles, m.frame
 	if f == nil {
-		return box(nil, w, h)
+		return common.Box(nil, w, h)
 	}
 	rs, met := m.expectations()
 	when := whenWords(rs)
@@ -50,7 +51,7 @@ func (m Model) verdictView(w, h int) []string {
 		for _, r := range rs {
 			items = append(items, r.Expect)
 		}
-		return box([]string{st.Subtle.Render("Verdict when the scenario is done; expected" + when + ": " + strings.Join(items, ", "))}, w, h)
+		return common.Box([]string{st.Subtle.Render("Verdict when the scenario is done; expected" + when + ": " + strings.Join(items, ", "))}, w, h)
 	}
 	sum := f.Summary
 	// The verdict's closing ✅ or ❌ wraps with the word before it, never alone on a line.
@@ -90,7 +91,7 @@ func (m Model) verdictView(w, h int) []string {
 	if why := stalled(f); why != "" {
 		lines = append(lines, st.Warn.Render("did not finish: "+why))
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // verdictMarked reports whether a verdict's words end with its mark, ✅ or ❌.
@@ -98,7 +99,7 @@ func verdictMarked(v string) bool { return strings.HasSuffix(v, "✅") || string
 
 // stalled says why the run of frame f did not finish (the watchdog ended it), or "" when it
 // has not ended so.
-func stalled(f *frame) string {
+func stalled(f *common.Frame) string {
 	if f == nil || f.Summary == nil || !f.Summary.WatchdogEnded {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The lab's explore key searches the open scenario, from its start, with the toggles as the
@@ -63,14 +64,14 @@ func (m Model) explore() (Model, tea.Cmd) {
 	x := m.exploring
 	switch {
 	case x != nil && x.cancel != nil:
-		m.status = status{text: fmt.Sprintf("explore: a search is under way; %s cancels it", keyName(m.keys.Close))}
+		m.status = common.Status{Text: fmt.Sprintf("explore: a search is under way; %s cancels it", common.KeyName(m.keys.Close))}
 		return m, nil
 	case x != nil && x.found != "":
 		file := x.found
 		m.exploring = nil
 		return m.reopen(file, "the counterexample")
 	case m.frame == nil:
-		m.status = status{text: noSession(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		return m, nil
 	}
 	id := 1
@@ -80,7 +81,7 @@ func (m Model) explore() (Model, tea.Cmd) {
 	ctx, cancel := context.WithCancel(m.ctx)
 	x = &exploring{id: id, cancel: cancel, progress: make(chan string, 1)}
 	m.exploring = x
-	m.status = status{text: fmt.Sprintf("explore: searching %s from its start with these toggles … (%s cancels)", m.target, keyName(m.keys.Close))}
+	m.status = common.Status{Text: fmt.Sprintf("explore: searching %s from its start with these toggles … (%s cancels)", m.target, common.KeyName(m.keys.Close))}
 	run, name, toggles := m.cfg.Explore, m.target, toggleMap(m.frame.Settings)
 	search := func() tea.Msg {
 		defer close(x.progress)
@@ -118,7 +119,7 @@ func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
 		if x == nil || x.id != msg.id || x.cancel == nil {
 			return m, nil
 		}
-		m.status = status{text: fmt.Sprintf("%s (%s cancels)", msg.line, keyName(m.keys.Close))}
+		m.status = common.Status{Text: fmt.Sprintf("%s (%s cancels)", msg.line, common.KeyName(m.keys.Close))}
 		return m, waitExplore(x)
 	case exploreDoneMsg:
 		if x == nil || x.id != msg.id {
@@ -129,16 +130,16 @@ func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case errors.Is(msg.err, context.Canceled):
 			m.exploring = nil
-			m.status = status{text: "explore: cancelled"}
+			m.status = common.Status{Text: "explore: cancelled"}
 		case msg.err != nil:
 			m.exploring = nil
-			m.status = status{text: "explore: " + msg.err.Error(), level: levelError}
+			m.status = common.Status{Text: "explore: " + msg.err.Error(), Level: common.LevelError}
 		case msg.out.File == "":
 			m.exploring = nil
-			m.status = status{text: msg.out.Line}
+			m.status = common.Status{Text: msg.out.Line}
 		default:
 			x.found = msg.out.File
-			m.status = status{text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, keyName(m.keys.Explore)), level: levelWarn}
+			m.status = common.Status{Text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, common.KeyName(m.keys.Explore)), Level: common.LevelWarn}
 		}
 	}
 	return m, nil
@@ -148,7 +149,7 @@ func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) cancelExplore() Model {
 	if x := m.exploring; x != nil && x.cancel != nil {
 		x.cancel()
-		m.status = status{text: "explore: cancelling …"}
+		m.status = common.Status{Text: "explore: cancelling …"}
 	}
 	return m
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // e runs the rest of the scenario's script at full speed, as leaselab run does, and stops at
@@ -38,18 +39,19 @@ type finishResult struct {
 // startFinish begins running to the end, behind the keys already waiting.
 func (m Model) startFinish() (Model, tea.Cmd) {
 	if f := m.frame; f != nil && (m.finish.ran || f.ScriptTotal > 0) && f.ScriptIndex >= f.ScriptTotal {
-		m.status = status{text: "the script is already at its end — " + whyNothing(f, m.keys)}
+		m.status = common.Status{Text: "the script is already at its end — " + whyNothing(f, m.keys)}
 		if !f.Done {
-			m.status = status{text: fmt.Sprintf("the script is at its end: %s steps on by hand, %s starts it again",
-				keyName(m.keys.Step), keyName(m.keys.Reset))}
+			m.status = common.Status{Text: fmt.Sprintf("the script is at its end: %s steps on by hand, %s starts it again",
+				common.KeyName(m.keys.Step), common.KeyName(m.keys.Reset))}
 		}
 		return m, nil
 	}
 	m.play.stop()
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
 	m.keys.setFinishing(true)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
-	m.status = status{text: fmt.Sprintf("running to the end at full speed … (%s stops)", keyName(m.keys.Finish))}
+	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", common.KeyName(m.keys.Finish))}
 	return m.enqueue(op{kind: opFinish, poll: m.finish.id})
 }
 
@@ -61,6 +63,7 @@ func (m *Model) stopFinish() {
 	m.finish.on = false
 	m.finish.id++
 	m.keys.setFinishing(false)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 }
 
@@ -71,12 +74,12 @@ func (m Model) finished(msg resultMsg) Model {
 	}
 	m.finish.actions += msg.finish.actions
 	m.finish.took += msg.finish.took
-	if msg.level == levelError {
+	if msg.level == common.LevelError {
 		m.stopFinish()
 		return m
 	}
 	if !msg.finish.done {
-		m.status = status{text: m.finishProgress()}
+		m.status = common.Status{Text: m.finishProgress()}
 		m.queue = append(m.queue, op{kind: opFinish, poll: m.finish.id})
 		return m
 	}
@@ -94,14 +97,14 @@ func (m Model) finished(msg resultMsg) Model {
 			verdict += " (did not finish: the verdict says why)"
 		}
 	}
-	m.status = status{text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
-		m.finish.actions, plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}
+	m.status = common.Status{Text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
+		m.finish.actions, common.Plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}
 	return m
 }
 
 // finishProgress is the status line while e runs: how far the script and the messages are.
 func (m Model) finishProgress() string {
-	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, plural(m.finish.actions, "step"))
+	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, common.Plural(m.finish.actions, "step"))
 	if f := m.frame; f != nil {
 		if f.ScriptTotal > 0 {
 			text += fmt.Sprintf(", script %d/%d", f.ScriptIndex, f.ScriptTotal)
@@ -110,12 +113,12 @@ func (m Model) finishProgress() string {
 			text += fmt.Sprintf(", %d/%d processed", s.Outbox.Processed, s.Messages)
 		}
 	}
-	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), keyName(m.keys.Finish))
+	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), common.KeyName(m.keys.Finish))
 }
 
 // applyFinish runs one chunk of e: the script's next actions, as space would take them, until
 // the script is at its end or the chunk's time is up.
-func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (res finishResult, note string, lvl level) {
+func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (res finishResult, note string, lvl common.Level) {
 	start := now()
 	if len(s.Scenario.Steps) == 0 {
 		// A scenario without a script is one "run until-done", as RunToEnd (leaselab run) has it.
@@ -123,12 +126,12 @@ func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (
 	}
 	for !s.ScriptDone() {
 		if err := ctx.Err(); err != nil {
-			return res, "error: " + err.Error(), levelError
+			return res, "error: " + err.Error(), common.LevelError
 		}
 		acted, err := s.Next(ctx)
 		if err != nil {
 			res.took = now().Sub(start)
-			return res, "error: " + err.Error(), levelError
+			return res, "error: " + err.Error(), common.LevelError
 		}
 		if acted {
 			res.actions++
@@ -139,5 +142,5 @@ func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (
 	}
 	res.took = now().Sub(start)
 	res.done = s.ScriptDone()
-	return res, "", levelInfo
+	return res, "", common.LevelInfo
 }

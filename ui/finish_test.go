@@ -78,11 +78,11 @@ func TestFinishKeyRunsToTheVerdictLikeRun(t *testing.T) {
 			l := newLab(t, tc.name, 120, 40, tc.o)
 			l.press("e")
 			if l.m.finish.on {
-				t.Fatalf("e still running after its commands: %q", l.m.status.text)
+				t.Fatalf("e still running after its commands: %q", l.m.status.Text)
 			}
 			f := l.m.frame
 			if f.ScriptIndex < f.ScriptTotal || !f.Done {
-				t.Fatalf("e stopped at script %d/%d, done %v: %q", f.ScriptIndex, f.ScriptTotal, f.Done, l.m.status.text)
+				t.Fatalf("e stopped at script %d/%d, done %v: %q", f.ScriptIndex, f.ScriptTotal, f.Done, l.m.status.Text)
 			}
 			verdict := "VERDICT: FAIL"
 			if want.Passed {
@@ -146,7 +146,7 @@ func BenchmarkFinishManyWorkers(b *testing.B) {
 				b.StartTimer()
 				l.press("e")
 				if !l.m.frame.Done {
-					b.Fatalf("e did not reach the verdict: %q", l.m.status.text)
+					b.Fatalf("e did not reach the verdict: %q", l.m.status.Text)
 				}
 				b.ReportMetric(float64(l.m.finish.actions), "actions")
 			}
@@ -179,11 +179,11 @@ func TestFinishKeyReachesEveryVerdict(t *testing.T) {
 			l.press("e")
 			f := l.m.frame
 			if f.ScriptIndex < f.ScriptTotal || l.m.finish.on {
-				t.Errorf("%s %v: e stopped at script %d/%d: %q", name, o.Toggles, f.ScriptIndex, f.ScriptTotal, l.m.status.text)
+				t.Errorf("%s %v: e stopped at script %d/%d: %q", name, o.Toggles, f.ScriptIndex, f.ScriptTotal, l.m.status.Text)
 				continue
 			}
-			if !strings.Contains(l.m.status.text, "ran to the end at full speed") || !strings.Contains(l.m.status.text, "— VERDICT: ") {
-				t.Errorf("%s %v: status after e %q, no verdict", name, o.Toggles, l.m.status.text)
+			if !strings.Contains(l.m.status.Text, "ran to the end at full speed") || !strings.Contains(l.m.status.Text, "— VERDICT: ") {
+				t.Errorf("%s %v: status after e %q, no verdict", name, o.Toggles, l.m.status.Text)
 			}
 			if concurrent(t, name) {
 				continue // leaselab run's own verdict depends on how its goroutines raced
@@ -192,8 +192,8 @@ func TestFinishKeyReachesEveryVerdict(t *testing.T) {
 			if want.Passed {
 				verdict = "— VERDICT: PASS"
 			}
-			if !strings.Contains(l.m.status.text, verdict) {
-				t.Errorf("%s %v: status after e %q, want leaselab run's %s", name, o.Toggles, l.m.status.text, verdict)
+			if !strings.Contains(l.m.status.Text, verdict) {
+				t.Errorf("%s %v: status after e %q, want leaselab run's %s", name, o.Toggles, l.m.status.Text, verdict)
 			}
 			if got := ledgerFigures(f.Summary); !reflect.DeepEqual(got, ledgerFigures(want)) {
 				t.Errorf("%s %v: ledgers after e differ from leaselab run's:\n lab %+v\n run %+v", name, o.Toggles, got, ledgerFigures(want))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // TestWorkshop is the five minutes of the README: crash the owner, see the lease hold, move the
@@ -44,7 +45,7 @@ func TestNothingToDoSaysWhy(t *testing.T) {
 func TestStaleResultIsDropped(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	f := l.m.frame
-	l.send(resultMsg{gen: l.m.gen - 1, op: op{cmd: engine.CmdNext{}}, frame: &frame{Frame: engine.Frame{Name: "stale"}}, acted: true, note: "stale note"})
+	l.send(resultMsg{gen: l.m.gen - 1, op: op{cmd: engine.CmdNext{}}, frame: &common.Frame{Frame: engine.Frame{Name: "stale"}}, acted: true, note: "stale note"})
 	if l.m.frame != f || l.m.steps != 0 || strings.Contains(l.view(), "stale note") {
 		t.Fatal("a result of an older generation was taken")
 	}

@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // While the workers free-run (g), each on its own goroutine and connection, the lab does not
@@ -145,8 +147,9 @@ func (m Model) startFree() (Model, tea.Cmd) {
 	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
 	m.keys.setFree(true)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
-	m.status = status{text: "starting the free run …"}
+	m.status = common.Status{Text: "starting the free run …"}
 	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.interval()})
 	return m, tea.Batch(cmd, m.after(freePollEvery, pollMsg{id: m.free.id}))
 }
@@ -154,7 +157,7 @@ func (m Model) startFree() (Model, tea.Cmd) {
 // stopFree ends the poll loop at once and stops the workers in a tea.Cmd.
 func (m Model) stopFree() (Model, tea.Cmd) {
 	m.leaveFree()
-	m.status = status{text: "stopping the workers at a step boundary …"}
+	m.status = common.Status{Text: "stopping the workers at a step boundary …"}
 	return m.enqueue(op{kind: opFreeStop})
 }
 
@@ -168,6 +171,7 @@ func (m *Model) leaveFree() {
 	m.free.on = false
 	m.free.id++
 	m.keys.setFree(false)
+	m.workers.SetBusy(m.keys.free || m.keys.finishing)
 	m.relayout()
 }
 
@@ -178,7 +182,7 @@ func (m Model) repace(act action) (Model, tea.Cmd) {
 	} else {
 		m.free.faster()
 	}
-	m.status = status{text: "free run: " + m.free.paceText()}
+	m.status = common.Status{Text: "free run: " + m.free.paceText()}
 	return m.enqueue(op{kind: opFreePace, pace: m.free.interval()})
 }
 
@@ -210,7 +214,7 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 		m.free.still = 0
 	}
 	if m.free.still == freeStillPolls && m.frame != nil {
-		m.status = status{text: freeIdle(m.frame, m.keys), level: levelWarn}
+		m.status = common.Status{Text: freeIdle(m.frame, m.keys), Level: common.LevelWarn}
 	}
 	every := freePollEvery
 	if m.free.held != "" {
@@ -221,7 +225,7 @@ func (m Model) polled(msg resultMsg) (Model, tea.Cmd) {
 
 // allWaiting reports whether no worker of f has anything to do until something changes: each
 // is crashed, paused, idle after a claim that found nothing, or waiting on the frozen clock.
-func allWaiting(f *frame) bool {
+func allWaiting(f *common.Frame) bool {
 	for _, v := range f.Workers {
 		if !v.Crashed && !v.Paused && !v.Quiet && v.Next != engine.ActNone {
 			return false
@@ -232,10 +236,10 @@ func allWaiting(f *frame) bool {
 
 // freeIdle explains why free-running workers do nothing: all done, or waiting on the frozen
 // scenario clock, or crashed and paused.
-func freeIdle(f *frame, k KeyMap) string {
+func freeIdle(f *common.Frame, k KeyMap) string {
 	if s := f.Summary; s != nil && s.Messages > 0 && s.Outbox.Processed == s.Messages {
 		return fmt.Sprintf("%s Processed: the workers poll for more; %s stops them",
-			allMessages(s.Messages), keyName(k.Free))
+			allMessages(s.Messages), common.KeyName(k.Free))
 	}
 	return "the workers are waiting — " + whyNothing(f, k)
 }
@@ -250,41 +254,41 @@ func allMessages(n int) string {
 
 // applyFree performs the free-run operations, which need the runner as well as the session.
 // handled is false for every other operation.
-func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl level, handled bool) {
-	pace := paceWords(o.pace)
+func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl common.Level, handled bool) {
+	pace, wk := paceWords(o.pace), workers.DefaultKeys() // the worker keys' names, which never change
 	var err error
 	switch o.kind {
 	case opPoll:
 		if _, err := r.failures(); err != nil {
 			// The worker's goroutine has ended; the others run on.
 			return fmt.Sprintf("a free-running worker stopped on an error (the others run on; %s stops them, %s resets): %v",
-				keyName(k.Free), keyName(k.Reset), err), levelError, true
+				common.KeyName(k.Free), common.KeyName(k.Reset), err), common.LevelError, true
 		}
-		return "", levelInfo, true
+		return "", common.LevelInfo, true
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)
 		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; %s keep working, %s change the pace, %s stops",
-			pace, keyNames(k.Crash, k.Restart, k.Pause, k.PastLease, k.Clock), keyNames(k.Slower, k.Faster), keyName(k.Free))
+			pace, common.KeyNames(wk.Crash, wk.Restart, wk.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
 	case opFreePace:
 		err = r.start(ctx, s, o.pace)
 		note = "free run: " + pace
 	case opFreeStop:
 		err = r.stop()
 		note = fmt.Sprintf("stopped: every worker finished the action in flight; %s steps again, %s runs them free again",
-			keyName(k.Step), keyName(k.Free))
+			common.KeyName(k.Step), common.KeyName(k.Free))
 	default:
 		if o.isStep() && r.running() {
-			return freeOff(k), levelWarn, true
+			return freeOff(k), common.LevelWarn, true
 		}
-		return "", levelInfo, false
+		return "", common.LevelInfo, false
 	}
 	if err != nil {
-		return note + " (a worker had stopped on an error: " + err.Error() + ")", levelError, true
+		return note + " (a worker had stopped on an error: " + err.Error() + ")", common.LevelError, true
 	}
-	return note, levelInfo, true
+	return note, common.LevelInfo, true
 }
 
 // freeOff says why the step keys do nothing while the workers free-run.
 func freeOff(k KeyMap) string {
-	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", keyName(k.Free))
+	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", common.KeyName(k.Free))
 }

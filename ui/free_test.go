@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // poll delivers the poll tick that is waiting, if any: one beat of the free run's loop.
@@ -35,8 +36,8 @@ func (l *lab) pollUntil(what string, ok func() bool) {
 		if !l.poll() {
 			l.tb.Fatalf("free run: no poll tick waiting (the loop stopped) before %s; screen:\n%s", what, l.view())
 		}
-		switch st := l.m.status.text; {
-		case l.m.status.level == levelError:
+		switch st := l.m.status.Text; {
+		case l.m.status.Level == common.LevelError:
 			l.tb.Fatalf("error while free-running: %s", st)
 		case strings.Contains(st, "press f"):
 			l.press("f")
@@ -97,7 +98,7 @@ func TestFreeStartsAndStops(t *testing.T) {
 		t.Fatalf("%d poll ticks waiting after g, want 1", len(l.polls))
 	}
 	// The step keys are off: nothing steps the workers but themselves.
-	if l.m.keys.Step.Enabled() || l.m.keys.StepWorker.Enabled() || l.m.keys.Play.Enabled() {
+	if l.m.keys.Step.Enabled() || l.m.workers.Keys().Step.Enabled() || l.m.keys.Play.Enabled() {
 		t.Fatal("step keys on while free-running")
 	}
 	l.press("n", "s", "p")
@@ -107,7 +108,7 @@ func TestFreeStartsAndStops(t *testing.T) {
 	l.press(">", ">", ">", ">", ">", ">", ">", ">")
 	l.must("full speed")
 	l.pollUntil("processed all 6", func() bool { return l.processed() == 6 })
-	l.pollUntil("said all are processed", func() bool { return strings.Contains(l.m.status.text, "all 6 messages Processed") })
+	l.pollUntil("said all are processed", func() bool { return strings.Contains(l.m.status.Text, "all 6 messages Processed") })
 	if l.m.free.polls < freeStillPolls {
 		t.Fatalf("%d poll results taken, want at least %d", l.m.free.polls, freeStillPolls)
 	}
@@ -251,8 +252,8 @@ func TestFreeRunWithCrashes(t *testing.T) {
 		l.poll()
 		l.press("r", "z") // wakes the paused one; r on a live worker is refused
 		l.press(string(rune('1'+w)), "r")
-		if l.m.status.level == levelError {
-			t.Fatalf("error after %d crashes: %s", crashes, l.m.status.text)
+		if l.m.status.Level == common.LevelError {
+			t.Fatalf("error after %d crashes: %s", crashes, l.m.status.Text)
 		}
 	}
 	t.Logf("%d of %d processed when the crashes ended", l.processed(), len(l.m.frame.Rows))

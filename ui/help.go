@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 )
 
 // footItem is one entry in the footer: its bindings (shown when any is on; their keys are
@@ -21,7 +23,7 @@ type footItem struct {
 }
 
 // key is the entry's keys, as the bindings name them.
-func (it footItem) key() string { return keyNames(it.bs...) }
+func (it footItem) key() string { return common.KeyNames(it.bs...) }
 
 // on reports whether any of the entry's bindings is on.
 func (it footItem) on() bool { return slices.ContainsFunc(it.bs, key.Binding.Enabled) }
@@ -34,16 +36,16 @@ func foot(b key.Binding, desc string, rank int) footItem {
 // footItems are the footer's keys in display order: the workshop's keys first, and the toggle
 // of the lesson teaches (an engine toggle name, or "") in the place of the leasing key.
 func (lk labKeys) footItems(teaches string) []footItem {
-	k, sel := lk.KeyMap, lk.workers.Select
+	k, wk, sel := lk.KeyMap, lk.workers, lk.workers.Select
 	pace := footItem{[]key.Binding{k.Slower, k.Faster}, "pace", 4}
 	switch {
 	case k.finishing:
-		return []footItem{foot(k.Finish, "stop", 0), foot(k.Crash, "crash", 2), foot(k.Reset, "reset", 1),
+		return []footItem{foot(k.Finish, "stop", 0), foot(wk.Crash, "crash", 2), foot(k.Reset, "reset", 1),
 			foot(k.NextScenario, "next", 3), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
 	case k.free:
 		return []footItem{
-			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(k.Crash, "crash", 1),
-			foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
+			foot(k.Free, "stop free run", 0), foot(sel, "select", 3), foot(wk.Crash, "crash", 1),
+			foot(wk.Restart, "restart", 1), foot(wk.Pause, "pause", 2), foot(k.PastLease, "expire", 1),
 			foot(k.Clock, "clock", 2), pace, foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
 		}
 	}
@@ -53,8 +55,8 @@ func (lk labKeys) footItems(teaches string) []footItem {
 	}
 	teach, teachWord := k.toggleKey(t.Name), t.Short
 	return []footItem{
-		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(k.Crash, "crash", 1),
-		foot(k.Restart, "restart", 1), foot(k.Pause, "pause", 3), foot(teach, teachWord, 1),
+		foot(k.Answer, "answer", 0), foot(k.Step, "step", 0), foot(sel, "select", 4), foot(wk.Crash, "crash", 1),
+		foot(wk.Restart, "restart", 1), foot(wk.Pause, "pause", 3), foot(teach, teachWord, 1),
 		foot(k.PastLease, "expire", 1), foot(k.Clock, "clock", 2), foot(k.Play, "play", 2),
 		foot(k.Free, "free-run", 3), foot(k.Back, "back", 3), foot(k.Finish, "to the end", 4), foot(k.NextScenario, "next", 4),
 		foot(k.Reset, "reset", 4), foot(k.Explain, "about", 4), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 3),
@@ -85,7 +87,7 @@ type helpPane struct {
 
 // help is the help pane as the lab's state has it now.
 func (m Model) help() helpPane {
-	p := helpPane{keys: labKeys{m.keys, m.outbox.keys, m.diagram.keys, m.sql.keys, m.workers.keys},
+	p := helpPane{keys: labKeys{m.keys, m.outbox.Keys, m.diagram.Keys, m.sql.Keys, m.workers.Keys()},
 		panes: m.panes, ask: m.ask, st: &m.styles.Help, open: m.showHelp}
 	if m.frame != nil {
 		p.teaches = m.frame.Teaches
@@ -109,7 +111,7 @@ func (p helpPane) shortHelp(w int) string {
 	}
 	for _, sep := range []string{" · ", "  "} {
 		for rank := 4; rank >= 0; rank-- {
-			if s := render(sep, rank); width(s) <= w {
+			if s := render(sep, rank); common.Width(s) <= w {
 				return s
 			}
 			if sep == " · " && rank == 2 {
@@ -117,7 +119,7 @@ func (p helpPane) shortHelp(w int) string {
 			}
 		}
 	}
-	return cut(render("  ", 0), w)
+	return common.Cut(render("  ", 0), w)
 }
 
 // footerItems are the footer's entries now: the lab's keys and its registered panes'.
@@ -177,9 +179,9 @@ type helpGroup struct {
 func (lk labKeys) helpGroups() []helpGroup {
 	k := lk.KeyMap
 	return withDiagramKeys(lk.diagram, []helpGroup{
-		{"step", []helpEntry{one(k.Step), one(k.StepWorker), one(lk.workers.Select),
+		{"step", []helpEntry{one(k.Step), one(lk.workers.Step), one(lk.workers.Select),
 			{bs: []key.Binding{lk.workers.PrevWorker, lk.workers.NextWorker}, desc: "previous/next worker"}}},
-		{"act", []helpEntry{one(k.Crash), one(k.Restart), one(k.Pause), one(k.Clock), one(k.PastLease)}},
+		{"act", []helpEntry{one(lk.workers.Crash), one(lk.workers.Restart), one(lk.workers.Pause), one(k.Clock), one(k.PastLease)}},
 		{"toggles", toggleEntries(k)},
 		{"run", []helpEntry{one(k.Play), one(k.Free), one(k.Finish),
 			{bs: []key.Binding{k.Slower, k.Faster}, desc: k.Slower.Help().Desc + "/" + k.Faster.Help().Desc},
@@ -187,7 +189,7 @@ func (lk labKeys) helpGroups() []helpGroup {
 		{"history", []helpEntry{one(k.Back), one(k.PrevMark), one(k.NextMark),
 			{bs: []key.Binding{k.Answer}, desc: k.Answer.Help().Desc, off: "when the lab asks one"}}},
 		{"screen", []helpEntry{
-			{bs: lk.scroll.bindings(), desc: "scroll the outbox"},
+			{bs: lk.scroll.Bindings(), desc: "scroll the outbox"},
 			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
@@ -226,11 +228,11 @@ func (p helpPane) fullHelpLines(w int) []string {
 		for i, t := range engine.Toggles() {
 			if b := p.keys.Toggles[i]; g.title == "toggles" && t.RowLocks && !b.Enabled() {
 				// Off on SQLite: the screen still names it, and where it works.
-				items = append(items, st.FullKey.Render(keyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
+				items = append(items, st.FullKey.Render(common.KeyName(b))+" "+st.FullDesc.Render(t.Name+": a PostgreSQL lesson (--db postgres://…)"))
 			}
 		}
 		if len(items) > 0 {
-			lines = append(lines, flow(pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)
+			lines = append(lines, common.Flow(common.Pad(g.title, 9), items, st.FullSeparator.Render(" · "), w)...)
 		}
 	}
 	return lines
@@ -242,7 +244,7 @@ func helpKeys(bs []key.Binding) string {
 	if len(bs) == 1 {
 		return bs[0].Help().Key
 	}
-	return keyNames(bs...)
+	return common.KeyNames(bs...)
 }
 
 // view is the footer, or every key after ?, in w×h cells.
@@ -254,9 +256,20 @@ func (p helpPane) view(w, h int) []string {
 		lines := p.fullHelpLines(w)
 		if n := len(lines) - h; n > 0 {
 			// Too short a window for every key: the last line says how many are left out.
-			lines = append(lines[:h-1], p.st.FullDesc.Render(fmt.Sprintf("+%d more %s: a taller window shows every key", n+1, plural(n+1, "line"))))
+			lines = append(lines[:h-1], p.st.FullDesc.Render(fmt.Sprintf("+%d more %s: a taller window shows every key", n+1, common.Plural(n+1, "line"))))
 		}
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
-	return box([]string{p.shortHelp(w)}, w, h)
+	return common.Box([]string{p.shortHelp(w)}, w, h)
+}
+
+// withDiagramKeys adds t and the diagram's scroll keys to the run group of the ? screen.
+func withDiagramKeys(k diagram.Keys, groups []helpGroup) []helpGroup {
+	for i := range groups {
+		if groups[i].title == "run" {
+			groups[i].entries = append(groups[i].entries, one(k.Toggle),
+				helpEntry{bs: []key.Binding{k.Earlier, k.Later}, desc: "earlier/later in the diagram", off: "once " + common.KeyName(k.Toggle) + " shows it"})
+		}
+	}
+	return groups
 }

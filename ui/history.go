@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The lab records every move a key makes (engine.History) and can bring the database back to
@@ -42,11 +43,11 @@ func timelineOf(h *engine.History) timeline {
 
 // applyHistory performs o on s as apply does, and records it in h; it also performs the history
 // operation (opGoto) and stops at a question. It does I/O.
-func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o op, k KeyMap, now func() time.Time) (note string, lvl level, acted bool, hx histResult) {
+func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o op, k KeyMap, now func() time.Time) (note string, lvl common.Level, acted bool, hx histResult) {
 	defer func() { hx.timeline = timelineOf(h) }()
 	if h == nil || h.Session() != s {
 		if o.cmd == nil {
-			return "", levelInfo, false, hx // b [ ] with no history to move in
+			return "", common.LevelInfo, false, hx // b [ ] with no history to move in
 		}
 		note, lvl, acted = apply(ctx, s, o.cmd, k)
 		return note, lvl, acted, hx
@@ -54,7 +55,7 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 	if o.kind == opGoto {
 		return gotoNote(ctx, h, s, o, k, now)
 	}
-	_, next := o.cmd.(engine.CmdNext)
+	next := o.cmd != nil && o.cmd.Info().Step && o.cmd.Info().Worker < 0 // the script's next step (space)
 	q := s.NextQuestion()
 	_, qstep, _ := s.ScriptPosition()
 	var ans engine.Answer
@@ -68,7 +69,7 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		defer func() { note = skipNote(ans) + " · " + note }()
 	case next && !o.answered && q != nil:
 		hx.ask, hx.askStep = q, qstep
-		return askNote(q, k), levelInfo, false, hx
+		return askNote(q, k), common.LevelInfo, false, hx
 	case next && o.answered && q != nil:
 		// The answer is given: the step runs, and the note starts with right or wrong, and why,
 		// as the run gave it: what the step did (engine.Observed), once it is known.
@@ -96,7 +97,7 @@ func commitNote(h *engine.History, c engine.Command, p engine.Pending, acted boo
 	ok := h.Commit(c, p, acted)
 	if ok && h.Dropped() > 0 {
 		*note = fmt.Sprintf("a new future from step %d (the old one, %d %s, was dropped): %s",
-			h.Pos()-1, h.Dropped(), plural(h.Dropped(), "step"), *note)
+			h.Pos()-1, h.Dropped(), common.Plural(h.Dropped(), "step"), *note)
 	}
 	return ok
 }
@@ -111,7 +112,7 @@ func recordFree(h *engine.History, s *engine.Session, note *string) {
 // finishRecorded runs one chunk of e and records each of its actions as a step of its own, so
 // that the header's step, the history's and the actions e ran are one count, and b can go back
 // into the middle of a run to the end.
-func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, now func() time.Time) (finishResult, string, level) {
+func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, now func() time.Time) (finishResult, string, common.Level) {
 	if h == nil || h.Session() != s {
 		return applyFinish(ctx, s, now)
 	}
@@ -130,14 +131,14 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 	start := now()
 	for !s.ScriptDone() {
 		if err := ctx.Err(); err != nil {
-			return res, "error: " + err.Error(), levelError
+			return res, "error: " + err.Error(), common.LevelError
 		}
 		p := h.Begin()
 		r, err := s.Do(ctx, c)
 		acted := r.Acted
 		if err != nil {
 			res.took = now().Sub(start)
-			return res, "error: " + err.Error(), levelError
+			return res, "error: " + err.Error(), common.LevelError
 		}
 		var dropped string
 		if commitNote(h, c, p, acted, &dropped) {
@@ -152,11 +153,11 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 	}
 	res.took = now().Sub(start)
 	res.done = s.ScriptDone()
-	return res, note, levelInfo
+	return res, note, common.LevelInfo
 }
 
 // gotoNote brings the history to o.target and says what it did.
-func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k KeyMap, now func() time.Time) (string, level, bool, histResult) {
+func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k KeyMap, now func() time.Time) (string, common.Level, bool, histResult) {
 	var hx histResult
 	from := h.Pos()
 	start := now() // how long the rebuild took, for the note; the engine has no wall clock
@@ -167,17 +168,17 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 	}
 	switch {
 	case errors.Is(err, engine.ErrNotReplayable):
-		return refusal(err), levelWarn, false, hx
+		return refusal(err), common.LevelWarn, false, hx
 	case err != nil:
-		return "error: " + err.Error(), levelError, false, hx
+		return "error: " + err.Error(), common.LevelError, false, hx
 	}
 	to := h.Pos()
-	how := fmt.Sprintf("rebuilt on a fresh database by replaying %d %s in %s", to, plural(to, "step"), took.Round(time.Millisecond))
+	how := fmt.Sprintf("rebuilt on a fresh database by replaying %d %s in %s", to, common.Plural(to, "step"), took.Round(time.Millisecond))
 	if to > from {
-		how = fmt.Sprintf("the recorded %s done again", plural(to-from, "step"))
+		how = fmt.Sprintf("the recorded %s done again", common.Plural(to-from, "step"))
 	}
 	return fmt.Sprintf("at step %d of %d: the database as it was (%s); %s steps on along the recorded future, any other action starts a new one",
-		to, h.Len(), how, keyName(k.Step)), levelInfo, false, hx
+		to, h.Len(), how, common.KeyName(k.Step)), common.LevelInfo, false, hx
 }
 
 // stepCount is the lab's one count of steps: the history's position, the step the timeline
@@ -195,7 +196,7 @@ func (m Model) stepCount() int {
 func historySteps(t timeline) int {
 	n := 0
 	for _, e := range t.entries[:t.pos] {
-		if e.Acted && isStep(e.Command) {
+		if e.Acted && e.Command != nil && e.Command.Info().Step {
 			n++
 		}
 	}

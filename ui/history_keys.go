@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // historyOpened starts the history of a freshly opened session. Rebuilding it opens the same
@@ -45,18 +46,18 @@ func (m Model) historyResult(msg resultMsg) Model {
 func (m Model) historyKey(act action) (Model, tea.Cmd) {
 	switch {
 	case m.hist == nil:
-		m.status = status{text: noSession(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		return m, nil
 	case m.free.on:
-		m.status = status{text: fmt.Sprintf("the workers run free: %s stops them, then %s goes back", keyName(m.keys.Free), keyName(m.keys.Back)), level: levelWarn}
+		m.status = common.Status{Text: fmt.Sprintf("the workers run free: %s stops them, then %s goes back", common.KeyName(m.keys.Free), common.KeyName(m.keys.Back)), Level: common.LevelWarn}
 		return m, nil
 	case m.finish.on:
-		m.status = status{text: fmt.Sprintf("running to the end at full speed: %s stops it first", keyName(m.keys.Finish)), level: levelWarn}
+		m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(m.keys.Finish)), Level: common.LevelWarn}
 		return m, nil
 	}
 	t, ok := m.line.target(act)
 	if !ok {
-		m.status = status{text: m.line.noTarget(act, m.keys)}
+		m.status = common.Status{Text: m.line.noTarget(act, m.keys)}
 		return m, nil
 	}
 	m.play.stop()
@@ -98,7 +99,7 @@ func (t timeline) target(act action) (int, bool) {
 // noTarget says why b, [ or ] has nowhere to go.
 func (t timeline) noTarget(act action, k KeyMap) string {
 	if act == actNextMark {
-		return fmt.Sprintf("at the newest step (%d): nothing recorded after it; %s steps on", t.pos, keyName(k.Step))
+		return fmt.Sprintf("at the newest step (%d): nothing recorded after it; %s steps on", t.pos, common.KeyName(k.Step))
 	}
-	return fmt.Sprintf("at the start: nothing to go back to; %s steps", keyName(k.Step))
+	return fmt.Sprintf("at the start: nothing to go back to; %s steps", common.KeyName(k.Step))
 }

@@ -9,15 +9,16 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 // screenBody is the screen the lab draws from its frame, without what says where in the history
 // it stands and what the last key did: the timeline, the status note and the marks of what the
 // last command changed. What is left is drawn from the frame alone.
 func screenBody(m Model) string {
-	m.status, m.line = status{}, timeline{}
-	m.workers.selected = 0 // the user's selection, not the database's
-	m.changes = noChanges(m.frame)
+	m.status, m.line = common.Status{}, timeline{}
+	m.workers = m.workers.WithSelected(0) // the user's selection, not the database's
+	m.changes = common.NoChanges(m.frame)
 	m.relayout()
 	f := *m.frame
 	sum := *f.Summary
@@ -162,7 +163,7 @@ func TestBackAfterRunToTheEnd(t *testing.T) {
 	body, rows, pos := screenBody(l.m), fileRows(t, path), l.m.line.pos
 	l.press("e")
 	if !l.m.frame.Done {
-		t.Fatalf("e did not end: %q", l.m.status.text)
+		t.Fatalf("e did not end: %q", l.m.status.Text)
 	}
 	ran := l.m.finish.actions
 	if l.m.line.pos != pos+ran || len(l.m.line.entries) != l.m.line.pos {
@@ -193,7 +194,7 @@ func TestOneStepCount(t *testing.T) {
 			l.tickAll(1)
 		}
 		if !l.m.frame.Done {
-			t.Fatalf("%s: e did not end: %q", name, l.m.status.text)
+			t.Fatalf("%s: e did not end: %q", name, l.m.status.Text)
 		}
 		n := l.m.line.pos
 		if n != 1+l.m.finish.actions || n != len(l.m.line.entries) {

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"leaselab/ui/common"
 )
 
 // The timeline is one line above the status note, once the run has a history: where the
@@ -50,7 +52,7 @@ func (m Model) timelineView(w int) string {
 			legend = append(legend, string(mw.mark)+" "+mw.word)
 		}
 	}
-	keys := fmt.Sprintf("  %s back · %s marks", keyName(m.keys.Back), keyNames(m.keys.PrevMark, m.keys.NextMark))
+	keys := fmt.Sprintf("  %s back · %s marks", common.KeyName(m.keys.Back), common.KeyNames(m.keys.PrevMark, m.keys.NextMark))
 	if m.ask.open != nil {
 		keys = "" // they wait for the answer: the timeline names no key that does not act now
 	}
@@ -58,12 +60,12 @@ func (m Model) timelineView(w int) string {
 	if len(legend) > 0 {
 		tail = "  " + strings.Join(legend, " · ") + keys
 	}
-	room := w - width(head) - width(tail)
+	room := w - common.Width(head) - common.Width(tail)
 	if room < 12 {
-		tail, room = keys, w-width(head)-width(keys)
+		tail, room = keys, w-common.Width(head)-common.Width(keys)
 	}
 	strip := window(glyphs, t.pos, max(room, 8))
-	return cut(head+strip+tail, w)
+	return common.Cut(head+strip+tail, w)
 }
 
 // window is up to n glyphs of g around index at (the cursor), with … where it cuts.

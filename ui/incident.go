@@ -1,6 +1,9 @@
 package ui
 
-import "leaselab/engine"
+import (
+	"leaselab/engine"
+	"leaselab/ui/common"
+)
 
 // The incident card (issue 32): a lesson that replays a real queue's bug shows its card under
 // the explanation once i asks for it (explainOn), never in the automatic explanation, so that
@@ -16,10 +19,10 @@ func (m Model) incidentLines(w int) []string {
 }
 
 // incidentCard is inc's lines under a rule, wrapped to w cells.
-func incidentCard(inc *engine.Incident, st Styles, w int) []string {
-	lines := []string{st.Section.Render(rule("Incident: the real bug this lesson replays", w))}
+func incidentCard(inc *engine.Incident, st common.Styles, w int) []string {
+	lines := []string{st.Section.Render(common.Rule("Incident: the real bug this lesson replays", w))}
 	for _, l := range inc.Lines() {
-		for _, c := range wrap(l, w) {
+		for _, c := range common.Wrap(l, w) {
 			lines = append(lines, st.Caption.Render(c))
 		}
 	}

@@ -17,6 +17,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/diagram"
+	"leaselab/ui/sqlpane"
+	"leaselab/ui/workers"
 )
 
 // bindingsOf returns every key.Binding field of a key map struct, by field name, and each of its
@@ -42,7 +46,7 @@ func bindingsOf(km any) map[string]key.Binding {
 
 // defaultLabKeys are the lab's keys and its panes', as a new lab has them.
 func defaultLabKeys() labKeys {
-	return labKeys{DefaultKeyMap(), DefaultScrollKeys(), defaultDiagramKeys(), defaultSQLKeys(), defaultWorkersKeys()}
+	return labKeys{DefaultKeyMap(), common.DefaultScrollKeys(), diagram.DefaultKeys(), sqlpane.DefaultKeys(DefaultKeyMap().Step), workers.DefaultKeys()}
 }
 
 // hasBinding reports whether bs holds a binding with b's keys.
@@ -55,15 +59,15 @@ func hasBinding(bs []key.Binding, b key.Binding) bool {
 func TestEveryBindingIsInHelp(t *testing.T) {
 	lk := defaultLabKeys()
 	k := lk.KeyMap
-	w := watchKeys{DefaultWatchKeyMap(), DefaultScrollKeys(), nil}
-	scroll := DefaultScrollKeys().actions()
+	w := watchKeys{DefaultWatchKeyMap(), common.DefaultScrollKeys(), nil}
+	scroll := ([]keyAction)(nil) // the scroll keys are matched by the pane that scrolls (common.ScrollKeys.Scroll)
 	for _, tc := range []struct {
 		name    string
 		km      any
 		full    [][]key.Binding
 		actions []keyAction // nil: a pane that matches its keys in its Update
 	}{
-		{"lab", k, lk.FullHelp(), k.actions()},
+		{"lab", k, lk.FullHelp(), append(k.actions(), commandActions(k)...)},
 		{"lab's outbox", lk.scroll, lk.FullHelp(), scroll},
 		{"lab's diagram", lk.diagram, lk.FullHelp(), nil},
 		{"lab's workers", lk.workers, lk.FullHelp(), nil},
@@ -168,4 +172,14 @@ func mustUnquote(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// commandActions are the lab's command keys (KeyMap.commands) as bindings with an action, for
+// the check that every binding does something.
+func commandActions(k KeyMap) []keyAction {
+	var kas []keyAction
+	for _, ck := range k.commands() {
+		kas = append(kas, keyAction{binding: ck.binding})
+	}
+	return kas
 }

@@ -1,32 +1,32 @@
 package ui
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/diagram"
+	"leaselab/ui/sqlpane"
+	"leaselab/ui/workers"
 )
 
-// action is what a key asks the lab to do. The KeyMap is the only place a key is named: the
+// action is what a key of the shell's own asks the lab to do (quit, play, the free run, the
+// scenarios, the overlays, the history). The KeyMap is the only place a key is named: the
 // footer, the ? screen, the toggle line and every hint in the status line take the key's name
-// from its binding (keyName). The toggles' keys come from the engine's registry of toggles
-// (engine.Registry), one binding and one action each. To add a key: a field in KeyMap with its binding in DefaultKeyMap,
-// its action in KeyMap.actions, its place in a help group (help.go), and a case in Model.do. A
-// test fails when a binding has no action or no place in the ? screen.
+// from its binding (common.KeyName). A key that asks the engine for a command is no action: it
+// carries its command (KeyMap.commands: the step, the toggles of engine.Registry, the clock),
+// as the workers pane's keys carry theirs. To add a key: a field in KeyMap with its binding in
+// DefaultKeyMap, its command in KeyMap.commands or its action in KeyMap.actions and a case in
+// Model.do, and its place in a help group (help.go). A test fails when a binding has neither or
+// no place in the ? screen.
 type action int
 
 // Actions.
 const (
 	actNone action = iota
-	actStep
-	actStepWorker
-	actCrash
-	actRestart
-	actPause
-	actClock
-	actPastLease
 	actPlay
 	actFree
 	actFinish
@@ -35,12 +35,6 @@ const (
 	actReset
 	actNextScenario
 	actPrevScenario
-	actUp // the scroll keys: the outbox's and the SQL pane's own (ScrollKeys)
-	actDown
-	actPageUp
-	actPageDown
-	actTop
-	actBottom
 	actExplain
 	actTranscript
 	actClose
@@ -52,27 +46,13 @@ const (
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
 	actExplore  // search the open scenario's schedules, or open the violation found (explore.go)
-	// actToggle+i flips engine.Registry()[i] (toggleOf); it stays last.
-	actToggle
 )
-
-// toggleOf is the toggle whose key act is.
-func toggleOf(act action) (engine.Toggle, bool) {
-	if i := int(act - actToggle); act >= actToggle && i < engine.NumRegistry {
-		return engine.Registry()[i], true
-	}
-	return engine.Toggle{}, false
-}
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
 // apply now is disabled (setFree, setSession, setOverlay), and the screen leaves it
 // out.
 type KeyMap struct {
-	Step       key.Binding
-	StepWorker key.Binding
-	Crash      key.Binding
-	Restart    key.Binding
-	Pause      key.Binding
+	Step key.Binding // the worker's keys (s x r z) are the workers pane's (workers_keys.go)
 	// Toggles are the keys of engine.Registry(), in its order. Those only a database with row
 	// locks has are off until a frame says the database locks rows (setRowLocks); those of the
 	// other groups (InRetries, InRescue) until a frame says the run uses them (setLessonToggles).
@@ -112,10 +92,6 @@ func DefaultKeyMap() KeyMap {
 	}
 	k := KeyMap{
 		Step:         b([]string{" ", "n"}, "space/n", "step"),
-		StepWorker:   b([]string{"s"}, "s", "step selected worker"),
-		Crash:        b([]string{"x"}, "x", "crash worker"),
-		Restart:      b([]string{"r"}, "r", "restart worker"),
-		Pause:        b([]string{"z"}, "z", "pause/wake worker"),
 		Clock:        b([]string{"+", "="}, "+", "clock +100ms"),
 		PastLease:    b([]string{"f"}, "f", "clock past lease"),
 		Play:         b([]string{"p"}, "p", "play/pause"),
@@ -150,22 +126,6 @@ func DefaultKeyMap() KeyMap {
 	return k
 }
 
-// keyName is the name a hint gives a binding's key: the first of its help keys ("space" of
-// "space/n", "q" of "q/ctrl+c").
-func keyName(b key.Binding) string {
-	name, _, _ := strings.Cut(b.Help().Key, "/")
-	return name
-}
-
-// keyNames joins the names of several bindings' keys: "< >".
-func keyNames(bs ...key.Binding) string {
-	names := make([]string, len(bs))
-	for i, b := range bs {
-		names[i] = keyName(b)
-	}
-	return strings.Join(names, " ")
-}
-
 // keyAction pairs a binding with its action.
 type keyAction struct {
 	binding key.Binding
@@ -174,22 +134,46 @@ type keyAction struct {
 
 // actions lists every binding with its action, in the order keys are matched.
 func (k KeyMap) actions() []keyAction {
-	kas := []keyAction{
-		{k.Quit, actQuit}, {k.Step, actStep}, {k.StepWorker, actStepWorker},
-		{k.Crash, actCrash}, {k.Restart, actRestart}, {k.Pause, actPause},
-	}
-	for i, b := range k.Toggles {
-		kas = append(kas, keyAction{b, actToggle + action(i)})
-	}
-	return append(kas, []keyAction{
-		{k.Clock, actClock}, {k.PastLease, actPastLease},
-		{k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
+	return []keyAction{
+		{k.Quit, actQuit}, {k.Play, actPlay}, {k.Free, actFree}, {k.Finish, actFinish}, {k.Slower, actSlower}, {k.Faster, actFaster},
 		{k.Reset, actReset}, {k.NextScenario, actNextScenario}, {k.PrevScenario, actPrevScenario},
 		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
 		{k.Explore, actExplore},
-	}...)
+	}
+}
+
+// commandKey pairs a binding with the engine command its key asks for.
+type commandKey struct {
+	binding key.Binding
+	cmd     engine.Command
+}
+
+// commands lists the keys that ask the engine for a command, each with its command (the
+// workers' keys are the workers pane's): the step, the toggles of the registry, the clock.
+func (k KeyMap) commands() []commandKey {
+	cks := []commandKey{{k.Step, engine.CmdNext{}}}
+	for i, t := range engine.Registry() {
+		cks = append(cks, commandKey{k.Toggles[i], engine.CmdToggle{Name: t.Name}})
+	}
+	return append(cks, commandKey{k.Clock, engine.CmdClock{Delta: clockStep}}, commandKey{k.PastLease, engine.CmdPastLease{}})
+}
+
+// command finds the command of the binding msg matches: on is false when only a binding that is
+// off now matches (the lab then says why, from the command); ok is false when none does.
+func (k KeyMap) command(msg tea.KeyMsg) (c engine.Command, on, ok bool) {
+	for _, ck := range k.commands() {
+		if key.Matches(msg, ck.binding) {
+			return ck.cmd, true, true
+		}
+	}
+	for _, ck := range k.commands() {
+		if slices.Contains(ck.binding.Keys(), msg.String()) {
+			return ck.cmd, false, true
+		}
+	}
+	return nil, false, false
 }
 
 // match finds the action of the binding that matches msg. on is false when only a binding that
@@ -227,10 +211,10 @@ func (k labKeys) ShortHelp() []key.Binding {
 // labKeys are the lab's keys on the ? screen: the shell's and those of its panes.
 type labKeys struct {
 	KeyMap
-	scroll  ScrollKeys // the outbox's
-	diagram diagramKeys
-	sql     sqlKeys
-	workers workersKeys
+	scroll  common.ScrollKeys // the outbox's
+	diagram diagram.Keys
+	sql     sqlpane.Keys
+	workers workers.Keys
 }
 
 // FullHelp is the ? screen's keys (help.KeyMap), in its groups.

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The key map follows the lab's state: a binding that does not apply now is disabled, so that
@@ -18,7 +19,7 @@ func (k *KeyMap) setOverlay(open bool) { k.Close.SetEnabled(open) }
 // locks has are not among them, nor those of a lesson's run: setRowLocks and setLessonToggles
 // switch those.
 func (k *KeyMap) sessionKeys() []*key.Binding {
-	bs := []*key.Binding{&k.Step, &k.StepWorker, &k.Crash, &k.Restart, &k.Pause}
+	bs := []*key.Binding{&k.Step}
 	for i, t := range engine.Toggles() {
 		if !t.RowLocks {
 			bs = append(bs, &k.Toggles[i])
@@ -73,14 +74,14 @@ func (k *KeyMap) setFree(on bool) {
 	k.free = on
 	k.setRunning()
 	if on {
-		k.Free.SetHelp(keyName(k.Free), "stop free run")
-		k.Slower.SetHelp(keyName(k.Slower), "slower pace")
-		k.Faster.SetHelp(keyName(k.Faster), "faster pace")
+		k.Free.SetHelp(common.KeyName(k.Free), "stop free run")
+		k.Slower.SetHelp(common.KeyName(k.Slower), "slower pace")
+		k.Faster.SetHelp(common.KeyName(k.Faster), "faster pace")
 		return
 	}
-	k.Free.SetHelp(keyName(k.Free), "free-run on/off")
-	k.Slower.SetHelp(keyName(k.Slower), "slower")
-	k.Faster.SetHelp(keyName(k.Faster), "faster")
+	k.Free.SetHelp(common.KeyName(k.Free), "free-run on/off")
+	k.Slower.SetHelp(common.KeyName(k.Slower), "slower")
+	k.Faster.SetHelp(common.KeyName(k.Faster), "faster")
 }
 
 // setFinishing switches the keys while e runs the scenario to its end: e stops it, and the
@@ -89,16 +90,16 @@ func (k *KeyMap) setFinishing(on bool) {
 	k.finishing = on
 	k.setRunning()
 	if on {
-		k.Finish.SetHelp(keyName(k.Finish), "stop running to the end")
+		k.Finish.SetHelp(common.KeyName(k.Finish), "stop running to the end")
 		return
 	}
-	k.Finish.SetHelp(keyName(k.Finish), "run to the end at full speed")
+	k.Finish.SetHelp(common.KeyName(k.Finish), "run to the end at full speed")
 }
 
 // setRunning enables the step keys unless the workers free-run or e runs to the end.
 func (k *KeyMap) setRunning() {
 	busy := k.free || k.finishing
-	for _, b := range []*key.Binding{&k.Step, &k.StepWorker, &k.Play} {
+	for _, b := range []*key.Binding{&k.Step, &k.Play} {
 		b.SetEnabled(!busy)
 	}
 	k.Free.SetEnabled(!k.finishing)

@@ -56,33 +56,33 @@ func TestSeveralRunesCountAsSeveralPresses(t *testing.T) {
 func TestSelectWorker(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("2")
-	if l.m.workers.selected != 1 {
-		t.Fatalf("selected = %d after 2", l.m.workers.selected)
+	if l.m.workers.Selected() != 1 {
+		t.Fatalf("selected = %d after 2", l.m.workers.Selected())
 	}
 	l.must("▸ 2 Worker-B", "Worker-B selected")
 	l.press("9")
 	l.must("no worker 9: this scenario has 2")
-	if l.m.workers.selected != 1 {
+	if l.m.workers.Selected() != 1 {
 		t.Fatal("9 changed the selection")
 	}
 	l.press("left")
-	if l.m.workers.selected != 0 {
+	if l.m.workers.Selected() != 0 {
 		t.Fatal("← did not select the previous worker")
 	}
 	l.press("right")
-	if l.m.workers.selected != 1 {
+	if l.m.workers.Selected() != 1 {
 		t.Fatal("→ did not select the next worker")
 	}
 	// → on the last worker goes round to the first, ← on the first to the last.
 	l.press("right")
 	l.mustNot("no worker")
-	if l.m.workers.selected != 0 {
-		t.Fatalf("→ on the last worker selected %d, want the first", l.m.workers.selected)
+	if l.m.workers.Selected() != 0 {
+		t.Fatalf("→ on the last worker selected %d, want the first", l.m.workers.Selected())
 	}
 	l.press("left")
 	l.mustNot("no worker 0")
-	if l.m.workers.selected != 1 {
-		t.Fatalf("← on the first worker selected %d, want the last", l.m.workers.selected)
+	if l.m.workers.Selected() != 1 {
+		t.Fatalf("← on the first worker selected %d, want the last", l.m.workers.Selected())
 	}
 }
 
@@ -227,26 +227,26 @@ func TestTabOpensTheNextScenario(t *testing.T) {
 
 func TestScrollKeys(t *testing.T) {
 	l := newLab(t, "playground", 80, 24, engine.Overrides{Messages: 40})
-	if !l.m.outbox.keys.Down.Enabled() {
+	if !l.m.outbox.Keys.Down.Enabled() {
 		t.Fatal("scroll keys off with 40 rows")
 	}
-	vis := l.m.outbox.visible()
+	vis := l.m.outbox.Visible()
 	l.must("rows 1–")
 	l.press("down")
-	if l.m.outbox.offset != 1 {
-		t.Fatalf("offset %d after ↓", l.m.outbox.offset)
+	if l.m.outbox.Offset != 1 {
+		t.Fatalf("offset %d after ↓", l.m.outbox.Offset)
 	}
 	l.press("up", "up")
-	if l.m.outbox.offset != 0 {
-		t.Fatalf("offset %d after ↑↑", l.m.outbox.offset)
+	if l.m.outbox.Offset != 0 {
+		t.Fatalf("offset %d after ↑↑", l.m.outbox.Offset)
 	}
 	l.press("pgdown")
-	if l.m.outbox.offset != vis-1 {
-		t.Fatalf("offset %d after pgdn, want %d", l.m.outbox.offset, vis-1)
+	if l.m.outbox.Offset != vis-1 {
+		t.Fatalf("offset %d after pgdn, want %d", l.m.outbox.Offset, vis-1)
 	}
 	l.press("pgup")
-	if l.m.outbox.offset != 0 {
-		t.Fatalf("offset %d after pgup", l.m.outbox.offset)
+	if l.m.outbox.Offset != 0 {
+		t.Fatalf("offset %d after pgup", l.m.outbox.Offset)
 	}
 	l.press("end")
 	l.must("PAY-040")
@@ -259,7 +259,7 @@ func TestScrollKeys(t *testing.T) {
 	}
 	// Few rows: the scroll keys are off and the help does not offer them.
 	l2 := newLab(t, "playground", 120, 40, engine.Overrides{})
-	if l2.m.outbox.keys.Down.Enabled() {
+	if l2.m.outbox.Keys.Down.Enabled() {
 		t.Fatal("scroll keys on though every row fits")
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/ui/checks"
+	"leaselab/ui/common"
+	"leaselab/ui/ledgers"
 )
 
 // The search's checks after every move (labsearch_test.go): the frame's words against the
@@ -91,8 +94,8 @@ var internalText = regexp.MustCompile(`%!|<nil>|action not possible|runtime erro
 // checkFrame checks the frame's words against its counts and its table, once per move.
 func (s *searcher) checkFrame(l *lab, path []string) {
 	m, f := l.m, l.m.frame
-	if m.status.level == levelError {
-		s.violate(kindInternal, path, "any", "an error in the status line: "+m.status.text, "")
+	if m.status.Level == common.LevelError {
+		s.violate(kindInternal, path, "any", "an error in the status line: "+m.status.Text, "")
 	}
 	if f == nil || f.Summary == nil {
 		return
@@ -157,7 +160,7 @@ func (s *searcher) checkAnswer(l *lab, path []string) {
 		return // skipped, or its step stepped back past
 	}
 	a := asked[len(asked)-1]
-	o, note := a.Observed, l.m.status.text
+	o, note := a.Observed, l.m.status.Text
 	q := a.Question
 	bad := ""
 	switch {
@@ -237,7 +240,7 @@ func (s *searcher) checkChecks(l *lab, path []string) {
 
 // recoveryAgainstTable finds a crashed owner's message the check says nobody reclaimed, or
 // processed fewer times than the ledger of attempts shows after the crash; "" when none.
-func recoveryAgainstTable(f *frame) string {
+func recoveryAgainstTable(f *common.Frame) string {
 	for _, r := range f.Summary.Recovery {
 		at, err := time.Parse("15:04:05.000Z", r.CrashedAt)
 		after := 0
@@ -291,12 +294,12 @@ func (s *searcher) checkScreen(l *lab, path []string, v string, sz [2]int) {
 		}
 		s.violate(kind, path, size, fmt.Sprintf("%q on screen", loc), plain)
 	}
-	if m.layout.tooSmall || m.sql.open || m.diagram.on {
+	if m.layout.tooSmall || m.sql.Open || m.diagram.On {
 		return
 	}
 	flat := flatten(plain)
 	// The status line whole: a question and its answers, an answer and its why, any note.
-	if st := m.note().plain(); st != "" && !strings.Contains(flat, flatten(st)) {
+	if st := m.note().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
 		s.violate(kindCut, path, size, fmt.Sprintf("the status note is not on screen whole: %q", st), plain)
 	}
 	if q := m.ask.open; q != nil {
@@ -400,7 +403,7 @@ func (s *searcher) checkLeftOut(l *lab, path []string, size, plain string, lines
 	}
 	column := strings.Join(left, "\n")
 	missing := 0
-	for _, it := range (ledgersPane{l.m.scene()}).ledgerItems() {
+	for _, it := range (ledgers.Pane{Scene: l.m.scene()}).Items() {
 		words := strings.Fields(ledgerLabel(it))
 		for i, w := range words {
 			words[i] = regexp.QuoteMeta(w)
@@ -445,7 +448,7 @@ func hasMore(plain string, n int) bool {
 
 // checkMarks: each check's line on screen carries the mark of its state.
 func (s *searcher) checkMarks(l *lab, path []string, size, plain string, lines []string) {
-	for _, c := range classify(l.m.frame) {
+	for _, c := range checks.Classify(l.m.frame) {
 		for _, name := range []string{c.Name, c.Short} {
 			if name == "" {
 				continue
@@ -459,7 +462,7 @@ func (s *searcher) checkMarks(l *lab, path []string, size, plain string, lines [
 				if fields := strings.Fields(head); len(fields) > 0 {
 					head = fields[len(fields)-1]
 				}
-				want := map[checkState][]string{checkHolds: {"✓", "ok"}, checkFails: {"✗", "FAIL"}, checkOpen: {"…", "open"}, checkAside: {"○", "aside"}}[c.state]
+				want := map[checks.State][]string{checks.Holds: {"✓", "ok"}, checks.Fails: {"✗", "FAIL"}, checks.Open: {"…", "open"}, checks.Aside: {"○", "aside"}}[c.State]
 				okMark := false
 				for _, w := range want {
 					okMark = okMark || strings.Contains(head, w)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+
+	"leaselab/ui/deadletters"
 )
 
 // The search's key probe (labsearch_test.go): in each distinct state, every key the lab knows
@@ -31,12 +33,15 @@ const probeMark = "\u200b"
 // allBindings are the lab's bindings and its panes'.
 func allBindings(m Model) []key.Binding {
 	var bs []key.Binding
+	for _, ck := range m.keys.commands() {
+		bs = append(bs, ck.binding)
+	}
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}
-	ak, dk, wk, sk := m.ask.keys, m.diagram.keys, m.workers.keys, m.outbox.keys
-	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker,
-		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.keys.Toggle, m.sql.keys.Close)
+	ak, dk, wk, sk := m.ask.keys, m.diagram.Keys, m.workers.Keys(), m.outbox.Keys
+	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker, wk.Step, wk.Crash, wk.Restart, wk.Pause,
+		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.Keys.Toggle, m.sql.Keys.Close)
 	for _, g := range m.panes.help() {
 		for _, e := range g.entries {
 			bs = append(bs, e.bs...)
@@ -58,7 +63,7 @@ func keyUniverse(m Model) []string {
 		}
 	}
 	add(allBindings(m)...)
-	add(newDeadLettersPane().(deadLettersPane).redrive)
+	add(slices.Concat(deadletters.New().FullHelp()...)...)
 	// The worker keys past the first two act alike: 1, 2, and one past the last worker.
 	keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) == 1 && k >= "3" && k <= "9" })
 	if m.frame != nil {
@@ -122,19 +127,19 @@ func probeKey(m Model) uint64 {
 		fmt.Fprint(h, b2i(b.Enabled()))
 	}
 	sel := ""
-	if f := m.frame; f != nil && m.workers.selected < len(f.Workers) {
-		w := f.Workers[m.workers.selected]
-		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadLettered(f)) > 0)
+	if f := m.frame; f != nil && m.workers.Selected() < len(f.Workers) {
+		w := f.Workers[m.workers.Selected()]
+		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadletters.DeadLettered(f)) > 0)
 	}
 	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.open != nil, sel, m.line.pos > 0, m.line.pos < len(m.line.entries),
-		m.layout.caption > 0, m.showHelp, m.status.level)
+		m.layout.caption > 0, m.showHelp, m.status.Level)
 	return h.Sum64()
 }
 
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
-	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.on, m.sql.open,
-		m.workers.selected, m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
+	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.On, m.sql.Open,
+		m.workers.Selected(), m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }
 
@@ -150,13 +155,13 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 	var silentOnHelp, unlisted, wrongLabel []string
 	for _, k := range keyUniverse(base) {
 		mm := base
-		sentinel := base.status.text + probeMark
-		mm.status.text = sentinel
+		sentinel := base.status.Text + probeMark
+		mm.status.Text = sentinel
 		after, cmd := mm.update(searchKey(k))
-		said := after.status.text != sentinel && after.status.text != ""
+		said := after.status.Text != sentinel && after.status.Text != ""
 		// A scroll key acts by moving the table; a note of several lines may move it too, as
 		// the layout makes room for it, which is no action of the key's.
-		scrolled := after.outbox.offset != base.outbox.offset && !said
+		scrolled := after.outbox.Offset != base.outbox.Offset && !said
 		acted := cmd != nil || screenSig(after) != sig || scrolled
 		descs, onHelp := listed[k]
 		switch {

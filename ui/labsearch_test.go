@@ -17,6 +17,7 @@ import (
 	"leaselab/assets"
 	"leaselab/engine"
 	"leaselab/store/storetest"
+	"leaselab/ui/deadletters"
 )
 
 // The lab's own search (issue 28): the lab model, driven by Update and View with no terminal,
@@ -254,7 +255,7 @@ func (s *searcher) movesAt(l *lab) []string {
 		}
 	}
 	moves = append(moves, "x", "r", "f", "+", "b", "e", "X", "?", "g")
-	if len(deadLettered(m.frame)) > 0 {
+	if len(deadletters.DeadLettered(m.frame)) > 0 {
 		moves = append(moves, "V")
 	}
 	return moves

@@ -141,16 +141,7 @@ func plan(w, h int, c content) layout {
 	b.take(&l.header, headerLines)
 	b.take(&l.status, 1)
 	if c.helpOpen {
-		// The ? screen covers the panes: the status note whole (an open question stays on
-		// screen), then every key; the header gives way before a key does.
-		b.upTo(&l.status, c.noteLines)
-		if over := c.helpLines - b.left; over > 0 {
-			give := min(over, l.header)
-			l.header -= give
-			b.left += give
-		}
-		b.take(&l.help, b.left) // the status line at the bottom, where it always is
-		return l
+		return l.helpScreen(b, c)
 	}
 	// The status note whole comes first, then an explanation asked for with i: the rest gives
 	// way, down to the table's heading and first row and the selected worker.
@@ -167,61 +158,9 @@ func plan(w, h int, c content) layout {
 	verdict := c.verdictLines(w)
 	l.extras = make([]int, len(c.extras))
 	if l.wide {
-		b.flag(&l.tableTitle)
-		b.flag(&l.workersTitle)
-		b.flag(&l.rowTitle)
-		b.take(&l.rowLines, c.checkFloor)
-		if c.done {
-			b.take(&l.verdict, verdict)
-		}
-		b.upTo(&l.tableRows, min(c.rows, 3))
-		b.upTo(&l.workerLines, min(c.workers, 2))
-		b.take(&l.events, 2)
-		b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, true), c.checkLines(cw, true)))
-		b.upTo(&l.workerLines, c.workers)
-		b.upTo(&l.status, c.statusLines)
-		if !c.done {
-			b.all(&l.verdict, verdict)
-		}
-		b.upTo(&l.events, 1+4)
-		b.upTo(&l.tableRows, c.rows)
+		l.wideRest(b, c, verdict, cw)
 	} else {
-		// Narrow: what a step of the workshop points at first, titles last.
-		b.take(&l.rowLines, c.checkFloor)
-		if c.done {
-			b.take(&l.verdict, verdict)
-		}
-		pinned := slices.Contains(c.pinned, true)
-		if pinned {
-			// A pinned pane's line before the table's other rows (the table says which it shows).
-			for i, want := range c.extras {
-				if i < len(c.pinned) && c.pinned[i] {
-					b.upTo(&l.extras[i], want)
-				}
-			}
-		}
-		b.upTo(&l.workerLines, min(c.workers, 2)) // two workers: the workshop's, or one and "+N more"
-		b.upTo(&l.tableRows, min(c.rows, tableFloor))
-		if pinned {
-			b.upTo(&l.workerLines, c.workers) // every worker before the titles
-		}
-		b.flag(&l.rowTitle)
-		if c.rows > l.tableRows {
-			b.flag(&l.tableTitle) // it says which rows are on screen
-		}
-		b.upTo(&l.workerLines, c.workers)
-		b.upTo(&l.status, c.statusLines)
-		if !c.done {
-			b.all(&l.verdict, verdict)
-		}
-		b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, false), c.checkLines(cw, false)))
-		if b.left >= 3 {
-			b.take(&l.events, 3)
-		}
-		b.flag(&l.workersTitle)
-		b.flag(&l.tableTitle)
-		b.upTo(&l.tableRows, c.rows)
-		b.upTo(&l.events, 1+3)
+		l.narrowRest(b, c, verdict, cw)
 	}
 	if c.captionAuto {
 		if want := c.captionLines(w); want >= 2 {
@@ -248,4 +187,80 @@ func plan(w, h int, c content) layout {
 	}
 	b.take(&l.events, b.left)
 	return l
+}
+
+// helpScreen lays out the ? screen, which covers the panes: the status note whole (an open
+// question stays on screen), then every key; the header gives way before a key does.
+func (l layout) helpScreen(b *budget, c content) layout {
+	b.upTo(&l.status, c.noteLines)
+	if over := c.helpLines - b.left; over > 0 {
+		give := min(over, l.header)
+		l.header -= give
+		b.left += give
+	}
+	b.take(&l.help, b.left) // the status line at the bottom, where it always is
+	return l
+}
+
+// wideRest hands out the wide layout's lines once the table's heading, its first row and the
+// selected worker have theirs: every pane under a title, the checks with their details.
+func (l *layout) wideRest(b *budget, c content, verdict, cw int) {
+	b.flag(&l.tableTitle)
+	b.flag(&l.workersTitle)
+	b.flag(&l.rowTitle)
+	b.take(&l.rowLines, c.checkFloor)
+	if c.done {
+		b.take(&l.verdict, verdict)
+	}
+	b.upTo(&l.tableRows, min(c.rows, 3))
+	b.upTo(&l.workerLines, min(c.workers, 2))
+	b.take(&l.events, 2)
+	b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, true), c.checkLines(cw, true)))
+	b.upTo(&l.workerLines, c.workers)
+	b.upTo(&l.status, c.statusLines)
+	if !c.done {
+		b.all(&l.verdict, verdict)
+	}
+	b.upTo(&l.events, 1+4)
+	b.upTo(&l.tableRows, c.rows)
+}
+
+// narrowRest hands out the narrow layout's lines once the table's heading, its first row and
+// the selected worker have theirs: what a step of the workshop points at first, titles last.
+func (l *layout) narrowRest(b *budget, c content, verdict, cw int) {
+	b.take(&l.rowLines, c.checkFloor)
+	if c.done {
+		b.take(&l.verdict, verdict)
+	}
+	pinned := slices.Contains(c.pinned, true)
+	if pinned {
+		// A pinned pane's line before the table's other rows (the table says which it shows).
+		for i, want := range c.extras {
+			if i < len(c.pinned) && c.pinned[i] {
+				b.upTo(&l.extras[i], want)
+			}
+		}
+	}
+	b.upTo(&l.workerLines, min(c.workers, 2)) // two workers: the workshop's, or one and "+N more"
+	b.upTo(&l.tableRows, min(c.rows, tableFloor))
+	if pinned {
+		b.upTo(&l.workerLines, c.workers) // every worker before the titles
+	}
+	b.flag(&l.rowTitle)
+	if c.rows > l.tableRows {
+		b.flag(&l.tableTitle) // it says which rows are on screen
+	}
+	b.upTo(&l.workerLines, c.workers)
+	b.upTo(&l.status, c.statusLines)
+	if !c.done {
+		b.all(&l.verdict, verdict)
+	}
+	b.upTo(&l.rowLines, max(c.ledgerLines(l.ledgersW, false), c.checkLines(cw, false)))
+	if b.left >= 3 {
+		b.take(&l.events, 3)
+	}
+	b.flag(&l.workersTitle)
+	b.flag(&l.tableTitle)
+	b.upTo(&l.tableRows, c.rows)
+	b.upTo(&l.events, 1+3)
 }

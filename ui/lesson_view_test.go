@@ -17,7 +17,7 @@ func TestLessonViewGolden(t *testing.T) {
 			stepAnswering(l, true) // a lesson's question, answered right
 		}
 		if !l.m.frame.Done {
-			t.Fatalf("not done: %s", l.m.status.text)
+			t.Fatalf("not done: %s", l.m.status.Text)
 		}
 	}
 	for _, tc := range []struct {

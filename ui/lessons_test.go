@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // lessonToggles are the lessons with the key of the toggle each teaches.
@@ -33,8 +34,8 @@ var lessonToggles = []struct{ name, key, toggle string }{
 func stepToEnd(t *testing.T, l *lab) {
 	t.Helper()
 	for i := 0; i < 2000 && !l.m.frame.Done; i++ {
-		switch st := l.m.status.text; {
-		case l.m.status.level == levelError:
+		switch st := l.m.status.Text; {
+		case l.m.status.Level == common.LevelError:
 			t.Fatalf("error after %d keys: %s", i, st)
 		case l.m.ask.open != nil: // a question of the lesson's: answer it right (ask.go)
 			l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
@@ -52,7 +53,7 @@ func stepToEnd(t *testing.T, l *lab) {
 		}
 	}
 	if !l.m.frame.Done {
-		t.Fatalf("not done; last status: %s", l.m.status.text)
+		t.Fatalf("not done; last status: %s", l.m.status.Text)
 	}
 }
 
@@ -227,8 +228,8 @@ func TestUnfinishedChecksAreOpen(t *testing.T) {
 func TestToggleMidRunIsNamed(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("n", "n", "o")
-	if !strings.Contains(l.m.status.text, "the run is under way") {
-		t.Fatalf("status after a toggle mid-run: %s", l.m.status.text)
+	if !strings.Contains(l.m.status.Text, "the run is under way") {
+		t.Fatalf("status after a toggle mid-run: %s", l.m.status.Text)
 	}
 	stepToEnd(t, l)
 	// The expectations are for the script's own run: not judged, and the lab says why.
@@ -279,7 +280,7 @@ func TestWorkerColumnsAlign(t *testing.T) {
 	var at []int
 	for _, line := range strings.Split(l.view(), "\n") {
 		if strings.Contains(line, " Worker-") && strings.Contains(line, "holds nothing") {
-			at = append(at, width(line[:strings.Index(line, "holds nothing")]))
+			at = append(at, common.Width(line[:strings.Index(line, "holds nothing")]))
 		}
 	}
 	if len(at) != 3 || at[0] != at[1] || at[1] != at[2] {
@@ -317,13 +318,13 @@ func TestFreeRunReportsAWorkerErrorWhileRunning(t *testing.T) {
 	l.mustNot("worker failed")
 	run.fail(errors.New("Worker-B: disk I/O error"))
 	l.poll()
-	if l.m.status.level != levelError || !strings.Contains(l.m.status.text, "Worker-B: disk I/O error") {
+	if l.m.status.Level != common.LevelError || !strings.Contains(l.m.status.Text, "Worker-B: disk I/O error") {
 		t.Fatalf("status after the error: %+v", l.m.status)
 	}
 	l.must("✗ 1 worker failed")
 	l.press("x") // another note replaces it; the header keeps the count
 	l.poll()
-	if strings.Contains(l.m.status.text, "disk I/O error") {
+	if strings.Contains(l.m.status.Text, "disk I/O error") {
 		t.Fatal("the same error reported twice")
 	}
 	l.must("✗ 1 worker failed")
@@ -351,12 +352,12 @@ func TestNoBareTitles(t *testing.T) {
 func TestStepOutsideTheScriptIsNamed(t *testing.T) {
 	l := newLab(t, "naive-claim", 120, 40, engine.Overrides{})
 	l.press("2", "s")
-	if !strings.Contains(l.m.status.text, "Worker-B claimed PAY-001") || !strings.Contains(l.m.status.text, "outside the script") {
-		t.Fatalf("status after s: %s", l.m.status.text)
+	if !strings.Contains(l.m.status.Text, "Worker-B claimed PAY-001") || !strings.Contains(l.m.status.Text, "outside the script") {
+		t.Fatalf("status after s: %s", l.m.status.Text)
 	}
 	p := newLab(t, "playground", 120, 40, engine.Overrides{})
 	p.press("s")
-	if strings.Contains(p.m.status.text, "outside the script") {
-		t.Fatalf("the playground has no script: %s", p.m.status.text)
+	if strings.Contains(p.m.status.Text, "outside the script") {
+		t.Fatalf("the playground has no script: %s", p.m.status.Text)
 	}
 }

@@ -44,13 +44,13 @@ func TestLessonTogglesOnlyWhereTheRunUsesThem(t *testing.T) {
 				was := tg.Of(l.m.frame.Settings)
 				l.press(tg.Key)
 				if flipped := tg.Of(l.m.frame.Settings) != was; flipped != used {
-					t.Errorf("%s: %s flipped %s: %v, want %v (status %q)", name, tg.Key, tg.Name, flipped, used, l.m.status.text)
+					t.Errorf("%s: %s flipped %s: %v, want %v (status %q)", name, tg.Key, tg.Name, flipped, used, l.m.status.Text)
 				}
 				if used {
 					l.must("from the next action on")
 					l.press(tg.Key) // back as it was
-				} else if !strings.Contains(l.m.status.text, "is a toggle of the lessons with") {
-					t.Errorf("%s: %s says %q, not why it does nothing", name, tg.Key, l.m.status.text)
+				} else if !strings.Contains(l.m.status.Text, "is a toggle of the lessons with") {
+					t.Errorf("%s: %s says %q, not why it does nothing", name, tg.Key, l.m.status.Text)
 				}
 			}
 		})
@@ -78,7 +78,7 @@ func TestLessonToggleKeysChangeTheRun(t *testing.T) {
 			was := tg.Of(l.m.frame.Settings)
 			l.press(tc.key)
 			if tg.Of(l.m.frame.Settings) == was {
-				t.Fatalf("%s did not flip %s: %q", tc.key, tc.toggle, l.m.status.text)
+				t.Fatalf("%s did not flip %s: %q", tc.key, tc.toggle, l.m.status.Text)
 			}
 			stepToEnd(t, l)
 			asWritten, _ := headless(t, tc.lesson, engine.Overrides{})

@@ -16,6 +16,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/scenario"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 func TestMain(m *testing.M) {
@@ -109,7 +110,7 @@ func newLabOn(tb testing.TB, start string, w, h int, cfg Config) *lab {
 	cfg.Start = start
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
-	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
+	l := &lab{tb: tb, m: New(ctx, cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))}
 	// Cleanups run last first: the workers stop before the opener closes their session.
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })

@@ -9,17 +9,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/diagram"
+	"leaselab/ui/outbox"
+	"leaselab/ui/sqlpane"
+	"leaselab/ui/workers"
 )
 
 // maxQueuedSteps bounds the steps waiting behind a busy engine: a held-down space bar is
 // coalesced beyond it. Other keys (a crash, a reset) always wait their turn.
 const maxQueuedSteps = 16
-
-// status is the line under the panes: what the last command did, or why it did nothing.
-type status struct {
-	text  string
-	level level
-}
 
 // Model is the lab's Bubble Tea model. It holds the open session, the last frame read from it
 // and the state of the screen; every engine call happens in a tea.Cmd it returns.
@@ -31,7 +30,7 @@ type Model struct {
 	after  afterFunc
 	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
-	styles Styles
+	styles common.Styles
 
 	width, height int // 0 until the first WindowSizeMsg
 	layout        layout
@@ -40,24 +39,24 @@ type Model struct {
 	target  string   // the scenario open, or being opened
 	gen     int      // the session's generation: results for an older one are dropped
 	sess    *engine.Session
-	frame   *frame
-	changes changes
+	frame   *common.Frame
+	changes common.Changes
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
 	steps   int  // steps that did something since the scenario opened
 
-	status   status
+	status   common.Status
 	play     player
 	free     freeMode
 	finish   finishMode
 	showHelp bool
 	explain  explainMode
-	diagram  diagramPane // the space-time diagram (t), shown instead of the panes
+	diagram  diagram.Pane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
-	outbox  outboxPane
-	workers workersPane
-	sql     sqlPane // the SQL pane (v), over the others
+	outbox  outbox.Pane
+	workers workers.Pane
+	sql     sqlpane.Pane // the SQL pane (v), over the others
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
 
@@ -69,15 +68,15 @@ type Model struct {
 }
 
 // New returns the lab's model. Its Init opens cfg.Start.
-func New(ctx context.Context, cfg Config, st Styles) Model {
+func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
 		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
-		keys: DefaultKeyMap(), styles: st, outbox: newOutboxPane(), workers: newWorkersPane(), diagram: newDiagramPane(), sql: newSQLPane(), panes: panesOf(registry(), true),
+		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: status{text: "opening " + cfg.Start + " …"}, ask: newAskState(),
+		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
 	}
-	m.changes = noChanges(nil)
+	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)
 	m.relayout()
 	return m
@@ -106,7 +105,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
 	// own when there are lines to spare).
-	m.keys.setOverlay(m.showHelp || m.layout.caption > 0 || m.sql.open)
+	m.keys.setOverlay(m.showHelp || m.layout.caption > 0 || m.sql.Open)
 	return m, cmd
 }
 
@@ -116,11 +115,11 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		var fitted bool
 		m.width, m.height, fitted = FitWindow(msg.Width, msg.Height) // a View of the size asked for could be gigabytes
 		if fitted {
-			m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
+			m.status = common.Status{Text: oversizeNote(msg.Width, msg.Height), Level: common.LevelWarn}
 		}
 		m.relayout()
 	case OversizeMsg:
-		m.status = status{text: oversizeNote(msg.Width, msg.Height), level: levelWarn}
+		m.status = common.Status{Text: oversizeNote(msg.Width, msg.Height), Level: common.LevelWarn}
 	case tea.KeyMsg:
 		return m.key(msg)
 	case openedMsg:
@@ -146,13 +145,18 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 // take carries out what a registered pane asked for.
 func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	switch out := out.(type) {
+	case common.DoMsg:
+		return m.enqueue(op{cmd: out.Cmd})
 	case opMsg:
 		return m.enqueue(out.op)
 	case actMsg:
 		return m.do(out.act, tea.KeyMsg{})
-	case needsSessionMsg:
+	case common.StepOffMsg:
+		m.status = common.Status{Text: m.whyOffCommand(engine.CmdNext{}), Level: common.LevelWarn}
+		return m, nil
+	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
-			m.status = status{text: noSession(m.keys), level: levelWarn}
+			m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		}
 		return m, nil
 	}
@@ -185,8 +189,8 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if p, cmd, ok := m.outbox.Update(k); ok {
-		if p.offset == m.outbox.offset {
-			m.status = status{text: p.atEdge(), level: levelWarn} // a scroll key at the end says so
+		if p.Offset == m.outbox.Offset {
+			m.status = common.Status{Text: p.AtEdge(), Level: common.LevelWarn} // a scroll key at the end says so
 		}
 		m.outbox = p
 		return m, cmd
@@ -203,10 +207,19 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		m.panes = set
 		return m.take(out)
 	}
+	if c, on, ok := m.keys.command(k); ok {
+		if !on {
+			if why := m.whyOffCommand(c); why != "" {
+				m.status = common.Status{Text: why, Level: common.LevelWarn}
+			}
+			return m, nil
+		}
+		return m.enqueue(op{cmd: c})
+	}
 	act, on := m.keys.match(k)
 	if !on {
 		if why := m.whyOff(act); why != "" {
-			m.status = status{text: why, level: levelWarn}
+			m.status = common.Status{Text: why, Level: common.LevelWarn}
 		}
 		return m, nil
 	}
@@ -214,7 +227,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // scene is what the panes draw from now.
-func (m Model) scene() scene { return scene{m.frame, m.changes, &m.styles} }
+func (m Model) scene() common.Scene {
+	return common.Scene{Frame: m.frame, Changes: m.changes, Styles: &m.styles}
+}
 
 // otherScenario is the scenario d places after the current one in tab order (-1: the one
 // before it).
@@ -233,6 +248,6 @@ func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.play.stop()
 	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
-	m.status = status{text: fmt.Sprintf("%s: opening %s …", why, name)}
+	m.status = common.Status{Text: fmt.Sprintf("%s: opening %s …", why, name)}
 	return m.enqueue(op{kind: opOpen, name: name})
 }

@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/checks"
+	"leaselab/ui/common"
 )
 
 // A lab served to a room reports what it shows, in a few words, for the teacher's table, and can
@@ -55,8 +57,8 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		o.offer = msg.Scenario
 		o.keys.OpenOffer.SetEnabled(true)
-		o.status = status{text: fmt.Sprintf("%s offers the scenario %s: press %s to open it on a fresh database (this run ends); keep working to stay",
-			msg.From, msg.Scenario, keyName(o.keys.OpenOffer)), level: levelWarn}
+		o.status = common.Status{Text: fmt.Sprintf("%s offers the scenario %s: press %s to open it on a fresh database (this run ends); keep working to stay",
+			msg.From, msg.Scenario, common.KeyName(o.keys.OpenOffer)), Level: common.LevelWarn}
 		o.Model, cmd = o.update(msg) // lays the status line out again
 	case tea.KeyMsg:
 		if act, on := o.keys.match(msg); act == actOpenOffer && on && o.offer != "" && !o.quitting {
@@ -98,7 +100,7 @@ func (o offering) labStatus() LabStatus {
 	case f.Done:
 		st.Verdict = "FAIL"
 	default:
-		fails, open, holds, _, _ := checkCounts(classify(f))
+		fails, open, holds, _, _ := checks.Counts(checks.Classify(f))
 		st.Verdict = fmt.Sprintf("%d hold", holds)
 		if fails > 0 {
 			st.Verdict += fmt.Sprintf(", %d FAIL", fails)

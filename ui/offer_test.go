@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // offerLab drives the served lab's model synchronously, as the lab harness does.
@@ -24,7 +25,7 @@ func newOfferLab(t *testing.T) *offerLab {
 		Report: func(s LabStatus) { ol.reports = append(ol.reports, s) }}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	m := New(ctx, cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))
 	ol.m = offering{Model: m, report: cfg.Report}
 	ol.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	ol.run(ol.m.Init())

@@ -9,6 +9,8 @@ import (
 
 	"leaselab/engine"
 	"leaselab/engine/words"
+	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // clockStep is how far + moves the scenario clock.
@@ -46,37 +48,18 @@ type op struct {
 	answer   int // with answered: the index of the answer chosen
 }
 
-// isStep reports whether o performs a worker action.
-func (o op) isStep() bool { return isStep(o.cmd) }
-
-// isStep reports whether c is a step, one worker's action: the keys space and s.
-func isStep(c engine.Command) bool {
-	switch c.(type) {
-	case engine.CmdNext, engine.CmdStepWorker:
-		return true
-	}
-	return false
-}
-
-// level is how a status note is shown.
-type level int
-
-// Status levels.
-const (
-	levelInfo level = iota
-	levelWarn
-	levelError
-)
+// isStep reports whether o performs a worker action: the keys space and s (Command.Info).
+func (o op) isStep() bool { return o.cmd != nil && o.cmd.Info().Step }
 
 // resultMsg carries what an engine command did and the frame it read afterwards. gen is the
 // generation of the session it ran on: a result for an older session is dropped.
 type resultMsg struct {
 	gen   int
 	op    op
-	frame *frame
+	frame *common.Frame
 	acted bool // a step performed an action
 	note  string
-	level level
+	level common.Level
 	// freeFailed is how many free-running workers have stopped on an error (polls only).
 	freeFailed int
 	// held says how the room slows the free runs down now ("" when it does not; polls only).
@@ -90,7 +73,7 @@ type openedMsg struct {
 	gen   int
 	name  string
 	sess  *engine.Session
-	frame *frame
+	frame *common.Frame
 	err   error
 }
 
@@ -106,35 +89,36 @@ func refusal(err error) string {
 }
 
 // apply does c on s and says what happened, in words. It does I/O.
-func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl level, acted bool) {
+func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl common.Level, acted bool) {
 	defer func() { note = words.Escape(note) }() // events and errors may quote database values
 	before := s.Ledger().EventCount()
 	fresh := s.Ledger().Total() == (engine.WorkerLedger{})
 	r, err := s.Do(ctx, c)
 	acted = r.Acted
-	sw, stepped := c.(engine.CmdStepWorker)
+	info := c.Info()
+	stepped := info.Step && info.Worker >= 0 // s: the selected worker's step
 	switch {
 	case errors.Is(err, engine.ErrNoWorker):
-		return fmt.Sprintf("no worker %d: this scenario has %d", workerOf(c)+1, len(s.Workers())), levelWarn, false
+		return fmt.Sprintf("no worker %d: this scenario has %d", info.Worker+1, len(s.Workers())), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNoLiveLease):
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
-			engine.FormatClock(s.Clock().Now()), keyName(k.PastLease)), levelWarn, false
+			engine.FormatClock(s.Clock().Now()), common.KeyName(k.PastLease)), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
-		return refusal(err), levelWarn, acted
+		return refusal(err), common.LevelWarn, acted
 	case err != nil:
-		return "error: " + err.Error(), levelError, acted
+		return "error: " + err.Error(), common.LevelError, acted
 	case r.Busy:
-		return "the database stayed busy; nothing happened: try again", levelWarn, false
+		return "the database stayed busy; nothing happened: try again", common.LevelWarn, false
 	case stepped && !acted:
-		return workerIdle(s, sw.Worker, k), levelWarn, false
+		return workerIdle(s, info.Worker, k), common.LevelWarn, false
 	}
-	if t, ok := c.(engine.CmdToggle); ok {
-		on, _ := s.Settings().Get(t.Name)
-		return toggleNote(t.Name, on, s.Settings(), fresh), levelInfo, false
+	if info.Toggle != "" {
+		on, _ := s.Settings().Get(info.Toggle)
+		return toggleNote(info.Toggle, on, s.Settings(), fresh), common.LevelInfo, false
 	}
 	if r.Event.Seq > 0 {
 		// Free-running workers write events meanwhile: the note is this command's own.
-		return r.Event.String(), levelInfo, acted
+		return r.Event.String(), common.LevelInfo, acted
 	}
 	evs := s.Ledger().EventsSince(before)
 	switch {
@@ -147,22 +131,7 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 		// The script goes on from where it was: the lesson's expectations assume it alone acts.
 		note += " — a step outside the script: the lesson's expectations may no longer hold"
 	}
-	return note, levelInfo, acted
-}
-
-// workerOf is the worker a command is aimed at, for the note that it does not exist.
-func workerOf(c engine.Command) int {
-	switch c := c.(type) {
-	case engine.CmdStepWorker:
-		return c.Worker
-	case engine.CmdCrash:
-		return c.Worker
-	case engine.CmdRestart:
-		return c.Worker
-	case engine.CmdPause:
-		return c.Worker
-	}
-	return -1
+	return note, common.LevelInfo, acted
 }
 
 // workerIdle explains why worker i did nothing.
@@ -171,16 +140,17 @@ func workerIdle(s *engine.Session, i int, k KeyMap) string {
 	now := engine.FormatClock(s.Clock().Now())
 	switch {
 	case v.Crashed:
-		return v.Name + " is CRASHED: press " + keyName(k.Restart) + " to restart it"
+		return v.Name + " is CRASHED: press " + common.KeyName(workers.DefaultKeys().Restart) + " to restart it"
 	case v.Paused:
-		return v.Name + " is PAUSED: press " + keyName(k.Pause) + " to wake it"
+		return v.Name + " is PAUSED: press " + common.KeyName(workers.DefaultKeys().Pause) + " to wake it"
 	}
 	return fmt.Sprintf("%s has nothing to do at %s (%s)", v.Name, now, v.State)
 }
 
 // whyNothing explains, from the frame read after a step that did nothing, why nothing could
 // happen and what to press.
-func whyNothing(f *frame, k KeyMap) string {
+func whyNothing(f *common.Frame, k KeyMap) string {
+	wk := workers.DefaultKeys() // the worker keys' names, which never change
 	now := engine.FormatClock(f.Now)
 	live := 0
 	for _, w := range f.Workers {
@@ -195,16 +165,16 @@ func whyNothing(f *frame, k KeyMap) string {
 			verdict = "PASS"
 		}
 		return fmt.Sprintf("the scenario is done (%s): %s starts it again, %s opens the next one",
-			verdict, keyName(k.Reset), keyName(k.NextScenario))
+			verdict, common.KeyName(k.Reset), common.KeyName(k.NextScenario))
 	case live == 0:
 		return fmt.Sprintf("nothing can act at %s: every worker is crashed or paused (%s restarts, %s wakes the selected one)",
-			now, keyName(k.Restart), keyName(k.Pause))
-	case !f.earliestLease().IsZero():
+			now, common.KeyName(wk.Restart), common.KeyName(wk.Pause))
+	case !f.EarliestLease().IsZero():
 		return fmt.Sprintf("nothing to do at %s: the live leases block every claim — press %s to move the clock past the earliest (%s)",
-			now, keyName(k.PastLease), engine.FormatClock(f.earliestLease()))
+			now, common.KeyName(k.PastLease), engine.FormatClock(f.EarliestLease()))
 	case !f.NextTimer.IsZero():
 		return fmt.Sprintf("nothing to do at %s: the next thing happens at %s — press %s to move the clock",
-			now, engine.FormatClock(f.NextTimer), keyName(k.Clock))
+			now, engine.FormatClock(f.NextTimer), common.KeyName(k.Clock))
 	}
 	return fmt.Sprintf("nothing to do at %s", now)
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/ui/common"
 )
 
 // The pace: how fast auto-play steps (player) and how long each free-running worker pauses
@@ -52,7 +54,7 @@ func paceWords(d time.Duration) string {
 // setPace gives a freshly opened scenario its starting pace: auto-play's default speed, and a
 // free-run pace chosen by its size, so that a free run takes about a minute. A reset (R) starts
 // from it again, whatever < and > made of it.
-func (m *Model) setPace(f *frame) {
+func (m *Model) setPace(f *common.Frame) {
 	m.play.speed = defaultSpeed
 	m.free.pace = m.free.paceFor(len(f.Rows), len(f.Workers))
 }
@@ -70,7 +72,7 @@ func (m Model) changePace(act action) (Model, tea.Cmd) {
 		m.play.faster()
 	}
 	if m.play.playing {
-		m.status = status{text: "auto-play speed: " + m.play.rate()}
+		m.status = common.Status{Text: "auto-play speed: " + m.play.rate()}
 		return m, nil
 	}
 	if slower {
@@ -78,7 +80,7 @@ func (m Model) changePace(act action) (Model, tea.Cmd) {
 	} else {
 		m.free.faster()
 	}
-	m.status = status{text: fmt.Sprintf("auto-play (%s): %s · free run (%s): %s",
-		keyName(m.keys.Play), m.play.rate(), keyName(m.keys.Free), m.free.paceText())}
+	m.status = common.Status{Text: fmt.Sprintf("auto-play (%s): %s · free run (%s): %s",
+		common.KeyName(m.keys.Play), m.play.rate(), common.KeyName(m.keys.Free), m.free.paceText())}
 	return m, nil
 }

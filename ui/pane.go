@@ -1,83 +1,53 @@
 package ui
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/ui/common"
 )
 
-// The lab and the watch are shells around panes. A pane is a component in a file set of its
-// own (outbox*.go, workers.go, events.go, sqlpane.go, diagram*.go, ask*.go, …): it keeps its
-// state, matches its own keys (a help.KeyMap of key.Bindings), is sized by the shell's layout
-// and draws itself from the screen's shared read model. The shell keeps the layout, the status
+// The lab and the watch are shells around panes. A pane is a component, most in a package of
+// its own (ui/outbox, ui/workers, ui/ledgers, ui/checks, ui/events, ui/sqlpane, ui/diagram,
+// ui/header, ui/rescuer, ui/deadletters; the contract in ui/common): it keeps its state, matches
+// its own keys (a help.KeyMap of key.Bindings), is sized by the shell's layout and draws itself
+// from the screen's shared read model (common.Scene). The shell keeps the layout, the status
 // line, the overlays and the runner that serialises engine commands (queue.go).
 //
-// The built-in panes have concrete types that the shell's layout places by hand (layout.go).
-// A new pane implements pane and is registered in panes.go: the shell then routes its keys to
-// it, puts its keys on the ? screen and gives it lines of its own (see docs/architecture.md).
+// The built-in panes have concrete types that the shell's layout sizes (layout.go) and its
+// slots place (view.go). A new pane implements common.Pane and is registered in panes.go, with
+// the slot it stands after: the shell then routes its keys to it, puts its keys on the ? screen
+// and gives it lines of its own (see docs/architecture.md).
 
-// scene is what every pane draws from: the last frame read, what changed in it, the styles.
-type scene struct {
-	f  *frame
-	ch changes
-	st *Styles
-}
-
-// pane is a component a shell holds without knowing its type: the panes registered in
-// panes.go. Like a bubbles component it is a value: Update and SetSize return the pane anew.
-type pane interface {
-	help.KeyMap // its keys: matched by it alone, and listed on the ? screen under its name
-	// Update takes a message: a key that matches one of its enabled bindings, or any message
-	// the shell does not know (those of the pane's own commands). out is what the pane asks of
-	// the shell, at once: nil, a noteMsg, an opMsg or a cmdMsg.
-	Update(msg tea.Msg, s scene) (_ pane, out tea.Msg)
-	// SetSize gives the pane its width and height (0: not on screen).
-	SetSize(w, h int) pane
-	// Want is how many lines the pane would take at width w: the layout gives it up to that
-	// many once the built-in panes have theirs.
-	Want(s scene, w int) int
-	// View draws the pane in exactly the size it was given.
-	View(s scene) string
-}
-
-// pinned is a registered pane that also implements Pinned: while Pinned says so, the narrow
-// layout gives it its lines before the optional lines of the built-in panes (the titles, the
-// second worker), since its key acts on what only it shows (the dead letters' V).
-type pinned interface{ Pinned(s scene) bool }
-
-// What a pane asks of its shell (the out message of Update). The shell takes it in the same
-// Update, so that a key's effect never waits behind another key.
+// What a pane asks of the lab's shell alone (the out message of Update).
 type (
-	// noteMsg puts a note on the status line.
-	noteMsg struct{ status }
 	// opMsg queues an engine command behind the others (the lab's runner, queue.go; the watch
 	// has no engine and drops it).
 	opMsg struct{ op }
-	// cmdMsg runs a tea.Cmd: its message comes back to the pane through Update.
-	cmdMsg struct{ cmd tea.Cmd }
-	// needsSessionMsg says that a key the pane has off needs an open scenario: the shell says
-	// so when none is open.
-	needsSessionMsg struct{}
 	// actMsg does one of the shell's own actions, as its key would (quit, the ? screen).
 	actMsg struct{ act action }
 )
 
 // paneSpec is one registered pane: its name (the title of its group on the ? screen), a new
-// one, and the shells that show it.
+// one, the shells that show it, and the slot of the lab it stands after (view.go; none: after
+// the events). The watch shows its panes under its table.
 type paneSpec struct {
 	name       string
-	new        func() pane
+	new        func() common.Pane
 	lab, watch bool
+	after      slotName
 }
 
 // paneSet is the registered panes a shell shows, with the height the layout gave each. It is a
 // value: every change copies the slices it changes.
 type paneSet struct {
 	names []string
-	ps    []pane
+	after []slotName // the slot each stands after (paneSpec.after)
+	ps    []common.Pane
 	hs    []int
 }
 
@@ -87,21 +57,16 @@ func panesOf(specs []paneSpec, inLab bool) paneSet {
 	for _, sp := range specs {
 		if (inLab && sp.lab) || (!inLab && sp.watch) {
 			set.names, set.ps = append(set.names, sp.name), append(set.ps, sp.new())
+			set.after = append(set.after, cmp.Or(sp.after, slotEvents))
 		}
 	}
 	set.hs = make([]int, len(set.ps))
 	return set
 }
 
-// offKeys is a pane whose keys the ? screen names while they are off, with the words of
-// WhyOff (when they act), and whose off keys say why they do nothing.
-type offKeys interface {
-	WhyOff(b key.Binding) string
-}
-
 // key gives k to the first pane one of whose enabled bindings matches it; ok is false when
-// none does. A key of a pane that says why its keys are off (offKeys) says it.
-func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) {
+// none does. A key of a pane that says why its keys are off (common.OffKeys) says it.
+func (set paneSet) key(k tea.KeyMsg, s common.Scene) (_ paneSet, out tea.Msg, ok bool) {
 	for i, p := range set.ps {
 		if key.Matches(k, slices.Concat(p.FullHelp()...)...) {
 			set.ps = slices.Clone(set.ps)
@@ -110,13 +75,13 @@ func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) 
 		}
 	}
 	for _, p := range set.ps {
-		off, ok := p.(offKeys)
+		off, ok := p.(common.OffKeys)
 		if !ok {
 			continue
 		}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			if !b.Enabled() && slices.Contains(b.Keys(), k.String()) {
-				return set, noteMsg{status{text: keyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), level: levelWarn}}, true
+				return set, common.NoteMsg{Status: common.Status{Text: common.KeyName(b) + " " + b.Help().Desc + ": " + off.WhyOff(b), Level: common.LevelWarn}}, true
 			}
 		}
 	}
@@ -124,7 +89,7 @@ func (set paneSet) key(k tea.KeyMsg, s scene) (_ paneSet, out tea.Msg, ok bool) 
 }
 
 // broadcast gives msg, a message the shell does not know, to every pane.
-func (set paneSet) broadcast(msg tea.Msg, s scene) (_ paneSet, outs []tea.Msg) {
+func (set paneSet) broadcast(msg tea.Msg, s common.Scene) (_ paneSet, outs []tea.Msg) {
 	if len(set.ps) == 0 {
 		return set, nil
 	}
@@ -139,7 +104,7 @@ func (set paneSet) broadcast(msg tea.Msg, s scene) (_ paneSet, outs []tea.Msg) {
 }
 
 // wants are the lines each pane would take at width w.
-func (set paneSet) wants(s scene, w int) []int {
+func (set paneSet) wants(s common.Scene, w int) []int {
 	wants := make([]int, len(set.ps))
 	for i, p := range set.ps {
 		wants[i] = p.Want(s, w)
@@ -147,11 +112,11 @@ func (set paneSet) wants(s scene, w int) []int {
 	return wants
 }
 
-// pinned says, for each pane, whether it is pinned now (the pinned interface).
-func (set paneSet) pinned(s scene) []bool {
+// pinned says, for each pane, whether it is pinned now (common.Pinner).
+func (set paneSet) pinned(s common.Scene) []bool {
 	out := make([]bool, len(set.ps))
 	for i, p := range set.ps {
-		if pp, ok := p.(pinned); ok {
+		if pp, ok := p.(common.Pinner); ok {
 			out[i] = pp.Pinned(s)
 		}
 	}
@@ -175,10 +140,22 @@ func (set paneSet) setSizes(w int, hs []int) paneSet {
 }
 
 // view is the panes' lines, each pane exactly its height, w cells wide at most.
-func (set paneSet) view(s scene, w int) []string {
+func (set paneSet) view(s common.Scene, w int) []string {
 	var lines []string
 	for i, p := range set.ps {
 		lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
+	}
+	return lines
+}
+
+// viewAfter is the lines of the panes that stand after slot name (view.go), each exactly its
+// height, w cells wide at most.
+func (set paneSet) viewAfter(name slotName, s common.Scene, w int) []string {
+	var lines []string
+	for i, p := range set.ps {
+		if set.after[i] == name {
+			lines = append(lines, paneLines(p.View(s), w, set.hs[i])...)
+		}
 	}
 	return lines
 }
@@ -193,7 +170,7 @@ func (set paneSet) help() []helpGroup {
 		g := helpGroup{title: set.names[i]}
 		for _, b := range slices.Concat(p.FullHelp()...) {
 			e := one(b)
-			if off, ok := p.(offKeys); ok {
+			if off, ok := p.(common.OffKeys); ok {
 				e.off = off.WhyOff(b)
 			}
 			g.entries = append(g.entries, e)
@@ -203,14 +180,14 @@ func (set paneSet) help() []helpGroup {
 	return gs
 }
 
-// takeNote carries out the asks every shell takes alike: a noteMsg goes to *st, a cmdMsg's
+// takeNote carries out the asks every shell takes alike: a NoteMsg goes to *st, a CmdMsg's
 // command is returned.
-func takeNote(out tea.Msg, st *status) tea.Cmd {
+func takeNote(out tea.Msg, st *common.Status) tea.Cmd {
 	switch out := out.(type) {
-	case noteMsg:
-		*st = out.status
-	case cmdMsg:
-		return out.cmd
+	case common.NoteMsg:
+		*st = out.Status
+	case common.CmdMsg:
+		return out.Cmd
 	}
 	return nil
 }
@@ -232,5 +209,5 @@ func paneLines(view string, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	return box(strings.Split(view, "\n"), w, h)
+	return common.Box(strings.Split(view, "\n"), w, h)
 }

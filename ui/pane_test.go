@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // tallyPane is a registered pane for the tests: a line that counts the frame's rows and the
@@ -18,27 +19,27 @@ type tallyPane struct {
 	pressed int
 }
 
-func newTallyPane() pane {
+func newTallyPane() common.Pane {
 	return tallyPane{keys: key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "count a press"))}
 }
 
-func (p tallyPane) ShortHelp() []key.Binding  { return []key.Binding{p.keys} }
-func (p tallyPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys}} }
-func (p tallyPane) SetSize(w, h int) pane     { p.w, p.h = w, h; return p }
-func (p tallyPane) Want(scene, int) int       { return 1 }
+func (p tallyPane) ShortHelp() []key.Binding     { return []key.Binding{p.keys} }
+func (p tallyPane) FullHelp() [][]key.Binding    { return [][]key.Binding{{p.keys}} }
+func (p tallyPane) SetSize(w, h int) common.Pane { p.w, p.h = w, h; return p }
+func (p tallyPane) Want(common.Scene, int) int   { return 1 }
 
-func (p tallyPane) Update(msg tea.Msg, s scene) (pane, tea.Msg) {
+func (p tallyPane) Update(msg tea.Msg, s common.Scene) (common.Pane, tea.Msg) {
 	if _, ok := msg.(tea.KeyMsg); ok {
 		p.pressed++
-		return p, noteMsg{status{text: fmt.Sprintf("tally pressed %d", p.pressed)}}
+		return p, common.NoteMsg{Status: common.Status{Text: fmt.Sprintf("tally pressed %d", p.pressed)}}
 	}
 	return p, nil
 }
 
-func (p tallyPane) View(s scene) string {
+func (p tallyPane) View(s common.Scene) string {
 	n := 0
-	if s.f != nil {
-		n = len(s.f.Rows)
+	if s.Frame != nil {
+		n = len(s.Frame.Rows)
 	}
 	return fmt.Sprintf("tally: %d rows, %d presses", n, p.pressed)
 }

@@ -1,11 +1,16 @@
 package ui
 
-// registry is every pane registered with the shells, in the order they stand on the screen:
-// below the built-in panes, above the status line. To add a pane, write its file set (a type
-// that implements pane, its keys in a *_keys.go) and add one line here.
+import (
+	"leaselab/ui/deadletters"
+	"leaselab/ui/rescuer"
+)
+
+// registry is every pane registered with the shells, in the order they stand on the screen
+// after the slot each names (view.go; none: after the events). To add a pane, write its
+// package (a type that implements common.Pane, and New) and add one line here.
 func registry() []paneSpec {
 	return []paneSpec{
-		{name: "rescuer", new: newRescuerPane, lab: true},
-		{name: "redrive", new: newDeadLettersPane, lab: true},
+		{name: "rescuer", new: rescuer.New, lab: true},
+		{name: "redrive", new: deadletters.New, lab: true},
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"leaselab/ui/common"
 )
 
 // The lab and the watch are built the same way for whatever terminal they draw on: the local one
@@ -63,9 +65,9 @@ type Program struct {
 
 // newProgram builds a program: build makes the model under the program's own context (which
 // Close cancels) with the terminal's styles, and returns the cleanup that Close runs after.
-func newProgram(ctx context.Context, name string, t Terminal, build func(ctx context.Context, st Styles) (tea.Model, func())) *Program {
+func newProgram(ctx context.Context, name string, t Terminal, build func(ctx context.Context, st common.Styles) (tea.Model, func())) *Program {
 	inner, cancel := context.WithCancel(ctx)
-	m, stop := build(inner, DefaultStyles(t.renderer()))
+	m, stop := build(inner, common.DefaultStyles(t.renderer()))
 	// Signals are the caller's, never Bubble Tea's: its handler and the caller's would both take
 	// SIGINT and SIGTERM, and when the caller's context ends the program first, Bubble Tea's
 	// handler blocks for ever sending its own quit to a loop that is gone, and the program's
@@ -119,7 +121,7 @@ func NewLab(ctx context.Context, cfg Config, t Terminal) (*Program, error) {
 	}
 	var g *gate
 	var r *freeRunner
-	p := newProgram(ctx, "lab", t, func(ctx context.Context, st Styles) (tea.Model, func()) {
+	p := newProgram(ctx, "lab", t, func(ctx context.Context, st common.Styles) (tea.Model, func()) {
 		m := New(ctx, cfg, st)
 		m.free = m.free.floor(cfg.MinPace)
 		if t.sized() {
@@ -145,7 +147,7 @@ func NewWatch(ctx context.Context, cfg WatchConfig, t Terminal) (*Program, error
 	if cfg.DB == nil {
 		return nil, errors.New("watch: no database (WatchConfig.DB is nil)")
 	}
-	return newProgram(ctx, "watch", t, func(ctx context.Context, st Styles) (tea.Model, func()) {
+	return newProgram(ctx, "watch", t, func(ctx context.Context, st common.Styles) (tea.Model, func()) {
 		m := newWatch(ctx, cfg, st)
 		if t.sized() {
 			m, _ = m.update(tea.WindowSizeMsg{Width: t.Width, Height: t.Height})

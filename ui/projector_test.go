@@ -10,6 +10,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // sgr is one escape sequence that sets the text's style, and the text after it.
@@ -32,7 +33,7 @@ func TestNothingReadsOnlyInGrey(t *testing.T) {
 	} {
 		for _, size := range [][2]int{{120, 40}, {80, 24}} {
 			l := newLab(t, tc.name, size[0], size[1], engine.Overrides{})
-			l.m.styles = DefaultStyles(r)
+			l.m.styles = common.DefaultStyles(r)
 			l.press(tc.keys...)
 			if tc.keys == nil {
 				stepToEnd(t, l)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"leaselab/engine"
-
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // A Session is not safe for two engine commands at once, so they run one at a time: a key
@@ -18,7 +19,7 @@ func (m Model) enqueue(o op) (Model, tea.Cmd) {
 		return m.dispatch(o)
 	}
 	if o.isStep() && m.queuedSteps() >= maxQueuedSteps {
-		m.status = status{text: fmt.Sprintf("busy: %d steps are already waiting; this one is skipped", maxQueuedSteps), level: levelWarn}
+		m.status = common.Status{Text: fmt.Sprintf("busy: %d steps are already waiting; this one is skipped", maxQueuedSteps), Level: common.LevelWarn}
 		return m, nil
 	}
 	m.queue = append(m.queue, o)
@@ -43,7 +44,7 @@ func (m Model) dispatch(o op) (Model, tea.Cmd) {
 		return m, m.openCmd(o.name, m.gen)
 	}
 	if m.sess == nil {
-		m.status = status{text: noSession(m.keys), level: levelWarn}
+		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		return m, nil
 	}
 	m.busy = true
@@ -83,11 +84,16 @@ func (m Model) opCmd(o op) tea.Cmd {
 			defer room.Interactive()()
 		}
 		var (
-			fin finishResult
-			hx  histResult
+			fin     finishResult
+			hx      histResult
+			note    string
+			lvl     common.Level
+			handled bool // a free-run op, done by applyFree
+			acted   bool
 		)
-		note, lvl, handled := applyFree(ctx, sess, r, o, k)
-		acted := false
+		if o.kind != opCommand { // a key's command goes straight to the history and the engine
+			note, lvl, handled = applyFree(ctx, sess, r, o, k)
+		}
 		switch {
 		case o.kind == opFinish:
 			fin, note, lvl = finishRecorded(ctx, sess, h, now)
@@ -102,14 +108,14 @@ func (m Model) opCmd(o op) tea.Cmd {
 		if !hx.timeline.valid {
 			hx.timeline = timelineOf(h) // e and g record moves too
 		}
-		f, err := capture(ctx, sess)
+		f, err := common.Capture(ctx, sess)
 		if err != nil {
-			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: levelError, hist: hx}
+			return resultMsg{gen: gen, op: o, note: "error: " + err.Error(), level: common.LevelError, hist: hx}
 		}
 		if o.isStep() && !acted && note == "" {
-			note, lvl = whyNothing(f, k), levelWarn
+			note, lvl = whyNothing(f, k), common.LevelWarn
 			if f.Done {
-				lvl = levelInfo // the end of the scenario is no warning
+				lvl = common.LevelInfo // the end of the scenario is no warning
 			}
 		}
 		msg := resultMsg{gen: gen, op: o, frame: f, acted: acted, note: note, level: lvl, finish: fin, hist: hx}
@@ -125,7 +131,7 @@ func (m Model) opCmd(o op) tea.Cmd {
 
 // pollCost is what a poll of the screen costs the room, in worker actions: reading and
 // drawing the rows (about 50 of them cost one action) and the checks.
-func pollCost(f *frame) int {
+func pollCost(f *common.Frame) int {
 	if f == nil {
 		return 1
 	}
@@ -151,7 +157,7 @@ func (m Model) openCmd(name string, gen int) tea.Cmd {
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}
 		}
-		f, err := capture(ctx, s)
+		f, err := common.Capture(ctx, s)
 		if err != nil {
 			return openedMsg{gen: gen, name: name, err: err}
 		}
@@ -178,12 +184,12 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.busy, m.steps = false, 0
-	m.sess, m.frame, m.changes = msg.sess, msg.frame, noChanges(msg.frame)
+	m.sess, m.frame, m.changes = msg.sess, msg.frame, common.NoChanges(msg.frame)
 	m.finish.ran = false
-	m.outbox.offset = 0
+	m.outbox.Offset = 0
 	m.keys.setSession(msg.err == nil)
 	if msg.err != nil {
-		m.workers.opened(false, 0)
+		m.workers.Opened(false, 0)
 	}
 	m.keys.setRowLocks(msg.err == nil && msg.frame != nil && msg.frame.RowLocks) // PostgreSQL's only
 	if msg.err == nil && msg.frame != nil {
@@ -193,13 +199,13 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	}
 	m = m.historyOpened(msg)
 	if msg.err != nil {
-		m.status = status{text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
-			msg.name, keyName(m.keys.Reset), keyName(m.keys.NextScenario), msg.err), level: levelError}
+		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
+			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
 	} else {
-		m.workers.opened(true, len(msg.frame.Workers))
+		m.workers.Opened(true, len(msg.frame.Workers))
 		m.setPace(msg.frame)
-		m.status = status{text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
-			msg.frame.Name, keyName(m.keys.Step), keyName(m.keys.Finish), keyName(m.keys.Help))}
+		m.status = common.Status{Text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
+			msg.frame.Name, common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish), common.KeyName(m.keys.Help))}
 	}
 	m.relayout()
 	return m.drain()
@@ -214,24 +220,24 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	m = m.historyResult(msg)
 	wasStalled := stalled(m.frame) != ""
 	if msg.frame != nil {
-		m.changes = diff(m.frame, msg.frame)
+		m.changes = common.Diff(m.frame, msg.frame)
 		m.frame = msg.frame
 		m.keys.setRowLocks(msg.frame.RowLocks)           // the toggles of PostgreSQL's only
 		m.keys.setLessonToggles(msg.frame.LessonToggles) // and those of the lesson's run
 		m.relayout()
 		if !m.free.on {
 			// Free-running, every poll changes rows: the table stays where the user put it.
-			m.outbox.follow(m.changes.firstRow)
+			m.outbox.Follow(m.changes.FirstRow)
 		}
 	}
 	if msg.op.isStep() && msg.acted {
 		m.steps++
 	}
 	if msg.note != "" {
-		m.status = status{text: msg.note, level: msg.level}
+		m.status = common.Status{Text: msg.note, Level: msg.level}
 	}
 	if why := stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
-		m.status = status{text: "the run ended: did not finish: " + why, level: levelWarn} // e says it with its verdict
+		m.status = common.Status{Text: "the run ended: did not finish: " + why, Level: common.LevelWarn} // e says it with its verdict
 	}
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)
@@ -248,10 +254,10 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		switch {
 		case !msg.acted && m.play.playing && m.frame != nil && m.frame.Done:
 			m.play.stop()
-			m.status = status{text: "auto-play stopped at the end: " + msg.note} // not a warning
+			m.status = common.Status{Text: "auto-play stopped at the end: " + msg.note} // not a warning
 		case !msg.acted && m.play.playing:
 			m.play.stop()
-			m.status = status{text: "auto-play stopped: " + msg.note, level: msg.level}
+			m.status = common.Status{Text: "auto-play stopped: " + msg.note, Level: msg.level}
 		}
 	}
 	return m.drain()
@@ -278,5 +284,5 @@ func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
 
 // noSession says why the engine keys do nothing when no scenario is open.
 func noSession(k KeyMap) string {
-	return fmt.Sprintf("no scenario is open: %s tries again, %s opens the next one", keyName(k.Reset), keyName(k.NextScenario))
+	return fmt.Sprintf("no scenario is open: %s tries again, %s opens the next one", common.KeyName(k.Reset), common.KeyName(k.NextScenario))
 }

@@ -1,5 +1,10 @@
 package ui
 
+import (
+	"leaselab/ui/checks"
+	"leaselab/ui/ledgers"
+)
+
 // relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
 // in Update, so View only renders.
 func (m *Model) relayout() {
@@ -12,8 +17,8 @@ func (m *Model) relayout() {
 		helpLines = len(m.help().fullHelpLines(w))
 	}
 	c := content{
-		ledgerLines:  func(w int, wide bool) int { return len(ledgersPane{m.scene()}.ledgerBody(w)) },
-		checkLines:   func(w int, wide bool) int { return checksPane{m.scene()}.checkLinesWanted(w, wide) },
+		ledgerLines:  func(w int, wide bool) int { return len(ledgers.Pane{Scene: m.scene()}.Body(w)) },
+		checkLines:   func(w int, wide bool) int { return checks.Pane{Scene: m.scene()}.Want(w, wide) },
 		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
 		captionLines: func(w int) int { return len(m.captionLines(w)) },
 		helpLines:    helpLines,
@@ -26,13 +31,13 @@ func (m *Model) relayout() {
 	}
 	if f := m.frame; f != nil {
 		c.rows, c.workers = len(f.Rows), len(f.Workers)
-		c.checkFloor = checkFloor(f)
+		c.checkFloor = checks.Floor(f)
 		c.done = f.Done
 	}
 	m.layout = plan(m.width, m.height, c)
-	scrolled := m.outbox.keys.Down.Enabled()
+	scrolled := m.outbox.Keys.Down.Enabled()
 	m.outbox.SetSize(m.layout.width, m.layout.tableRows, m.layout.tableTitle, c.rows)
-	if m.outbox.keys.Down.Enabled() != scrolled && m.showHelp {
+	if m.outbox.Keys.Down.Enabled() != scrolled && m.showHelp {
 		// The ? screen lists the scroll keys only when they work: its height changed.
 		c.helpLines = len(m.help().fullHelpLines(w))
 		m.layout = plan(m.width, m.height, c)

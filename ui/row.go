@@ -1,6 +1,12 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"leaselab/ui/checks"
+	"leaselab/ui/common"
+	"leaselab/ui/ledgers"
+)
 
 // The row under the workers: the ledgers pane on the left, the checks pane on the right, each
 // under its title, side by side at every width the lab lays out, so that a narrow screen keeps
@@ -12,14 +18,14 @@ func (m Model) rowView() []string {
 	lw, cw := l.ledgersW, l.checksW()
 	var left, right []string
 	if l.rowTitle {
-		left = append(left, m.styles.Section.Render(rule("Ledgers", lw)))
-		right = append(right, checksPane{m.scene()}.checksTitle(cw, l.wide))
+		left = append(left, m.styles.Section.Render(common.Rule("Ledgers", lw)))
+		right = append(right, checks.Pane{Scene: m.scene()}.Title(cw, l.wide))
 	}
-	left = append(left, ledgersPane{m.scene()}.ledgersBox(lw, l.rowLines)...)
-	right = append(right, checksPane{m.scene()}.checksView(cw, l.rowLines, l.wide)...)
+	left = append(left, ledgers.Pane{Scene: m.scene()}.Lines(lw, l.rowLines)...)
+	right = append(right, checks.Pane{Scene: m.scene()}.Lines(cw, l.rowLines, l.wide)...)
 	out := make([]string, 0, len(left))
 	for i := range left {
-		out = append(out, strings.TrimRight(pad(left[i], lw)+"  "+right[i], " "))
+		out = append(out, strings.TrimRight(common.Pad(left[i], lw)+"  "+right[i], " "))
 	}
 	return out
 }
@@ -36,7 +42,7 @@ func (m Model) verdictLines(w int) []string {
 			lines = append(lines, line) // whole: a banner too wide wraps, its ✅ or ❌ with it
 		}
 	}
-	lines = wrapAll(lines, w)
+	lines = common.WrapAll(lines, w)
 	for i, line := range lines {
 		lines[i] = strings.ReplaceAll(line, "\u00a0", " ") // the mark's glue has done its work
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // TestEveryScenarioRunsToItsVerdict opens each built-in scenario in the lab and drives it to the
@@ -20,22 +21,22 @@ func TestEveryScenarioRunsToItsVerdict(t *testing.T) {
 			for i := 0; i < 20_000 && !l.m.frame.Done; i++ {
 				st := l.m.status
 				switch {
-				case st.level == levelError:
-					t.Fatalf("error after %d keys: %s", i, st.text)
+				case st.Level == common.LevelError:
+					t.Fatalf("error after %d keys: %s", i, st.Text)
 				case l.m.ask.open != nil: // a lesson's question (ask.go)
 					l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
-				case strings.Contains(st.text, "press f"):
+				case strings.Contains(st.Text, "press f"):
 					l.press("f")
-				case strings.Contains(st.text, "press +"):
+				case strings.Contains(st.Text, "press +"):
 					l.press("+")
-				case strings.Contains(st.text, "every worker is crashed"):
+				case strings.Contains(st.Text, "every worker is crashed"):
 					l.press("r")
 				default:
 					l.press("n")
 				}
 			}
 			if !l.m.frame.Done {
-				t.Fatalf("not done; last status: %s", l.m.status.text)
+				t.Fatalf("not done; last status: %s", l.m.status.Text)
 			}
 			l.must("VERDICT:")
 			checkSize(t, l.view(), 120, 40)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // TestEveryLessonFitsTheScreen steps every built-in lesson to its end at 80×24, at 120×40 and
@@ -67,7 +68,7 @@ func overlaysFit(t *testing.T, l *lab, at string) {
 		checkSize(t, v, w, h)
 		if k == "t" {
 			for _, line := range strings.Split(v, "\n") {
-				if strings.Contains(line, "─ ") && strings.Contains(line, ellipsis+" ─") {
+				if strings.Contains(line, "─ ") && strings.Contains(line, common.Ellipsis+" ─") {
 					t.Fatalf("%s at %dx%d, %s: the diagram's title is cut: %q", l.m.frame.Name, w, h, at, line)
 				}
 			}
@@ -97,13 +98,13 @@ func screenFits(t *testing.T, l *lab, at string) {
 
 	// The header: nothing cut, and the lesson's key beside its ◆.
 	for i := 0; i < headerLines; i++ {
-		if strings.Contains(plain(i), ellipsis) {
+		if strings.Contains(plain(i), common.Ellipsis) {
 			fail("header line %d is cut: %q", i+1, plain(i))
 		}
 	}
 	if _, ok := engine.LookupToggle(f.Teaches); ok {
 		head := plain(0) + "\n" + plain(1) + "\n" + plain(2)
-		if key := keyName(m.keys.toggleKey(f.Teaches)); !strings.Contains(head, "◆") || !strings.Contains(head, "("+key+")") {
+		if key := common.KeyName(m.keys.toggleKey(f.Teaches)); !strings.Contains(head, "◆") || !strings.Contains(head, "("+key+")") {
 			fail("the header does not show the lesson's toggle %s with its key (%s)", f.Teaches, key)
 		}
 	}
@@ -128,10 +129,10 @@ func screenFits(t *testing.T, l *lab, at string) {
 	for i := rowAt; i < rowAt+lay.row(); i++ {
 		line := plain(i)
 		left, right := ansi.Cut(line, 0, lay.ledgersW), ansi.Cut(line, lay.ledgersW+2, lay.ledgersW+2+cw)
-		if strings.Contains(left, ellipsis) {
+		if strings.Contains(left, common.Ellipsis) {
 			fail("a ledger line is cut: %q", left)
 		}
-		if strings.Contains(openMark.ReplaceAllString(right, ""), ellipsis) {
+		if strings.Contains(openMark.ReplaceAllString(right, ""), common.Ellipsis) {
 			fail("a check line is cut: %q", right)
 		}
 		checkCol = append(checkCol, right)
@@ -151,7 +152,7 @@ func screenFits(t *testing.T, l *lab, at string) {
 	// The verdict, or what the scenario expects: nothing cut; the verdict always there at the end.
 	verdictAt := rowAt + lay.row()
 	for i := verdictAt; i < verdictAt+lay.verdict; i++ {
-		if strings.Contains(plain(i), ellipsis) {
+		if strings.Contains(plain(i), common.Ellipsis) {
 			fail("the verdict is cut: %q", plain(i))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 // screenshotDir holds the README's pictures, their plain-text screens and the keys that make
@@ -117,7 +118,7 @@ func newLabShowing(tb testing.TB, shown string, w, h int) *lab {
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: open}
-	l := &lab{tb: tb, m: New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))}
+	l := &lab{tb: tb, m: New(ctx, cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))}
 	runner := l.m.runner
 	tb.Cleanup(func() { _ = runner.stop() })
 	l.m.after = atOnce

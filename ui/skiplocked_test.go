@@ -63,8 +63,8 @@ func TestSkipLockedKeyOnSQLite(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.mustNot("skip-locked")
 	l.press("u")
-	if !strings.Contains(l.m.status.text, "skip-locked is PostgreSQL's") {
-		t.Fatalf("u on SQLite: status %q", l.m.status.text)
+	if !strings.Contains(l.m.status.Text, "skip-locked is PostgreSQL's") {
+		t.Fatalf("u on SQLite: status %q", l.m.status.Text)
 	}
 }
 
@@ -114,12 +114,12 @@ func TestSkipLockedStepBack(t *testing.T) {
 	stepAnswering(l, true)
 	stepAnswering(l, true)
 	l.press("b")
-	if strings.Contains(l.m.status.text, "could not") || strings.Contains(l.m.status.text, "differ") {
-		t.Fatalf("back: %s", l.m.status.text)
+	if strings.Contains(l.m.status.Text, "could not") || strings.Contains(l.m.status.Text, "differ") {
+		t.Fatalf("back: %s", l.m.status.Text)
 	}
 	l.press("b")
 	l.press("b")
-	t.Log(l.m.status.text)
+	t.Log(l.m.status.Text)
 	for i := 0; i < 100 && !l.m.frame.Done; i++ {
 		stepAnswering(l, true)
 	}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // shift+tab opens the scenario before the current one, going round from the first to the last.
@@ -63,10 +64,10 @@ func TestEscClosesHelpAndExplanation(t *testing.T) {
 	before := l.m.status
 	l.send(esc)
 	if l.m.status != before {
-		t.Fatalf("esc with nothing open said %q", l.m.status.text)
+		t.Fatalf("esc with nothing open said %q", l.m.status.Text)
 	}
 	// The watch's ? screen closes with esc too.
-	w := newWatch(t.Context(), WatchConfig{DB: nil, Path: "x.db"}, DefaultStyles(nil))
+	w := newWatch(t.Context(), WatchConfig{DB: nil, Path: "x.db"}, common.DefaultStyles(nil))
 	w, _ = w.update(keyMsg("?"))
 	w, _ = w.update(esc)
 	if w.showHelp {
@@ -80,10 +81,10 @@ func TestStepKeysDuringAFreeRunSayWhy(t *testing.T) {
 	l.press("g")
 	defer func() { l.press("g"); l.stopped() }()
 	for _, k := range []string{" ", "s", "p", "e"} {
-		l.m.status = status{}
+		l.m.status = common.Status{}
 		l.press(k)
-		if !strings.Contains(l.m.status.text, "the workers run free: nothing steps them but themselves (g stops them)") {
-			t.Errorf("%q during a free run said %q", k, l.m.status.text)
+		if !strings.Contains(l.m.status.Text, "the workers run free: nothing steps them but themselves (g stops them)") {
+			t.Errorf("%q during a free run said %q", k, l.m.status.Text)
 		}
 	}
 	if l.m.steps != 0 || l.m.play.playing || l.m.finish.on {
@@ -130,9 +131,9 @@ func TestKeysWithoutASessionSayWhy(t *testing.T) {
 	l := newLab(t, "no-such-scenario", 120, 40, engine.Overrides{})
 	l.press("x")
 	l.must("! no scenario is open: R tries again, tab opens the next one")
-	l.m.status = status{}
+	l.m.status = common.Status{}
 	l.press("down")
-	if l.m.status.text != "" {
-		t.Fatalf("a scroll key with nothing to scroll said %q", l.m.status.text)
+	if l.m.status.Text != "" {
+		t.Fatalf("a scroll key with nothing to scroll said %q", l.m.status.Text)
 	}
 }

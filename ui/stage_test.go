@@ -65,8 +65,8 @@ func TestAfterConcurrentPhaseRunsFreeInTheLab(t *testing.T) {
 			processed++
 		}
 	}
-	if processed != 5 || !strings.Contains(l.m.status.text, "concurrent phase done: Worker-A ") {
-		t.Fatalf("after one press: %d processed; status %q", processed, l.m.status.text)
+	if processed != 5 || !strings.Contains(l.m.status.Text, "concurrent phase done: Worker-A ") {
+		t.Fatalf("after one press: %d processed; status %q", processed, l.m.status.Text)
 	}
 	byWorker := map[string]int{}
 	for _, e := range l.m.frame.Events[len(l.m.frame.Events)-(l.m.frame.EventCount-before):] {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // startProgram runs the lab on the playground as a real Bubble Tea program at 120×40, and
@@ -19,7 +20,7 @@ func startProgram(t *testing.T, wait time.Duration) (*teatest.TestModel, []teate
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cfg := Config{Start: "playground", Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{})}
-	m := New(ctx, cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	m := New(ctx, cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	return tm, []teatest.WaitForOption{teatest.WithDuration(wait), teatest.WithCheckInterval(20 * time.Millisecond)}
 }

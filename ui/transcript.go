@@ -3,11 +3,13 @@ package ui
 import (
 	"fmt"
 	"io"
-	"leaselab/engine/words"
 	"os"
 	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/engine/words"
+	"leaselab/ui/common"
 )
 
 // transcriptMsg says where w wrote the session's transcript, or why it could not.
@@ -23,7 +25,7 @@ type transcriptMsg struct {
 func (m Model) writeTranscript() (Model, tea.Cmd) {
 	s := m.sess
 	if s == nil {
-		m.status = status{text: "no scenario is open yet: nothing to write", level: levelWarn}
+		m.status = common.Status{Text: "no scenario is open yet: nothing to write", Level: common.LevelWarn}
 		return m, nil
 	}
 	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.askedSoFar(m.line)
@@ -34,16 +36,16 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 	if m.cfg.Served {
 		switch {
 		case quota == nil:
-			m.status = status{text: "this lab runs on a server, which keeps no files of yours: for a handout, run \"leaselab run " +
-				s.Scenario.Name + " --transcript FILE.md\" on your own machine (the teacher can allow handouts with serve --handouts)", level: levelWarn}
+			m.status = common.Status{Text: "this lab runs on a server, which keeps no files of yours: for a handout, run \"leaselab run " +
+				s.Scenario.Name + " --transcript FILE.md\" on your own machine (the teacher can allow handouts with serve --handouts)", Level: common.LevelWarn}
 			return m, nil
 		case !quota.take():
-			m.status = status{text: fmt.Sprintf("this lab has written its %d handouts, the most the server allows one lab", quota.PerLab), level: levelWarn}
+			m.status = common.Status{Text: fmt.Sprintf("this lab has written its %d handouts, the most the server allows one lab", quota.PerLab), Level: common.LevelWarn}
 			return m, nil
 		}
 		dir = quota.Dir
 	}
-	m.status = status{text: "writing the transcript …"}
+	m.status = common.Status{Text: "writing the transcript …"}
 	return m, func() tea.Msg {
 		if !g.enter() {
 			return nil
@@ -71,18 +73,18 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 func (m Model) transcriptWritten(msg transcriptMsg) Model {
 	switch {
 	case msg.err != nil && m.cfg.Served:
-		m.status = status{text: "handout not written: the server could not write it to the teacher's folder", level: levelError}
+		m.status = common.Status{Text: "handout not written: the server could not write it to the teacher's folder", Level: common.LevelError}
 	case msg.err != nil:
-		m.status = status{text: "transcript not written: " + msg.err.Error(), level: levelError}
+		m.status = common.Status{Text: "transcript not written: " + msg.err.Error(), Level: common.LevelError}
 	case m.cfg.Served:
 		// The server's folders are not the attendee's business: the file's name only.
-		m.status = status{text: fmt.Sprintf("handout written for the teacher: %s (the teacher's folder has it)", filepath.Base(msg.path))}
+		m.status = common.Status{Text: fmt.Sprintf("handout written for the teacher: %s (the teacher's folder has it)", filepath.Base(msg.path))}
 	default:
 		shown := msg.path
 		if abs, err := filepath.Abs(msg.path); err == nil && filepath.Dir(msg.path) == "." {
 			shown = abs
 		}
-		m.status = status{text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict)", shown)}
+		m.status = common.Status{Text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict)", shown)}
 	}
 	return m
 }

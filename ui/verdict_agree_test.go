@@ -13,7 +13,7 @@ func verdictAgrees(t *testing.T, l *lab, what string) {
 	t.Helper()
 	f := l.m.frame
 	if !f.Done || f.Summary == nil {
-		t.Fatalf("%s: not done: %q", what, l.m.status.text)
+		t.Fatalf("%s: not done: %q", what, l.m.status.Text)
 	}
 	sum := f.Summary
 	for _, c := range sum.Checks {

@@ -5,9 +5,15 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"leaselab/ui/common"
+	"leaselab/ui/events"
+	"leaselab/ui/header"
 )
 
-// View renders the screen from the last frame; it does no I/O.
+// View renders the screen from the last frame; it does no I/O: the first overlay that is on
+// (overlays), or else the stacked slots (slots) with the registered panes placed after the slot
+// they name (panes.go).
 func (m Model) View() string {
 	if m.quitting {
 		return ""
@@ -16,45 +22,97 @@ func (m Model) View() string {
 	if l.tooSmall {
 		return m.tooSmallView()
 	}
-	if m.sql.open { // the SQL pane covers the window but for the status line
-		s := m.scene()
-		lines := paneLines(m.sql.View(s), l.width, m.sql.bodyHeight()+1)
-		lines = append(lines, m.statusView(l.width, 1)...)
-		lines = append(lines, m.sql.hint(s))
-		return strings.Join(box(lines, l.width, l.height), "\n")
-	}
-	if m.showHelp { // the ? screen covers the panes; the status line stays, a question with it
-		lines := m.headerView()[:l.header]
-		lines = append(lines, m.help().view(l.width, l.help)...)
-		lines = append(lines, m.statusView(l.width, l.status)...)
-		return strings.Join(box(lines, l.width, l.height), "\n")
-	}
-	if m.diagram.on { // in the place of the panes, between the header and the status line
-		lines := m.headerView()
-		if m.diagram.h > 0 {
-			d := strings.Split(m.diagram.View(m.scene()), "\n")
-			// The history's timeline takes the diagram's last line when the diagram left it blank.
-			if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
-				d[last] = pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
-			}
-			lines = append(lines, d...)
+	for _, o := range m.overlays() {
+		if o.on {
+			return strings.Join(common.Box(o.lines(), l.width, l.height), "\n")
 		}
-		lines = append(lines, m.statusView(l.width, l.diagramStatus(m.noteLines(l.width)))...)
-		lines = append(lines, m.help().view(l.width, l.help)...)
-		return strings.Join(box(lines, l.width, l.height), "\n")
 	}
 	lines := make([]string, 0, l.height)
-	lines = append(lines, m.headerView()...)
-	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
-	lines = append(lines, m.workers.view(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)...)
-	lines = append(lines, m.rowView()...)
-	lines = append(lines, box(m.verdictLines(l.width), l.width, l.verdict)...)
-	lines = append(lines, m.captionView(l.width, l.caption)...)
-	lines = append(lines, eventsPane{m.scene()}.eventsView(l.width, l.events)...)
-	lines = append(lines, m.panes.view(m.scene(), l.width)...)
-	lines = append(lines, m.statusView(l.width, l.status)...)
-	lines = append(lines, m.help().view(l.width, l.help)...)
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	for _, sl := range m.slots() {
+		lines = append(lines, sl.lines()...)
+		lines = append(lines, m.panes.viewAfter(sl.name, m.scene(), l.width)...)
+	}
+	return strings.Join(common.Box(lines, l.width, l.height), "\n")
+}
+
+// slotName names a place of the lab's screen that a registered pane may stand after.
+type slotName string
+
+// The lab's slots, top to bottom.
+const (
+	slotHeader  slotName = "header"
+	slotOutbox  slotName = "outbox"
+	slotWorkers slotName = "workers"
+	slotRow     slotName = "ledgers|checks"
+	slotVerdict slotName = "verdict"
+	slotCaption slotName = "caption"
+	slotEvents  slotName = "events"
+	slotStatus  slotName = "status"
+	slotFooter  slotName = "footer"
+)
+
+// slot is one place of the screen and its lines, at the height the layout gave it (layout.go).
+type slot struct {
+	name  slotName
+	lines func() []string
+}
+
+// slots is the lab's screen under no overlay, declared top to bottom: each slot a pane stacked
+// under the one before; the ledgers and the checks stand beside each other in one (rowView).
+func (m Model) slots() []slot {
+	l, s := m.layout, m.scene()
+	return []slot{
+		{slotHeader, m.headerView},
+		{slotOutbox, func() []string { return paneLines(m.outbox.View(s), l.width, m.outbox.Height()) }},
+		{slotWorkers, func() []string {
+			return m.workers.Lines(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)
+		}},
+		{slotRow, m.rowView},
+		{slotVerdict, func() []string { return common.Box(m.verdictLines(l.width), l.width, l.verdict) }},
+		{slotCaption, func() []string { return m.captionView(l.width, l.caption) }},
+		{slotEvents, func() []string { return events.Pane{Scene: s}.Lines(l.width, l.events) }},
+		{slotStatus, func() []string { return m.statusView(l.width, l.status) }},
+		{slotFooter, func() []string { return m.help().view(l.width, l.help) }},
+	}
+}
+
+// overlay is a screen that covers the slots while it is on.
+type overlay struct {
+	on    bool
+	lines func() []string
+}
+
+// overlays are the screens over the slots, the first that is on shown: the SQL pane (v) covers
+// the window but for the status line; the ? screen covers the panes, the status line stays
+// (a question with it); the space-time diagram (t) stands in the place of the panes, between
+// the header and the status line.
+func (m Model) overlays() []overlay {
+	l, s := m.layout, m.scene()
+	return []overlay{
+		{m.sql.Open, func() []string {
+			lines := paneLines(m.sql.View(s), l.width, m.sql.BodyHeight()+1)
+			lines = append(lines, m.statusView(l.width, 1)...)
+			return append(lines, m.sql.Hint(s))
+		}},
+		{m.showHelp, func() []string {
+			lines := m.headerView()[:l.header]
+			lines = append(lines, m.help().view(l.width, l.help)...)
+			return append(lines, m.statusView(l.width, l.status)...)
+		}},
+		{m.diagram.On, func() []string {
+			lines := m.headerView()
+			if m.diagram.H > 0 {
+				d := strings.Split(m.diagram.View(s), "\n")
+				// The history's timeline takes the diagram's last line when the diagram left it blank.
+				if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
+					d[last] = common.Pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
+				}
+				lines = append(lines, d...)
+			}
+			lines = append(lines, m.statusView(l.width, l.diagramStatus(m.noteLines(l.width)))...)
+			return append(lines, m.help().view(l.width, l.help)...)
+		}},
+	}
 }
 
 // tooSmallView asks for a bigger terminal, within the one there is.
@@ -64,7 +122,7 @@ func (m Model) tooSmallView() string { return tooSmallScreen(m.layout.width, m.l
 func tooSmallScreen(w, h int) string {
 	msg := []string{
 		fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", minWidth, minHeight, w, h),
-		"make the window larger, or press " + keyName(DefaultKeyMap().Quit) + " to quit",
+		"make the window larger, or press " + common.KeyName(DefaultKeyMap().Quit) + " to quit",
 	}
 	lines := make([]string, 0, h)
 	top := max(0, (h-len(msg))/2)
@@ -72,7 +130,18 @@ func tooSmallScreen(w, h int) string {
 		lines = append(lines, "")
 	}
 	for _, s := range msg {
-		lines = append(lines, spaces((w-width(s))/2)+s)
+		lines = append(lines, common.Spaces((w-common.Width(s))/2)+s)
 	}
-	return strings.Join(box(lines, w, h), "\n")
+	return strings.Join(common.Box(lines, w, h), "\n")
+}
+
+// headerView is the header's three lines (ui/header), from the frame and the lab's state.
+func (m Model) headerView() []string {
+	k := m.keys
+	return header.Lines(header.Input{
+		Scene: m.scene(), Width: m.layout.width, Target: m.target, Cycle: m.cycle, TempDB: m.cfg.TempDB,
+		Keys:  header.Keys{NextScenario: k.NextScenario, Slower: k.Slower, Faster: k.Faster, Free: k.Free, Toggle: k.toggleKey},
+		Steps: m.stepCount(), Free: m.free.on, FreePace: m.free.paceText(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
+		Playing: m.play.playing, PlayRate: m.play.rate(),
+	})
 }

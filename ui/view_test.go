@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The goldens use golden's -update flag (teatest imports that package, so the flag is defined
@@ -52,8 +53,8 @@ func checkSize(t *testing.T, v string, w, h int) {
 		t.Errorf("view has %d lines, window %d", len(lines), h)
 	}
 	for i, line := range lines {
-		if width(line) > w {
-			t.Errorf("line %d is %d cells wide, window %d: %q", i+1, width(line), w, line)
+		if common.Width(line) > w {
+			t.Errorf("line %d is %d cells wide, window %d: %q", i+1, common.Width(line), w, line)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/outbox"
 )
 
 // The watch is the lab, read-only, on a database that other processes work on (leaselab worker
@@ -68,7 +70,7 @@ type watchModel struct {
 	ctx    context.Context
 	after  afterFunc
 	keys   WatchKeyMap
-	styles Styles
+	styles common.Styles
 	help   help.Model
 
 	width, height int // 0 until the first WindowSizeMsg
@@ -77,32 +79,32 @@ type watchModel struct {
 	id       int  // the poll loop's id
 	paused   bool // p: no polling
 	polls    int  // reads taken
-	frame    *frame
+	frame    *common.Frame
 	counts   engine.Counts
-	changes  changes
+	changes  common.Changes
 	holders  []holder
 	rate     rateMeter
 	lease    time.Duration // the longest lease seen: the bars' full length
-	status   status
+	status   common.Status
 	showHelp bool
 	quitting bool
-	outbox   outboxPane
+	outbox   outbox.Pane
 	panes    paneSet   // the registered panes the watch shows (panes.go)
 	recent   recentLog // what successive reads showed, for a few seconds
 }
 
-func newWatch(ctx context.Context, cfg WatchConfig, st Styles) watchModel {
+func newWatch(ctx context.Context, cfg WatchConfig, st common.Styles) watchModel {
 	if cfg.Interval <= 0 {
 		cfg.Interval = defaultWatchEvery
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: newOutboxPane(),
+	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: outbox.New(),
 		panes: panesOf(registry(), false),
-		id:    1, status: status{text: "reading " + cfg.Path + " …"}}
+		id:    1, status: common.Status{Text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help
-	m.changes = noChanges(nil)
+	m.changes = common.NoChanges(nil)
 	m.relayout()
 	return m
 }
@@ -157,7 +159,9 @@ func (m watchModel) update(msg tea.Msg) (watchModel, tea.Cmd) {
 func (m watchModel) take(out tea.Msg) (watchModel, tea.Cmd) { return m, takeNote(out, &m.status) }
 
 // scene is what the panes draw from now.
-func (m watchModel) scene() scene { return scene{m.frame, m.changes, &m.styles} }
+func (m watchModel) scene() common.Scene {
+	return common.Scene{Frame: m.frame, Changes: m.changes, Styles: &m.styles}
+}
 
 // key handles a key; several runes in one message count as several presses.
 func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
@@ -169,10 +173,10 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 	}
 	if p, _, ok := m.outbox.Update(k); ok {
 		m.outbox = p
-		if m.followWork(); m.outbox.scrolled {
-			m.status = status{text: "scrolled: the table stays here until you scroll back to the rows being processed"}
+		if m.followWork(); m.outbox.Scrolled {
+			m.status = common.Status{Text: "scrolled: the table stays here until you scroll back to the rows being processed"}
 		} else {
-			m.status = status{text: "following the work: the rows being processed stay in view"}
+			m.status = common.Status{Text: "following the work: the rows being processed stay in view"}
 		}
 		m.keys.Close.SetEnabled(m.showHelp)
 		return m, nil
@@ -189,10 +193,10 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 		m.paused = !m.paused
 		m.id++ // the loop in flight is dropped; resuming starts a new one
 		if m.paused {
-			m.status = status{text: "polling paused: the screen holds the last read (" + keyName(m.keys.Pause) + " resumes)"}
+			m.status = common.Status{Text: "polling paused: the screen holds the last read (" + common.KeyName(m.keys.Pause) + " resumes)"}
 			return m, nil
 		}
-		m.status = status{text: "polling again every " + m.cfg.Interval.String()}
+		m.status = common.Status{Text: "polling again every " + m.cfg.Interval.String()}
 		return m, m.pollCmd(m.id)
 	case actHelp:
 		m.showHelp = !m.showHelp
@@ -208,12 +212,12 @@ func (m watchModel) key(k tea.KeyMsg) (watchModel, tea.Cmd) {
 // took takes one read of the database: the frame, the holders, the rate and the lease scale.
 func (m watchModel) took(msg watchedMsg) watchModel {
 	if msg.err != nil {
-		m.status = status{text: fmt.Sprintf("could not read the database (trying again every %s): %v", m.cfg.Interval, msg.err), level: levelError}
+		m.status = common.Status{Text: fmt.Sprintf("could not read the database (trying again every %s): %v", m.cfg.Interval, msg.err), Level: common.LevelError}
 		return m
 	}
-	if m.status.level == levelError || m.polls == 0 {
-		m.status = status{text: fmt.Sprintf("watching: other processes do the work; this screen only reads (%s pauses, %s quits)",
-			keyName(m.keys.Pause), keyName(m.keys.Quit))}
+	if m.status.Level == common.LevelError || m.polls == 0 {
+		m.status = common.Status{Text: fmt.Sprintf("watching: other processes do the work; this screen only reads (%s pauses, %s quits)",
+			common.KeyName(m.keys.Pause), common.KeyName(m.keys.Quit))}
 	}
 	m.polls++
 	for i := range msg.rows {
@@ -225,14 +229,14 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 			m.lease = max(m.lease, r.LockedUntil.Sub(msg.at))
 		}
 	}
-	rows := safeRows(msg.rows) // any process can write these values: shown escaped
+	rows := common.SafeRows(msg.rows) // any process can write these values: shown escaped
 	m.holders = holdersOf(rows, msg.at)
-	f := &frame{Frame: engine.Frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: rows}, Watch: true}
+	f := &common.Frame{Frame: engine.Frame{Name: "watch", Title: "WATCH (read-only)", DBPath: m.cfg.Path, Now: msg.at, Rows: rows}, Watch: true}
 	f.Settings.Lease = m.lease
 	for _, h := range m.holders {
 		f.Workers = append(f.Workers, engine.WorkerView{Name: h.name, ID: h.name})
 	}
-	m.changes = diff(m.frame, f)
+	m.changes = common.Diff(m.frame, f)
 	if m.frame != nil {
 		m.recent.add(msg.at, happenings(m.frame.Rows, f.Rows, m.frame.Now, msg.at))
 	}
@@ -246,6 +250,6 @@ func (m watchModel) took(msg watchedMsg) watchModel {
 // followWork keeps the rows being worked on in view, unless the user scrolled away.
 func (m *watchModel) followWork() {
 	if m.frame != nil {
-		m.outbox.followSpan(workSpan(m.frame.Rows))
+		m.outbox.FollowSpan(workSpan(m.frame.Rows))
 	}
 }

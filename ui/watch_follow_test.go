@@ -12,7 +12,7 @@ import (
 func TestWatchFollowsTheWork(t *testing.T) {
 	s := newShared(t, 50)
 	w := newWatcher(t, s.db, 120, 40)
-	if v := w.m.outbox.visible(); v >= 50 || v < 10 {
+	if v := w.m.outbox.Visible(); v >= 50 || v < 10 {
 		t.Fatalf("%d rows visible of 50: the test needs a table that scrolls", v)
 	}
 	at := watchT0
@@ -33,8 +33,8 @@ func TestWatchFollowsTheWork(t *testing.T) {
 	at = at.Add(100 * time.Millisecond)
 	s.claim("Worker-P1", at, 2*time.Second)
 	w.pollAt(at.Add(10 * time.Millisecond))
-	if w.m.outbox.offset != 0 {
-		t.Fatalf("the watch moved a table the user scrolled: offset %d", w.m.outbox.offset)
+	if w.m.outbox.Offset != 0 {
+		t.Fatalf("the watch moved a table the user scrolled: offset %d", w.m.outbox.Offset)
 	}
 	// Back down to the work (end shows it): following again.
 	w.press("end")

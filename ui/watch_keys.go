@@ -3,10 +3,12 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"leaselab/ui/common"
 )
 
 // WatchKeyMap is the watch's own keys: it only reads, so it has no engine keys; the outbox
-// table scrolls on its own keys (ScrollKeys). Like the lab's KeyMap it is the only place the
+// table scrolls on its own keys (common.ScrollKeys). Like the lab's KeyMap it is the only place the
 // watch names a key.
 type WatchKeyMap struct {
 	Pause key.Binding
@@ -43,8 +45,8 @@ func (k WatchKeyMap) match(msg tea.KeyMsg) action {
 // watchKeys are the watch's keys on its footer and ? screen: its own and the outbox's.
 type watchKeys struct {
 	WatchKeyMap
-	scroll ScrollKeys
-	panes  []pane // the registered panes'
+	scroll common.ScrollKeys
+	panes  []common.Pane // the registered panes'
 }
 
 // ShortHelp is the watch's footer (help.KeyMap).

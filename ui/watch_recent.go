@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // The watch sees only what successive reads of the database show. What happened between two
@@ -58,7 +59,7 @@ func happenings(prev, next []engine.Row, prevAt, at time.Time) []happening {
 			add(false, "%s claimed by %s, v%d, lease until %s", key, r.LockedBy, r.LeaseVersion, engine.FormatClock(r.LockedUntil))
 		case p.Status == engine.StatusPending && r.Status == engine.StatusProcessed:
 			add(false, "%s claimed and processed by %s (%s)", key, r.LockedBy, r.PaymentStatus)
-		case r.LeaseVersion == p.LeaseVersion && expired(r, at) && !expired(p, prevAt):
+		case r.LeaseVersion == p.LeaseVersion && common.Expired(r, at) && !common.Expired(p, prevAt):
 			add(true, "%s lease ended (%s held it, did not finish) → EXPIRED, free to reclaim", key, r.LockedBy)
 		}
 	}
@@ -106,7 +107,7 @@ func (m watchModel) recentView(w, h int) []string {
 		return nil
 	}
 	st := &m.styles
-	lines := []string{st.Section.Render(rule("Just now: what successive reads of the database show, newest last", w))}
+	lines := []string{st.Section.Render(common.Rule("Just now: what successive reads of the database show, newest last", w))}
 	shown := m.recent.shown(h - 1)
 	if len(shown) == 0 {
 		lines = append(lines, st.Subtle.Render("  nothing has changed in the last few seconds"))
@@ -118,7 +119,7 @@ func (m watchModel) recentView(w, h int) []string {
 		}
 		lines = append(lines, "  "+engine.FormatClock(hp.at)+" "+text)
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // workSpan is the rows being worked on: the first and last Processing row (live or expired),

@@ -14,6 +14,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/common"
 )
 
 // watchT0 is the wall-clock time the watch tests start at.
@@ -90,7 +91,7 @@ func newWatcher(tb testing.TB, db WatchDB, w, h int) *watcher {
 	tb.Helper()
 	wt := &watcher{tb: tb, now: watchT0}
 	cfg := WatchConfig{DB: db, Path: "/tmp/leaselab/shared.db", Now: func() time.Time { return wt.now }}
-	wt.m = newWatch(context.Background(), cfg, DefaultStyles(lipgloss.DefaultRenderer()))
+	wt.m = newWatch(context.Background(), cfg, common.DefaultStyles(lipgloss.DefaultRenderer()))
 	wt.m.after = atOnce
 	sized(w, h, wt.send)
 	wt.run(wt.m.Init())
@@ -257,8 +258,8 @@ func TestWatchKeys(t *testing.T) {
 	w.press("end")
 	w.must("PAY-040")
 	w.press("home", "down")
-	if w.m.outbox.offset != 1 {
-		t.Fatalf("offset %d after home, down", w.m.outbox.offset)
+	if w.m.outbox.Offset != 1 {
+		t.Fatalf("offset %d after home, down", w.m.outbox.Offset)
 	}
 	w.press("?")
 	w.must("pause/resume polling", "first row")

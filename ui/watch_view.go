@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
 )
 
 // holder is one LockedBy value and what the database says it holds: the rows it has under a live
@@ -37,7 +38,7 @@ func holdersOf(rows []engine.Row, now time.Time) []holder {
 		switch {
 		case r.Status == engine.StatusProcessed:
 			h.processed++
-		case expired(r, now):
+		case common.Expired(r, now):
 			h.expired = append(h.expired, r.IdempotencyKey)
 		case r.Status == engine.StatusProcessing:
 			h.live = append(h.live, r.IdempotencyKey)
@@ -144,7 +145,7 @@ func (m *watchModel) relayout() {
 }
 
 // helpKeys are the watch's keys and its panes'.
-func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.keys, m.panes.ps} }
+func (m watchModel) helpKeys() watchKeys { return watchKeys{m.keys, m.outbox.Keys, m.panes.ps} }
 
 // View renders the last read; it does no I/O.
 func (m watchModel) View() string {
@@ -157,18 +158,18 @@ func (m watchModel) View() string {
 	}
 	lines := make([]string, 0, l.height)
 	lines = append(lines, m.headerView()...)
-	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.height())...)
+	lines = append(lines, paneLines(m.outbox.View(m.scene()), l.width, m.outbox.Height())...)
 	lines = append(lines, m.holdersView(l.width, l.holders)...)
 	lines = append(lines, m.panes.view(m.scene(), l.width)...)
 	lines = append(lines, make([]string, l.gap)...)
 	lines = append(lines, m.recentView(l.width, l.recent)...)
 	lines = append(lines, m.statusView(l.width))
 	if m.showHelp {
-		lines = append(lines, box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
+		lines = append(lines, common.Box(strings.Split(m.help.FullHelpView(m.helpKeys().FullHelp()), "\n"), l.width, l.help)...)
 	} else {
 		lines = append(lines, m.help.ShortHelpView(m.helpKeys().ShortHelp()))
 	}
-	return strings.Join(box(lines, l.width, l.height), "\n")
+	return strings.Join(common.Box(lines, l.width, l.height), "\n")
 }
 
 // headerView is three lines: what this is and the file; the counts; the rate and the clock.
@@ -176,9 +177,9 @@ func (m watchModel) View() string {
 func (m watchModel) headerView() []string {
 	st, w, c := &m.styles, m.layout.width, m.counts
 	line1 := st.Title.Render("LEASELAB") + "  " + st.Free.Render(" WATCH (read-only) ")
-	if room := w - width(line1) - 5; room >= 12 && m.cfg.Path != "" {
-		right := "db " + cutLeft(m.cfg.Path, room)
-		line1 = pad(line1, w-width(right)) + st.Subtle.Render(right)
+	if room := w - common.Width(line1) - 5; room >= 12 && m.cfg.Path != "" {
+		right := "db " + common.CutLeft(m.cfg.Path, room)
+		line1 = common.Pad(line1, w-common.Width(right)) + st.Subtle.Render(right)
 	}
 	if m.frame == nil {
 		return []string{line1, st.Subtle.Render("no read yet"), ""}
@@ -193,12 +194,12 @@ func (m watchModel) headerView() []string {
 	}
 	poll := "polling every " + m.cfg.Interval.String()
 	if m.paused {
-		poll = st.Warn.Render("‖ polling PAUSED") + " (" + keyName(m.keys.Pause) + ")"
+		poll = st.Warn.Render("‖ polling PAUSED") + " (" + common.KeyName(m.keys.Pause) + ")"
 	}
 	return []string{
 		line1,
 		fitJoin([]string{outbox, payments}, "   ", w),
-		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, plural(m.polls, "read"))}, "  ", w),
+		fitJoin([]string{rate, poll, "wall clock " + st.Title.Render(engine.FormatClock(m.frame.Now)), fmt.Sprintf("%d %s", m.polls, common.Plural(m.polls, "read"))}, "  ", w),
 	}
 }
 
@@ -206,7 +207,7 @@ func (m watchModel) headerView() []string {
 func fitJoin(items []string, sep string, w int) string {
 	line := items[0]
 	for _, it := range items[1:] {
-		if width(line)+width(sep)+width(it) <= w {
+		if common.Width(line)+common.Width(sep)+common.Width(it) <= w {
 			line += sep + it
 		}
 	}
@@ -219,15 +220,15 @@ func (m watchModel) holdersView(w, h int) []string {
 		return nil
 	}
 	st := &m.styles
-	title := fmt.Sprintf("Who holds what: %d LockedBy %s (each a worker process)", len(m.holders), plural(len(m.holders), "value"))
-	lines := []string{st.Section.Render(rule(title, w))}
+	title := fmt.Sprintf("Who holds what: %d LockedBy %s (each a worker process)", len(m.holders), common.Plural(len(m.holders), "value"))
+	lines := []string{st.Section.Render(common.Rule(title, w))}
 	if len(m.holders) == 0 {
 		lines = append(lines, st.Subtle.Render("nobody has claimed a row yet: start leaselab worker --db FILE --name W in another terminal"))
-		return box(lines, w, h)
+		return common.Box(lines, w, h)
 	}
 	nameW := 0
 	for _, hd := range m.holders {
-		nameW = max(nameW, width(hd.name))
+		nameW = max(nameW, common.Width(hd.name))
 	}
 	show := h - 1
 	for i, hd := range m.holders {
@@ -237,7 +238,7 @@ func (m watchModel) holdersView(w, h int) []string {
 		}
 		lines = append(lines, m.holderLine(i, hd, nameW))
 	}
-	return box(lines, w, h)
+	return common.Box(lines, w, h)
 }
 
 // holderLine is one LockedBy value: what it holds under a live lease, what it left expired, and
@@ -248,7 +249,7 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 	switch {
 	case len(hd.live) > 0:
 		parts = append(parts, fmt.Sprintf("holds %s (lease %s left)", strings.Join(hd.live, " "),
-			shortDuration(hd.until.Sub(m.frame.Now))))
+			common.ShortDuration(hd.until.Sub(m.frame.Now))))
 	default:
 		parts = append(parts, st.Subtle.Render("holds nothing"))
 	}
@@ -256,17 +257,17 @@ func (m watchModel) holderLine(i int, hd holder, nameW int) string {
 		parts = append(parts, st.Expired.Render("EXPIRED")+" "+strings.Join(hd.expired, " ")+" (its process crashed or stalled; another may reclaim)")
 	}
 	parts = append(parts, fmt.Sprintf("processed %d", hd.processed))
-	return "  " + st.worker(i).Render(pad(hd.name, nameW)) + "  " + strings.Join(parts, " · ")
+	return "  " + st.Worker(i).Render(common.Pad(hd.name, nameW)) + "  " + strings.Join(parts, " · ")
 }
 
 // statusView is the status line.
 func (m watchModel) statusView(w int) string {
-	st, line := &m.styles, m.status.plain()
-	switch m.status.level {
-	case levelError:
+	st, line := &m.styles, m.status.Plain()
+	switch m.status.Level {
+	case common.LevelError:
 		line = st.Error.Render(line)
-	case levelWarn:
+	case common.LevelWarn:
 		line = st.Warn.Render(line)
 	}
-	return cut(line, w)
+	return common.Cut(line, w)
 }

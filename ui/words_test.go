@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"leaselab/engine"
+	"leaselab/ui/common"
+	"leaselab/ui/workers"
 )
 
 // One of a thing is singular: "1 row", "1 message".
@@ -27,8 +29,8 @@ func TestTitleFollowsTheOverrides(t *testing.T) {
 // Every worker line of the table has the same format: the long counts for all, or the short
 // ones for all, though one worker's long counts would fit and another's would not.
 func TestWorkerLinesShareOneFormat(t *testing.T) {
-	st := DefaultStyles(nil)
-	f := &frame{Frame: engine.Frame{
+	st := common.DefaultStyles(nil)
+	f := &common.Frame{Frame: engine.Frame{
 		Workers: []engine.WorkerView{{Name: "Worker-A", State: "claimed PAY-001"}, {Name: "Worker-B", State: "idle"}},
 		Ledgers: []engine.WorkerLedger{
 			{ClaimsWon: 1},
@@ -36,7 +38,7 @@ func TestWorkerLinesShareOneFormat(t *testing.T) {
 		},
 	}}
 	for _, w := range []int{100, 110, 120, 160} {
-		lines := workersPane{}.view(f, changes{}, &st, w, true, 2)
+		lines := workers.New().Lines(f, common.Changes{}, &st, w, true, 2)
 		var long, short int
 		for _, line := range lines[1:] {
 			switch {

@@ -110,14 +110,25 @@ func (x *explorer) resume(ctx context.Context, c *Checkpoint) ([]*node, error) {
 		x.seen[[2]uint64{s.K0, s.K1}] = seenState{depth: s.Depth}
 	}
 	x.res.Depth = c.Depth
-	// The waiting states as a tree of their schedules, each node made once.
-	type trie struct {
-		n    *node
-		kids []*trie
-		wait bool
+	var frontier []*node
+	if err := x.replay(ctx, x.trieOf(c.Waiting), &frontier); err != nil {
+		return nil, err
 	}
+	x.sh.waiting.Store(int64(len(frontier)))
+	return frontier, nil
+}
+
+// trie is the waiting states of a checkpoint as a tree of their schedules, each node made once.
+type trie struct {
+	n    *node
+	kids []*trie
+	wait bool // a waiting state, not only a prefix of one
+}
+
+// trieOf is the tree of the waiting schedules, from the search's root.
+func (x *explorer) trieOf(waiting [][]Transition) *trie {
 	root := &trie{n: x.root}
-	for _, sched := range c.Waiting {
+	for _, sched := range waiting {
 		at := root
 		for _, t := range sched {
 			i := slices.IndexFunc(at.kids, func(k *trie) bool { return sameMove(k.n.t, t) })
@@ -129,52 +140,49 @@ func (x *explorer) resume(ctx context.Context, c *Checkpoint) ([]*node, error) {
 		}
 		at.wait = true
 	}
-	var frontier []*node
-	var walk func(at *trie) error
-	walk = func(at *trie) error {
-		for _, k := range at.kids {
-			if err := ctx.Err(); err != nil {
+	return root
+}
+
+// replay brings back the states below at by running their moves again, each prefix once,
+// keeping the databases of the waiting ones, which it adds to frontier.
+func (x *explorer) replay(ctx context.Context, at *trie, frontier *[]*node) error {
+	for _, k := range at.kids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, err := x.restore(ctx, at.n)
+		if err != nil {
+			return err
+		}
+		if err := apply(ctx, s, k.n.t); err != nil {
+			return fmt.Errorf("explore: resume: %s: %w", k.n.t, err)
+		}
+		k.n.calls = x.tape.take()
+		if wrote(k.n.calls) {
+			x.dbKnown, x.cur = false, nil
+		}
+		rows, dbKey, key, perm, err := x.look(ctx, s)
+		if err != nil {
+			return err
+		}
+		k.n.key, k.n.perm, k.n.rows = withUsed(key, k.n.used), perm, rows
+		if k.n.db, err = x.keep(ctx, dbKey); err != nil {
+			return err
+		}
+		if k.wait {
+			*frontier = append(*frontier, k.n)
+			x.seen[k.n.key] = seenState{depth: int32(k.n.depth), node: k.n}
+		}
+		if len(k.kids) > 0 {
+			if err := x.replay(ctx, k, frontier); err != nil {
 				return err
-			}
-			s, err := x.restore(ctx, at.n)
-			if err != nil {
-				return err
-			}
-			if err := apply(ctx, s, k.n.t); err != nil {
-				return fmt.Errorf("explore: resume: %s: %w", k.n.t, err)
-			}
-			k.n.calls = x.tape.take()
-			if wrote(k.n.calls) {
-				x.dbKnown, x.cur = false, nil
-			}
-			rows, dbKey, key, perm, err := x.look(ctx, s)
-			if err != nil {
-				return err
-			}
-			k.n.key, k.n.perm, k.n.rows = withUsed(key, k.n.used), perm, rows
-			if k.n.db, err = x.keep(ctx, dbKey); err != nil {
-				return err
-			}
-			if k.wait {
-				frontier = append(frontier, k.n)
-				x.seen[k.n.key] = seenState{depth: int32(k.n.depth), node: k.n}
-			}
-			if len(k.kids) > 0 {
-				if err := walk(k); err != nil {
-					return err
-				}
-			}
-			if !k.wait {
-				x.release(k.n.db)
 			}
 		}
-		return nil
+		if !k.wait {
+			x.release(k.n.db)
+		}
 	}
-	if err := walk(root); err != nil {
-		return nil, err
-	}
-	x.sh.waiting.Store(int64(len(frontier)))
-	return frontier, nil
+	return nil
 }
 
 // sameMove reports whether two moves are one (times by their instant, as a file reads them back).

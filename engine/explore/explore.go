@@ -4,7 +4,7 @@
 // engine carries them out, each a real transaction, and every safety check is taken after every
 // move. The search is breadth-first, so the first violation it finds is a shortest schedule
 // that breaks a check; a state it has seen (the rows as the database holds them and the
-// session's memory, engine.Session.WriteState) is not explored twice.
+// session's memory, engine.Session.WriteStateAs) is not explored twice.
 //
 // A state is restored before each of its moves is tried: the database from a copy of it, and
 // the session's memory by driving a new session through the state's schedule with every
@@ -569,74 +569,86 @@ func (x *explorer) expand(ctx context.Context, n *node, pos int) ([]*node, error
 		}
 		done = append(done, mi)
 		child.key = withUsed(key, child.used)
-		x.mu.Lock()
-		was, seen := x.seen[child.key]
-		x.mu.Unlock()
-		var failed []engine.Check
-		if !seen {
-			// A state not seen when looked up: its checks. (Another worker may make it
-			// meanwhile: then it is seen before after all, below.)
-			if failed, err = x.checks(ctx, s); err != nil {
-				return out, err
-			}
-		}
-		x.mu.Lock()
-		if was, seen = x.seen[child.key]; seen {
-			kept := x.arrivedAgain(child, was, s, before)
-			x.mu.Unlock()
-			if kept { // first in order of the arrivals at a state new in this level (parallel.go)
-				if child.db, err = x.keep(ctx, dbKey); err != nil {
-					return out, err
-				}
-				child.rows = rows
-				out = append(out, child)
-			}
-			continue
-		}
-		x.count(child.depth, len(failed) > 0)
-		if len(failed) > 0 {
-			for _, c := range failed {
-				if !slices.Contains(x.res.Broken, c.ID) {
-					x.res.Broken = append(x.res.Broken, c.ID)
-					slices.Sort(x.res.Broken)
-				}
-			}
-			x.res.Distinct++
-			x.seen[child.key] = seenState{depth: int32(child.depth), violating: true, failed: failed}
-			x.found(child, failed, s, before)
-			x.mu.Unlock()
-			continue
-		}
-		if x.cfg.Bounds.MaxStates > 0 && len(x.seen) >= x.cfg.Bounds.MaxStates {
-			if x.res.Unstored == 0 || child.depth < x.res.FirstUnstored {
-				x.res.FirstUnstored = child.depth
-			}
-			x.res.Unstored++
-			x.mu.Unlock()
-			continue
-		}
-		x.res.Distinct++
-		if child.depth >= x.cfg.Bounds.Depth || x.sh.violated {
-			x.seen[child.key] = seenState{depth: int32(child.depth)}
-			if !x.sh.violated {
-				x.atBound++ // not explored: the depth bound
-			}
-			x.mu.Unlock()
-			continue
-		}
-		x.seen[child.key] = seenState{depth: int32(child.depth), node: child}
-		x.mu.Unlock()
-		if child.db, err = x.keep(ctx, dbKey); err != nil {
+		keep, err := x.settle(ctx, s, child, before, dbKey)
+		if err != nil {
 			return out, err
 		}
-		child.rows = rows
-		out = append(out, child)
-		x.sh.waiting.Add(1)
+		if keep {
+			child.rows = rows
+			out = append(out, child)
+		}
 	}
 	if x.cfg.verifyCommute {
 		x.verify(ctx, n, moves, done)
 	}
 	return out, nil
+}
+
+// settle records child, the state a move reached from its parent in session s (before: the
+// ledger's event count before the move; dbKey: its database's copy): seen before, a
+// violation, past a bound, or new. keep: it is to be explored, its database kept.
+func (x *explorer) settle(ctx context.Context, s *engine.Session, child *node, before int, dbKey uint64) (keep bool, err error) {
+	x.mu.Lock()
+	was, seen := x.seen[child.key]
+	x.mu.Unlock()
+	var failed []engine.Check
+	if !seen {
+		// A state not seen when looked up: its checks. (Another worker may make it
+		// meanwhile: then it is seen before after all, below.)
+		if failed, err = x.checks(ctx, s); err != nil {
+			return false, err
+		}
+	}
+	x.mu.Lock()
+	if was, seen = x.seen[child.key]; seen {
+		kept := x.arrivedAgain(child, was, s, before)
+		x.mu.Unlock()
+		if kept { // first in order of the arrivals at a state new in this level (parallel.go)
+			if child.db, err = x.keep(ctx, dbKey); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+		return false, nil
+	}
+	x.count(child.depth, len(failed) > 0)
+	if len(failed) > 0 {
+		for _, c := range failed {
+			if !slices.Contains(x.res.Broken, c.ID) {
+				x.res.Broken = append(x.res.Broken, c.ID)
+				slices.Sort(x.res.Broken)
+			}
+		}
+		x.res.Distinct++
+		x.seen[child.key] = seenState{depth: int32(child.depth), violating: true, failed: failed}
+		x.found(child, failed, s, before)
+		x.mu.Unlock()
+		return false, nil
+	}
+	if x.cfg.Bounds.MaxStates > 0 && len(x.seen) >= x.cfg.Bounds.MaxStates {
+		if x.res.Unstored == 0 || child.depth < x.res.FirstUnstored {
+			x.res.FirstUnstored = child.depth
+		}
+		x.res.Unstored++
+		x.mu.Unlock()
+		return false, nil
+	}
+	x.res.Distinct++
+	if child.depth >= x.cfg.Bounds.Depth || x.sh.violated {
+		x.seen[child.key] = seenState{depth: int32(child.depth)}
+		if !x.sh.violated {
+			x.atBound++ // not explored: the depth bound
+		}
+		x.mu.Unlock()
+		return false, nil
+	}
+	x.seen[child.key] = seenState{depth: int32(child.depth), node: child}
+	x.mu.Unlock()
+	if child.db, err = x.keep(ctx, dbKey); err != nil {
+		return false, err
+	}
+	x.sh.waiting.Add(1)
+	return true, nil
 }
 
 // stop reports a bound that ends the search: the context, or the time limit. It also calls

@@ -139,7 +139,22 @@ func (x *explorer) level(ctx context.Context, frontier []*node) ([]*node, error)
 		}()
 	}
 	wg.Wait()
-	for _, h := range workers[1:] {
+	x.gather(workers[1:])
+	next := x.nextFrontier(kids)
+	x.chooseViolation()
+	x.res.Cut = x.cut()
+	for _, err := range errs {
+		if err != nil && ctx.Err() == nil || err != nil && x.res.Cut == "" {
+			return next, err
+		}
+	}
+	return next, nil
+}
+
+// gather adds the helpers' figures, bound counts, violations found and errors for a level to
+// the search's.
+func (x *explorer) gather(helpers []*explorer) {
+	for _, h := range helpers {
 		merge(x.res, h.res)
 		h.res = &Result{}
 		x.atBound += h.atBound
@@ -150,6 +165,11 @@ func (x *explorer) level(ctx context.Context, frontier []*node) ([]*node, error)
 			x.verr = h.verr
 		}
 	}
+}
+
+// nextFrontier is the next level's frontier: the children of the level's states, in order,
+// but those dropped (their databases released).
+func (x *explorer) nextFrontier(kids [][]*node) []*node {
 	var next []*node
 	for _, ks := range kids {
 		for _, k := range ks {
@@ -160,28 +180,28 @@ func (x *explorer) level(ctx context.Context, frontier []*node) ([]*node, error)
 			next = append(next, k)
 		}
 	}
-	if len(x.cands) > 0 {
-		first := slices.MinFunc(x.cands, func(a, b candidate) int {
-			if less2(a.order, b.order) {
-				return -1
-			}
-			if less2(b.order, a.order) {
-				return 1
-			}
-			return 0
-		})
-		x.res.Violation = &Violation{Schedule: first.node.schedule(), Failed: first.failed, Last: first.last}
-		x.res.FirstViolation = slices.MinFunc(x.cands, func(a, b candidate) int { return int(a.at - b.at) }).at
-		x.vnode = first.node
-		x.cands = nil
+	return next
+}
+
+// chooseViolation makes the first violation, in the order the search alone makes, the
+// result's, of those the level's workers found.
+func (x *explorer) chooseViolation() {
+	if len(x.cands) == 0 {
+		return
 	}
-	x.res.Cut = x.cut()
-	for _, err := range errs {
-		if err != nil && ctx.Err() == nil || err != nil && x.res.Cut == "" {
-			return next, err
+	first := slices.MinFunc(x.cands, func(a, b candidate) int {
+		if less2(a.order, b.order) {
+			return -1
 		}
-	}
-	return next, nil
+		if less2(b.order, a.order) {
+			return 1
+		}
+		return 0
+	})
+	x.res.Violation = &Violation{Schedule: first.node.schedule(), Failed: first.failed, Last: first.last}
+	x.res.FirstViolation = slices.MinFunc(x.cands, func(a, b candidate) int { return int(a.at - b.at) }).at
+	x.vnode = first.node
+	x.cands = nil
 }
 
 // merge adds a worker's figures for a level to the search's.

@@ -226,6 +226,12 @@ func (t *tapeDB) Counts(ctx context.Context) (engine.Counts, error) {
 
 func (t *tapeDB) Path() string { return t.real.Path() }
 
+// Capabilities: the tape records whole actions of the lease protocol and the rescuer's, no more
+// (no lock step, no batches, no trace, no retry reads or redrive).
+func (t *tapeDB) Capabilities() engine.Capabilities {
+	return engine.Capabilities{Rescue: t.real.Capabilities().Rescue}
+}
+
 // tapeConn is a worker's (or the rescuer's) connection on the tape.
 type tapeConn struct {
 	db     *tapeDB
@@ -322,21 +328,13 @@ func (c *tapeConn) Fail(ctx context.Context, req engine.FailRequest) (engine.Fai
 
 func (c *tapeConn) Expired(ctx context.Context, now time.Time) ([]engine.Expired, error) {
 	return on(ctx, c, "expired", func(r engine.Conn) ([]engine.Expired, error) {
-		rc, ok := r.(engine.RescueConn)
-		if !ok {
-			return nil, errors.New("this database cannot rescue leases")
-		}
-		return rc.Expired(ctx, now)
+		return r.(engine.RescueConn).Expired(ctx, now) // Capabilities says Rescue only when the real one can
 	})
 }
 
 func (c *tapeConn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.RescueResult, error) {
 	return on(ctx, c, "rescue", func(r engine.Conn) (engine.RescueResult, error) {
-		rc, ok := r.(engine.RescueConn)
-		if !ok {
-			return engine.RescueResult{}, errors.New("this database cannot rescue leases")
-		}
-		return rc.Rescue(ctx, req)
+		return r.(engine.RescueConn).Rescue(ctx, req) // Capabilities says Rescue only when the real one can
 	})
 }
 

@@ -107,7 +107,7 @@ func (r *Room) Frame(ctx context.Context, opt FrameOptions) (*Frame, error) {
 		return nil, fmt.Errorf("read the outbox: %w", err)
 	}
 	f := &Frame{Seq: seq, Round: r.round, Scenario: s.Scenario.Name, Title: s.Scenario.Title, DBPath: s.DB().Path(),
-		Messages: s.Scenario.Messages, Settings: s.Settings(), RowLocks: engine.HasRowLocks(s.DB()), Now: s.Clock().Now(),
+		Messages: s.Scenario.Messages, Settings: s.Settings(), RowLocks: s.DB().Capabilities().RowLocks, Now: s.Clock().Now(),
 		Paused: r.paused, Ended: r.ended, Rows: rows}
 	for _, row := range rows {
 		switch row.Status {

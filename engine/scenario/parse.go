@@ -8,6 +8,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/words"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,7 +41,8 @@ func (e *ParseError) Error() string {
 //	lease: 500ms
 //	leasing: on                 # also atomic-claim, ownership-check, fencing, heartbeat, skip-locked
 //	lock-timeout: 300ms         # a claim's wait for a row lock with skip-locked off
-//	backend: postgres           # a lesson only PostgreSQL can run (row locks)
+//	backend: postgres           # a lesson only PostgreSQL can run (requires: row-locks)
+//	requires: row-locks         # capabilities the database must have (engine.CapabilityNames)
 //	heartbeat-every: 200ms
 //	provider-latency: 0ms
 //	slow: A 800ms               # this worker's provider calls take longer
@@ -79,14 +81,26 @@ func Parse(file string, data []byte) (*engine.Scenario, error) {
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	sc := &engine.Scenario{Source: file, Messages: 6, Settings: engine.DefaultSettings(), Pass: engine.DefaultPass, Failure: engine.DefaultFailure}
 	p.sc = sc
+	if err := p.lines(strings.Split(text, "\n")); err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// lines reads the file's lines, each by the section it is in: the header, steps: or an
+// expect block.
+func (p *parser) lines(lines []string) error {
+	sc := p.sc
 	section := "header"
 	var block *engine.ExpectBlock
-	lines := strings.Split(text, "\n")
 	content := false
 	for i, raw := range lines {
 		n := i + 1
 		if r, bad := words.FirstUnsafe(raw); bad {
-			return nil, p.errf(n, "control character %s in %q: scenario files are plain text, and a terminal would act on it", words.DescribeRune(r), lineLabel(raw))
+			return p.errf(n, "control character %s in %q: scenario files are plain text, and a terminal would act on it", words.DescribeRune(r), lineLabel(raw))
 		}
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -96,7 +110,7 @@ func Parse(file string, data []byte) (*engine.Scenario, error) {
 		switch {
 		case line == "steps:":
 			if p.seen["steps:"] != 0 {
-				return nil, p.errf(n, "duplicate steps: section (first at line %d)", p.seen["steps:"])
+				return p.errf(n, "duplicate steps: section (first at line %d)", p.seen["steps:"])
 			}
 			p.seen["steps:"] = n
 			section = "steps"
@@ -104,40 +118,47 @@ func Parse(file string, data []byte) (*engine.Scenario, error) {
 		case strings.HasPrefix(line, "expect") && strings.HasSuffix(line, ":") && !strings.Contains(line, "_"):
 			b, err := p.expectHeader(n, strings.TrimSuffix(line, ":"))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sc.Expect = append(sc.Expect, b)
 			block = &sc.Expect[len(sc.Expect)-1]
 			section = "expect"
 			continue
 		}
-		var err error
-		switch section {
-		case "header":
-			err = p.header(n, line)
-		case "steps":
-			if f := strings.Fields(line); f[0] == "ask:" || f[0] == "because:" {
-				err = p.step(n, line) // free text: a " #" is a comment only after the right answer
-			} else {
-				err = p.step(n, stripComment(line))
-			}
-		case "expect":
-			var e engine.Expectation
-			e, err = p.expectation(n, stripComment(line))
-			block.Items = append(block.Items, e)
-		}
-		if err != nil {
-			return nil, err
+		if err := p.line(n, section, line, block); err != nil {
+			return err
 		}
 	}
 	if !content {
-		return nil, p.errf(0, "empty scenario file")
+		return p.errf(0, "empty scenario file")
 	}
+	return nil
+}
+
+// line reads one line of content in section.
+func (p *parser) line(n int, section, line string, block *engine.ExpectBlock) error {
+	switch section {
+	case "header":
+		return p.header(n, line)
+	case "steps":
+		if f := strings.Fields(line); f[0] == "ask:" || f[0] == "because:" {
+			return p.step(n, line) // free text: a " #" is a comment only after the right answer
+		}
+		return p.step(n, stripComment(line))
+	}
+	e, err := p.expectation(n, stripComment(line))
+	block.Items = append(block.Items, e)
+	return err
+}
+
+// finish checks the scenario as a whole once every line is read, and fills in its defaults.
+func (p *parser) finish() error {
+	sc := p.sc
 	if err := p.askDone(); err != nil {
-		return nil, err
+		return err
 	}
 	if sc.Name == "" {
-		return nil, p.errf(1, "missing \"name:\"")
+		return p.errf(1, "missing \"name:\"")
 	}
 	if len(sc.Workers) == 0 {
 		sc.SetWorkers(2)
@@ -146,20 +167,20 @@ func Parse(file string, data []byte) (*engine.Scenario, error) {
 		sc.Title = sc.Name
 	}
 	if err := p.checkHeartbeat(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := p.incidentDone(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := sc.CheckSize(); err != nil {
-		return nil, p.errf(max(p.seen["messages"], p.seen["workers"], p.seen["worker"]), "%v", err)
+		return p.errf(max(p.seen["messages"], p.seen["workers"], p.seen["worker"]), "%v", err)
 	}
 	for _, st := range p.pendingWorkerRefs {
 		if !p.hasWorker(st.name) {
-			return nil, p.errf(st.line, "unknown worker %q (declared: %s)", st.name, strings.Join(sc.WorkerShort(), " "))
+			return p.errf(st.line, "unknown worker %q (declared: %s)", st.name, strings.Join(sc.WorkerShort(), " "))
 		}
 	}
-	return sc, nil
+	return nil
 }
 
 type parser struct {
@@ -223,6 +244,9 @@ func (p *parser) header(n int, line string) error {
 	if handled, err := p.extraHeader(n, key, val); handled {
 		return err
 	}
+	if handled, err := p.lessonHeader(n, key, val); handled {
+		return err
+	}
 	switch key {
 	case "name":
 		if !regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`).MatchString(val) {
@@ -248,23 +272,7 @@ func (p *parser) header(n int, line string) error {
 	case "worker":
 		return p.worker(n, val)
 	case "lease", "heartbeat-every", "provider-latency", "lock-timeout":
-		d, err := p.duration(n, key, val)
-		if err != nil {
-			return err
-		}
-		switch key {
-		case "lease":
-			sc.Settings.Lease = d
-		case "heartbeat-every":
-			sc.Settings.HeartbeatEvery = d
-		case "lock-timeout":
-			if d < time.Millisecond {
-				return p.errf(n, "bad duration for lock-timeout: want at least 1ms (a claim must be able to give up)")
-			}
-			sc.Settings.LockTimeout = d
-		default:
-			sc.Settings.ProviderLatency = d
-		}
+		return p.durationKey(n, key, val)
 	case "slow":
 		return p.slow(n, val)
 	case "fail":
@@ -275,6 +283,41 @@ func (p *parser) header(n int, line string) error {
 			return p.errf(n, "bad seed %q: want a whole number", val)
 		}
 		sc.Seed = v
+	default:
+		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, requires, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.ToggleNamesIn(engine.InRescue)...), ", "))
+	}
+	return nil
+}
+
+// durationKey reads one of the settings' durations: lease, heartbeat-every, provider-latency
+// and lock-timeout.
+func (p *parser) durationKey(n int, key, val string) error {
+	d, err := p.duration(n, key, val)
+	if err != nil {
+		return err
+	}
+	st := &p.sc.Settings
+	switch key {
+	case "lease":
+		st.Lease = d
+	case "heartbeat-every":
+		st.HeartbeatEvery = d
+	case "lock-timeout":
+		if d < time.Millisecond {
+			return p.errf(n, "bad duration for lock-timeout: want at least 1ms (a claim must be able to give up)")
+		}
+		st.LockTimeout = d
+	default:
+		st.ProviderLatency = d
+	}
+	return nil
+}
+
+// lessonHeader reads the keys of what the lesson is about and needs: verdict-checks, backend,
+// requires and teaches. handled is false for any other key.
+func (p *parser) lessonHeader(n int, key, val string) (handled bool, err error) {
+	sc := p.sc
+	switch key {
 	case "verdict-checks":
 		known := map[string]bool{}
 		for _, id := range engine.CheckIDs() {
@@ -282,27 +325,35 @@ func (p *parser) header(n int, line string) error {
 		}
 		for _, id := range strings.Fields(val) {
 			if !known[id] {
-				return p.errf(n, "verdict-checks: unknown check %q (known: %s)", id, strings.Join(engine.CheckIDs(), ", "))
+				return true, p.errf(n, "verdict-checks: unknown check %q (known: %s)", id, strings.Join(engine.CheckIDs(), ", "))
 			}
 			sc.VerdictChecks = append(sc.VerdictChecks, id)
 		}
 		if len(sc.VerdictChecks) == 0 {
-			return p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(engine.CheckIDs(), ", "))
+			return true, p.errf(n, "verdict-checks: name at least one check (known: %s)", strings.Join(engine.CheckIDs(), ", "))
 		}
 	case "backend":
 		if val != engine.BackendPostgres {
-			return p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, engine.BackendPostgres)
+			return true, p.errf(n, "bad backend %q: the only backend a scenario may require is %s", val, engine.BackendPostgres)
 		}
 		sc.Backend = val
+		sc.Requires = appendNew(sc.Requires, engine.CapRowLocks)
+	case "requires":
+		for _, name := range strings.Fields(val) {
+			if err := engine.CheckCapability(name); err != nil {
+				return true, p.errf(n, "requires: %v", err)
+			}
+			sc.Requires = appendNew(sc.Requires, name)
+		}
 	case "teaches":
 		if _, err := sc.Settings.Get(val); err != nil {
-			return p.errf(n, "bad teaches: %v", err)
+			return true, p.errf(n, "bad teaches: %v", err)
 		}
 		sc.Teaches = val
 	default:
-		return p.errf(n, "unknown key %q (known: name, title, explain, messages, workers, worker, slow, lease, heartbeat-every, provider-latency, lock-timeout, %s, rescuer, skew, fail, seed, backend, teaches, verdict-pass, verdict-fail, verdict-checks)", key, strings.Join(append(engine.AllToggleNames(), engine.ToggleNamesIn(engine.InRescue)...), ", "))
+		return false, nil
 	}
-	return nil
+	return true, nil
 }
 
 func (p *parser) duration(n int, key, val string) (time.Duration, error) {
@@ -418,4 +469,12 @@ func (p *parser) hasWorker(short string) bool {
 
 func (p *parser) ref(n int, name string) {
 	p.pendingWorkerRefs = append(p.pendingWorkerRefs, workerRef{line: n, name: name})
+}
+
+// appendNew appends name to names unless it is there already.
+func appendNew(names []string, name string) []string {
+	if slices.Contains(names, name) {
+		return names
+	}
+	return append(names, name)
 }

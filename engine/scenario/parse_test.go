@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -357,11 +358,18 @@ func TestParseRowLockKeys(t *testing.T) {
 	if sc.Backend != engine.BackendPostgres || sc.Settings.SkipLocked || sc.Settings.LockTimeout != 250*time.Millisecond || sc.Steps[0].Action != engine.ActLock {
 		t.Fatalf("parsed %+v %+v", sc.Settings, sc.Steps[0])
 	}
+	if !slices.Equal(sc.Requires, []string{engine.CapRowLocks}) {
+		t.Errorf("backend: postgres requires %v, want row-locks", sc.Requires)
+	}
+	if sc, err := scenario.Parse("y", []byte("name: y\nrequires: redrive row-locks redrive\nsteps:\n  A step\n")); err != nil || !slices.Equal(sc.Requires, []string{"redrive", engine.CapRowLocks}) {
+		t.Errorf("requires: redrive row-locks redrive = %v, %v; want [redrive row-locks]", sc.Requires, err)
+	}
 	if !strings.Contains(sc.Settings.Describe(), "skip-locked=off lock-timeout=250ms") {
 		t.Fatalf("describe: %s", sc.Settings.Describe())
 	}
 	for _, c := range []struct{ line, want string }{
 		{"backend: mysql", "x.scenario:4: bad backend \"mysql\""},
+		{"requires: row-locks wings", "x.scenario:4: requires: unknown capability \"wings\""},
 		{"lock-timeout: 0s", "x.scenario:4: bad duration for lock-timeout: want at least 1ms"},
 		{"skip-locked: maybe", "x.scenario:4: bad skip-locked"},
 	} {

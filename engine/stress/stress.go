@@ -104,127 +104,170 @@ func (r *Result) Lost() int {
 // did not finish and has no result. When the run's own Timeout ends it, seeding included, the
 // result says so (TimedOut, Unfinished) and fails its checks.
 func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, total int)) (*Result, error) {
+	cfg = cfg.withDefaults()
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout(cfg.Messages)
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := cfg.Wall.Now()
+	s, err := engine.NewSession(ctx, cfg.scenario(), db)
+	switch {
+	case err != nil && parent.Err() != nil:
+		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	case err != nil && ctx.Err() != nil:
+		return seedTimedOut(parent, db, cfg, cfg.Wall.Now().Sub(start)), nil
+	case err != nil:
+		return nil, err
+	}
+	defer s.Close()
+	r := &run{ctx: ctx, parent: parent, cancel: cancel, s: s, db: db, cfg: cfg, start: start,
+		progress: progress, res: &Result{Seed: cfg.Seed}}
+	hostCtx, stopHosts := context.WithCancel(ctx) // the hosted workers' (Slots): ended when the run is done
+	defer stopHosts()
+	r.startWorkers(hostCtx)
+	stopRescuer := r.startRescuer()
+	defer stopRescuer()
+	if err := r.drive(stopRescuer); err != nil {
+		return nil, err
+	}
+	stopHosts()
+	r.wg.Wait()
+	stopRescuer()
+	return r.finish()
+}
+
+// withDefaults is cfg with the rescuer's pace and the wall clock it left unset.
+func (cfg Config) withDefaults() Config {
+	if cfg.Rescuer && cfg.RescueEvery <= 0 {
+		cfg.RescueEvery = DefaultRescueEvery
+	}
+	if cfg.Wall == nil {
+		cfg.Wall = engine.SystemWall{}
+	}
+	return cfg
+}
+
+// scenario is the scenario a stress run plays: cfg's workers, messages, settings, failures,
+// skews and rescuer.
+func (cfg Config) scenario() *engine.Scenario {
 	sc := &engine.Scenario{Name: "stress", Title: "stress", Source: "stress", Messages: cfg.Messages,
 		Settings: cfg.Settings, Pass: "EVERY STRESS CHECK HELD ✅", Failure: "A STRESS CHECK FAILED ❌", Seed: cfg.Seed,
 		FailRate: cfg.FailRate}
 	sc.SetWorkers(cfg.Workers)
 	if cfg.Rescuer {
-		if cfg.RescueEvery <= 0 {
-			cfg.RescueEvery = DefaultRescueEvery
-		}
 		sc.Rescuer = &engine.RescuerSpec{Short: "R", Every: cfg.RescueEvery}
 	}
 	for i, d := range cfg.Skew[:min(len(cfg.Skew), len(sc.Workers))] {
 		sc.Workers[i].Skew = d
 	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout(cfg.Messages)
-	}
-	if cfg.Wall == nil {
-		cfg.Wall = engine.SystemWall{}
-	}
-	wall := cfg.Wall
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := wall.Now()
-	s, err := engine.NewSession(ctx, sc, db)
-	switch {
-	case err != nil && parent.Err() != nil:
-		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
-	case err != nil && ctx.Err() != nil:
-		return seedTimedOut(parent, db, cfg, wall.Now().Sub(start)), nil
-	case err != nil:
-		return nil, err
-	}
-	defer s.Close()
+	return sc
+}
 
-	res := &Result{Seed: cfg.Seed}
-	var (
-		done                   atomic.Bool
-		crashes, pauses, jumps atomic.Int64
-		wg                     sync.WaitGroup
-		errMu                  sync.Mutex
-		runErr                 error
-	)
-	hostCtx, stopHosts := context.WithCancel(ctx) // the hosted workers' (Slots): ended when the run is done
-	defer stopHosts()
-	var hostMu sync.Mutex
+// run is one stress run under way: the session, the goroutines of its workers and rescuer,
+// and what they counted.
+type run struct {
+	ctx, parent context.Context // the run's (its timeout) and the caller's
+	cancel      context.CancelFunc
+	s           *engine.Session
+	db          engine.DB
+	cfg         Config
+	start       time.Time
+	progress    func(done, total int)
+	res         *Result
+
+	done                   atomic.Bool
+	crashes, pauses, jumps atomic.Int64
+	wg                     sync.WaitGroup
+	errMu                  sync.Mutex
+	runErr                 error
+	hostMu                 sync.Mutex
+}
+
+// fail records a goroutine's error and ends the run.
+func (r *run) fail(err error) {
+	r.errMu.Lock()
+	r.runErr = err
+	r.errMu.Unlock()
+	r.cancel()
+}
+
+// startWorkers starts a goroutine a worker: a chaos worker, or a hosted one (Slots) on hostCtx.
+func (r *run) startWorkers(hostCtx context.Context) {
+	cfg := r.cfg
 	if cfg.Slots > 0 {
-		res.Hosted = &engine.HostStats{}
+		r.res.Hosted = &engine.HostStats{}
 	}
-	for i := range s.Workers() {
-		wg.Add(1)
+	for i := range r.s.Workers() {
+		r.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer r.wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(i)+1))
 			var err error
 			if cfg.Slots > 0 {
 				var hs engine.HostStats
-				hs, err = s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
-				hostMu.Lock()
-				res.Hosted.Add(hs)
-				hostMu.Unlock()
+				hs, err = r.s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
+				r.hostMu.Lock()
+				r.res.Hosted.Add(hs)
+				r.hostMu.Unlock()
 			} else {
-				err = chaosWorker(ctx, s, i, rng, cfg, &done, &crashes, &pauses, &jumps)
+				err = chaosWorker(r.ctx, r.s, i, rng, cfg, &r.done, &r.crashes, &r.pauses, &r.jumps)
 			}
 			if err != nil {
-				errMu.Lock()
-				runErr = err
-				errMu.Unlock()
-				cancel()
+				r.fail(err)
 			}
 		}()
 	}
-	// The rescuer, on its own goroutine and connection, until the driver stops it (stopRescuer)
-	// or the run ends.
-	stopRescuer := func() {}
-	if cfg.Rescuer {
-		stop := make(chan struct{})
-		var rwg sync.WaitGroup
-		rwg.Add(1)
-		go func() {
-			defer rwg.Done()
-			if err := sweeper(ctx, s, wall, cfg.RescueEvery, stop); err != nil {
-				errMu.Lock()
-				runErr = err
-				errMu.Unlock()
-				cancel()
-			}
-		}()
-		var once sync.Once
-		stopRescuer = func() { once.Do(func() { close(stop); rwg.Wait() }) }
-		defer stopRescuer()
+}
+
+// startRescuer starts the rescuer, on its own goroutine and connection, until the driver stops
+// it (the function it returns, which may be called again) or the run ends.
+func (r *run) startRescuer() (stop func()) {
+	if !r.cfg.Rescuer {
+		return func() {}
 	}
-	rescuing := cfg.Rescuer
-	// The driver: report progress, and when every live worker is idle behind a live lease
-	// (its owner crashed or paused) or a backoff, move the clock just past what ends first, as
-	// time would (jumpToNextEnd). Progress is
-	// the ledger's count of messages written; the database's counts, a read of every row, are
-	// read to confirm the end, and now and then in case the database has rows of its own.
+	ch := make(chan struct{})
+	var rwg sync.WaitGroup
+	rwg.Add(1)
+	go func() {
+		defer rwg.Done()
+		if err := sweeper(r.ctx, r.s, r.cfg.Wall, r.cfg.RescueEvery, ch); err != nil {
+			r.fail(err)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(ch); rwg.Wait() }) }
+}
+
+// drive is the driver: report progress, and when every live worker is idle behind a live lease
+// (its owner crashed or paused) or a backoff, move the clock just past what ends first, as
+// time would (jumpToNextEnd). Progress is the ledger's count of messages written; the
+// database's counts, a read of every row, are read to confirm the end, and now and then in
+// case the database has rows of its own.
+func (r *run) drive(stopRescuer func()) error {
+	wall, rescuing := r.cfg.Wall, r.cfg.Rescuer
 	var countsAt time.Time
 	countsEvery := time.Second
-	for !done.Load() {
-		finished := s.Ledger().FinishedCount()
-		if progress != nil {
-			progress(min(finished, cfg.Messages), cfg.Messages)
-		}
-		if finished >= cfg.Messages || wall.Now().Sub(countsAt) >= countsEvery {
+	for !r.done.Load() {
+		finished := r.s.Ledger().FinishedCount()
+		r.report(min(finished, r.cfg.Messages))
+		if finished >= r.cfg.Messages || wall.Now().Sub(countsAt) >= countsEvery {
 			t0 := wall.Now()
-			c, err := db.Counts(ctx)
-			if err != nil && ctx.Err() != nil && parent.Err() == nil {
+			c, err := r.db.Counts(r.ctx)
+			if err != nil && r.ctx.Err() != nil && r.parent.Err() == nil {
 				// The run's timeout (or a worker's error) ended the read: the run is cut, not
 				// broken, and what it did is counted below.
 				break
 			}
 			if err != nil {
-				cancel()
-				wg.Wait()
-				if runErr != nil {
-					return nil, runErr
+				r.cancel()
+				r.wg.Wait()
+				if r.runErr != nil {
+					return r.runErr
 				}
-				return nil, fmt.Errorf("stress: %w (after %s)", err, wall.Now().Sub(start).Round(time.Millisecond))
+				return fmt.Errorf("stress: %w (after %s)", err, wall.Now().Sub(r.start).Round(time.Millisecond))
 			}
 			countsAt, countsEvery = wall.Now(), max(time.Second, 20*wall.Now().Sub(t0))
 			if c.OutboxProcessed+c.OutboxDeadLettered == c.Messages && rescuing {
@@ -236,43 +279,53 @@ func Run(ctx context.Context, db engine.DB, cfg Config, progress func(done, tota
 				continue
 			}
 			if c.OutboxProcessed+c.OutboxDeadLettered == c.Messages { // a dead letter is finished, apart
-				if progress != nil {
-					progress(c.OutboxProcessed+c.OutboxDeadLettered, c.Messages)
-				}
-				done.Store(true)
+				r.report(c.OutboxProcessed + c.OutboxDeadLettered)
+				r.done.Store(true)
 				break
 			}
 		}
-		if len(s.Runnable()) == 0 && jumpToNextEnd(ctx, s) {
-			jumps.Add(1)
+		if len(r.s.Runnable()) == 0 && jumpToNextEnd(r.ctx, r.s) {
+			r.jumps.Add(1)
 		}
 		select {
-		case <-ctx.Done():
-			done.Store(true)
+		case <-r.ctx.Done():
+			r.done.Store(true)
 		case <-wall.After(2 * time.Millisecond):
 		}
 	}
-	stopHosts()
-	wg.Wait()
-	stopRescuer()
-	res.Elapsed = wall.Now().Sub(start)
-	if parent.Err() != nil {
-		return nil, fmt.Errorf("stress: %w", context.Cause(parent))
+	return nil
+}
+
+// report tells progress, if set, that done of the run's messages are finished.
+func (r *run) report(done int) {
+	if r.progress != nil {
+		r.progress(done, r.cfg.Messages)
 	}
-	if runErr != nil {
-		return nil, runErr
+}
+
+// finish is the run's result once its goroutines have stopped: what they counted, the
+// session's summary and the checks.
+func (r *run) finish() (*Result, error) {
+	ctx, res := r.ctx, r.res
+	res.Elapsed = r.cfg.Wall.Now().Sub(r.start)
+	if r.parent.Err() != nil {
+		return nil, fmt.Errorf("stress: %w", context.Cause(r.parent))
+	}
+	if r.runErr != nil {
+		return nil, r.runErr
 	}
 	// Every row is Processed, but a worker may still hold a stale lease (paused, or slow): let
 	// each finish what it holds, so that a stale write, if the guards allow one, is counted.
-	if err := drain(context.WithoutCancel(ctx), s); err != nil {
+	if err := drain(context.WithoutCancel(ctx), r.s); err != nil {
 		return nil, err
 	}
-	res.Crashes, res.Pauses, res.ClockJumps = int(crashes.Load()), int(pauses.Load()), int(jumps.Load())
-	if res.Summary, err = s.Summarize(context.WithoutCancel(ctx)); err != nil {
+	res.Crashes, res.Pauses, res.ClockJumps = int(r.crashes.Load()), int(r.pauses.Load()), int(r.jumps.Load())
+	var err error
+	if res.Summary, err = r.s.Summarize(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
 	res.Rescuer = res.Summary.Rescuer
-	return res, checks(context.WithoutCancel(ctx), s, res, ctx.Err() != nil)
+	return res, checks(context.WithoutCancel(ctx), r.s, res, ctx.Err() != nil)
 }
 
 // jumpToNextEnd moves the clock, when no worker can act, to the earliest moment one will:

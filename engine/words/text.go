@@ -40,28 +40,7 @@ func WriteText(out io.Writer, r *engine.Report) error {
 	section(&b, "Timeline (scenario clock)")
 	timeline(r, &b)
 
-	if len(sum.Recovery) > 0 {
-		section(&b, "Lease-expiry demo")
-		for _, rc := range sum.Recovery {
-			fmt.Fprintf(&b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
-			fmt.Fprintf(&b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
-			fmt.Fprintf(&b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
-			switch {
-			case rc.ReclaimedBy != "" && rc.ReclaimedAfterExpiry:
-				fmt.Fprintf(&b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
-			case rc.ReclaimedBy != "":
-				fmt.Fprintf(&b, " (%s took it at %s, over the live lease)", rc.ReclaimedBy, rc.ReclaimedAt)
-			}
-			fmt.Fprintf(&b, "\n  processed:               %d %s\n", rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
-			if rc.OK {
-				b.WriteString("  A lock would have lost this message; the lease recovered it.\n")
-			}
-		}
-		if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
-			fmt.Fprintf(&b, "… and %d more crashed owners holding a lease, not listed (%d of all %d recovered: reclaimed after expiry, processed once)\n",
-				more, sum.Recovered, sum.CrashedOwners)
-		}
-	}
+	recoveries(sum, &b)
 
 	section(&b, "Per-message ownership (database rows, and who processed them)")
 	ownership(r, &b)
@@ -69,16 +48,51 @@ func WriteText(out io.Writer, r *engine.Report) error {
 	section(&b, "Ledgers (claims and processing are counted apart)")
 	ledgers(r, &b)
 
-	section(&b, "Safety checks")
+	verdict(sum, &b)
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// recoveries is the lease-expiry demo: each crashed owner's message, blocked before its lease
+// ended and reclaimed after (nothing when no owner crashed holding a lease).
+func recoveries(sum *engine.Summary, b *strings.Builder) {
+	if len(sum.Recovery) == 0 {
+		return
+	}
+	section(b, "Lease-expiry demo")
+	for _, rc := range sum.Recovery {
+		fmt.Fprintf(b, "%s: %s claimed it, then crashed at %s; lease until %s\n", Escape(rc.Key), rc.CrashedOwner, rc.CrashedAt, rc.LeaseUntil)
+		fmt.Fprintf(b, "  blocked before expiry:   %v\n", rc.BlockedBeforeExpiry)
+		fmt.Fprintf(b, "  reclaimed after expiry:  %v", rc.ReclaimedAfterExpiry)
+		switch {
+		case rc.ReclaimedBy != "" && rc.ReclaimedAfterExpiry:
+			fmt.Fprintf(b, " (%s at %s)", rc.ReclaimedBy, rc.ReclaimedAt)
+		case rc.ReclaimedBy != "":
+			fmt.Fprintf(b, " (%s took it at %s, over the live lease)", rc.ReclaimedBy, rc.ReclaimedAt)
+		}
+		fmt.Fprintf(b, "\n  processed:               %d %s\n", rc.ProcessedTimes, Plural(rc.ProcessedTimes, "time"))
+		if rc.OK {
+			b.WriteString("  A lock would have lost this message; the lease recovered it.\n")
+		}
+	}
+	if more := sum.CrashedOwners - len(sum.Recovery); more > 0 {
+		fmt.Fprintf(b, "… and %d more crashed owners holding a lease, not listed (%d of all %d recovered: reclaimed after expiry, processed once)\n",
+			more, sum.Recovered, sum.CrashedOwners)
+	}
+}
+
+// verdict is the report's end: the safety checks, the scenario's expectations and the verdict.
+func verdict(sum *engine.Summary, b *strings.Builder) {
+	section(b, "Safety checks")
 	for _, c := range sum.Checks {
 		note := ""
 		if !c.Decides {
 			note = "  (not part of this lesson's verdict)"
 		}
-		fmt.Fprintf(&b, "[%s] %s: %s%s\n", passWord(c.OK), c.Name, c.Detail, note)
+		fmt.Fprintf(b, "[%s] %s: %s%s\n", passWord(c.OK), c.Name, c.Detail, note)
 	}
 
-	section(&b, "Expectations (declared by the scenario)")
+	section(b, "Expectations (declared by the scenario)")
 	for _, e := range sum.Expectations {
 		when := ""
 		if e.When != "" {
@@ -88,14 +102,14 @@ func WriteText(out io.Writer, r *engine.Report) error {
 		if e.Line > 0 {
 			line = fmt.Sprintf("  (line %d)", e.Line)
 		}
-		fmt.Fprintf(&b, "[%s] %s%s: got %s%s\n", expectWord(e), e.Expect, when, e.Actual, line)
+		fmt.Fprintf(b, "[%s] %s%s: got %s%s\n", expectWord(e), e.Expect, when, e.Actual, line)
 	}
 	if sum.ExpectationsNotJudged != "" {
-		fmt.Fprintf(&b, "Not judged: %s.\n", sum.ExpectationsNotJudged)
+		fmt.Fprintf(b, "Not judged: %s.\n", sum.ExpectationsNotJudged)
 	}
 
-	section(&b, "Verdict")
-	fmt.Fprintf(&b, "%s\n", sum.Verdict)
+	section(b, "Verdict")
+	fmt.Fprintf(b, "%s\n", sum.Verdict)
 	switch {
 	case sum.ExpectationsNotJudged != "":
 		b.WriteString("The expectations were not judged (see above); the verdict is the safety checks' alone.\n")
@@ -104,8 +118,6 @@ func WriteText(out io.Writer, r *engine.Report) error {
 	default:
 		b.WriteString("THE RUN DID NOT DO WHAT THE SCENARIO EXPECTS.\n")
 	}
-	_, err := io.WriteString(out, b.String())
-	return err
 }
 
 func section(b *strings.Builder, title string) {

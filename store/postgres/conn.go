@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
@@ -22,7 +21,7 @@ import (
 // FOR UPDATE SKIP LOCKED passes over a row another transaction holds and takes the next one.
 type Conn struct {
 	conn *pgx.Conn
-	hold *store.FinalizeHold
+	hold *shared.FinalizeHold
 	name string // the database, for errors
 	// named is the application_name this connection has set (nameSelf), "" before.
 	named string

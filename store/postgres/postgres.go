@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
@@ -185,8 +184,8 @@ type Options struct {
 type DB struct {
 	t     target
 	admin *pgxpool.Pool
-	hold  *store.FinalizeHold // fault injection for crash tests; nil when off
-	drop  bool                // the schema is this DB's own (CreateTemp): Close drops it
+	hold  *shared.FinalizeHold // fault injection for crash tests; nil when off
+	drop  bool                 // the schema is this DB's own (CreateTemp): Close drops it
 	// owner holds the run lock of a CreateTemp schema until Close has dropped it (leftover.go).
 	owner *pgx.Conn
 	swept []string // leftover run schemas dropped when this DB was made
@@ -360,12 +359,12 @@ func (db *DB) Close() error {
 // the transaction, after the payment update, calling notify first. It is for crash tests
 // (leaselab worker --hold-finalize), never for normal runs.
 func (db *DB) HoldFinalize(d time.Duration, notify func(key string)) {
-	db.hold = store.NewFinalizeHold(d, notify)
+	db.hold = shared.NewFinalizeHold(d, notify)
 }
 
 // envError wraps err as an error of the environment that names the database (without password).
 func envError(t target, err error) error {
-	return &store.EnvError{Path: t.shown, Err: describe(err)}
+	return &engine.EnvError{Path: t.shown, Err: describe(err)}
 }
 
 func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

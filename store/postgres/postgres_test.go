@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/store/postgres"
 	"leaselab/store/storetest"
 
@@ -51,7 +50,7 @@ func TestCreateRefusesRowsUnlessReset(t *testing.T) {
 	}
 	db.Close()
 	_, err = postgres.Create(ctx, raw, postgres.Options{})
-	var env *store.EnvError
+	var env *engine.EnvError
 	if !errors.Is(err, postgres.ErrHoldsRows) || !errors.As(err, &env) || !strings.Contains(err.Error(), "--reset") {
 		t.Fatalf("Create(schema with rows) = %v, want ErrHoldsRows naming --reset", err)
 	}
@@ -113,7 +112,7 @@ func TestPathHidesThePassword(t *testing.T) {
 	defer cancel()
 	// A server that is not there: the error names it without the password.
 	_, err := postgres.Create(ctx, "postgres://alice:s3cret@127.0.0.1:1/app?connect_timeout=1", postgres.Options{})
-	var env *store.EnvError
+	var env *engine.EnvError
 	if !errors.As(err, &env) || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("Create(no server) = %v, want an EnvError naming the server without the password", err)
 	}

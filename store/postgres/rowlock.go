@@ -223,7 +223,3 @@ func (c *Conn) finishStep(ctx context.Context, req engine.ClaimRequest) (engine.
 	return engine.ClaimResult{Outcome: engine.ClaimWon, Message: m, At: now, PrevOwner: oc.prevOwner, PrevUntil: oc.prevUntil,
 		LockWait: oc.wait, LockHolder: oc.holder, WaitedFor: oc.waitedFor}, nil
 }
-
-// RowLocks reports that PostgreSQL locks rows: a claim can pass over a locked row (SKIP LOCKED)
-// or wait for it (engine.HasRowLocks).
-func (db *DB) RowLocks() bool { return true }

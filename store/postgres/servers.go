@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/internal/shared"
 )
 
 // Servers makes and opens leaselab schemas on PostgreSQL servers for the command line
@@ -26,25 +27,21 @@ func (Servers) HasSchema(rawURL string) bool {
 // Create makes the URL's schema a leaselab schema (Create): one that holds rows is emptied only
 // with reset.
 func (Servers) Create(ctx context.Context, rawURL string, reset bool) (engine.Backend, error) {
-	return backend(Create(ctx, rawURL, Options{Reset: reset}))
+	return shared.Backend(Create(ctx, rawURL, Options{Reset: reset}))
 }
 
 // CreateTemp makes a schema of its own on the URL's server, named after now and suffix, and
 // dropped when it is closed (CreateTemp).
 func (Servers) CreateTemp(ctx context.Context, rawURL string, now time.Time, suffix string) (engine.Backend, error) {
-	return backend(CreateTemp(ctx, rawURL, now, suffix))
+	return shared.Backend(CreateTemp(ctx, rawURL, now, suffix))
 }
 
 // Open opens the URL's leaselab schema without changing its rows (Open).
 func (Servers) Open(ctx context.Context, rawURL string) (engine.Backend, error) {
-	return backend(Open(ctx, rawURL))
+	return shared.Backend(Open(ctx, rawURL))
 }
 
-// backend returns db as an engine.Backend, and a nil one (not a nil *DB in a non-nil
-// interface) with an error.
-func backend(db *DB, err error) (engine.Backend, error) {
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
-}
+// Capabilities is what a leaselab schema can do (DB.Capabilities), known before one is opened:
+// the command line checks a lesson's requires: line with it. Its ports are an opened DB's to
+// use, not these.
+func (Servers) Capabilities() engine.Capabilities { return (*DB)(nil).Capabilities() }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"leaselab/engine"
-	"leaselab/store"
 	"leaselab/store/internal/shared"
 
 	"github.com/jackc/pgx/v5"
@@ -207,7 +206,7 @@ func pgArgs(args []any) []engine.Arg {
 // bindPG is sql on one line with $1, $2, … replaced by the values bound to them, as
 // PostgreSQL literals.
 func bindPG(sql string, args []any) string {
-	return store.OneLine(sql, func(q string, i int) (string, int, bool) {
+	return shared.OneLine(sql, func(q string, i int) (string, int, bool) {
 		if q[i] != '$' {
 			return "", 0, false
 		}

@@ -28,8 +28,8 @@ func retrier(t *testing.T, db engine.DB) retryConn {
 // stateOf reads key's engine.RetryState; a backend that cannot read it skips.
 func stateOf(t *testing.T, db engine.DB, key string) engine.RetryState {
 	t.Helper()
-	r, ok := db.(engine.RetryReader)
-	if !ok {
+	r := db.Capabilities().Retry
+	if r == nil {
 		t.Skip("skipped: this backend cannot read a message's retry state")
 	}
 	st, err := r.RetryState(context.Background(), key)
@@ -146,8 +146,8 @@ func testFailDeadLettersAtMax(t *testing.T, b Backend) {
 // version going on; anything else is refused and unchanged.
 func testRedriveOnlyDeadLetters(t *testing.T, b Backend) {
 	db := seeded(t, b, 2)
-	r, ok := db.(engine.Redriver)
-	if !ok {
+	r := db.Capabilities().Redrive
+	if r == nil {
 		t.Skip("skipped: this backend cannot redrive")
 	}
 	a := retrier(t, db)

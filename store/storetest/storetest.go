@@ -36,6 +36,7 @@ func Run(t *testing.T, b Backend) {
 		name string
 		fn   func(*testing.T, Backend)
 	}{
+		{"CapabilitiesAreWhatConnectionsDo", testCapabilities},
 		{"ClaimTakesOldestAndSetsLease", testClaimTakesOldest},
 		{"ClaimBoundaryAtExactlyLockedUntil", testClaimBoundary},
 		{"KeyedClaimBlockedThenEmpty", testKeyedClaim},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"leaselab/assets"
@@ -13,14 +15,27 @@ import (
 	"leaselab/engine/scenario"
 )
 
-// Backends makes and opens the databases the commands run on (engine.Backend). The command line
-// never speaks SQL: main wires the SQLite files of leaselab/store (store.Files) and the
-// PostgreSQL schemas of leaselab/store/postgres (postgres.Servers). --db picks which: a
-// postgres:// or postgresql:// URL (Server.IsURL) is a server, anything else a file.
+// Backends is the registry of the databases the commands run on (engine.Backend), which main
+// fills. The command line never speaks SQL: main registers the SQLite files of leaselab/store
+// (store.Files) as File, and the PostgreSQL schemas of leaselab/store/postgres
+// (postgres.Servers) under the URL schemes postgres and postgresql. --db picks which: a URL
+// whose scheme is registered is that server, anything else a file.
 type Backends struct {
-	File   Files
-	Server Servers
+	File    Files
+	Servers map[string]Servers // by URL scheme
 }
+
+// server is the registered server backend whose scheme --db's URL has, or nil: a file.
+func (b Backends) server(db string) Servers {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok {
+		return nil
+	}
+	return b.Servers[scheme]
+}
+
+// isServer reports whether --db names a registered server rather than a file.
+func (b Backends) isServer(db string) bool { return b.server(db) != nil }
 
 // Files makes and opens leaselab database files (store.Files).
 type Files interface {
@@ -35,12 +50,12 @@ type Files interface {
 	// Open opens the leaselab database path without changing its rows; readOnly, without
 	// writing to the file at all (watch).
 	Open(ctx context.Context, path string, readOnly bool) (engine.Backend, error)
+	// Capabilities is what a file's database can do, before one is opened.
+	Capabilities() engine.Capabilities
 }
 
 // Servers makes and opens leaselab schemas on PostgreSQL servers (postgres.Servers).
 type Servers interface {
-	// IsURL reports whether --db names a PostgreSQL server rather than a file.
-	IsURL(db string) bool
 	// HasSchema reports whether a server's URL names its schema (?schema=NAME).
 	HasSchema(url string) bool
 	// Create makes the URL's schema a leaselab schema: one that holds rows is emptied only
@@ -51,6 +66,8 @@ type Servers interface {
 	CreateTemp(ctx context.Context, url string, now time.Time, suffix string) (engine.Backend, error)
 	// Open opens the URL's leaselab schema without changing its rows.
 	Open(ctx context.Context, url string) (engine.Backend, error)
+	// Capabilities is what a schema can do, before one is opened.
+	Capabilities() engine.Capabilities
 }
 
 // openPostgres is dbOpener.open for a PostgreSQL URL (run, the lab, stress). A URL that names a
@@ -63,11 +80,11 @@ func (o *dbOpener) openPostgres(ctx context.Context) (db engine.Backend, note st
 	}
 	now := time.Now()
 	var pg engine.Backend
-	if o.b.Server.HasSchema(o.path) {
-		pg, err = o.b.Server.Create(ctx, o.path, o.reset || o.pgOurs)
+	if o.b.server(o.path).HasSchema(o.path) {
+		pg, err = o.b.server(o.path).Create(ctx, o.path, o.reset || o.pgOurs)
 		note = "kept"
 	} else {
-		pg, err = o.b.Server.CreateTemp(ctx, o.path, now, fmt.Sprintf("p%d_%06d", os.Getpid(), now.Nanosecond()/1000))
+		pg, err = o.b.server(o.path).CreateTemp(ctx, o.path, now, fmt.Sprintf("p%d_%06d", os.Getpid(), now.Nanosecond()/1000))
 		note = "a schema of its own, dropped at exit"
 	}
 	if err != nil {
@@ -111,25 +128,25 @@ func noteSchemas(w io.Writer, swept []string, left error) {
 
 // createShared makes (or, with reset, empties) the database worker processes share (seed).
 func createShared(ctx context.Context, b Backends, where string, reset bool) (engine.Backend, error) {
-	if !b.Server.IsURL(where) {
+	if !b.isServer(where) {
 		return b.File.Create(ctx, where, reset, false)
 	}
-	return serverDB(b.Server.Create(ctx, where, reset))
+	return serverDB(b.server(where).Create(ctx, where, reset))
 }
 
 // openShared opens the database worker processes share, without changing its rows (worker,
 // watch).
 func openShared(ctx context.Context, b Backends, where string) (engine.Backend, error) {
-	if !b.Server.IsURL(where) {
+	if !b.isServer(where) {
 		return b.File.Open(ctx, where, false)
 	}
-	return serverDB(b.Server.Open(ctx, where))
+	return serverDB(b.server(where).Open(ctx, where))
 }
 
 // openWatched opens the database a watch reads: a file read-only, or a PostgreSQL schema (the
 // watch only reads it).
 func openWatched(ctx context.Context, b Backends, where string) (engine.Backend, error) {
-	if !b.Server.IsURL(where) {
+	if !b.isServer(where) {
 		return b.File.Open(ctx, where, true)
 	}
 	return openShared(ctx, b, where)
@@ -153,13 +170,25 @@ func serverDB(db engine.Backend, err error) (engine.Backend, error) {
 	return db, nil
 }
 
-// backendFits refuses a scenario that needs PostgreSQL (engine.Scenario.Backend) on a SQLite
-// file, before anything is opened.
+// Capabilities is what the backend --db picks can do, before it is opened.
+func (b Backends) Capabilities(db string) engine.Capabilities {
+	if s := b.server(db); s != nil {
+		return s.Capabilities()
+	}
+	return b.File.Capabilities()
+}
+
+// backendFits refuses a scenario that requires what the --db's backend cannot do
+// (engine.Scenario.Requires), before anything is opened.
 func backendFits(b Backends, sc *engine.Scenario, db string) error {
-	if sc.Backend == engine.BackendPostgres && !b.Server.IsURL(db) {
+	missing := b.Capabilities(db).Missing(sc.Requires)
+	switch {
+	case len(missing) == 0:
+		return nil
+	case slices.Contains(missing, engine.CapRowLocks):
 		return usageError{fmt.Errorf("scenario %s needs PostgreSQL: it teaches row locks, and SQLite has none (one write lock for the whole file); pass --db postgres://USER@HOST:PORT/DB", sc.Name)}
 	}
-	return nil
+	return usageError{fmt.Errorf("scenario %s requires %s, which this database cannot do", sc.Name, strings.Join(missing, ", "))}
 }
 
 // lessonsFor is the built-in scenarios a database can run, in teaching order: every one on

@@ -35,83 +35,128 @@ Exit codes: 0 no violation within the bounds, 1 a violation found, 2 usage, 3 en
 `
 
 func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	c, err := parseExplore(b, args, stderr)
+	if err != nil {
+		return 0, err
+	}
+	return c.run(ctx, b, stdin, stdout, stderr)
+}
+
+// exploreConfig is one leaselab explore as its flags give it: the scenario, the bounds, what
+// to search for, how states are restored, and what to do with a violation found.
+type exploreConfig struct {
+	sf                               scenarioFlags
+	bounds                           explore.Bounds
+	checks, out, restore             string
+	checkpoint, resume               string
+	ids                              []string
+	how                              explore.Restore
+	asJSON, noReduce, open, coresSet bool
+	progress                         time.Duration
+	cores                            int
+	from                             *explore.Checkpoint // the --resume file's search
+	src                              []byte              // the scenario file's text
+	sc                               *engine.Scenario
+}
+
+// parseExplore is the flags of leaselab explore made a checked exploreConfig, its scenario
+// loaded and its --resume file read.
+func parseExplore(b Backends, args []string, stderr io.Writer) (*exploreConfig, error) {
 	fs := newFlagSet("explore", exploreUsage, stderr)
-	var sf scenarioFlags
-	sf.register(fs, nil)
+	c := &exploreConfig{}
+	c.sf.register(fs, nil)
 	def := explore.DefaultBounds()
-	depth := fs.Int("depth", def.Depth, "longest schedule searched, in moves")
-	crashes := fs.Int("crashes", def.Crashes, "crashes in a schedule, at most")
-	clockMoves := fs.Int("clock-moves", def.ClockMoves, "clock moves in a schedule, at most")
-	pauses := fs.Int("pauses", def.Pauses, "pauses in a schedule, at most (not stepping a worker is already a pause)")
-	maxStates := fs.Int("max-states", def.MaxStates, "distinct states kept in memory, at most; past it new states are checked, not explored")
-	timeLimit := fs.Duration("time-limit", def.TimeLimit, "stop the search after this long (0: no limit)")
-	checks := fs.String("check", "", "comma-separated check ids to search for (default: every safety check)")
-	out := fs.String("out", "", "write the violation found as a scenario file (a new file; never overwritten)")
-	restore := fs.String("restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md); PostgreSQL: rows")
-	asJSON := fs.Bool("json", false, "print a machine-readable result instead of the text")
-	progress := fs.Duration("progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
-	checkpoint := fs.String("checkpoint", "", "save the search at the end of every level to this file (a new file, or the --resume one)")
-	resume := fs.String("resume", "", "go on from a --checkpoint file (same scenario, flags and bounds; --depth may be deeper)")
-	cores := fs.Int("cores", min(runtime.NumCPU(), 2), "search on this many SQLite files at once, one worker each (the result is the same; PostgreSQL: 1)")
-	noReduce := fs.Bool("no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
-	open := fs.Bool("open", false, "open the violation found in the lab, to step through it (with --out, that file)")
+	fs.IntVar(&c.bounds.Depth, "depth", def.Depth, "longest schedule searched, in moves")
+	fs.IntVar(&c.bounds.Crashes, "crashes", def.Crashes, "crashes in a schedule, at most")
+	fs.IntVar(&c.bounds.ClockMoves, "clock-moves", def.ClockMoves, "clock moves in a schedule, at most")
+	fs.IntVar(&c.bounds.Pauses, "pauses", def.Pauses, "pauses in a schedule, at most (not stepping a worker is already a pause)")
+	fs.IntVar(&c.bounds.MaxStates, "max-states", def.MaxStates, "distinct states kept in memory, at most; past it new states are checked, not explored")
+	fs.DurationVar(&c.bounds.TimeLimit, "time-limit", def.TimeLimit, "stop the search after this long (0: no limit)")
+	fs.StringVar(&c.checks, "check", "", "comma-separated check ids to search for (default: every safety check)")
+	fs.StringVar(&c.out, "out", "", "write the violation found as a scenario file (a new file; never overwritten)")
+	fs.StringVar(&c.restore, "restore", string(explore.RestoreRows), "how a state's database is restored: rows, memory, file or replay (docs/benchmarks.md); PostgreSQL: rows")
+	fs.BoolVar(&c.asJSON, "json", false, "print a machine-readable result instead of the text")
+	fs.DurationVar(&c.progress, "progress", 2*time.Second, "print a progress line on stderr this often (0: never)")
+	fs.StringVar(&c.checkpoint, "checkpoint", "", "save the search at the end of every level to this file (a new file, or the --resume one)")
+	fs.StringVar(&c.resume, "resume", "", "go on from a --checkpoint file (same scenario, flags and bounds; --depth may be deeper)")
+	fs.IntVar(&c.cores, "cores", min(runtime.NumCPU(), 2), "search on this many SQLite files at once, one worker each (the result is the same; PostgreSQL: 1)")
+	fs.BoolVar(&c.noReduce, "no-reduce", false, "search every order of every move: no symmetry between interchangeable workers, no sleep sets (docs/explore.md)")
+	fs.BoolVar(&c.open, "open", false, "open the violation found in the lab, to step through it (with --out, that file)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return 0, usageFlag(err)
+		return nil, usageFlag(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return 0, usageError{fmt.Errorf("explore: want one scenario (a name or a file), got %d", len(pos))}
+		return nil, usageError{fmt.Errorf("explore: want one scenario (a name or a file), got %d", len(pos))}
 	}
-	bounds := explore.Bounds{Depth: *depth, Crashes: *crashes, ClockMoves: *clockMoves, Pauses: *pauses,
-		MaxStates: *maxStates, TimeLimit: *timeLimit}
-	if err := checkBounds(bounds, *progress); err != nil {
-		return 0, err
+	fs.Visit(func(f *flag.Flag) { c.coresSet = c.coresSet || f.Name == "cores" })
+	if err := c.Validate(); err != nil {
+		return nil, err
 	}
-	if *cores < 1 || *cores > 64 {
-		return 0, usageError{fmt.Errorf("--cores %d: want 1 to 64", *cores)}
+	return c, c.load(b, pos[0], fs)
+}
+
+// Validate refuses bounds, --cores, --restore and --check out of range, --open with --json,
+// and an --out or --checkpoint file that would be written over, naming the flag.
+func (c *exploreConfig) Validate() error {
+	if err := checkBounds(c.bounds, c.progress); err != nil {
+		return err
 	}
-	how := explore.Restore(*restore)
-	if !slices.Contains([]explore.Restore{explore.RestoreRows, explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, how) {
-		return 0, usageError{fmt.Errorf("--restore %s: want rows, memory, file or replay", *restore)}
+	if c.cores < 1 || c.cores > 64 {
+		return usageError{fmt.Errorf("--cores %d: want 1 to 64", c.cores)}
 	}
-	ids, err := checkIDs(*checks)
-	if err != nil {
-		return 0, err
+	c.how = explore.Restore(c.restore)
+	if !slices.Contains([]explore.Restore{explore.RestoreRows, explore.RestoreMemory, explore.RestoreFile, explore.RestoreReplay}, c.how) {
+		return usageError{fmt.Errorf("--restore %s: want rows, memory, file or replay", c.restore)}
 	}
-	if *open && *asJSON {
-		return 0, usageError{errors.New("--open opens the lab on the terminal: drop --json, or --open")}
+	var err error
+	if c.ids, err = checkIDs(c.checks); err != nil {
+		return err
 	}
-	if *out != "" {
-		if _, err := os.Lstat(*out); err == nil {
-			return 0, usageError{fmt.Errorf("--out %s: the file exists; it is never overwritten (remove it or pick a new name)", *out)}
+	if c.open && c.asJSON {
+		return usageError{errors.New("--open opens the lab on the terminal: drop --json, or --open")}
+	}
+	if c.out != "" {
+		if _, err := os.Lstat(c.out); err == nil {
+			return usageError{fmt.Errorf("--out %s: the file exists; it is never overwritten (remove it or pick a new name)", c.out)}
 		}
 	}
-	var from *explore.Checkpoint
-	if *resume != "" {
-		if from, err = readCheckpoint(*resume); err != nil {
-			return 0, err
+	return nil
+}
+
+// load reads the --resume file and the scenario, and refuses a checkpoint file that would be
+// written over and a lesson whose moves are not whole transactions.
+func (c *exploreConfig) load(b Backends, name string, fs *flag.FlagSet) error {
+	var err error
+	if c.resume != "" {
+		if c.from, err = readCheckpoint(c.resume); err != nil {
+			return err
 		}
 	}
-	if *checkpoint != "" && *checkpoint != *resume {
-		if _, err := os.Lstat(*checkpoint); err == nil {
-			return 0, usageError{fmt.Errorf("--checkpoint %s: the file exists; it is only written over when it is the --resume file", *checkpoint)}
+	if c.checkpoint != "" && c.checkpoint != c.resume {
+		if _, err := os.Lstat(c.checkpoint); err == nil {
+			return usageError{fmt.Errorf("--checkpoint %s: the file exists; it is only written over when it is the --resume file", c.checkpoint)}
 		}
 	}
-	src, _, err := assets.Load(pos[0], scenario.MaxScenarioSize)
-	if err != nil {
-		return 0, usageError{err}
+	if c.src, _, err = assets.Load(name, scenario.MaxScenarioSize); err != nil {
+		return usageError{err}
 	}
-	sc, err := loadScenario(b, pos[0], &sf, fs)
-	if err != nil {
-		return 0, err
+	if c.sc, err = loadScenario(b, name, &c.sf, fs); err != nil {
+		return err
 	}
-	if sc.Backend != "" {
+	if c.sc.Backend != "" {
 		// skip-locked's lesson is a claim stopped between its locking read and its UPDATE, a
 		// transaction left open: a state no copy of the rows brings back.
-		return 0, usageError{fmt.Errorf("explore %s: a %s lesson of a claim's transaction left open; explore's moves are whole transactions", sc.Name, sc.Backend)}
+		return usageError{fmt.Errorf("explore %s: a %s lesson of a claim's transaction left open; explore's moves are whole transactions", c.sc.Name, c.sc.Backend)}
 	}
-	dbs := sf.dbs(b, false)
+	return nil
+}
+
+// run searches on the --db database (and more SQLite files with --cores), then writes what it
+// found.
+func (c *exploreConfig) run(ctx context.Context, b Backends, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	dbs := c.sf.dbs(b, false)
 	db, _, cleanup, err := dbs.open(ctx)
 	if err != nil {
 		return 0, err
@@ -123,29 +168,10 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		return 0, fmt.Errorf("temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	coresSet := false
-	fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
-	var more []engine.DB
-	if *cores > 1 && !b.Server.IsURL(dbs.path) && (how == explore.RestoreRows || coresSet) {
-		if how != explore.RestoreRows {
-			return 0, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", *cores, how)}
-		}
-		for i := 1; i < *cores; i++ {
-			extra, err := b.File.Create(ctx, filepath.Join(tmp, fmt.Sprintf("worker-%d.db", i)), false, false)
-			if err != nil {
-				return 0, err
-			}
-			defer extra.Close()
-			more = append(more, extra)
-		}
-	}
-	cfg := explore.Config{Scenario: sc, DB: db, MoreDBs: more, Bounds: bounds, Checks: ids, Restore: how, TempDir: tmp, Now: time.Now,
-		ProgressEvery: *progress, NoSymmetry: *noReduce, NoSleepSets: *noReduce, Resume: from}
-	if *checkpoint != "" {
-		cfg.Checkpoint = func(c *explore.Checkpoint) error { return writeCheckpoint(*checkpoint, c) }
-	}
-	if *progress > 0 {
-		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
+	more, closeMore, err := c.moreDBs(ctx, b, dbs.path, tmp)
+	defer closeMore()
+	if err != nil {
+		return 0, err
 	}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// A search allocates a little for every call on its tape and every row it copies, and
@@ -154,39 +180,84 @@ func cmdExplore(ctx context.Context, b Backends, args []string, stdin io.Reader,
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
 	}
-	res, err := explore.Run(ctx, cfg)
+	res, err := explore.Run(ctx, c.config(db, more, tmp, stderr))
 	if errors.Is(err, explore.ErrNotThisSearch) {
-		return 0, usageError{fmt.Errorf("--resume %s: %w", *resume, err)}
+		return 0, usageError{fmt.Errorf("--resume %s: %w", c.resume, err)}
 	}
 	if err != nil {
 		return 0, err
 	}
-	if *asJSON {
+	return c.report(ctx, b, res, tmp, stdin, stdout, stderr)
+}
+
+// moreDBs makes the extra SQLite files of --cores (none on PostgreSQL, or with one core);
+// closeAll closes those it made, even when it fails part way.
+func (c *exploreConfig) moreDBs(ctx context.Context, b Backends, path, tmp string) (more []engine.DB, closeAll func(), err error) {
+	var opened []engine.Backend
+	closeAll = func() {
+		for i := len(opened) - 1; i >= 0; i-- {
+			opened[i].Close()
+		}
+	}
+	if c.cores <= 1 || b.isServer(path) || (c.how != explore.RestoreRows && !c.coresSet) {
+		return nil, closeAll, nil
+	}
+	if c.how != explore.RestoreRows {
+		return nil, closeAll, usageError{fmt.Errorf("--cores %d: several databases at once restore rows; leave --restore %s out", c.cores, c.how)}
+	}
+	for i := 1; i < c.cores; i++ {
+		extra, err := b.File.Create(ctx, filepath.Join(tmp, fmt.Sprintf("worker-%d.db", i)), false, false)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		opened = append(opened, extra)
+		more = append(more, extra)
+	}
+	return more, closeAll, nil
+}
+
+// config is the search's explore.Config.
+func (c *exploreConfig) config(db engine.DB, more []engine.DB, tmp string, stderr io.Writer) explore.Config {
+	cfg := explore.Config{Scenario: c.sc, DB: db, MoreDBs: more, Bounds: c.bounds, Checks: c.ids, Restore: c.how, TempDir: tmp, Now: time.Now,
+		ProgressEvery: c.progress, NoSymmetry: c.noReduce, NoSleepSets: c.noReduce, Resume: c.from}
+	if c.checkpoint != "" {
+		cfg.Checkpoint = func(cp *explore.Checkpoint) error { return writeCheckpoint(c.checkpoint, cp) }
+	}
+	if c.progress > 0 {
+		cfg.Progress = func(st explore.Stats) { fmt.Fprintln(stderr, st.Progress()) }
+	}
+	return cfg
+}
+
+// report writes the search's result, and the violation found: as a scenario file (--out), in
+// the lab (--open).
+func (c *exploreConfig) report(ctx context.Context, b Backends, res *explore.Result, tmp string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if c.asJSON {
 		if err := writeJSON(stdout, res.JSON()); err != nil {
 			return 0, err
 		}
 	} else if err := res.WriteText(stdout); err != nil {
 		return 0, err
 	}
-	if res.Cut != "" && res.Checkpointed > 0 && !*asJSON {
-		fmt.Fprintf(stdout, "checkpoint: %s holds the search to depth %d; --resume %s goes on from there\n", *checkpoint, res.Checkpointed, *checkpoint)
+	if res.Cut != "" && res.Checkpointed > 0 && !c.asJSON {
+		fmt.Fprintf(stdout, "checkpoint: %s holds the search to depth %d; --resume %s goes on from there\n", c.checkpoint, res.Checkpointed, c.checkpoint)
 	}
 	if res.Violation == nil {
 		return exitOK, nil
 	}
-	file := *out
-	if file == "" && *open {
-		file = filepath.Join(tmp, sc.Name+"-found.scenario")
+	file := c.out
+	if file == "" && c.open {
+		file = filepath.Join(tmp, c.sc.Name+"-found.scenario")
 	}
 	if file != "" {
-		if err := writeFound(file, src, sc, res.Violation); err != nil {
+		if err := writeFound(file, c.src, c.sc, res.Violation); err != nil {
 			return 0, err
 		}
-		if *out != "" && !*asJSON {
-			fmt.Fprintf(stdout, "Scenario written: %s (leaselab run %s fails the same check)\n", *out, *out)
+		if c.out != "" && !c.asJSON {
+			fmt.Fprintf(stdout, "Scenario written: %s (leaselab run %s fails the same check)\n", c.out, c.out)
 		}
 	}
-	if *open {
+	if c.open {
 		// The lab's own --scenario: space steps the schedule, b steps back, v shows the SQL.
 		if err := cmdLab(ctx, b, []string{"--scenario", file}, stdin, stdout, stderr); err != nil {
 			return 0, err

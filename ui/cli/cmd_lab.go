@@ -73,7 +73,7 @@ func isTerminal(f any) bool {
 // transcriptDir is the folder of the --db database file, or "" (the working folder) without
 // one or for a PostgreSQL URL.
 func transcriptDir(b Backends, db string) string {
-	if db == "" || b.Server.IsURL(db) {
+	if db == "" || b.isServer(db) {
 		return ""
 	}
 	return filepath.Dir(db)

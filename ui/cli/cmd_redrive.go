@@ -33,8 +33,8 @@ func cmdRedrive(ctx context.Context, b Backends, args []string, stdout, stderr i
 		return exitOK, err
 	}
 	defer db.Close()
-	r, ok := db.(engine.Redriver)
-	if !ok {
+	r := db.Capabilities().Redrive
+	if r == nil {
 		return exitOK, fmt.Errorf("redrive: the database %s cannot redrive (no dead letters before schema 4)", db.Path())
 	}
 	if err := r.Redrive(ctx, *key); err != nil {

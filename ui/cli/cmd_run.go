@@ -26,51 +26,81 @@ the safety checks and the verdict. The same text is saved as a timestamped repor
 `
 
 func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("run", runUsage, stderr)
-	var sf scenarioFlags
-	sf.register(fs, nil)
-	asJSON := fs.Bool("json", false, "print a machine-readable summary instead of the text report")
-	reportDir := fs.String("report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
-	compare := fs.Bool("compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
-	showSQL := fs.Bool("sql", false, "print under each timeline line the statements its action ran, as the database ran them")
-	transcript := fs.String("transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 0, usageFlag(err)
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return 0, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
-	}
-	if *compare {
-		conflict := ""
-		fs.Visit(func(fl *flag.Flag) {
-			if fl.Name == engine.ToggleLeasing || fl.Name == engine.ToggleFencing {
-				conflict = fl.Name
-			}
-		})
-		if conflict != "" {
-			return 0, usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
-		}
-		if *transcript != "" || *showSQL {
-			return 0, usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
-		}
-		return runCompare(ctx, b, pos[0], &sf, fs, *asJSON, *reportDir, stdout)
-	}
-	if err := transcriptFree(*transcript); err != nil {
-		return 0, err
-	}
-	sc, err := loadScenario(b, pos[0], &sf, fs)
+	c, err := parseRun(args, stderr)
 	if err != nil {
 		return 0, err
 	}
-	run, err := runScenarioWith(ctx, sc, sf.dbs(b, false), *showSQL || *transcript != "", *transcript != "")
+	if c.compare {
+		return runCompare(ctx, b, c.scenario, &c.sf, c.fs, c.asJSON, c.reportDir, stdout)
+	}
+	sc, err := loadScenario(b, c.scenario, &c.sf, c.fs)
+	if err != nil {
+		return 0, err
+	}
+	run, err := runScenarioWith(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "")
 	if err != nil && run.report == nil {
 		return 0, err
 	}
-	stalled := err // the run ended without finishing: the report still shows what it did
+	return c.write(sc, run, err, stdout, stderr) // err: the run ended without finishing
+}
+
+// runConfig is one leaselab run as its flags give it.
+type runConfig struct {
+	fs                       *flag.FlagSet // the scenario's overrides are read from it
+	sf                       scenarioFlags
+	scenario                 string // a name or a file
+	asJSON, compare, showSQL bool
+	reportDir, transcript    string
+}
+
+// parseRun is the flags of leaselab run made a checked runConfig.
+func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
+	c := &runConfig{fs: newFlagSet("run", runUsage, stderr)}
+	fs := c.fs
+	c.sf.register(fs, nil)
+	fs.BoolVar(&c.asJSON, "json", false, "print a machine-readable summary instead of the text report")
+	fs.StringVar(&c.reportDir, "report-dir", "reports", "save the text report in this folder (\"\" to not save it)")
+	fs.BoolVar(&c.compare, "compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
+	fs.BoolVar(&c.showSQL, "sql", false, "print under each timeline line the statements its action ran, as the database ran them")
+	fs.StringVar(&c.transcript, "transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, usageFlag(err)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return nil, usageError{fmt.Errorf("run: want one scenario (a name or a file), got %d", len(pos))}
+	}
+	c.scenario = pos[0]
+	return c, c.Validate()
+}
+
+// Validate refuses --compare with the flags it sets itself or cannot show, and a --transcript
+// file that exists.
+func (c *runConfig) Validate() error {
+	if !c.compare {
+		return transcriptFree(c.transcript)
+	}
+	conflict := ""
+	c.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == engine.ToggleLeasing || fl.Name == engine.ToggleFencing {
+			conflict = fl.Name
+		}
+	})
+	if conflict != "" {
+		return usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
+	}
+	if c.transcript != "" || c.showSQL {
+		return usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
+	}
+	return nil
+}
+
+// write prints the run's report (or its JSON summary), saves it in --report-dir and the
+// transcript, and says how the run ended: stalled is the run's error when it did not finish.
+func (c *runConfig) write(sc *engine.Scenario, run headlessRun, stalled error, stdout, stderr io.Writer) (int, error) {
 	rep := run.report
-	rep.SQL = *showSQL
+	rep.SQL = c.showSQL
 	var text strings.Builder
 	if err := words.WriteIncident(&text, rep.Incident); err != nil {
 		return 0, err
@@ -84,10 +114,10 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	// The report is printed even when it cannot be saved: the run happened, and its figures
 	// are worth having. The save error comes after it, and makes the exit code 3.
 	var saveErr error
-	if *reportDir != "" {
-		rep.Summary.ReportFile, saveErr = saveReport(*reportDir, sc.Name, rep.RunAt, text.String())
+	if c.reportDir != "" {
+		rep.Summary.ReportFile, saveErr = saveReport(c.reportDir, sc.Name, rep.RunAt, text.String())
 	}
-	if *asJSON {
+	if c.asJSON {
 		if err := writeJSON(stdout, rep.Summary); err != nil {
 			return 0, err
 		}
@@ -97,14 +127,19 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
 	}
-	if *transcript != "" {
-		if err := words.WriteTranscriptFile(ui.OSFiles{}, *transcript, rep, run.moments); err != nil {
+	if c.transcript != "" {
+		if err := words.WriteTranscriptFile(ui.OSFiles{}, c.transcript, rep, run.moments); err != nil {
 			return 0, errors.Join(saveErr, err)
 		}
-		if !*asJSON {
-			fmt.Fprintf(stdout, "Transcript saved: %s\n", *transcript)
+		if !c.asJSON {
+			fmt.Fprintf(stdout, "Transcript saved: %s\n", c.transcript)
 		}
 	}
+	return c.exit(rep, stalled, saveErr, stderr)
+}
+
+// exit is the code of a run that stalled (or not) and whose report saved (or not).
+func (c *runConfig) exit(rep *engine.Report, stalled, saveErr error, stderr io.Writer) (int, error) {
 	// A lesson may expect the watchdog to end its run (watchdog_ended = 1: a poison message
 	// retried for ever); the report still says it did not finish.
 	expected := stalled != nil && rep.Summary.WatchdogExpected()
@@ -237,6 +272,12 @@ func runCompare(ctx context.Context, b Backends, nameOrFile string, sf *scenario
 		}
 		labels, sums = append(labels, m.label), append(sums, rep.Summary)
 	}
+	return writeCompared(stdout, labels, sums, stalls, saveErr, asJSON)
+}
+
+// writeCompared prints the compared runs' table (or JSON), their saved reports and stalls,
+// and returns the exit code: saveErr is the first report that could not be saved.
+func writeCompared(stdout io.Writer, labels []string, sums []*engine.Summary, stalls []string, saveErr error, asJSON bool) (int, error) {
 	if asJSON {
 		out := map[string]*engine.Summary{}
 		for i, l := range labels {

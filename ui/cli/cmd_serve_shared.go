@@ -100,7 +100,7 @@ func openSharedRoom(ctx context.Context, b Backends, o serveOptions) (*sharedRoo
 		}
 		sr.dbPath = filepath.Join(sr.dir, "room.db")
 	}
-	dbs := &dbOpener{b: b, path: sr.dbPath, reset: so.flags.reset, fair: !b.Server.IsURL(sr.dbPath), notes: so.flags.notes}
+	dbs := &dbOpener{b: b, path: sr.dbPath, reset: so.flags.reset, fair: !b.isServer(sr.dbPath), notes: so.flags.notes}
 	if err := dbs.check(ctx); err != nil {
 		sr.removeDir()
 		return nil, err

@@ -28,107 +28,153 @@ started, and exits: no message waits for its lease to expire.
 `
 
 func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
+	c, err := parseWorker(args, stderr)
+	if err != nil {
+		return err
+	}
+	return c.run(ctx, b, stdout)
+}
+
+// workerConfig is one leaselab worker as its flags give it.
+type workerConfig struct {
+	path, name, provider string
+	lease, pace, poll    time.Duration
+	hold, skew           time.Duration
+	untilEmpty, showSQL  bool
+	slots                int
+	toggles              map[string]*bool
+	st                   engine.Settings
+	prov                 *httpProvider // --provider's, or nil: the session's fake one
+}
+
+// parseWorker is the flags of leaselab worker made a checked workerConfig.
+func parseWorker(args []string, stderr io.Writer) (*workerConfig, error) {
 	fs := newFlagSet("worker", workerUsage, stderr)
-	path := fs.String("db", "", "the shared database file (required; made by leaselab seed)")
-	name := fs.String("name", "", "the worker's name, written to LockedBy (required)")
-	lease := fs.Duration("lease", 2*time.Second, "lease length")
-	pace := fs.Duration("pace", 0, "pause after every action, e.g. 200ms, to watch it work")
-	poll := fs.Duration("poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
-	untilEmpty := fs.Bool("until-empty", true, "stop once no work is left (false: keep polling until stopped)")
+	c := &workerConfig{toggles: map[string]*bool{}}
+	fs.StringVar(&c.path, "db", "", "the shared database file (required; made by leaselab seed)")
+	fs.StringVar(&c.name, "name", "", "the worker's name, written to LockedBy (required)")
+	fs.DurationVar(&c.lease, "lease", 2*time.Second, "lease length")
+	fs.DurationVar(&c.pace, "pace", 0, "pause after every action, e.g. 200ms, to watch it work")
+	fs.DurationVar(&c.poll, "poll", 25*time.Millisecond, "how often to poll again when nothing is claimable")
+	fs.BoolVar(&c.untilEmpty, "until-empty", true, "stop once no work is left (false: keep polling until stopped)")
 	// A worker process always claims (leasing); its other toggles default to the lesson's AFTER
 	// settings with fencing on.
-	st := engine.DefaultSettings()
-	st.Fencing = true
-	toggles := map[string]*bool{}
+	c.st = engine.DefaultSettings()
+	c.st.Fencing = true
 	for _, t := range engine.AllToggleNames() {
 		if t != engine.ToggleLeasing {
-			on, _ := st.Get(t)
-			toggles[t] = fs.Bool(t, on, t+" on (=true) or off (=false)")
+			on, _ := c.st.Get(t)
+			c.toggles[t] = fs.Bool(t, on, t+" on (=true) or off (=false)")
 		}
 	}
-	showSQL := fs.Bool("sql", false, "print under each action the statements it ran, as the database ran them")
-	hold := fs.Duration("hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
-	slots := fs.Int("slots", 0, "run a hosted worker with this many slots (1 to 1000): batch claims, batch finalizes, heartbeats")
-	provider := fs.String("provider", "", "with --slots: call the payment provider at this http(s) URL (a POST of JSON) instead of the built-in fake one")
-	var skew time.Duration
+	fs.BoolVar(&c.showSQL, "sql", false, "print under each action the statements it ran, as the database ran them")
+	fs.DurationVar(&c.hold, "hold-finalize", 0, "fault injection: wait this long inside every finalize transaction (for crash tests)")
+	fs.IntVar(&c.slots, "slots", 0, "run a hosted worker with this many slots (1 to 1000): batch claims, batch finalizes, heartbeats")
+	fs.StringVar(&c.provider, "provider", "", "with --slots: call the payment provider at this http(s) URL (a POST of JSON) instead of the built-in fake one")
 	fs.Func("skew", "this worker's clock offset, e.g. +400ms or -1s: its leases are written, and others' judged, by a clock that far off (at most 1h either way)", func(v string) (err error) {
-		skew, err = engine.ParseSkew(v)
+		c.skew, err = engine.ParseSkew(v)
 		return err
 	})
-	if err := parseSharedDB(fs, args, path); err != nil {
-		return err
+	if err := parseSharedDB(fs, args, &c.path); err != nil {
+		return nil, err
 	}
-	if err := checkSlots(fs, *slots); err != nil {
-		return err
+	if err := checkSlots(fs, c.slots); err != nil {
+		return nil, err
 	}
-	var prov *httpProvider
-	if *provider != "" {
-		if *slots == 0 {
-			return usageError{fmt.Errorf("--provider %s: only a hosted worker (--slots) calls a provider of its own", *provider)}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, c.settings()
+}
+
+// Validate refuses a --provider without --slots or that is not a URL, a missing or bad --name,
+// and a lease, pace, poll or hold out of range, naming the flag; it reads --provider.
+func (c *workerConfig) Validate() error {
+	if c.provider != "" {
+		if c.slots == 0 {
+			return usageError{fmt.Errorf("--provider %s: only a hosted worker (--slots) calls a provider of its own", c.provider)}
 		}
 		var err error
-		if prov, err = newHTTPProvider(*provider, *name); err != nil {
+		if c.prov, err = newHTTPProvider(c.provider, c.name); err != nil {
 			return usageError{fmt.Errorf("--provider: %w", err)}
 		}
 	}
 	switch {
-	case *name == "":
+	case c.name == "":
 		return usageError{errors.New("worker: --name is required")}
-	case !workerNameRE.MatchString(*name):
-		return usageError{fmt.Errorf("--name %q: letters, digits, '-' and '_', up to 32, starting with a letter or digit", *name)}
-	case engine.CheckLease(*lease) != nil:
-		return usageError{fmt.Errorf("--lease %s: %w", *lease, engine.CheckLease(*lease))}
-	case *pace < 0, *poll < 0, *hold < 0:
-		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", *pace, *poll, *hold)}
-	case *pace >= *lease:
+	case !workerNameRE.MatchString(c.name):
+		return usageError{fmt.Errorf("--name %q: letters, digits, '-' and '_', up to 32, starting with a letter or digit", c.name)}
+	case engine.CheckLease(c.lease) != nil:
+		return usageError{fmt.Errorf("--lease %s: %w", c.lease, engine.CheckLease(c.lease))}
+	case c.pace < 0, c.poll < 0, c.hold < 0:
+		return usageError{fmt.Errorf("--pace, --poll and --hold-finalize take durations of 0 or more (got %s, %s, %s)", c.pace, c.poll, c.hold)}
+	case c.pace >= c.lease:
 		// The worker pauses between its claim and its provider call; past its lease it gives the
 		// message up without calling, so it would claim again and again and never finish one.
-		return usageError{fmt.Errorf("--pace %s: want less than --lease %s (a worker that pauses past its lease after every claim never gets to call the provider)", *pace, *lease)}
+		return usageError{fmt.Errorf("--pace %s: want less than --lease %s (a worker that pauses past its lease after every claim never gets to call the provider)", c.pace, c.lease)}
 	}
-	st.Lease, st.HeartbeatEvery = *lease, engine.DefaultHeartbeat(*lease)
-	for t, p := range toggles {
-		st.Set(t, *p)
+	return nil
+}
+
+// settings sets the lease, the heartbeat and the toggles the flags give, and checks the
+// heartbeat against the lease.
+func (c *workerConfig) settings() error {
+	c.st.Lease, c.st.HeartbeatEvery = c.lease, engine.DefaultHeartbeat(c.lease)
+	for t, p := range c.toggles {
+		c.st.Set(t, *p)
 	}
-	if err := st.CheckHeartbeat(); err != nil {
-		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", *lease, err)}
+	if err := c.st.CheckHeartbeat(); err != nil {
+		return usageError{fmt.Errorf("--lease %s --heartbeat: %w", c.lease, err)}
 	}
-	db, err := openShared(ctx, b, *path)
+	return nil
+}
+
+// run opens the shared database and works on it as one worker (or a hosted one, --slots) until
+// no work is left or it is stopped.
+func (c *workerConfig) run(ctx context.Context, b Backends, stdout io.Writer) error {
+	db, err := openShared(ctx, b, c.path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if *hold > 0 {
-		db.HoldFinalize(*hold, func(key string) {
+	if c.hold > 0 {
+		db.HoldFinalize(c.hold, func(key string) {
 			fmt.Fprintf(stdout, "%s %s holding its finalize transaction of %s open for %s\n",
-				engine.FormatClock(time.Now()), engine.WorkerName(*name), key, *hold)
+				engine.FormatClock(time.Now()), engine.WorkerName(c.name), key, c.hold)
 		})
 	}
-	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: st,
-		Workers: []engine.WorkerSpec{{Short: *name, ID: engine.WorkerName(*name), Skew: skew}}}
+	sc := &engine.Scenario{Name: "worker", Title: "worker process", Source: "worker", Settings: c.st,
+		Workers: []engine.WorkerSpec{{Short: c.name, ID: engine.WorkerName(c.name), Skew: c.skew}}}
 	sess, err := engine.NewSessionWith(ctx, sc, db, engine.SessionOptions{Clock: engine.NewWallClock(time.Now)})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	if *slots > 0 {
-		return runHosted(ctx, sess, hostedRun{slots: *slots, pace: *pace, poll: *poll, untilEmpty: *untilEmpty, provider: prov}, stdout)
+	if c.slots > 0 {
+		return runHosted(ctx, sess, hostedRun{slots: c.slots, pace: c.pace, poll: c.poll, untilEmpty: c.untilEmpty, provider: c.prov}, stdout)
 	}
-	sess.TraceSQL(*showSQL)
-	w := sess.Workers()[0]
-	var last engine.Event
 	lock := "the database's write lock"
-	if b.Server.IsURL(*path) { // PostgreSQL locks rows, not the database
+	if b.Capabilities(c.path).RowLocks { // PostgreSQL locks rows, not the database
 		lock = "a row lock"
 	}
-	waits := &lockWait{out: stdout, name: w.Name, lock: lock, pace: *pace, poll: *poll,
+	return c.serve(ctx, sess, lock, stdout)
+}
+
+// serve runs the session's one worker, printing each event (and its SQL with --sql), the
+// waits for lock, and its counts at the end.
+func (c *workerConfig) serve(ctx context.Context, sess *engine.Session, lock string, stdout io.Writer) error {
+	sess.TraceSQL(c.showSQL)
+	w := sess.Workers()[0]
+	var last engine.Event
+	waits := &lockWait{out: stdout, name: w.Name, lock: lock, pace: c.pace, poll: c.poll,
 		busy: func() int { return sess.Ledger().Worker(w.Name).BusyRetries }}
-	if *hold == 0 { // a held finalize waits on purpose, and says so
+	if c.hold == 0 { // a held finalize waits on purpose, and says so
 		stop := waits.watch(time.Now())
 		defer stop()
 	}
 	// Stopped by a signal or a closed output, it finishes the message it holds within its lease
 	// rather than leave the row Processing for another worker to wait out.
-	err = w.Serve(ctx, nil, engine.ServeOptions{Pace: *pace, Poll: *poll, UntilEmpty: *untilEmpty, Finish: *lease,
+	err := w.Serve(ctx, nil, engine.ServeOptions{Pace: c.pace, Poll: c.poll, UntilEmpty: c.untilEmpty, Finish: c.lease,
 		OnEvent: func(e engine.Event) {
 			waits.mu.Lock()
 			defer waits.mu.Unlock()

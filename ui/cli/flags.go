@@ -184,7 +184,7 @@ func (o *dbOpener) mayReset() bool {
 // check runs every check open would run on the --db file, and writes nothing: the lab calls it
 // before its screen opens.
 func (o *dbOpener) check(ctx context.Context) error {
-	if o.path == "" || o.b.Server.IsURL(o.path) {
+	if o.path == "" || o.b.isServer(o.path) {
 		return nil // PostgreSQL: Create checks everything in its transaction, before any write
 	}
 	return o.b.File.Check(ctx, o.path, o.mayReset())
@@ -196,7 +196,7 @@ func (o *dbOpener) check(ctx context.Context) error {
 func runFolderPrefix(pid int) string { return fmt.Sprintf("leaselab-run-%d-", pid) }
 
 func (o *dbOpener) open(ctx context.Context) (db engine.Backend, note string, cleanup func(), err error) {
-	if o.b.Server.IsURL(o.path) {
+	if o.b.isServer(o.path) {
 		return o.openPostgres(ctx)
 	}
 	cleanup = func() {}

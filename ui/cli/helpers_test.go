@@ -27,7 +27,9 @@ import (
 )
 
 // backends are the real databases the tests run on, as main wires them.
-func backends() Backends { return Backends{File: store.Files{}, Server: postgres.Servers{}} }
+func backends() Backends {
+	return Backends{File: store.Files{}, Servers: map[string]Servers{"postgres": postgres.Servers{}, "postgresql": postgres.Servers{}}}
+}
 
 // cli runs leaselab with args and returns its exit code, stdout and stderr.
 func cli(t *testing.T, args ...string) (int, string, string) {

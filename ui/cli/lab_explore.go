@@ -102,24 +102,31 @@ func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
 		if err := ctx.Err(); err != nil {
 			return ui.ExploreOutcome{}, err
 		}
-		var text strings.Builder
-		if err := res.WriteText(&text); err != nil {
-			return ui.ExploreOutcome{}, err
-		}
-		lines := strings.Split(strings.TrimSpace(text.String()), "\n")
-		if res.Violation == nil {
-			for _, l := range lines {
-				if strings.HasPrefix(l, "no schedule ") {
-					return ui.ExploreOutcome{Line: l}, nil
-				}
-			}
-			return ui.ExploreOutcome{Line: lines[len(lines)-1]}, nil
-		}
-		file := filepath.Join(sub, sc.Name+"-found.scenario")
-		if err := writeFound(file, src, sc, res.Violation); err != nil {
-			return ui.ExploreOutcome{}, err
-		}
-		keep = true
-		return ui.ExploreOutcome{Line: strings.TrimSuffix(lines[0], ":"), File: file}, nil
+		out, err := labOutcome(res, src, sc, sub)
+		keep = out.File != "" && err == nil
+		return out, err
 	}
+}
+
+// labOutcome is what the lab shows of a search: its one line, and the file of the violation it
+// found (written in folder), if any.
+func labOutcome(res *explore.Result, src []byte, sc *engine.Scenario, folder string) (ui.ExploreOutcome, error) {
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		return ui.ExploreOutcome{}, err
+	}
+	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+	if res.Violation == nil {
+		for _, l := range lines {
+			if strings.HasPrefix(l, "no schedule ") {
+				return ui.ExploreOutcome{Line: l}, nil
+			}
+		}
+		return ui.ExploreOutcome{Line: lines[len(lines)-1]}, nil
+	}
+	file := filepath.Join(folder, sc.Name+"-found.scenario")
+	if err := writeFound(file, src, sc, res.Violation); err != nil {
+		return ui.ExploreOutcome{}, err
+	}
+	return ui.ExploreOutcome{Line: strings.TrimSuffix(lines[0], ":"), File: file}, nil
 }

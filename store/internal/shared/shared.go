@@ -1,6 +1,7 @@
 // Package shared holds the code that both of leaselab's stores, SQLite (store) and
 // PostgreSQL (store/postgres), run alike: the loops over a result set, the order a batch claim
-// returns, how a finalize's transaction becomes its result, and the chunks of a bulk seed. Only
+// returns, how a finalize's transaction becomes its result, the chunks of a bulk seed, the crash
+// tests' finalize hold and the one-line SQL of a trace. Only
 // the SQL and the driver differ between the two; what is the same is here, once.
 package shared
 

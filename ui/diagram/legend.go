@@ -1,0 +1,70 @@
+package diagram
+
+import (
+	"fmt"
+
+	"leaselab/ui/common"
+)
+
+// legendOf says each mark in words, the ones the lesson turns on first: a short window keeps
+// those.
+var legendOf = []struct {
+	r           rune
+	text, short string
+}{
+	{MarkClaim, "claim", "claim"}, {MarkReclaim, "reclaim (lease had ended)", "reclaim"},
+	{fillHeld, "lease held", "held"}, {fillStuck, "owner crashed/paused", "owner down"},
+	{fillDone, "row Processed", "Processed"}, {FillEnd, "LockedUntilUtc", "LockedUntilUtc"},
+	{markFinal, "finalized", "finalized"}, {markRejected, "REJECTED: 0 rows, rolled back", "REJECTED"},
+	{markViolate, "wrote WITHOUT OWNING", "NOT OWNER"}, {markCrash, "crash", "crash"},
+	{markPause, "pause", "pause"}, {markResume, "wake", "wake"},
+	{MarkTake, "take (UPDATE by Id)", "take"}, {markSelect, "select", "select"}, {markLoad, "load", "load"},
+	{markCheck, "provider call", "call"}, {markExpired, "lease over before call", "expired"},
+	{markRenew, "renewed", "renew"}, {markLost, "renewal lost", "lost"}, {markRestart, "restart", "restart"},
+	{markBlocked, "blocked by a lease", "blocked"}, {markEmpty, "nothing to claim", "empty"},
+}
+
+// legend lists the marks the diagram uses, in words (in a word each when short).
+func (st *spaceTime) legend(short bool) []string {
+	used := map[rune]bool{}
+	for _, lane := range st.lanes {
+		for _, r := range lane.marks {
+			used[r] = true
+		}
+	}
+	for _, l := range st.Leases {
+		used[FillEnd] = true
+		for _, r := range l.marks {
+			used[r] = true
+		}
+		for _, f := range l.fills {
+			used[f.fill] = true
+		}
+	}
+	var items []string
+	for _, e := range legendOf {
+		switch {
+		case used[e.r] && short:
+			items = append(items, string(e.r)+" "+e.short)
+		case used[e.r]:
+			items = append(items, string(e.r)+" "+e.text)
+		}
+	}
+	return items
+}
+
+// momentLines are the run's moments under a heading, in room lines at most: the latest when
+// not all fit.
+func momentLines(ms []string, w, room int) []string {
+	if len(ms) == 0 || room < 3 {
+		return nil
+	}
+	out := []string{"", common.Rule("What the bars show", w)}
+	if n := room - len(out); len(ms) > n {
+		ms = append([]string{fmt.Sprintf("… %d earlier", len(ms)-n+1)}, ms[len(ms)-n+1:]...)
+	}
+	for _, m := range ms {
+		out = append(out, common.Cut("  "+m, w))
+	}
+	return out
+}
