@@ -29,7 +29,7 @@ var benchWorkers = []int{1, 2, 4, 8, 16}
 // its default 100, doing no work; River doing the same writes as a leaselab finalize (the
 // payment's UPDATE, then River's own completer marks the job done, in its batches) at 16 and 100
 // slots, and, as River's slow path, the same writes in one transaction with JobCompleteTx; and
-// leaselab's hosted worker (engine.RunHost: one fetcher, one completer) at 16 and 100 slots.
+// leaselab's hosted worker (engine.RunHost: one fetcher, two completers) at 16 and 100 slots.
 // River runs with its default fetch settings (FetchCooldown 100 ms, FetchPollInterval 1 s:
 // "default") and with the fastest it allows (1 ms and 5 ms: "fast"); the default at 1 slot is
 // left out (it fetches one job every 100 ms: 10 msgs/s). Each reports
@@ -281,6 +281,19 @@ func benchHosted(b *testing.B, slots int) {
 	}
 	b.ReportMetric(float64(st.Claimed)/float64(max(st.Fetches, 1)), "msgs/fetch")
 	b.ReportMetric(float64(st.Finalized)/float64(max(st.Batches, 1)), "msgs/batch")
+	// Where the time went: the share of the run the fetcher waited for free places and spent in
+	// its claims, how many of the places asked for a claim filled, the slots' mean share waiting
+	// for a message and for room in the completers' queue, the completers' summed share waiting
+	// for a batch, their mean claim and finalize transaction.
+	w, sec := st.Waits, elapsed.Seconds()
+	b.ReportMetric(w.FetchIdle.Seconds()/sec, "fetch-idle")
+	b.ReportMetric(w.FetchSQL.Seconds()/sec, "fetch-busy")
+	b.ReportMetric(float64(st.Claimed)/float64(max(w.Asked, 1)), "fill")
+	b.ReportMetric(w.SlotIdle.Seconds()/sec/float64(slots), "slot-idle")
+	b.ReportMetric(w.SlotHand.Seconds()/sec/float64(slots), "slot-hand")
+	b.ReportMetric(w.DoneIdle.Seconds()/sec, "done-idle")
+	b.ReportMetric(float64(w.FetchSQL.Microseconds())/1000/float64(max(st.Fetches+st.EmptyFetches, 1)), "ms/fetch")
+	b.ReportMetric(float64(w.DoneSQL.Microseconds())/1000/float64(max(st.Batches, 1)), "ms/batch")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
 }
 

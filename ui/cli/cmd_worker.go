@@ -20,9 +20,10 @@ Runs one worker, as its own process, against a database that other processes sha
 action, until no work is left (or it is stopped). Start several in several terminals and watch.
 
 With --slots N it is a hosted worker: one process, one owner, N messages in progress at once.
-One fetcher claims a message for every free slot in one statement, N goroutines call the
-provider (each call takes --pace), and one completer finalizes what they finished in batches,
-each finalize guarded by owner and lease version; a heartbeat renews the leases held. Stopped
+One fetcher claims, in one statement, a message for every free place in the slots' queue (N
+long), N goroutines call the provider (each call takes --pace), and a completer (two on
+PostgreSQL, one writing while the other commits) finalizes what they finished in batches, each
+finalize guarded by owner and lease version; a heartbeat renews the leases held. Stopped
 (SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way, releases what it had not
 started, and exits: no message waits for its lease to expire.
 `
@@ -317,7 +318,7 @@ func runHosted(ctx context.Context, sess *engine.Session, hr hostedRun, stdout i
 	if hr.provider != nil {
 		at = ", provider " + hr.provider.String()
 	}
-	say("%s %s hosted: %d slots, one fetcher, one completer, lease %s%s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease, at)
+	say("%s %s hosted: %d slots, one fetcher, completers that batch, lease %s%s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease, at)
 	stopped, told := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(told)
