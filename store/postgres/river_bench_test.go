@@ -29,7 +29,7 @@ var benchWorkers = []int{1, 2, 4, 8, 16}
 // its default 100, doing no work; River doing the same writes as a leaselab finalize (the
 // payment's UPDATE, then River's own completer marks the job done, in its batches) at 16 and 100
 // slots, and, as River's slow path, the same writes in one transaction with JobCompleteTx; and
-// leaselab's hosted worker (engine.RunHost: one fetcher, two completers) at 16 and 100 slots.
+// leaselab's hosted worker (engine.RunHost: one fetcher, one completer) at 16 and 100 slots.
 // River runs with its default fetch settings (FetchCooldown 100 ms, FetchPollInterval 1 s:
 // "default") and with the fastest it allows (1 ms and 5 ms: "fast"); the default at 1 slot is
 // left out (it fetches one job every 100 ms: 10 msgs/s). Each reports

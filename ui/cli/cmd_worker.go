@@ -21,11 +21,10 @@ action, until no work is left (or it is stopped). Start several in several termi
 
 With --slots N it is a hosted worker: one process, one owner, N messages in progress at once.
 One fetcher claims, in one statement, a message for every free place in the slots' queue (N
-long), N goroutines call the provider (each call takes --pace), and a completer (two on
-PostgreSQL, one writing while the other commits) finalizes what they finished in batches, each
-finalize guarded by owner and lease version; a heartbeat renews the leases held. Stopped
-(SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way, releases what it had not
-started, and exits: no message waits for its lease to expire.
+long), N goroutines call the provider (each call takes --pace), and one completer finalizes what
+they finished in batches, each finalize guarded by owner and lease version; a heartbeat renews
+the leases held. Stopped (SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way,
+releases what it had not started, and exits: no message waits for its lease to expire.
 `
 
 func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
@@ -318,7 +317,7 @@ func runHosted(ctx context.Context, sess *engine.Session, hr hostedRun, stdout i
 	if hr.provider != nil {
 		at = ", provider " + hr.provider.String()
 	}
-	say("%s %s hosted: %d slots, one fetcher, completers that batch, lease %s%s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease, at)
+	say("%s %s hosted: %d slots, one fetcher, one completer, lease %s%s", engine.FormatClock(time.Now()), name, n, sess.Settings().Lease, at)
 	stopped, told := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(told)
