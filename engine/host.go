@@ -35,7 +35,9 @@ type HostOptions struct {
 	HeartbeatEvery time.Duration
 	// Poll is the wait after a fetch that claimed nothing; 0: 5 ms.
 	Poll time.Duration
-	// BatchMax is the most finalizes the completer writes in one transaction; 0: Slots.
+	// BatchMax is the most finalizes the completer writes in one transaction; 0: twice Slots,
+	// at most hostBatchCap (and never fewer than Slots). The completer's queue holds
+	// max(Slots, BatchMax).
 	BatchMax int
 	// Completers is how many completers finalize at once, each in its own transaction on a
 	// connection of its own, one gathering the next batch while the others write theirs; 0: 1.
@@ -192,7 +194,7 @@ func RunHost(ctx context.Context, db DB, opt HostOptions) (HostStats, error) {
 		opt.Poll = 5 * time.Millisecond
 	}
 	if opt.BatchMax <= 0 {
-		opt.BatchMax = opt.Slots
+		opt.BatchMax = max(min(2*opt.Slots, hostBatchCap), opt.Slots)
 	}
 	if opt.Finish <= 0 {
 		opt.Finish = opt.Lease
@@ -201,7 +203,7 @@ func RunHost(ctx context.Context, db DB, opt HostOptions) (HostStats, error) {
 		opt.Wall = SystemWall{}
 	}
 	h := &host{opt: opt, db: db, free: make(chan struct{}, opt.Slots), work: make(chan Message, opt.Slots),
-		done: make(chan hostItem, opt.Slots), stopping: make(chan struct{}), held: map[int64]*heldLease{}}
+		done: make(chan hostItem, max(opt.Slots, opt.BatchMax)), stopping: make(chan struct{}), held: map[int64]*heldLease{}}
 	for range opt.Slots {
 		h.free <- struct{}{}
 	}
@@ -490,9 +492,9 @@ func (h *host) slot(ctx context.Context) {
 // the completer's queue. The slot was freed for the fetcher when it took the message (its
 // place in the queue of claimed messages, that is): the fetcher claims the next while this
 // one is processed and finalized, as River's slots are freed before its completer has written
-// their jobs. The queue of claimed messages holds at most Slots, and so does the completer's
-// (a slot waits for room), so the host holds at most 3 × Slots: Slots waiting for a slot,
-// Slots being processed and Slots being finalized. Each lease is renewed until the completer
+// their jobs. The queue of claimed messages holds at most Slots, and the completer's at most
+// max(Slots, BatchMax) (a slot waits for room), so the host holds at most 2 × Slots + that
+// queue and the batch being written. Each lease is renewed until the completer
 // takes its message.
 func (h *host) hand(it hostItem) time.Duration {
 	t0 := h.opt.Wall.Now()
@@ -744,3 +746,10 @@ func (h *host) heartbeat(ctx context.Context, stop <-chan struct{}, end func()) 
 		}
 	}
 }
+
+// hostBatchCap caps BatchMax's default: a completer that may take up to twice the slots keeps
+// up with a fetcher that claims for every free place (at 16 slots, fsync on: batches of 27-29
+// instead of 16, 11-13 % more messages a second), but PostgreSQL's one-statement finalize
+// costs more a message past about a hundred (measured: 0.058 ms a message at 99, 0.089 at
+// 196, 0.15 at 385; 100 slots ran at 0.69x with batches of 196).
+const hostBatchCap = 100
