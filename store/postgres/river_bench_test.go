@@ -281,6 +281,19 @@ func benchHosted(b *testing.B, slots int) {
 	}
 	b.ReportMetric(float64(st.Claimed)/float64(max(st.Fetches, 1)), "msgs/fetch")
 	b.ReportMetric(float64(st.Finalized)/float64(max(st.Batches, 1)), "msgs/batch")
+	// Where the time went: the share of the run the fetcher waited for free places and spent in
+	// its claims, how many of the places asked for a claim filled, the slots' mean share waiting
+	// for a message and for room in the completers' queue, the completers' summed share waiting
+	// for a batch, their mean claim and finalize transaction.
+	w, sec := st.Waits, elapsed.Seconds()
+	b.ReportMetric(w.FetchIdle.Seconds()/sec, "fetch-idle")
+	b.ReportMetric(w.FetchSQL.Seconds()/sec, "fetch-busy")
+	b.ReportMetric(float64(st.Claimed)/float64(max(w.Asked, 1)), "fill")
+	b.ReportMetric(w.SlotIdle.Seconds()/sec/float64(slots), "slot-idle")
+	b.ReportMetric(w.SlotHand.Seconds()/sec/float64(slots), "slot-hand")
+	b.ReportMetric(w.DoneIdle.Seconds()/sec, "done-idle")
+	b.ReportMetric(float64(w.FetchSQL.Microseconds())/1000/float64(max(st.Fetches+st.EmptyFetches, 1)), "ms/fetch")
+	b.ReportMetric(float64(w.DoneSQL.Microseconds())/1000/float64(max(st.Batches, 1)), "ms/batch")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
 }
 

@@ -57,8 +57,8 @@ func testHostedWorkersFinalizeEachOnce(t *testing.T, b Backend) {
 			t.Fatalf("host %d: %v", i+1, err)
 		}
 		fetched += stats[i].Fetches
-		if stats[i].MaxBatch > slots {
-			t.Errorf("host %d finalized %d in one batch, more than its %d slots", i+1, stats[i].MaxBatch, slots)
+		if stats[i].MaxBatch > 2*slots { // BatchMax's default
+			t.Errorf("host %d finalized %d in one batch, more than twice its %d slots", i+1, stats[i].MaxBatch, slots)
 		}
 	}
 	for n := 1; n <= msgs; n++ {

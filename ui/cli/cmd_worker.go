@@ -20,11 +20,11 @@ Runs one worker, as its own process, against a database that other processes sha
 action, until no work is left (or it is stopped). Start several in several terminals and watch.
 
 With --slots N it is a hosted worker: one process, one owner, N messages in progress at once.
-One fetcher claims a message for every free slot in one statement, N goroutines call the
-provider (each call takes --pace), and one completer finalizes what they finished in batches,
-each finalize guarded by owner and lease version; a heartbeat renews the leases held. Stopped
-(SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way, releases what it had not
-started, and exits: no message waits for its lease to expire.
+One fetcher claims, in one statement, a message for every free place in the slots' queue (N
+long), N goroutines call the provider (each call takes --pace), and one completer finalizes what
+they finished in batches, each finalize guarded by owner and lease version; a heartbeat renews
+the leases held. Stopped (SIGTERM, Ctrl-C), it fetches no more, finishes the calls under way,
+releases what it had not started, and exits: no message waits for its lease to expire.
 `
 
 func cmdWorker(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) error {
