@@ -597,7 +597,12 @@ func (h *host) completeBatch(ctx context.Context, c HostConn, batch []hostItem, 
 	}
 	h.mu.Lock()
 	for _, it := range batch {
-		delete(h.held, it.m.ID)
+		// Only this claim's lease: once a release has committed, the fetcher may have claimed
+		// the message again (a new lease version) before this line, and that claim's lease is
+		// still held.
+		if l := h.held[it.m.ID]; l != nil && l.m.LeaseVersion == it.m.LeaseVersion {
+			delete(h.held, it.m.ID)
+		}
 	}
 	h.mu.Unlock()
 }
@@ -725,7 +730,7 @@ func (h *host) heartbeat(ctx context.Context, stop <-chan struct{}, end func()) 
 			}
 			h.mu.Lock()
 			l := h.held[m.ID]
-			if l == nil || l.finishing { // finalized or released meanwhile: nothing to say
+			if l == nil || l.finishing || l.m.LeaseVersion != m.LeaseVersion { // finalized or released meanwhile (and perhaps claimed again): nothing to say
 				h.mu.Unlock()
 				continue
 			}
