@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"leaselab/engine"
 )
@@ -29,19 +28,5 @@ func (c *Conn) prune(ctx context.Context, req engine.RescueRequest) (engine.Resc
 		update = pruneGuardedSQL
 		args = append(args, sql.Named("owner", req.Seen.LockedBy), sql.Named("version", req.Seen.LeaseVersion))
 	}
-	var n int64
-	err := c.inTx(ctx, func(t txn) error {
-		r, err := t.exec(update, args...)
-		if err == nil {
-			n, err = r.RowsAffected()
-		}
-		if err != nil {
-			return fmt.Errorf("prune %s: %w", req.Seen.IdempotencyKey, describe(err))
-		}
-		return nil
-	})
-	if err != nil {
-		return engine.RescueResult{}, err
-	}
-	return engine.RescueResult{Rescued: n == 1}, nil
+	return c.rescueRow(ctx, "prune", req.Seen.IdempotencyKey, update, args)
 }

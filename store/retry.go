@@ -103,6 +103,12 @@ func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.Res
 		args = append(args, sql.Named("now", FormatTime(req.Now)), sql.Named("owner", req.Seen.LockedBy),
 			sql.Named("version", req.Seen.LeaseVersion))
 	}
+	return c.rescueRow(ctx, "rescue", req.Seen.IdempotencyKey, update, args)
+}
+
+// rescueRow runs a rescuer's one guarded (or unguarded) UPDATE of a message's row in a
+// transaction of its own: what says whether it rescued (or pruned) the row is the rows affected.
+func (c *Conn) rescueRow(ctx context.Context, verb, key, update string, args []any) (engine.RescueResult, error) {
 	var n int64
 	err := c.inTx(ctx, func(t txn) error {
 		r, err := t.exec(update, args...)
@@ -110,7 +116,7 @@ func (c *Conn) Rescue(ctx context.Context, req engine.RescueRequest) (engine.Res
 			n, err = r.RowsAffected()
 		}
 		if err != nil {
-			return fmt.Errorf("rescue %s: %w", req.Seen.IdempotencyKey, describe(err))
+			return fmt.Errorf("%s %s: %w", verb, key, describe(err))
 		}
 		return nil
 	})
