@@ -26,12 +26,21 @@ func (m Model) captionLines(w int) []string {
 	return append(lines, m.incidentLines(w)...)
 }
 
-// captionView is the explanation in exactly h lines.
+// captionView is the explanation in exactly h lines. When it has more (an incident card at
+// 80×24), its last line says how many are left out and where they are whole.
 func (m Model) captionView(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	return common.Box(m.captionLines(w), w, h)
+	lines := m.captionLines(w)
+	if n := len(lines) - h + 1; n > 1 && h >= 2 {
+		where := "a taller window shows them"
+		if m.frame != nil && m.frame.Incident != nil {
+			where += "; leaselab run prints the card whole"
+		}
+		lines = append(lines[:h-1:h-1], m.styles.Subtle.Render(fmt.Sprintf("+%d more %s: %s", n, common.Plural(n, "line"), where)))
+	}
+	return common.Box(lines, w, h)
 }
 
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
