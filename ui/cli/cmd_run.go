@@ -37,7 +37,18 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return 0, err
 	}
-	run, err := runScenarioWith(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "")
+	var cast *labRecording
+	var record func(context.Context, *engine.Session) error // nil: run it headless
+	if c.cast != "" {
+		w, h, _ := parseCastSize(c.castSize) // checked by Validate
+		lessons := lessonsFor(b, c.sf.db)
+		record = func(ctx context.Context, sess *engine.Session) (err error) {
+			cast, err = recordLab(ctx, sess, lessons, w, h)
+			return err
+		}
+	}
+	run, err := runScenarioWith(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", record)
+	run.cast = cast
 	if err != nil && run.report == nil {
 		return 0, err
 	}
@@ -51,6 +62,8 @@ type runConfig struct {
 	scenario                 string // a name or a file
 	asJSON, compare, showSQL bool
 	reportDir, transcript    string
+	diagram, cast            string // --diagram FILE.svg, --cast FILE (pictures.go, cast.go)
+	castSize                 string
 }
 
 // parseRun is the flags of leaselab run made a checked runConfig.
@@ -63,6 +76,9 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
 	fs.BoolVar(&c.compare, "compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
 	fs.BoolVar(&c.showSQL, "sql", false, "print under each timeline line the statements its action ran, as the database ran them")
 	fs.StringVar(&c.transcript, "transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
+	fs.StringVar(&c.diagram, "diagram", "", "also write the run's space-time diagram as SVG to this new file (never overwritten)")
+	fs.StringVar(&c.cast, "cast", "", "also record the run as the lab shows it, a screen a step, as an asciicast v2 file (asciinema play) to this new file")
+	fs.StringVar(&c.castSize, "cast-size", defaultCastSize, "the --cast screen's size, WIDTHxHEIGHT (at least 80x24)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, usageFlag(err)
@@ -79,7 +95,16 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
 // file that exists.
 func (c *runConfig) Validate() error {
 	if !c.compare {
-		return transcriptFree(c.transcript)
+		if _, _, err := parseCastSize(c.castSize); err != nil {
+			return err
+		}
+		for _, err := range []error{transcriptFree(c.transcript), newFileFree("--transcript", transcriptPicture(c.transcript)),
+			newFileFree("--diagram", c.diagram), newFileFree("--cast", c.cast)} {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	conflict := ""
 	c.fs.Visit(func(fl *flag.Flag) {
@@ -90,8 +115,8 @@ func (c *runConfig) Validate() error {
 	if conflict != "" {
 		return usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
 	}
-	if c.transcript != "" || c.showSQL {
-		return usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
+	if c.transcript != "" || c.showSQL || c.diagram != "" || c.cast != "" {
+		return usageError{errors.New("--compare prints one table: drop --transcript, --sql, --diagram and --cast, or --compare")}
 	}
 	return nil
 }
@@ -127,15 +152,46 @@ func (c *runConfig) write(sc *engine.Scenario, run headlessRun, stalled error, s
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
 	}
-	if c.transcript != "" {
-		if err := words.WriteTranscriptFile(ui.OSFiles{}, c.transcript, rep, run.moments); err != nil {
-			return 0, errors.Join(saveErr, err)
-		}
-		if !c.asJSON {
-			fmt.Fprintf(stdout, "Transcript saved: %s\n", c.transcript)
-		}
+	if err := c.writePictures(rep, run, stdout); err != nil {
+		return 0, errors.Join(saveErr, err)
 	}
 	return c.exit(rep, stalled, saveErr, stderr)
+}
+
+// writePictures writes the transcript with its picture beside it, the diagram and the cast the
+// flags ask for, and says where.
+func (c *runConfig) writePictures(rep *engine.Report, run headlessRun, stdout io.Writer) error {
+	saved := func(what, path string) {
+		if !c.asJSON {
+			fmt.Fprintf(stdout, "%s saved: %s\n", what, path)
+		}
+	}
+	if c.transcript != "" {
+		pic := transcriptPicture(c.transcript)
+		if err := writeDiagram("--transcript", pic, rep); err != nil {
+			return err
+		}
+		rep.Picture = filepath.Base(pic)
+		if err := words.WriteTranscriptFile(ui.OSFiles{}, c.transcript, rep, run.moments); err != nil {
+			os.Remove(pic) // ours, and of no use without its transcript
+			return err
+		}
+		saved("Transcript", c.transcript+" (its space-time diagram: "+pic+")")
+	}
+	if c.diagram != "" {
+		if err := writeDiagram("--diagram", c.diagram, rep); err != nil {
+			return err
+		}
+		saved("Diagram", c.diagram)
+	}
+	if c.cast != "" && run.cast != nil {
+		title := "leaselab run " + rep.Summary.Scenario
+		if err := writeNewFile("--cast", c.cast, func(w io.Writer) error { return writeCast(w, run.cast, title, rep.RunAt) }); err != nil {
+			return err
+		}
+		saved("Cast", fmt.Sprintf("%s (%d screens; asciinema play %s)", c.cast, len(run.cast.frames), c.cast))
+	}
+	return nil
 }
 
 // exit is the code of a run that stalled (or not) and whose report saved (or not).
@@ -162,7 +218,7 @@ func (c *runConfig) exit(rep *engine.Report, stalled, saveErr error, stderr io.W
 // returns its report. A run the engine ended for lack of progress (engine.ErrNoProgress) returns
 // its report and that error.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
-	run, err := runScenarioWith(ctx, sc, dbs, false, false)
+	run, err := runScenarioWith(ctx, sc, dbs, false, false, nil)
 	return run.report, err
 }
 
@@ -171,11 +227,14 @@ func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engi
 type headlessRun struct {
 	report  *engine.Report
 	moments map[int]engine.Moment
+	cast    *labRecording // the lab's screens, with --cast
 }
 
 // runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
-// the moments a transcript shows (moments).
-func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
+// the moments a transcript shows (moments). record, when set, runs the session instead (the
+// lab stepping it, for --cast); whatever it leaves undone is run to the end after it.
+func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool,
+	record func(context.Context, *engine.Session) error) (headlessRun, error) {
 	var run headlessRun
 	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
@@ -192,7 +251,13 @@ func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, tr
 	if moments {
 		sess.RecordMoments()
 	}
-	runErr := sess.RunToEnd(ctx)
+	var runErr error
+	if record != nil {
+		runErr = record(ctx, sess)
+	}
+	if runErr == nil {
+		runErr = sess.RunToEnd(ctx)
+	}
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
 	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
@@ -206,11 +271,22 @@ func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, tr
 	if run.report, err = sess.BuildReport(ctx, schema, runAt, note); err != nil {
 		return headlessRun{}, err
 	}
+	if !stalled && runErr == nil && run.report.Summary.WatchdogEnded {
+		// The lab's steps (record) met the watchdog: the session says so, not an error.
+		stalled, runErr = true, stalledRun(run.report.Summary.DidNotFinish)
+	}
 	if stalled {
 		sess.SetWatchdogEnded(run.report.Summary)
 	}
 	return run, runErr
 }
+
+// stalledRun is a run the watchdog ended while the lab stepped it: ErrNoProgress, in the
+// session's words.
+type stalledRun string
+
+func (e stalledRun) Error() string        { return string(e) }
+func (e stalledRun) Is(target error) bool { return target == engine.ErrNoProgress }
 
 // transcriptFree checks, before the run, that --transcript names a new file in a folder that
 // exists: a file already there is never overwritten.
