@@ -3,12 +3,7 @@ package diagram
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
-	"fmt"
-	"io"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,123 +33,19 @@ func readRecordedAfter(t *testing.T) Input {
 	return Input{Name: "after", Events: rec.Events, Workers: rec.Workers}
 }
 
-// svgNode is any element of a parsed SVG, with its children and text.
-type svgNode struct {
-	XMLName xml.Name
-	Attrs   []xml.Attr `xml:",any,attr"`
-	Nodes   []svgNode  `xml:",any"`
-	Text    string     `xml:",chardata"`
-}
-
-func (n svgNode) attr(name string) string {
-	for _, a := range n.Attrs {
-		if a.Name.Local == name {
-			return a.Value
-		}
-	}
-	return ""
-}
-
-// child is n's first child element called name.
-func (n svgNode) child(name string) (svgNode, bool) {
-	for _, c := range n.Nodes {
-		if c.XMLName.Local == name {
-			return c, true
-		}
-	}
-	return svgNode{}, false
-}
-
-// walk calls f for n and every element under it, in document order.
-func (n svgNode) walk(f func(svgNode)) {
-	f(n)
-	for _, c := range n.Nodes {
-		c.walk(f)
-	}
-}
-
-// parseSVG parses data strictly as XML, fails unless its root is an SVG 1.1 <svg> with a size,
-// and returns the Shape it draws: the lane names, the event columns' titles, the lease labels
-// and the marks (read from their ids and letters).
 func parseSVG(t *testing.T, data []byte) Shape {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.Strict = true
-	var root svgNode
-	if err := dec.Decode(&root); err != nil {
-		t.Fatalf("not well-formed XML: %v", err)
-	}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if cd, ok := tok.(xml.CharData); err != nil || !ok || len(bytes.TrimSpace(cd)) > 0 {
-			t.Fatalf("content after the root element: %v %v", tok, err)
-		}
-	}
-	if root.XMLName.Space != "http://www.w3.org/2000/svg" || root.XMLName.Local != "svg" || root.attr("version") != "1.1" {
-		t.Fatalf("root is %v version %q, want an SVG 1.1 svg", root.XMLName, root.attr("version"))
-	}
-	if root.attr("width") == "" || root.attr("height") == "" || root.attr("viewBox") == "" {
-		t.Fatalf("no size: width %q height %q viewBox %q", root.attr("width"), root.attr("height"), root.attr("viewBox"))
-	}
-	var s Shape
-	lanes := map[string]string{} // lane id → name
-	root.walk(func(n svgNode) {
-		class := n.attr("class")
-		switch {
-		case n.XMLName.Local == "g" && class == "lane":
-			n.walk(func(c svgNode) {
-				if c.attr("class") == "lane-name" {
-					lanes[n.attr("id")] = c.Text
-					s.Lanes = append(s.Lanes, c.Text)
-				}
-			})
-		case n.XMLName.Local == "g" && (class == "event" || class == "end"):
-			s.Columns++
-			if title, ok := n.child("title"); ok && class == "event" {
-				s.Events = append(s.Events, title.Text)
-			}
-		case n.XMLName.Local == "g" && class == "lease":
-			for _, c := range n.Nodes {
-				if c.attr("class") == "label" {
-					s.Leases = append(s.Leases, c.Text)
-				}
-			}
-		case n.XMLName.Local == "g" && class == "mark":
-			var lane, col int
-			if _, err := fmt.Sscanf(n.attr("id"), "mark-%d-%d", &lane, &col); err != nil {
-				t.Fatalf("mark id %q: %v", n.attr("id"), err)
-			}
-			letter, _ := n.child("text")
-			s.Marks = append(s.Marks, fmt.Sprintf("lane-%d %d %s", lane, col, letter.Text))
-		}
-	})
-	for i, m := range s.Marks {
-		id, rest, _ := strings.Cut(m, " ")
-		s.Marks[i] = lanes[id] + " " + rest
+	s, err := ReadSVGShape(data)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }
 
-// sortedMarks are a Shape's marks sorted: the SVG draws them lane by lane, the Shape in column
-// order; what must agree is the set.
-func sortedMarks(s Shape) []string { return slices.Sorted(slices.Values(s.Marks)) }
-
 func checkSameShape(t *testing.T, got, want Shape) {
 	t.Helper()
-	if !slices.Equal(got.Lanes, want.Lanes) {
-		t.Errorf("lanes %q, want %q", got.Lanes, want.Lanes)
-	}
-	if got.Columns != want.Columns || !slices.Equal(got.Events, want.Events) {
-		t.Errorf("%d columns, events:\n%s\nwant %d columns:\n%s", got.Columns, strings.Join(got.Events, "\n"), want.Columns, strings.Join(want.Events, "\n"))
-	}
-	if g, w := slices.Sorted(slices.Values(got.Leases)), slices.Sorted(slices.Values(want.Leases)); !slices.Equal(g, w) {
-		t.Errorf("leases %q, want %q", g, w)
-	}
-	if g, w := sortedMarks(got), sortedMarks(want); !slices.Equal(g, w) {
-		t.Errorf("marks %q, want %q", g, w)
+	if d := want.Differences(got); d != "" {
+		t.Error(d)
 	}
 }
 
