@@ -31,7 +31,7 @@ const castPace = time.Second
 
 // maxCastFrames bounds a cast: a run longer than this many steps is recorded up to there, then
 // run to its end with the lab's e, whose screen (the verdict) is the last frame.
-const maxCastFrames = 2000
+const maxCastFrames = 600
 
 // maxMessagesPerKey bounds what one key may set going in the lab driven without a terminal: a
 // key whose commands never end is a defect, not a long run.
