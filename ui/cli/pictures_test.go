@@ -104,35 +104,44 @@ func TestRunDiagramFile(t *testing.T) {
 // TestHostilePictures: --diagram and --cast never overwrite a file, refuse a folder, name a
 // missing folder before the run, and leave nothing behind.
 func TestHostilePictures(t *testing.T) {
-	existing := func(t *testing.T, dir string) string {
-		p := filepath.Join(dir, "slide.svg")
-		if err := os.WriteFile(p, []byte("<svg/>\n"), 0o644); err != nil {
+	existingAs := func(name string) func(t *testing.T, dir string) string {
+		return func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	folder := func(t *testing.T, dir string) string {
+		p := filepath.Join(dir, "slides")
+		if err := os.Mkdir(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	folder := func(t *testing.T, dir string) string { return dir }
 	missing := func(t *testing.T, dir string) string { return filepath.Join(dir, "no-such-folder", "d.svg") }
 	none := func(t *testing.T, dir string) string { return filepath.Join(dir, "d.svg") }
-	pictureOfTranscript := func(t *testing.T, dir string) string {
-		existing(t, dir)
-		return filepath.Join(dir, "slide.md")
+	// The transcript is new, the picture that would go beside it is there: the picture is watched.
+	pictureThere := func(t *testing.T, dir string) ([]string, string) {
+		pic := existingAs("handout.svg")(t, dir)
+		return []string{"run", "after", "--transcript", filepath.Join(dir, "handout.md"), "--report-dir", ""}, pic
 	}
 	runHostile(t, "pictures", []hostileCase{
-		{name: "run --diagram FILE that exists", setup: at(existing, "run", "after", "--diagram", "FILE", "--report-dir", ""),
+		{name: "run --diagram FILE that exists", setup: at(existingAs("slide.svg"), "run", "after", "--diagram", "FILE", "--report-dir", ""),
 			code: exitUsage, msg: "--diagram", unchanged: true},
 		{name: "run --diagram FOLDER", setup: at(folder, "run", "after", "--diagram", "FILE", "--report-dir", ""),
 			code: exitUsage, msg: "a folder; name a new file in it"},
 		{name: "run --diagram in a folder that does not exist", setup: at(missing, "run", "after", "--diagram", "FILE", "--report-dir", ""),
 			code: exitEnvError, msg: "--diagram"},
-		{name: "run --cast FILE that exists", setup: at(existing, "run", "after", "--cast", "FILE", "--report-dir", ""),
+		{name: "run --cast FILE that exists", setup: at(existingAs("run.cast"), "run", "after", "--cast", "FILE", "--report-dir", ""),
 			code: exitUsage, msg: "--cast", unchanged: true},
 		{name: "run --cast in a folder that does not exist", setup: at(missing, "run", "after", "--cast", "FILE", "--report-dir", ""),
 			code: exitEnvError, msg: "--cast"},
 		{name: "run --cast-size 60x20", setup: at(none, "run", "after", "--cast", "FILE", "--cast-size", "60x20", "--report-dir", ""),
 			code: exitUsage, msg: "--cast-size"},
-		{name: "run --transcript X.md when X.svg exists", setup: at(pictureOfTranscript, "run", "after", "--transcript", "FILE", "--report-dir", ""),
-			code: exitUsage, msg: "slide.svg: the file exists"},
+		{name: "run --transcript X.md when X.svg exists", setup: pictureThere,
+			code: exitUsage, msg: "handout.svg: the file exists", unchanged: true},
 		{name: "run --compare --diagram", setup: at(none, "run", "after", "--compare", "--diagram", "FILE", "--report-dir", ""),
 			code: exitUsage, msg: "--compare prints one table"},
 	})
