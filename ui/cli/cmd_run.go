@@ -91,8 +91,9 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
 	return c, c.Validate()
 }
 
-// Validate refuses --compare with the flags it sets itself or cannot show, and a --transcript
-// file that exists.
+// Validate refuses --compare with the flags it sets itself or cannot show, a bad --cast-size,
+// and a --transcript (or its picture), --diagram or --cast file that exists or whose folder
+// does not: before the run, so that nothing is run for files that cannot be written.
 func (c *runConfig) Validate() error {
 	if !c.compare {
 		if _, _, err := parseCastSize(c.castSize); err != nil {
