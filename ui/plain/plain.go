@@ -41,8 +41,15 @@ func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &printer{w: cfg.Out}
+	l, err := open(ctx, cfg, p)
+	if err != nil {
+		return err
+	}
+	intro(p, l.f, l.keys)
 	in := make(chan press)
 	if f, ok := cfg.In.(*os.File); ok && xterm.IsTerminal(f.Fd()) {
+		// Single keys: no echo, no line editing. Raw mode also stops a newline from returning
+		// the carriage, so the printer writes "\r\n" from now on.
 		st, err := xterm.MakeRaw(f.Fd())
 		if err != nil {
 			return fmt.Errorf("plain: read single keys from the terminal: %w", err)
@@ -53,16 +60,6 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		go readLines(ctx, cfg.In, in)
 	}
-	l := &lab{run: run{open: cfg.Open, name: cfg.Start}, keys: defaultKeys(), p: p}
-	if err := l.run.start(ctx); err != nil {
-		return err
-	}
-	f, err := l.run.frame(ctx)
-	if err != nil {
-		return err
-	}
-	l.f = f
-	intro(p, f, l.keys)
 	for {
 		select {
 		case <-ctx.Done():
@@ -81,6 +78,20 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
+}
+
+// open opens cfg.Start and reads its first frame.
+func open(ctx context.Context, cfg Config, p *printer) (*lab, error) {
+	l := &lab{run: run{open: cfg.Open, name: cfg.Start}, keys: defaultKeys(), p: p}
+	if err := l.run.start(ctx); err != nil {
+		return nil, err
+	}
+	f, err := l.run.frame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.f = f
+	return l, nil
 }
 
 // lab is plain mode's state: the run, the last frame it said, the selected worker and the open
@@ -106,6 +117,7 @@ type asked struct {
 	q      *engine.Question
 	step   int
 	picked int
+	waits  bool // its grade waits (for the end of the run), and that has been said
 }
 
 // press does what key k asks and says what it changed. It reports whether to quit.
@@ -238,19 +250,26 @@ func (l *lab) answer(ctx context.Context, name string) error {
 	return l.do(ctx, engine.CmdNext{})
 }
 
-// grades says the grade of each answer whose grade the run now knows.
-func (l *lab) grades() {
+// grades says the grade of each answer whose grade the run now knows, and once, of one that
+// waits, when it will be graded. It reports whether it said anything.
+func (l *lab) grades() bool {
+	said := false
 	kept := l.graded[:0]
 	for _, g := range l.graded {
 		o := l.run.observed(g.step)
-		if !o.Known {
-			l.p.line("Your answer %s is graded %s.", g.q.Answers[g.picked], o.Waiting)
-			kept = append(kept, g)
+		switch {
+		case o.Known:
+			l.p.line("%s", gradeWords(g, o))
+			said = true
 			continue
+		case !g.waits:
+			l.p.line("Your answer, %s, is graded %s.", g.q.Answers[g.picked], o.Waiting)
+			g.waits, said = true, true
 		}
-		l.p.line("%s", gradeWords(g, o))
+		kept = append(kept, g)
 	}
 	l.graded = kept
+	return said
 }
 
 // gradeWords says whether answer g was right by what the run did (o), and why.
@@ -293,7 +312,30 @@ func (l *lab) do(ctx context.Context, c engine.Command) error {
 		l.p.line("The database stayed busy; nothing happened: try again.")
 		return nil
 	}
-	return l.tell(ctx, c.Info().Worker, c.Info().Step && !res.Acted)
+	if err := l.tell(ctx, c.Info().Worker, c.Info().Step && !res.Acted); err != nil {
+		return err
+	}
+	if name := c.Info().Toggle; name != "" {
+		l.toggled(name)
+	}
+	return nil
+}
+
+// toggled says what a toggle's new setting makes the workers do, in the registry's words (the
+// lab's status line says the same).
+func (l *lab) toggled(name string) {
+	t, ok := engine.LookupToggle(name)
+	if !ok {
+		return
+	}
+	on, effect := t.Of(l.f.Settings), t.Off
+	if on {
+		effect = strings.Replace(t.On, "heartbeat-every", l.f.Settings.HeartbeatEvery.String(), 1)
+	}
+	l.p.line("With %s %s: %s.", name, engine.OnOff(on), strings.TrimSuffix(effect, "."))
+	if name != engine.ToggleLeasing && !l.f.Settings.Leasing {
+		l.p.line("(It has no effect while leasing is off.)")
+	}
 }
 
 // tell reads the frame after a command and says what changed from the last; idle says the
@@ -307,8 +349,12 @@ func (l *lab) tell(ctx context.Context, w int, idle bool) error {
 	l.f = f
 	l.p.line("%s:", stepWords(l.run.position()))
 	said := changes(l.p, prev, f)
-	l.grades()
-	if !said || idle {
+	said = l.grades() || said
+	if ended(prev, f) {
+		verdict(l.p, f)
+		said = true
+	}
+	if !said {
 		l.p.line("%s", whyNothing(f, l.keys, w, idle))
 	}
 	return nil

@@ -74,16 +74,17 @@ func settingsWords(f *common.Frame) string {
 	return strings.Join(parts, ", ")
 }
 
-// changes says what changed from frame prev to frame next: the new events, the rows that
-// changed, and the end of the run when it has come. It reports whether it said anything.
+// changes says what changed from frame prev to frame next: the new events, then the rows that
+// changed. It reports whether it said anything.
 func changes(p *printer, prev, next *common.Frame) bool {
 	said := events(p, prev, next)
-	said = rows(p, prev, next) || said
-	if next.Done && (!prev.Done || prev.EventCount > next.EventCount) {
-		verdict(p, next)
-		said = true
-	}
-	return said
+	return rows(p, prev, next) || said
+}
+
+// ended reports whether the run came to its end between prev and next (or came to it again
+// after a step back).
+func ended(prev, next *common.Frame) bool {
+	return next.Done && (!prev.Done || prev.EventCount > next.EventCount)
 }
 
 // events says the events written since prev, oldest first: the engine's own sentences.
@@ -105,7 +106,11 @@ func events(p *printer, prev, next *common.Frame) bool {
 		p.line("(%d %s of this step are counted in the ledgers, not read out; the last %d:)", skip, common.Plural(skip, "event"), maxEvents)
 	}
 	for _, e := range fresh[skip:] {
-		p.line("%s %s.", engine.FormatClock(e.At), strings.TrimSuffix(words.Escape(e.Words()), "."))
+		text := strings.TrimSuffix(words.Escape(e.Words()), ".")
+		if e.Kind == engine.EvPhase {
+			text = "Phase: " + text // the lab's "== … ==" heading
+		}
+		p.line("%s %s.", engine.FormatClock(e.At), text)
 	}
 	return true
 }
