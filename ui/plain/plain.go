@@ -49,13 +49,15 @@ func Run(ctx context.Context, cfg Config) error {
 	in := make(chan press)
 	if f, ok := cfg.In.(*os.File); ok && xterm.IsTerminal(f.Fd()) {
 		// Single keys: no echo, no line editing. Raw mode also stops a newline from returning
-		// the carriage, so the printer writes "\r\n" from now on.
+		// the carriage on the terminal, so the printer writes "\r\n" to it from now on.
 		st, err := xterm.MakeRaw(f.Fd())
 		if err != nil {
 			return fmt.Errorf("plain: read single keys from the terminal: %w", err)
 		}
 		defer xterm.Restore(f.Fd(), st) //nolint:errcheck // the terminal as it was, at best
-		p.crlf = true
+		// Only output to a terminal needs it: a log file (leaselab --plain | tee) keeps "\n".
+		out, ok := cfg.Out.(*os.File)
+		p.crlf = ok && xterm.IsTerminal(out.Fd())
 		go readRaw(ctx, f, in)
 	} else {
 		go readLines(ctx, cfg.In, in)
