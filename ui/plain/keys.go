@@ -77,7 +77,8 @@ func (k keys) helpLines(rowLocks bool, lesson []string, question bool) []string 
 	out = append(out, line(k.lab.Clock), line(k.lab.PastLease),
 		line(k.wk.Select), line(k.wk.PrevWorker), line(k.wk.NextWorker),
 		line(k.wk.Step), line(k.wk.Crash), line(k.wk.Restart), line(k.wk.Pause),
-		line(k.lab.Back), k.lab.Answer.Help().Key+": "+k.lab.Answer.Help().Desc+" (when one is asked)",
+		line(k.lab.Back), k.lab.Explain.Help().Key+": the explanation again, and every row and worker as they stand",
+		k.lab.Answer.Help().Key+": "+k.lab.Answer.Help().Desc+" (when one is asked)",
 		line(k.lab.Help), line(k.lab.Quit))
 	return out
 }

@@ -148,6 +148,10 @@ func (l *lab) press(ctx context.Context, k press) (quit bool, err error) {
 		return false, nil
 	case is(lk.Back, name):
 		return false, l.back(ctx)
+	case is(lk.Explain, name):
+		about(l.p, l.f)
+		state(l.p, l.f, l.selected)
+		return false, nil
 	case l.keys.answer(name) >= 0:
 		l.p.line("No question is open: %s answer a question when the lesson asks one (%s steps to it).", lk.Answer.Help().Key, lk.Step.Help().Key)
 		return false, nil

@@ -96,7 +96,7 @@ var goldenLessons = []struct {
 	// The playground by hand: claims, a crash, the clock past the lease, a reclaim, a step
 	// back, a worker selected by number, a toggle, the keys, and keys that do nothing here.
 	{"playground", "playground", []string{"n", "n", "n", "x", "+", "f", "n", "n", "n", "b", "2", "s", "left", "r",
-		"l", "?", "g", "hello", "A", "9", "right", "z", "n", "z", "esc"}},
+		"l", "?", "i", "g", "hello", "A", "9", "right", "z", "n", "z", "esc"}},
 }
 
 // TestPlainGolden drives whole lessons through plain mode with piped keys and compares what it

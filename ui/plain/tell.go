@@ -25,26 +25,10 @@ const (
 	maxRows   = 12
 )
 
-// intro says what the lesson is, how it is set, and what the outbox holds.
+// intro says what the lesson is, how it is set, what the outbox holds and what is expected.
 func intro(p *printer, f *common.Frame, k keys) {
-	p.line("Lesson %s: %s", f.Name, f.Title)
-	for _, l := range f.Explain {
-		p.line("  %s", l)
-	}
-	p.line("Settings: %s; lease %s.", settingsWords(f), f.Settings.Lease)
-	names := make([]string, len(f.Workers))
-	for i, w := range f.Workers {
-		names[i] = w.Name
-	}
-	p.line("Workers: %s. %s is selected.", strings.Join(names, ", "), names[0])
-	p.line("Clock: %s. The outbox holds %d %s:", engine.FormatClock(f.Now), len(f.Rows), common.Plural(len(f.Rows), "message"))
-	for i := range f.Rows {
-		if i == maxRows {
-			p.line("  ... and %d more.", len(f.Rows)-maxRows)
-			break
-		}
-		p.line("  %s", rowWords(f, &f.Rows[i], nil, nil))
-	}
+	about(p, f)
+	state(p, f, 0)
 	if f.Summary != nil {
 		if rs := f.Summary.Expectations; len(rs) > 0 {
 			items := make([]string, len(rs))
@@ -55,6 +39,35 @@ func intro(p *printer, f *common.Frame, k keys) {
 		}
 	}
 	p.line("Press %s to step, %s for the keys, %s to quit.", k.lab.Step.Help().Key, k.lab.Help.Help().Key, k.lab.Quit.Help().Key)
+}
+
+// about is the lesson's title and explanation.
+func about(p *printer, f *common.Frame) {
+	p.line("Lesson %s: %s", f.Name, f.Title)
+	for _, l := range f.Explain {
+		p.line("  %s", l)
+	}
+}
+
+// state is the run as it stands: the settings, the workers (sel the selected one), the clock
+// and every row (the first maxRows of a large outbox).
+func state(p *printer, f *common.Frame, sel int) {
+	p.line("Settings: %s; lease %s.", settingsWords(f), f.Settings.Lease)
+	for i, w := range f.Workers {
+		mark := ""
+		if i == sel {
+			mark = " (selected)"
+		}
+		p.line("Worker %d, %s%s: %s.", i+1, w.Name, mark, workerWords(w))
+	}
+	p.line("Clock: %s. The outbox holds %d %s:", engine.FormatClock(f.Now), len(f.Rows), common.Plural(len(f.Rows), "message"))
+	for i := range f.Rows {
+		if i == maxRows {
+			p.line("  ... and %d more.", len(f.Rows)-maxRows)
+			break
+		}
+		p.line("  %s", rowWords(f, &f.Rows[i], nil, nil))
+	}
 }
 
 // settingsWords are the toggles the lesson shows, "leasing on, atomic-claim on, …".
