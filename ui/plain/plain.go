@@ -71,7 +71,7 @@ func Run(ctx context.Context, cfg Config) error {
 				p.line("End of input: leaving the lab.")
 				return p.err
 			}
-			quit, err := l.press(ctx, k)
+			quit, err := l.handle(ctx, k)
 			if err != nil {
 				return err
 			}
@@ -122,8 +122,8 @@ type asked struct {
 	waits  bool // its grade waits (for the end of the run), and that has been said
 }
 
-// press does what key k asks and says what it changed. It reports whether to quit.
-func (l *lab) press(ctx context.Context, k press) (quit bool, err error) {
+// handle does what key k asks and says what it changed. It reports whether to quit.
+func (l *lab) handle(ctx context.Context, k press) (quit bool, err error) {
 	lk, name := l.keys.lab, k.name
 	switch {
 	case k.bad != "":
@@ -161,7 +161,7 @@ func (l *lab) press(ctx context.Context, k press) (quit bool, err error) {
 	}
 	if c, ok := l.keys.lab.Command(name); ok {
 		if t := c.Info().Toggle; t != "" && !toggleOn(t, l.f.RowLocks, l.f.LessonToggles) {
-			l.p.line("%s switches %s, which this lesson does not use: nothing changed.", name, t)
+			l.p.line("%s switches %s, %s: nothing changed.", name, t, whyNoToggle(t))
 			return false, nil
 		}
 		if c.Info().Step && c.Info().Worker < 0 {
@@ -171,6 +171,14 @@ func (l *lab) press(ctx context.Context, k press) (quit bool, err error) {
 	}
 	l.p.line("%s does nothing in plain mode; %s lists the keys.", keyWords(name), lk.Help.Help().Key)
 	return false, nil
+}
+
+// whyNoToggle says why a toggle is not one of this run's.
+func whyNoToggle(name string) string {
+	if t, ok := engine.LookupToggle(name); ok && t.RowLocks {
+		return "which only a database with row locks (PostgreSQL) has"
+	}
+	return "which this lesson does not use"
 }
 
 // keyWords names a key for a sentence: "space", "tab", "g".

@@ -150,7 +150,7 @@ func playKeys(t *testing.T, name string, answer func(n, right, of int) int) []st
 			asked++
 		}
 		keys = append(keys, k)
-		if _, err := l.press(ctx, press{name: k}); err != nil {
+		if _, err := l.handle(ctx, press{name: k}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,7 +197,7 @@ func TestPlainIsASCII(t *testing.T) {
 			}
 			intro(p, l.f, l.keys)
 			for _, k := range keys {
-				if _, err := l.press(context.Background(), press{name: k}); err != nil {
+				if _, err := l.handle(context.Background(), press{name: k}); err != nil {
 					t.Fatal(err)
 				}
 			}
