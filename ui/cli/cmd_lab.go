@@ -26,12 +26,27 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	var sf scenarioFlags
 	sf.register(fs, nil)
 	start := fs.String("scenario", assets.Default, "scenario to open: a built-in name or a file")
+	code := fs.String("code", "", "open the lab at the moment a share code carries (leaselab share, the lab's S, explore)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageFlag(err)
 	}
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
+	}
+	// The explore key's searches and the violations they find, and a share code's scenario file:
+	// a folder made when first needed, removed when the lab ends.
+	tmp := &lazyDir{}
+	defer tmp.remove()
+	var shared *sharedMoment
+	if *code != "" {
+		if shared, err = openCode(*code, tmp.get); err != nil {
+			return err
+		}
+		if err := shared.applyCode(fs); err != nil {
+			return err
+		}
+		*start = shared.scenario
 	}
 	root := newLabRoot(b, &sf, fs)
 	root.caps = labCaps
@@ -47,11 +62,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
 	}
-	// The explore key's searches and the violations they find: a folder made at the first
-	// search, removed when the lab ends.
-	tmp := &lazyDir{}
-	defer tmp.remove()
-	return ui.Run(ctx, ui.Config{
+	cfg := ui.Config{
 		Start:     *start,
 		Scenarios: lessonsFor(b, sf.db),
 		Open:      root.Open,
@@ -61,7 +72,9 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 		// w writes transcripts beside the --db database, or in the working folder.
 		TranscriptDir: transcriptDir(b, sf.db),
 		Out:           stdout,
-	})
+	}
+	cfg.Share, cfg.Replay = labShare(root, shared, cfg.TranscriptDir), shared.Moves()
+	return ui.Run(ctx, cfg)
 }
 
 // isTerminal reports whether f is a terminal.
