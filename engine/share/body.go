@@ -498,7 +498,11 @@ func (r *reader) moves() []engine.Command {
 		case opToggle:
 			out = append(out, engine.CmdToggle{Name: r.name(toggleNames, "toggle")})
 		case opClock:
-			out = append(out, engine.CmdClock{Delta: time.Duration(r.int()) * time.Millisecond})
+			d := time.Duration(r.int()) * time.Millisecond
+			if d <= 0 && r.err == nil {
+				r.fail("it moves the clock by %s: the clock only goes forward", d)
+			}
+			out = append(out, engine.CmdClock{Delta: d})
 		case opPastLease:
 			out = append(out, engine.CmdPastLease{})
 		case opRedrive:

@@ -219,10 +219,11 @@ func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, t
 	if moments {
 		sess.RecordMoments()
 	}
-	runErr := share.Replay(ctx, engine.NewHistory(sess, nil), moves)
-	if runErr == nil {
-		runErr = sess.RunToEnd(ctx)
+	if err := share.Replay(ctx, engine.NewHistory(sess, nil), moves); err != nil {
+		sess.Close()
+		return run, usageError{fmt.Errorf("--code: %w", err)}
 	}
+	runErr := sess.RunToEnd(ctx)
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
 	if err := errors.Join(runErr, closeErr); err != nil && !stalled {

@@ -141,6 +141,11 @@ func TestDamagedCodeIsRefused(t *testing.T) {
 			t.Errorf("%v: exit %d (%q), want 2", args, code, errs)
 		}
 	}
+	// A code whose moves the scenario cannot make (a worker it does not have): run says which.
+	bad, _ := share.Encode(share.Code{Lesson: "playground", Moves: []engine.Command{engine.CmdNext{}, engine.CmdCrash{Worker: 8}}})
+	if code, _, errs := cli(t, "run", "--code", bad, "--report-dir", ""); code != exitUsage || !strings.Contains(errs, "move 2 of 2") {
+		t.Errorf("a code crashing worker 9 of 2: exit %d, %q", code, errs)
+	}
 	// A good code without a terminal: the lab says what it needs, as without a code.
 	if code, _, errs := cli(t, "--code", good); code != exitUsage || !strings.Contains(errs, "needs a terminal") {
 		t.Errorf("--code with no terminal: exit %d, %q", code, errs)
