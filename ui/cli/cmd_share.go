@@ -225,6 +225,9 @@ func labShare(root *labRoot, base *sharedMoment, dir string) func(string, []engi
 		if err != nil {
 			return "", err
 		}
+		if c, ok := root.found.Load(nameOrFile); ok { // a violation the explore key found
+			return shareNote(&sharedMoment{code: c.(share.Code), scenario: nameOrFile}, nameOrFile, o, entries, dir, time.Now())
+		}
 		return shareNote(base, nameOrFile, o, entries, dir, time.Now())
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/base32"
 	"encoding/binary"
 	"encoding/json"
@@ -204,3 +205,42 @@ func readLesson(name string) ([]byte, string, bool) { return assets.Scenario(nam
 
 // testNow is the wall clock of the notes' file names.
 var testNow = time.Date(2026, time.December, 3, 19, 0, 0, 0, time.UTC)
+
+// TestExploreKeyCodes: S on a violation the lab's explore key found gives the counterexample's
+// code (the lesson, the toggle the lab had off, the schedule), as short as explore's, not the
+// text of the file the lab opened.
+func TestExploreKeyCodes(t *testing.T) {
+	b := backends()
+	root := newLabRoot(b, nil, nil)
+	defer root.Close()
+	dir := &lazyDir{}
+	defer dir.remove()
+	toggles := map[string]bool{}
+	for _, tg := range engine.Registry() { // as the lab passes them: every toggle
+		toggles[tg.Name] = tg.Default
+	}
+	toggles[engine.ToggleAtomicClaim] = false
+	out, err := labExplore(b, root, dir)(context.Background(), "playground", toggles, func(string) {})
+	if err != nil || out.File == "" {
+		t.Fatalf("%+v, %v", out, err)
+	}
+	var entries []engine.Entry
+	for range 6 {
+		entries = append(entries, engine.Entry{Command: engine.CmdNext{}, Exact: true})
+	}
+	note, err := labShare(root, nil, t.TempDir())(out.File, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := strings.Fields(strings.SplitN(note, ": ", 2)[1])[0]
+	c, err := share.Decode(code)
+	if err != nil {
+		t.Fatalf("%q: %v", note, err)
+	}
+	if c.Lesson != "playground" || c.Found == nil || len(c.Moves) != 6 || len(c.Overrides.Toggles) != 1 || c.Overrides.Toggles[engine.ToggleAtomicClaim] {
+		t.Errorf("S on the explore key's violation: %+v", c)
+	}
+	if len(code) > 64 {
+		t.Errorf("%d characters: %s", len(code), code)
+	}
+}
