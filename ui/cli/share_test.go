@@ -88,6 +88,14 @@ func TestExploreCodeRunsToTheBrokenCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil || j.ShareCode != c || j.Scenario == "" {
 		t.Errorf("--json: %v, share_code %q (want %s), scenario %q", err, j.ShareCode, c, j.Scenario)
 	}
+	// A person's moment off the script (a crash by hand, the clock moved): run goes on from it to
+	// the end; the expectations are not judged, and the exit code is the safety checks' verdict.
+	moment, _ := share.Encode(share.Code{Lesson: "playground", Moves: []engine.Command{engine.CmdNext{}, engine.CmdCrash{Worker: 0},
+		engine.CmdPastLease{}, engine.CmdNext{}}})
+	code, out, errs = cli(t, "run", "--code", moment, "--report-dir", "")
+	if code != exitOK || !strings.Contains(out, "Worker-A CRASHED holding PAY-001") || !strings.Contains(out, "Not judged: the run left the script") {
+		t.Errorf("run --code of a lab moment: exit %d:\n%s%s", code, tail(out, 20), errs)
+	}
 	// A lesson file: its text travels in the code.
 	file := filepath.Join(t.TempDir(), "aba.scenario")
 	data, _, _ := readLesson("aba-fencing")
