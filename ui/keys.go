@@ -116,7 +116,7 @@ func DefaultKeyMap() KeyMap {
 		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 		Explore:      b([]string{"X"}, "X", "explore its schedules"),
-		Share:        b([]string{"S"}, "S", "share code of this moment"),
+		Share:        b([]string{"S"}, "S", "share code"),
 	}
 	for i, t := range engine.Registry() {
 		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())

@@ -105,3 +105,15 @@ func TestShareKeyWithoutCodes(t *testing.T) {
 		t.Errorf("S with no codes: %q", l.m.status.Text)
 	}
 }
+
+// TestShareKeyOnTheHelpScreen: with codes on, S is on the ? screen, which stays whole at 80×24
+// in every lesson (the lessons with a toggle of their own have no line to spare).
+func TestShareKeyOnTheHelpScreen(t *testing.T) {
+	for _, name := range sqliteLessons() {
+		l := newLabOn(t, name, 80, 24, Config{Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}), Share: codeOfLesson(engine.Overrides{})})
+		l.press("?")
+		if v := l.view(); !strings.Contains(v, "S share code") || strings.Contains(v, "more line") {
+			t.Errorf("%s: the ? screen at 80×24:\n%s", name, v)
+		}
+	}
+}
