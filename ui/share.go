@@ -50,13 +50,14 @@ func (m Model) shared(msg sharedMsg) Model {
 	return m
 }
 
-// replayOpened queues the share code's moves on the first scenario opened, once.
+// replayOpened queues the share code's moves on the first scenario opened: once, and never on
+// another scenario (the first failed to open: its moves are dropped with it).
 func (m Model) replayOpened(msg openedMsg) Model {
-	if len(m.replay) == 0 || msg.err != nil || msg.sess == nil {
-		return m
-	}
-	m.queue = append([]op{{kind: opReplay, moves: m.replay}}, m.queue...)
+	moves := m.replay
 	m.replay = nil
+	if len(moves) > 0 && msg.err == nil && msg.sess != nil {
+		m.queue = append([]op{{kind: opReplay, moves: moves}}, m.queue...)
+	}
 	return m
 }
 
