@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/share"
 	"leaselab/engine/words"
 	"leaselab/ui"
 )
@@ -26,7 +27,9 @@ the safety checks and the verdict. The same text is saved as a timestamped repor
 `
 
 func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
-	c, err := parseRun(args, stderr)
+	tmp := &lazyDir{} // a share code's scenario file, when it has one
+	defer tmp.remove()
+	c, err := parseRun(args, stderr, tmp)
 	if err != nil {
 		return 0, err
 	}
@@ -37,7 +40,7 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return 0, err
 	}
-	run, err := runScenarioWith(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "")
+	run, err := runScenarioMoves(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", c.shared.Moves())
 	if err != nil && run.report == nil {
 		return 0, err
 	}
@@ -51,10 +54,12 @@ type runConfig struct {
 	scenario                 string // a name or a file
 	asJSON, compare, showSQL bool
 	reportDir, transcript    string
+	shared                   *sharedMoment // --code: the moment to run from
 }
 
-// parseRun is the flags of leaselab run made a checked runConfig.
-func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
+// parseRun is the flags of leaselab run made a checked runConfig; a --code's scenario file, if
+// it has one, is written in the folder tmp makes.
+func parseRun(args []string, stderr io.Writer, tmp *lazyDir) (*runConfig, error) {
 	c := &runConfig{fs: newFlagSet("run", runUsage, stderr)}
 	fs := c.fs
 	c.sf.register(fs, nil)
@@ -63,9 +68,25 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
 	fs.BoolVar(&c.compare, "compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
 	fs.BoolVar(&c.showSQL, "sql", false, "print under each timeline line the statements its action ran, as the database ran them")
 	fs.StringVar(&c.transcript, "transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
+	code := fs.String("code", "", "run from the moment a share code carries: its scenario and settings, its moves made, then on to the end")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, usageFlag(err)
+	}
+	if *code != "" && len(pos) == 0 {
+		if c.shared, err = openCode(*code, tmp.get); err != nil {
+			return nil, err
+		}
+		if c.compare {
+			return nil, usageError{errors.New("--compare runs a scenario three ways of its own: drop --code, or --compare")}
+		}
+		pos = []string{c.shared.scenario}
+		if err := c.shared.applyCode(fs); err != nil {
+			return nil, err
+		}
+	}
+	if *code != "" && c.shared == nil {
+		return nil, usageError{fmt.Errorf("run: --code carries its scenario: drop %q", pos[0])}
 	}
 	if len(pos) != 1 {
 		fs.Usage()
@@ -152,6 +173,14 @@ func (c *runConfig) exit(rep *engine.Report, stalled, saveErr error, stderr io.W
 	if stalled != nil && !expected {
 		return exitExpect, nil
 	}
+	if rep.Summary.ExpectationsNotJudged != "" && c.shared != nil {
+		// A share code's moves took the run off its script, as in the lab: the verdict is the
+		// safety checks' alone, and so is the exit code.
+		if !rep.Summary.Passed {
+			return exitExpect, nil
+		}
+		return exitOK, nil
+	}
 	if !rep.Summary.ExpectationsMet {
 		return exitExpect, nil
 	}
@@ -176,6 +205,12 @@ type headlessRun struct {
 // runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
 // the moments a transcript shows (moments).
 func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
+	return runScenarioMoves(ctx, sc, dbs, trace, moments, nil)
+}
+
+// runScenarioMoves is runScenarioWith that makes moves first (a share code's), as the lab
+// made them, then runs on to the end.
+func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool, moves []engine.Command) (headlessRun, error) {
 	var run headlessRun
 	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
@@ -191,6 +226,10 @@ func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, tr
 	sess.TraceSQL(trace)
 	if moments {
 		sess.RecordMoments()
+	}
+	if err := share.Replay(ctx, engine.NewHistory(sess, nil), moves); err != nil {
+		sess.Close()
+		return run, usageError{fmt.Errorf("--code: %w", err)}
 	}
 	runErr := sess.RunToEnd(ctx)
 	closeErr := sess.Close()
