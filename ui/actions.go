@@ -26,6 +26,8 @@ func (m Model) whyOff(act action) string {
 		return noQuestion(k)
 	case act == actExplore:
 		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
+	case act == actShare:
+		return fmt.Sprintf("%s (share code) is not in this lab: `leaselab share %s` prints the code of its start from a shell", common.KeyName(k.Share), m.target)
 	}
 	return ""
 }
@@ -130,6 +132,8 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		m.status = common.Status{Text: noQuestion(m.keys), Level: common.LevelWarn}
 	case actExplore:
 		return m.explore()
+	case actShare:
+		return m.shareCode()
 	case actClose:
 		// esc closes the ? screen first, then the explanation.
 		if m.showHelp {

@@ -190,7 +190,7 @@ func (lk labKeys) helpGroups() []helpGroup {
 			{bs: []key.Binding{k.Answer}, desc: k.Answer.Help().Desc, off: "when the lab asks one"}}},
 		{"screen", []helpEntry{
 			{bs: lk.scroll.Bindings(), desc: "scroll the outbox"},
-			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Close), one(k.Help), one(k.Quit)}},
+			one(k.Explain), one(lk.sql.Toggle), one(k.Transcript), one(k.Share), one(k.Close), one(k.Help), one(k.Quit)}},
 	})
 }
 

@@ -34,7 +34,7 @@ func (m Model) historyResult(msg resultMsg) Model {
 	if hx.timeline.valid {
 		m.line = hx.timeline
 	}
-	if msg.op.kind == opGoto && hx.timeline.valid {
+	if (msg.op.kind == opGoto || msg.op.kind == opReplay) && hx.timeline.valid {
 		m.steps = historySteps(m.line)
 		m.ask.open = nil
 		m.play.stop()

@@ -46,6 +46,7 @@ const (
 	actNextMark // history: forward to the next marked moment
 	actAnswer   // answer the open question (ask.go)
 	actExplore  // search the open scenario's schedules, or open the violation found (explore.go)
+	actShare    // the share code of the moment on screen (share.go)
 )
 
 // KeyMap is the lab's keys. Each is a key.Binding with its help text; a binding that does not
@@ -79,6 +80,8 @@ type KeyMap struct {
 	Answer       key.Binding
 	// Explore is on only when the lab can search (Config.Explore).
 	Explore key.Binding
+	// Share is on only when the lab can make codes (Config.Share).
+	Share key.Binding
 
 	free      bool // the workers free-run: the footer shows the keys that still apply
 	finishing bool // e runs the scenario to its end
@@ -113,6 +116,7 @@ func DefaultKeyMap() KeyMap {
 		NextMark:     b([]string{"]"}, "]", "forward to the next one, along the recorded future"),
 		Answer:       b([]string{"A", "B", "C", "D"}, "A–D", "answer the question"),
 		Explore:      b([]string{"X"}, "X", "explore its schedules"),
+		Share:        b([]string{"S"}, "S", "share code"),
 	}
 	for i, t := range engine.Registry() {
 		k.Toggles[i] = b([]string{t.Key}, t.Key, t.Help())
@@ -121,6 +125,7 @@ func DefaultKeyMap() KeyMap {
 	k.OpenOffer.SetEnabled(false) // nothing offered yet
 	k.Answer.SetEnabled(false)    // no question open yet
 	k.Explore.SetEnabled(false)   // until New has a Config.Explore
+	k.Share.SetEnabled(false)     // until New has a Config.Share
 	k.setRowLocks(false)          // until a frame says the database locks rows
 	k.setLessonToggles(nil)       // until a frame says the run uses them
 	return k
@@ -140,7 +145,7 @@ func (k KeyMap) actions() []keyAction {
 		{k.Explain, actExplain}, {k.Transcript, actTranscript}, {k.Close, actClose}, {k.Help, actHelp},
 		{k.OpenOffer, actOpenOffer},
 		{k.Back, actBack}, {k.PrevMark, actPrevMark}, {k.NextMark, actNextMark}, {k.Answer, actAnswer},
-		{k.Explore, actExplore},
+		{k.Explore, actExplore}, {k.Share, actShare},
 	}
 }
 

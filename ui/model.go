@@ -34,6 +34,7 @@ type Model struct {
 
 	width, height int // 0 until the first WindowSizeMsg
 	layout        layout
+	replay        []engine.Command // Config.Replay, until the first scenario has opened (share.go)
 
 	cycle   []string // scenarios in tab order
 	target  string   // the scenario open, or being opened
@@ -78,6 +79,8 @@ func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	}
 	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)
+	m.keys.Share.SetEnabled(cfg.Share != nil)
+	m.replay = cfg.Replay // made once, on the first scenario opened
 	m.relayout()
 	return m
 }
@@ -124,6 +127,8 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.key(msg)
 	case openedMsg:
 		return m.opened(msg)
+	case sharedMsg:
+		return m.shared(msg), nil
 	case resultMsg:
 		return m.result(msg)
 	case tickMsg:

@@ -32,6 +32,7 @@ const (
 	opPoll                    // read the database while the workers free-run
 	opFinish                  // one chunk of running the script to its end at full speed (e)
 	opGoto                    // bring the database to another position of the history (b [ ])
+	opReplay                  // make a share code's moves, each recorded in the history (share.go)
 )
 
 // op is one piece of work, with what it needs captured when the key was pressed.
@@ -46,6 +47,8 @@ type op struct {
 	// answered marks a Next that the open question was answered for: it runs the step.
 	answered bool
 	answer   int // with answered: the index of the answer chosen
+	// moves are opReplay's: the share code's moves to make.
+	moves []engine.Command
 }
 
 // isStep reports whether o performs a worker action: the keys space and s (Command.Info).

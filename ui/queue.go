@@ -99,6 +99,8 @@ func (m Model) opCmd(o op) tea.Cmd {
 			fin, note, lvl = finishRecorded(ctx, sess, h, now)
 		case handled && o.kind == opFreeStart:
 			recordFree(h, sess, &note)
+		case o.kind == opReplay:
+			note, lvl = replayCode(ctx, sess, h, o.moves, k)
 		case !handled:
 			note, lvl, acted, hx = applyHistory(ctx, sess, h, o, k, now)
 			if hx.sess != nil {
@@ -198,6 +200,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 		m.keys.setLessonToggles(nil)
 	}
 	m = m.historyOpened(msg)
+	m = m.replayOpened(msg)
 	if msg.err != nil {
 		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}

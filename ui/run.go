@@ -24,6 +24,13 @@ type Config struct {
 	// Explore, when set, is the explore key's search (ExploreFunc); nil: the lab has no
 	// explore key.
 	Explore ExploreFunc
+	// Share, when set, is the S key: the words that give the share code of the moment on screen
+	// (the scenario nameOrFile as the lab opened it, and the moves the history recorded up to its
+	// position), computed in a tea.Cmd (it may read the scenario file); nil: the lab has no S.
+	Share func(nameOrFile string, moves []engine.Entry) (string, error)
+	// Replay are moves to make on the first scenario as soon as it opens (leaselab --code), each
+	// recorded in the history as a key's command is, so that b steps back through them.
+	Replay []engine.Command
 	// MinPace is the fastest free-run pace offered (0: every pace, full speed included). A
 	// shared server sets it, so that one attendee's workers cannot take a core.
 	MinPace time.Duration

@@ -19,6 +19,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/explore"
 	"leaselab/engine/scenario"
+	"leaselab/engine/share"
 )
 
 const exploreUsage = `Usage: leaselab explore NAME|FILE [flags]
@@ -57,6 +58,8 @@ type exploreConfig struct {
 	from                             *explore.Checkpoint // the --resume file's search
 	src                              []byte              // the scenario file's text
 	sc                               *engine.Scenario
+	name                             string           // the scenario as given: a lesson's name or a file
+	over                             engine.Overrides // the scenario's settings as the flags give them (share codes)
 }
 
 // parseExplore is the flags of leaselab explore made a checked exploreConfig, its scenario
@@ -145,6 +148,8 @@ func (c *exploreConfig) load(b Backends, name string, fs *flag.FlagSet) error {
 	if c.sc, err = loadScenario(b, name, &c.sf, fs); err != nil {
 		return err
 	}
+	c.name = name
+	c.over, _ = c.sf.overrides(fs) // loadScenario checked them
 	if c.sc.Backend != "" {
 		// skip-locked's lesson is a claim stopped between its locking read and its UPDATE, a
 		// transaction left open: a state no copy of the rows brings back.
@@ -232,12 +237,22 @@ func (c *exploreConfig) config(db engine.DB, more []engine.DB, tmp string, stder
 // report writes the search's result, and the violation found: as a scenario file (--out), in
 // the lab (--open).
 func (c *exploreConfig) report(ctx context.Context, b Backends, res *explore.Result, tmp string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	code, err := c.shareCode(res)
+	if err != nil {
+		return 0, err
+	}
 	if c.asJSON {
-		if err := writeJSON(stdout, res.JSON()); err != nil {
+		if err := writeJSON(stdout, struct {
+			explore.JSON
+			ShareCode string `json:"share_code,omitempty"`
+		}{res.JSON(), code}); err != nil {
 			return 0, err
 		}
 	} else if err := res.WriteText(stdout); err != nil {
 		return 0, err
+	}
+	if code != "" && !c.asJSON {
+		fmt.Fprintf(stdout, "share code: %s (%d characters; leaselab --code CODE opens the lab at its end)\n", code, len(code))
 	}
 	if res.Cut != "" && res.Checkpointed > 0 && !c.asJSON {
 		fmt.Fprintf(stdout, "checkpoint: %s holds the search to depth %d; --resume %s goes on from there\n", c.checkpoint, res.Checkpointed, c.checkpoint)
@@ -264,6 +279,19 @@ func (c *exploreConfig) report(ctx context.Context, b Backends, res *explore.Res
 		}
 	}
 	return exitExpect, nil
+}
+
+// shareCode is the code of the violation res found ("" when none): the scenario (the lesson's
+// name, or the file's text), the flags' settings and the schedule.
+func (c *exploreConfig) shareCode(res *explore.Result) (string, error) {
+	if res.Violation == nil {
+		return "", nil
+	}
+	lesson, file := c.name, []byte(nil)
+	if _, _, ok := assets.Scenario(c.name); !ok {
+		lesson, file = "", c.src
+	}
+	return share.Encode(share.Counterexample(lesson, file, c.over, res.Violation))
 }
 
 // checkBounds refuses a bound that makes no sense, naming its flag.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	start := fs.String("scenario", assets.Default, "scenario to open: a built-in name or a file")
 	var face labFace
 	face.register(fs)
+	code := fs.String("code", "", "open the lab at the moment a share code carries (leaselab share, the lab's S, explore)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageFlag(err)
@@ -41,6 +43,14 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	}
 	if err := face.check(fs); err != nil {
 		return usageError{err}
+	}
+	// The explore key's searches and the violations they find, and a share code's scenario file:
+	// a folder made when first needed, removed when the lab ends.
+	tmp := &lazyDir{}
+	defer tmp.remove()
+	shared, err := labCode(*code, face.plain, fs, tmp, start)
+	if err != nil {
+		return err
 	}
 	root := newLabRoot(b, &sf, fs)
 	root.caps = labCaps
@@ -59,11 +69,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
 	}
-	// The explore key's searches and the violations they find: a folder made at the first
-	// search, removed when the lab ends.
-	tmp := &lazyDir{}
-	defer tmp.remove()
-	return ui.Run(ctx, ui.Config{
+	cfg := ui.Config{
 		Start:     *start,
 		Scenarios: lessonsFor(b, sf.db),
 		Open:      root.Open,
@@ -74,7 +80,29 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 		TranscriptDir: transcriptDir(b, sf.db),
 		Out:           stdout,
 		Theme:         face.theme,
-	})
+	}
+	cfg.Share, cfg.Replay = labShare(root, shared, cfg.TranscriptDir), shared.Moves()
+	return ui.Run(ctx, cfg)
+}
+
+// labCode opens the lab's --code, nil without one: its settings are parsed into fs, its
+// scenario becomes the lab's start, and its scenario file (if it carries one) is written into tmp.
+func labCode(code string, plainMode bool, fs *flag.FlagSet, tmp *lazyDir, start *string) (*sharedMoment, error) {
+	if code == "" {
+		return nil, nil
+	}
+	if plainMode {
+		return nil, usageError{errors.New("--code with plain mode: plain mode does not replay a share code yet; open it in the lab (--plain=false), or run it headless with \"leaselab run --code CODE\"")}
+	}
+	shared, err := openCode(code, tmp.get)
+	if err != nil {
+		return nil, err
+	}
+	if err := shared.applyCode(fs); err != nil {
+		return nil, err
+	}
+	*start = shared.scenario
+	return shared, nil
 }
 
 // isTerminal reports whether f is a terminal.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/engine/share"
 	"leaselab/engine/words"
 	"leaselab/ui"
 )
@@ -26,7 +27,9 @@ the safety checks and the verdict. The same text is saved as a timestamped repor
 `
 
 func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Writer) (int, error) {
-	c, err := parseRun(args, stderr)
+	tmp := &lazyDir{} // a share code's scenario file, when it has one
+	defer tmp.remove()
+	c, err := parseRun(args, stderr, tmp)
 	if err != nil {
 		return 0, err
 	}
@@ -47,7 +50,7 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 			return err
 		}
 	}
-	run, err := runScenarioWith(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", record)
+	run, err := runScenarioMoves(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", c.shared.Moves(), record)
 	run.cast = cast
 	if err != nil && run.report == nil {
 		return 0, err
@@ -64,10 +67,12 @@ type runConfig struct {
 	reportDir, transcript    string
 	diagram, cast            string // --diagram FILE.svg, --cast FILE (pictures.go, cast.go)
 	castSize                 string
+	shared                   *sharedMoment // --code: the moment to run from
 }
 
-// parseRun is the flags of leaselab run made a checked runConfig.
-func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
+// parseRun is the flags of leaselab run made a checked runConfig; a --code's scenario file, if
+// it has one, is written in the folder tmp makes.
+func parseRun(args []string, stderr io.Writer, tmp *lazyDir) (*runConfig, error) {
 	c := &runConfig{fs: newFlagSet("run", runUsage, stderr)}
 	fs := c.fs
 	c.sf.register(fs, nil)
@@ -79,9 +84,28 @@ func parseRun(args []string, stderr io.Writer) (*runConfig, error) {
 	fs.StringVar(&c.diagram, "diagram", "", "also write the run's space-time diagram as SVG to this new file (never overwritten)")
 	fs.StringVar(&c.cast, "cast", "", "also record the run as the lab shows it, a screen a step, as an asciicast v2 file (asciinema play) to this new file")
 	fs.StringVar(&c.castSize, "cast-size", defaultCastSize, "the --cast screen's size, WIDTHxHEIGHT (at least 80x24)")
+	code := fs.String("code", "", "run from the moment a share code carries: its scenario and settings, its moves made, then on to the end")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, usageFlag(err)
+	}
+	if *code != "" && len(pos) == 0 {
+		if c.shared, err = openCode(*code, tmp.get); err != nil {
+			return nil, err
+		}
+		if c.compare {
+			return nil, usageError{errors.New("--compare runs a scenario three ways of its own: drop --code, or --compare")}
+		}
+		if c.cast != "" {
+			return nil, usageError{errors.New("--cast records a run from its start, as the lab steps it: drop --code, or --cast (leaselab --code CODE opens the moment in the lab)")}
+		}
+		pos = []string{c.shared.scenario}
+		if err := c.shared.applyCode(fs); err != nil {
+			return nil, err
+		}
+	}
+	if *code != "" && c.shared == nil {
+		return nil, usageError{fmt.Errorf("run: --code carries its scenario: drop %q", pos[0])}
 	}
 	if len(pos) != 1 {
 		fs.Usage()
@@ -209,6 +233,14 @@ func (c *runConfig) exit(rep *engine.Report, stalled, saveErr error, stderr io.W
 	if stalled != nil && !expected {
 		return exitExpect, nil
 	}
+	if rep.Summary.ExpectationsNotJudged != "" && c.shared != nil {
+		// A share code's moves took the run off its script, as in the lab: the verdict is the
+		// safety checks' alone, and so is the exit code.
+		if !rep.Summary.Passed {
+			return exitExpect, nil
+		}
+		return exitOK, nil
+	}
 	if !rep.Summary.ExpectationsMet {
 		return exitExpect, nil
 	}
@@ -219,7 +251,7 @@ func (c *runConfig) exit(rep *engine.Report, stalled, saveErr error, stderr io.W
 // returns its report. A run the engine ended for lack of progress (engine.ErrNoProgress) returns
 // its report and that error.
 func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engine.Report, error) {
-	run, err := runScenarioWith(ctx, sc, dbs, false, false, nil)
+	run, err := runScenarioWith(ctx, sc, dbs, false, false)
 	return run.report, err
 }
 
@@ -232,9 +264,15 @@ type headlessRun struct {
 }
 
 // runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
-// the moments a transcript shows (moments). record, when set, runs the session instead (the
+// the moments a transcript shows (moments).
+func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
+	return runScenarioMoves(ctx, sc, dbs, trace, moments, nil, nil)
+}
+
+// runScenarioMoves is runScenarioWith that makes moves first (a share code's), as the lab
+// made them, then runs on to the end. record, when set, runs the session after the moves (the
 // lab stepping it, for --cast); whatever it leaves undone is run to the end after it.
-func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool,
+func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool, moves []engine.Command,
 	record func(context.Context, *engine.Session) error) (headlessRun, error) {
 	var run headlessRun
 	db, note, cleanup, err := dbs.open(ctx)
@@ -251,6 +289,10 @@ func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, tr
 	sess.TraceSQL(trace)
 	if moments {
 		sess.RecordMoments()
+	}
+	if err := share.Replay(ctx, engine.NewHistory(sess, nil), moves); err != nil {
+		sess.Close()
+		return run, usageError{fmt.Errorf("--code: %w", err)}
 	}
 	var runErr error
 	if record != nil {

@@ -65,6 +65,11 @@ var commands = []command{
 		func(ctx context.Context, b Backends, args []string, in io.Reader, out, errw io.Writer) (int, error) {
 			return ranTo(cmdExplore(ctx, b, args, in, out, errw))
 		}},
+	{"share", "share NAME|FILE", []string{"print a short code of a scenario and its settings",
+		"(leaselab --code CODE opens it; the lab's S, a moment's)"},
+		func(_ context.Context, _ Backends, args []string, _ io.Reader, out, errw io.Writer) (int, error) {
+			return exitOK, cmdShare(args, out, errw)
+		}},
 }
 
 // lookup is the command called name, or nil.

@@ -30,6 +30,6 @@ func TestHelpNamesEveryCommand(t *testing.T) {
 	}
 	runHostile(t, "usage", []hostileCase{
 		{name: "help nope", setup: args("help", "nope"), code: exitUsage,
-			msg: `help nope: want "leaselab help" or "leaselab help COMMAND" (lab, run, list, stress, seed, worker, watch, serve, redrive, explore)`},
+			msg: `help nope: want "leaselab help" or "leaselab help COMMAND" (lab, run, list, stress, seed, worker, watch, serve, redrive, explore, share)`},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/explore"
 	"leaselab/engine/scenario"
+	"leaselab/engine/share"
 	"leaselab/ui"
 )
 
@@ -104,8 +105,35 @@ func labExplore(b Backends, root *labRoot, dir *lazyDir) ui.ExploreFunc {
 		}
 		out, err := labOutcome(res, src, sc, sub)
 		keep = out.File != "" && err == nil
+		if keep {
+			root.found.Store(out.File, foundCode(root, name, src, toggles, res.Violation))
+		}
 		return out, err
 	}
+}
+
+// foundCode is the share code (without moves) of violation v, found in the scenario name with
+// the lab's flags and toggles: the toggles that differ from what the flags give it are its
+// settings too.
+func foundCode(root *labRoot, name string, src []byte, toggles map[string]bool, v *explore.Violation) share.Code {
+	o, _ := root.flags.overrides(root.fs) // checked when the lab opened
+	if sc, err := root.load(name); err == nil {
+		for k, on := range toggles {
+			if was, err := sc.Settings.Get(k); err == nil && was != on {
+				if o.Toggles == nil {
+					o.Toggles = map[string]bool{}
+				}
+				o.Toggles[k] = on
+			}
+		}
+	}
+	lesson, file := name, []byte(nil)
+	if _, _, ok := assets.Scenario(name); !ok {
+		lesson, file = "", src
+	}
+	c := share.Counterexample(lesson, file, o, v)
+	c.Moves = nil
+	return c
 }
 
 // labOutcome is what the lab shows of a search: its one line, and the file of the violation it

@@ -48,7 +48,7 @@ func TestRunDiagramIsTheLabsDiagram(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rec *labRecording
-			run, err := runScenarioWith(context.Background(), sc, sf.dbs(b, false), false, false,
+			run, err := runScenarioMoves(context.Background(), sc, sf.dbs(b, false), false, false, nil,
 				func(ctx context.Context, sess *engine.Session) (err error) {
 					rec, err = recordLab(ctx, sess, lessonsFor(b, ""), 120, 40)
 					return err

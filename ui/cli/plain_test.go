@@ -54,6 +54,8 @@ func TestPlainRefusesWhatDoesNotFit(t *testing.T) {
 		{"yes please", nil, `LEASELAB_PLAIN="yes please": want 1 (plain mode) or 0`},
 		{"", []string{"--plain", "--messages", "100000"}, "more than the 5000 a session may hold"},
 		{"", []string{"--plain", "--scenario", "no-such-lesson"}, "no-such-lesson"},
+		{"", []string{"--plain", "--code", "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG"}, "--code with plain mode"},
+		{"1", []string{"--code", "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG"}, "--code with plain mode"},
 	} {
 		t.Run(strings.Join(tc.args, " ")+tc.env, func(t *testing.T) {
 			t.Setenv("LEASELAB_PLAIN", tc.env)

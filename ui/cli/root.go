@@ -28,6 +28,10 @@ type labRoot struct {
 	mu      sync.Mutex
 	closeFn func() // closes the open session, its database, and removes its temporary folder
 	path    string // the open session's database file
+
+	// found are the share codes of the violations the explore key found, by the file each was
+	// written to (the lab opens that file): S there gives the code of the counterexample.
+	found sync.Map
 }
 
 // scenarioCaps bound what one session may hold (0: no bound).
