@@ -248,3 +248,20 @@ func TestRunCast(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCastRefusesACode: a cast records a run from its start, so run --code … --cast is
+// refused before anything runs, naming both flags.
+func TestRunCastRefusesACode(t *testing.T) {
+	code, out, errOut := cli(t, "share", "after")
+	if code != exitOK {
+		t.Fatalf("share after: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "c.cast")
+	code, _, errOut = cli(t, "run", "--code", strings.TrimSpace(out), "--cast", path, "--report-dir", "")
+	if code != exitUsage || !strings.Contains(errOut, "--cast records a run from its start") || !strings.Contains(errOut, "--code") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the cast was written")
+	}
+}
