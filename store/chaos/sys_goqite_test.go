@@ -118,25 +118,8 @@ func (s goqiteSys) command(r *run, w *worker, _ time.Duration) *exec.Cmd {
 
 func (goqiteSys) onLine(*run, *worker, string) {}
 
-func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scan func(...any) error) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	db, err := sql.Open("sqlite", "file:"+s.path(r)+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows.Scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scanFunc) error) error {
+	return querySQLite(ctx, s.path(r), q, fn)
 }
 
 // progress: a message is completed once deleted; one received MaxReceive times, and not
@@ -144,12 +127,12 @@ func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scan fun
 func (s goqiteSys) progress(ctx context.Context, r *run) (done, dead int, err error) {
 	var left int
 	err = s.query(ctx, r, fmt.Sprintf(`select count(*), count(case when received >= %d and timeout < strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', 'now', '-5 seconds') then 1 end) from goqite`, goqiteMaxReceive),
-		func(scan func(...any) error) error { return scan(&left, &dead) })
+		func(scan scanFunc) error { return scan(&left, &dead) })
 	return messages - left, dead, err
 }
 
 func (s goqiteSys) collect(ctx context.Context, r *run) error {
-	err := s.query(ctx, r, `select p.key, g.received, p.txid from payments p left join goqite g on g.body = cast(p.key as blob)`, func(scan func(...any) error) error {
+	err := s.query(ctx, r, `select p.key, g.received, p.txid from payments p left join goqite g on g.body = cast(p.key as blob)`, func(scan scanFunc) error {
 		var (
 			key      string
 			received *int64
@@ -167,7 +150,7 @@ func (s goqiteSys) collect(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	return s.query(ctx, r, `select key, attempt, current_attempt, worker from payment_writes`, func(scan func(...any) error) error {
+	return s.query(ctx, r, `select key, attempt, current_attempt, worker from payment_writes`, func(scan scanFunc) error {
 		var (
 			key, worker      string
 			attempt, current int64
