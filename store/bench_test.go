@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -412,23 +413,16 @@ func benchConns(b testing.TB, db *DB, n int, wait waitMode) []*Conn {
 	return conns
 }
 
-// goqiteSchema is schema_sqlite.sql of maragu.dev/goqite v0.4.0 (the package does not embed it).
-const goqiteSchema = `create table goqite (
-  id text primary key default ('m_' || lower(hex(randomblob(16)))),
-  created text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  updated text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  queue text not null,
-  body blob not null,
-  timeout text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  received integer not null default 0,
-  priority integer not null default 0
-) strict;
-
-create trigger goqite_updated_timestamp after update on goqite begin
-  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
-end;
-
-create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);`
+// goqiteSchema is schema_sqlite.sql of maragu.dev/goqite v0.4.0, kept in testdata for the
+// benchmarks and the chaos harness alike.
+func goqiteSchema(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/goqite_schema_sqlite.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
 
 // runGoqite runs goqite's Receive + Delete (two transactions per message) on r.workers workers,
 // each on its own connection opened with leaselab's DSN, over messages whose bodies are
@@ -459,9 +453,9 @@ func newGoqite(tb testing.TB, r run, total int) []goqiteWorker {
 		tb.Fatal(err)
 	}
 	defer admin.Close()
-	schema := goqiteSchema
+	schema := goqiteSchema(tb)
 	if r.payment {
-		schema += ";\n" + paymentsDDL(tb)
+		schema += "\n" + paymentsDDL(tb)
 	}
 	if _, err := admin.ExecContext(ctx, schema); err != nil {
 		tb.Fatal(err)

@@ -55,29 +55,16 @@ func (goqiteSys) settings() string {
 		lease, goqiteMaxReceive, slots, workers)
 }
 
-// goqiteSchema is maragu.dev/goqite v0.4.0's schema_sqlite.sql (the package does not embed it),
-// and the workload's payments.
-const goqiteSchema = `create table goqite (
-  id text primary key default ('m_' || lower(hex(randomblob(16)))),
-  created text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  updated text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  queue text not null,
-  body blob not null,
-  timeout text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  received integer not null default 0,
-  priority integer not null default 0
-) strict;
-
-create trigger goqite_updated_timestamp after update on goqite begin
-  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
-end;
-
-create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);
-
+// goqiteSchema is maragu.dev/goqite v0.4.0's schema_sqlite.sql (kept in store/testdata for
+// store's benchmarks too), then the workload's payments.
+func goqiteSchema() (string, error) {
+	b, err := os.ReadFile("../testdata/goqite_schema_sqlite.sql")
+	return string(b) + `
 create table payments (key text primary key, status text not null default 'Pending', txid text);
 create table payment_writes (
   id integer primary key, key text not null, attempt integer not null, current_attempt integer,
-  worker text not null, txid text not null);`
+  worker text not null, txid text not null);`, err
+}
 
 func (goqiteSys) path(r *run) string { return filepath.Join(r.disk, "goqite.db") }
 
@@ -92,7 +79,11 @@ func (s goqiteSys) prepare(ctx context.Context, r *run) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, goqiteSchema); err != nil {
+	schema, err := goqiteSchema()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return err
 	}
 	q := goqite.New(goqite.NewOpts{DB: db, Name: goqiteQueue, Timeout: lease})
