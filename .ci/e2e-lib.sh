@@ -146,6 +146,14 @@ e2e_ssh_start() {
 	SSH=(ssh -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p "$PORT")
 }
 
+# e2e_stop_server: SIGTERM to the server e2e_serve started; fails unless it exits 0.
+e2e_stop_server() {
+	local code=0
+	kill -TERM "$SERVER_PID"
+	wait "$SERVER_PID" || code=$?
+	[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+}
+
 # e2e_attend PANE USER [ARGS]: an attendee at 120×40 in the tmux session PANE, connected as USER
 # with no key of the teacher's (ssh -tt), ARGS (a scenario) sent as the ssh command.
 e2e_attend() {

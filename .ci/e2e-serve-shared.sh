@@ -113,12 +113,7 @@ keys teacher e
 wait_for carl "SCOREBOARD:"
 echo "server at the end: $(rss) MiB"
 
-kill -TERM "$SERVER_PID"
-set +e
-wait "$SERVER_PID"
-code=$?
-set -e
-[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+e2e_stop_server
 wait_for ben "the server is shutting down"
 grep -qF "stopped; the room is closed" "$WORK/server.out" || fail "no closing line"
 [[ ! -e $DB ]] || fail "the room's database is still there: $DB"

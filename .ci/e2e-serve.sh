@@ -104,12 +104,7 @@ pass "q: ana's ssh exits 0, her database is removed"
 
 keys ben g
 wait_for ben "FREE-RUNNING"
-kill -TERM "$SERVER_PID"
-set +e
-wait "$SERVER_PID"
-code=$?
-set -e
-[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+e2e_stop_server
 wait_for ben "the server is shutting down"
 grep -qF "stopped; 1 labs closed" "$WORK/server.out" || fail "no closing line"
 left=$(ls -A "$LABTMP")
