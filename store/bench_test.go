@@ -32,13 +32,13 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/storetest"
 
 	"maragu.dev/goqite"
 )
@@ -595,23 +595,16 @@ func runWorkers(b *testing.B, msgs, n int, wait waitMode, work func(w int, left 
 		stats[i].retryBusy = wait == waitRetry
 		stats[i].calls = make([]time.Duration, 0, 2*msgs/n+2)
 	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[w] = work(w, &left, &stats[w])
-		}()
-	}
-	runtime.GC() // the setup's garbage is not the run's
-	b.ResetTimer()
-	cpu0 := processCPU()
-	t := time.Now()
-	close(start)
-	wg.Wait()
+	var (
+		cpu0 time.Duration
+		t    time.Time
+	)
+	errs := storetest.AtOnce(n, func() {
+		runtime.GC() // the setup's garbage is not the run's
+		b.ResetTimer()
+		cpu0 = processCPU()
+		t = time.Now()
+	}, func(w int) error { return work(w, &left, &stats[w]) })
 	elapsed := time.Since(t)
 	cpu := processCPU() - cpu0
 	b.StopTimer()
