@@ -138,6 +138,32 @@ func (r run) sizes(b *testing.B) (msgs, queued int) {
 	return msgs, queued
 }
 
+// leaselabVariants are the ways leaselab's workers run in the benchmarks, by the name a
+// benchmark gives them: the loop each worker runs and how it waits for the write lock.
+var leaselabVariants = map[string]struct {
+	wait waitMode
+	loop leaselabLoop
+}{
+	"claim-finalize":       {waitSQLite, claimFinalizeLoop},
+	"claim-finalize-retry": {waitRetry, claimFinalizeLoop},
+	"claim-finalize-fifo":  {waitFIFO, claimFinalizeLoop},
+	"claim-finalize-fair":  {waitQueue, claimFinalizeLoop},
+	"fused":                {waitSQLite, fusedLoop},
+	"fused-fair":           {waitQueue, fusedLoop},
+	"batch-claim":          {waitSQLite, batchClaimLoop},
+	"batch":                {waitSQLite, batchLoop},
+}
+
+// runVariant runs the leaselab variant name as r says, with the variant's way of waiting.
+func runVariant(b *testing.B, name string, r run) {
+	v, ok := leaselabVariants[name]
+	if !ok {
+		b.Fatalf("no leaselab variant %q", name)
+	}
+	r.wait = v.wait
+	runLeaselab(b, r, v.loop)
+}
+
 // BenchmarkQueues compares, for each worker count, goqite's Receive + Delete (and the same with
 // the payment updated in the Delete's transaction, the work leaselab's finalize does) with
 // leaselab's claim + finalize, fused step and batches, then (with several workers) claim +
@@ -150,23 +176,12 @@ func BenchmarkQueues(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d/goqite-payment", n), func(b *testing.B) {
 			runGoqite(b, run{workers: n, queued: benchQueued, payment: true})
 		})
-		for _, r := range []struct {
-			name string
-			wait waitMode
-			loop leaselabLoop
-		}{
-			{"claim-finalize", waitSQLite, claimFinalizeLoop},
-			{"fused", waitSQLite, fusedLoop},
-			{"batch-claim", waitSQLite, batchClaimLoop},
-			{"batch", waitSQLite, batchLoop},
-			{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
-			{"fused-fair", waitQueue, fusedLoop},
-		} {
-			if r.wait == waitQueue && n == 1 {
+		for _, name := range []string{"claim-finalize", "fused", "batch-claim", "batch", "claim-finalize-fair", "fused-fair"} {
+			if leaselabVariants[name].wait == waitQueue && n == 1 {
 				continue // one worker never waits: the same as without the queue
 			}
-			b.Run(fmt.Sprintf("workers=%d/%s", n, r.name), func(b *testing.B) {
-				runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued}, r.loop)
+			b.Run(fmt.Sprintf("workers=%d/%s", n, name), func(b *testing.B) {
+				runVariant(b, name, run{workers: n, queued: benchQueued})
 			})
 		}
 	}
@@ -175,13 +190,10 @@ func BenchmarkQueues(b *testing.B) {
 // BenchmarkBacklog runs one worker with 1,000 and with 100,000 messages queued behind it: the
 // claim's ordered scan of the partial index must not slow down with the backlog.
 func BenchmarkBacklog(b *testing.B) {
-	for _, r := range []struct {
-		name string
-		loop leaselabLoop
-	}{{"claim-finalize", claimFinalizeLoop}, {"fused", fusedLoop}} {
+	for _, name := range []string{"claim-finalize", "fused"} {
 		for _, queued := range []int{1000, 100_000} {
-			b.Run(fmt.Sprintf("%s/queued=%d", r.name, queued), func(b *testing.B) {
-				runLeaselab(b, run{workers: 1, wait: waitSQLite, queued: queued}, r.loop)
+			b.Run(fmt.Sprintf("%s/queued=%d", name, queued), func(b *testing.B) {
+				runVariant(b, name, run{workers: 1, queued: queued})
 			})
 		}
 	}
@@ -196,20 +208,9 @@ func BenchmarkFairness(b *testing.B) {
 	b.Run("workers=8/goqite", func(b *testing.B) {
 		runGoqite(b, run{workers: n, queued: benchQueued, scale: scale})
 	})
-	for _, r := range []struct {
-		name string
-		wait waitMode
-		loop leaselabLoop
-	}{
-		{"claim-finalize", waitSQLite, claimFinalizeLoop},
-		{"claim-finalize-retry", waitRetry, claimFinalizeLoop},
-		{"claim-finalize-fifo", waitFIFO, claimFinalizeLoop},
-		{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
-		{"fused", waitSQLite, fusedLoop},
-		{"fused-fair", waitQueue, fusedLoop},
-	} {
-		b.Run("workers=8/"+r.name, func(b *testing.B) {
-			runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued, scale: scale}, r.loop)
+	for _, name := range []string{"claim-finalize", "claim-finalize-retry", "claim-finalize-fifo", "claim-finalize-fair", "fused", "fused-fair"} {
+		b.Run("workers=8/"+name, func(b *testing.B) {
+			runVariant(b, name, run{workers: n, queued: benchQueued, scale: scale})
 		})
 	}
 }
