@@ -9,19 +9,18 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
 
-// Of returns, for each non-test .go file of dir (by its name), the paths it imports.
-func Of(dir string) (map[string][]string, error) {
+// Find reads the imports of dir's non-test .go files and returns each import whose path match
+// accepts, as "FILE imports PATH" in file order, and how many files it read.
+func Find(dir string, match func(path string) bool) (found []string, files int, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fset := token.NewFileSet()
-	out := map[string][]string{}
 	for _, e := range ents {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -29,18 +28,18 @@ func Of(dir string) (map[string][]string, error) {
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ImportsOnly)
 		if err != nil {
-			return nil, err
+			return nil, files, err
 		}
-		paths := []string{}
+		files++
 		for _, im := range f.Imports {
 			p, err := strconv.Unquote(im.Path.Value)
 			if err != nil {
-				return nil, fmt.Errorf("%s: import %s: %w", name, im.Path.Value, err)
+				return nil, files, fmt.Errorf("%s: import %s: %w", name, im.Path.Value, err)
 			}
-			paths = append(paths, p)
+			if match(p) {
+				found = append(found, name+" imports "+p)
+			}
 		}
-		sort.Strings(paths)
-		out[name] = paths
 	}
-	return out, nil
+	return found, files, nil
 }
