@@ -14,20 +14,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/.ci/e2e-lib.sh"
 e2e_init leaselab-e2e
 
-fail() {
-	echo "FAIL: $*" >&2
-	if [[ -f "$WORK/screen.txt" ]]; then
-		echo "--- last screen ---" >&2
-		cat "$WORK/screen.txt" >&2
-	fi
-	exit 1
-}
-
 # Tools: tmux and sqlite3, installed when missing.
 e2e_need tmux=tmux sqlite3=sqlite3
 
-BIN="$WORK/leaselab"
-(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
+e2e_build
 
 # start NAME ARGS…: run the lab in a detached tmux session, 120×40 unless SIZE says otherwise. TERM=xterm-256color: tmux
 # answers Bubble Tea's start-up background query, so the lab starts at once. The exit code goes

@@ -111,6 +111,61 @@ e2e_serve() {
 
 pass() { echo "ok   $*"; }
 
+# fail MESSAGE: says what failed, then the last screen captured and, when a server was started,
+# its output; exits 1 (the EXIT trap tidies up). A script may define its own after sourcing.
+fail() {
+	echo "FAIL: $*" >&2
+	if [[ -f "$WORK/screen.txt" ]]; then
+		echo "--- last screen ---" >&2
+		cat "$WORK/screen.txt" >&2
+	fi
+	if [[ -f "$WORK/server.out" ]]; then
+		echo "--- server output ---" >&2
+		cat "$WORK/server.out" >&2
+	fi
+	exit 1
+}
+
+# e2e_build: $BIN, the program built from $ROOT into $WORK.
+e2e_build() {
+	BIN="$WORK/leaselab"
+	(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
+}
+
+# e2e_ssh_start ARGS…: the start the scripts of "leaselab serve" share, after e2e_init: tmux,
+# sqlite3 and the OpenSSH client (installed when missing), the program in $BIN, a teacher's key
+# pair ($WORK/teacher and $WORK/teacher.pub, for ARGS to name), the server started with ARGS
+# (e2e_serve), its host key taken into $WORK/known_hosts from the server itself, and $SSH, the
+# ssh command line (an array) that trusts that key only.
+e2e_ssh_start() {
+	e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
+	e2e_build
+	ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
+	e2e_serve "$@" || fail "no listening line"
+	ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
+	SSH=(ssh -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p "$PORT")
+}
+
+# e2e_stop_server: SIGTERM to the server e2e_serve started; fails unless it exits 0.
+e2e_stop_server() {
+	local code=0
+	kill -TERM "$SERVER_PID"
+	wait "$SERVER_PID" || code=$?
+	[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+}
+
+# e2e_attend PANE USER [ARGS]: an attendee at 120×40 in the tmux session PANE, connected as USER
+# with no key of the teacher's (ssh -tt), ARGS (a scenario) sent as the ssh command.
+e2e_attend() {
+	e2e_pane "$1" "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $2@127.0.0.1 ${3:-}"
+}
+
+# e2e_teacher: the teacher at 120×HEIGHT (40 unless given) in the tmux session "teacher", with
+# the teacher's key.
+e2e_teacher() {
+	e2e_pane teacher "-x 120 -y ${1:-40}" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1"
+}
+
 # screen NAME: the pane's screen, kept in $WORK/screen.txt for fail to show.
 screen() { "${T[@]}" capture-pane -p -t "$1" >"$WORK/screen.txt" && cat "$WORK/screen.txt"; }
 keys() { "${T[@]}" send-keys -t "$1" "${@:2}"; }

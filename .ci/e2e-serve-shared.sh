@@ -16,35 +16,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/.ci/e2e-lib.sh"
 e2e_init leaselab-e2e-shared
 
-fail() {
-	echo "FAIL: $*" >&2
-	if [[ -f "$WORK/screen.txt" ]]; then
-		echo "--- last screen ---" >&2
-		cat "$WORK/screen.txt" >&2
-	fi
-	echo "--- server output ---" >&2
-	cat "$WORK/server.out" >&2 || true
-	exit 1
-}
-e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
-
-BIN="$WORK/leaselab"
-(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
-ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
 mkdir -p "$WORK/handouts"
-e2e_serve --shared playground --teacher-key "$WORK/teacher.pub" --handouts "$WORK/handouts" || fail "no listening line"
+e2e_ssh_start --shared playground --teacher-key "$WORK/teacher.pub" --handouts "$WORK/handouts"
 DB=$(sed -n 's/^the room.s database: //p' "$WORK/server.out")
 [[ -n $DB && -f $DB ]] || fail "no database named, or none at: $DB"
 pass "the shared room on port $PORT, its database $DB"
 
-ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
-SSH=(ssh -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p "$PORT")
 rss() { awk '/^VmRSS/ {printf "%d", int($2 / 1024)}' "/proc/$SERVER_PID/status"; }
 echo "server empty: $(rss) MiB"
 
-attend() { # attend PANE USER: an attendee in a tmux session (no key of the teacher's)
-	e2e_pane "$1" "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $2@127.0.0.1"
-}
 wait_for() { e2e_wait_for "$1" "$2" "${3:-15}" "$1's screen never showed \"$2\""; }
 dbrow() { sqlite3 "$DB" "select Status, LockedBy, LeaseVersion from OutboxMessages where IdempotencyKey='$1'"; }
 want_row() { # want_row KEY ROW: until the database holds ROW for KEY (5 s)
@@ -57,10 +37,10 @@ want_row() { # want_row KEY ROW: until the database holds ROW for KEY (5 s)
 	fail "$1 is $got in the database, want $2"
 }
 
-attend ana ana
-attend ben ben
-attend carl carl
-e2e_pane teacher "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1"
+e2e_attend ana ana
+e2e_attend ben ben
+e2e_attend carl carl
+e2e_teacher
 wait_for teacher "LEASELAB ROOM — the teacher"
 i=1
 for who in ana ben carl; do
@@ -102,7 +82,7 @@ wait_for carl "carl reclaimed PAY-001 from ana"
 want_row PAY-001 "Processing|carl|2"
 pass "the teacher moves the clock: carl reclaims PAY-001, $(dbrow PAY-001)"
 
-attend ana2 ana
+e2e_attend ana2 ana
 wait_for ana2 "your old worker ana is"
 keys ana2 F
 wait_for ana2 "REJECTED"
@@ -133,12 +113,7 @@ keys teacher e
 wait_for carl "SCOREBOARD:"
 echo "server at the end: $(rss) MiB"
 
-kill -TERM "$SERVER_PID"
-set +e
-wait "$SERVER_PID"
-code=$?
-set -e
-[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+e2e_stop_server
 wait_for ben "the server is shutting down"
 grep -qF "stopped; the room is closed" "$WORK/server.out" || fail "no closing line"
 [[ ! -e $DB ]] || fail "the room's database is still there: $DB"

@@ -14,34 +14,16 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/.ci/e2e-lib.sh"
 e2e_init leaselab-e2e-serve
 
-fail() {
-	echo "FAIL: $*" >&2
-	if [[ -f "$WORK/screen.txt" ]]; then
-		echo "--- last screen ---" >&2
-		cat "$WORK/screen.txt" >&2
-	fi
-	echo "--- server output ---" >&2
-	cat "$WORK/server.out" >&2 || true
-	exit 1
-}
-e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
-
-BIN="$WORK/leaselab"
-(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
-
 # The sessions' databases go to a folder of the script's own ($LABTMP), so that what is left is seen.
-ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
-e2e_serve --teacher-key "$WORK/teacher.pub" || fail "no listening line"
+e2e_ssh_start --teacher-key "$WORK/teacher.pub"
 FP=$(grep -oE 'SHA256:[A-Za-z0-9+/]+' "$WORK/server.out") || fail "no fingerprint printed"
 [[ $(stat -c %a "$WORK/host_key") == 600 ]] || fail "host key mode $(stat -c %a "$WORK/host_key")"
 pass "serving on port $PORT, host key $FP (0600)"
 
 # The fingerprint ssh sees is the one printed: known_hosts is filled from the server itself.
-ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
 seen=$(ssh-keygen -lf "$WORK/known_hosts" | grep -oE 'SHA256:[A-Za-z0-9+/]+')
 [[ $seen == "$FP" ]] || fail "ssh sees $seen, the server printed $FP"
 pass "ssh-keyscan's fingerprint is the printed one"
-SSH=(ssh -o UserKnownHostsFile="$WORK/known_hosts" -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p "$PORT")
 
 # No pty: one line, exit 1.
 set +e
@@ -52,9 +34,7 @@ set -e
 	fail "no pty: exit $code, printed: $out"
 pass "without a pty: \"${out%%$'\n'*}\", exit 1"
 
-attend() { # attend NAME [SCENARIO]: an attendee in a tmux session (no key of the teacher's)
-	e2e_pane "$1" "-x 120 -y 40" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i /dev/null -tt $1@127.0.0.1 ${2:-}"
-}
+attend() { e2e_attend "$1" "$1" "${2:-}"; } # attend NAME [SCENARIO]
 wait_for() { e2e_wait_for "$1" "$2" "${3:-15}" "$1's screen never showed \"$2\""; }
 dbs() { compgen -G "$LABTMP/leaselab-run-*/leaselab.db" || true; }
 
@@ -101,7 +81,7 @@ pass "ben's lab untouched: PAY-001 Pending, step 0"
 
 # The teacher's table, through the teacher's key: both labs, ana's steps; an offer reaches
 # ben's lab and waits for his key.
-e2e_pane teacher "-x 120 -y 30" "env TERM=xterm-256color ${SSH[*]} -o IdentitiesOnly=yes -i $WORK/teacher -tt teacher@127.0.0.1"
+e2e_teacher 30
 wait_for teacher "the teacher's table: 2 of 40 labs open"
 screen teacher | grep -E "^ana +127\.0\.0\.1:[0-9]+ +playground +[0-9]+ " >/dev/null || fail "no row for ana"
 screen teacher | grep -E "^ben +127\.0\.0\.1:[0-9]+ +playground +0 " >/dev/null || fail "no row for ben at 0 steps"
@@ -124,12 +104,7 @@ pass "q: ana's ssh exits 0, her database is removed"
 
 keys ben g
 wait_for ben "FREE-RUNNING"
-kill -TERM "$SERVER_PID"
-set +e
-wait "$SERVER_PID"
-code=$?
-set -e
-[[ $code == 0 ]] || fail "server exit $code after SIGTERM"
+e2e_stop_server
 wait_for ben "the server is shutting down"
 grep -qF "stopped; 1 labs closed" "$WORK/server.out" || fail "no closing line"
 left=$(ls -A "$LABTMP")

@@ -16,29 +16,16 @@ e2e_init leaselab-room-shared
 N=${N:-30}
 SECS=${SECS:-30}
 
-fail() {
-	echo "FAIL: $*" >&2
-	[[ -f $WORK/screen.txt ]] && cat "$WORK/screen.txt" >&2
-	exit 1
-}
-e2e_need tmux=tmux sqlite3=sqlite3 ssh=openssh-client
-
-BIN="$WORK/leaselab"
-(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
-ssh-keygen -q -t ed25519 -N "" -C teacher -f "$WORK/teacher" >/dev/null
 MESSAGES=$((N * 5 * SECS / 3 * 5 / 4))
-e2e_serve --shared playground --messages "$MESSAGES" --max-sessions "$N" --teacher-key "$WORK/teacher.pub" --handouts "$WORK" ||
-	fail "no listening line"
+e2e_ssh_start --shared playground --messages "$MESSAGES" --max-sessions "$N" --teacher-key "$WORK/teacher.pub" --handouts "$WORK"
 DB=$(sed -n 's/^the room.s database: //p' "$WORK/server.out")
-ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
-SSH="ssh -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p $PORT -o IdentitiesOnly=yes -i /dev/null -tt"
 rss() { awk '/^VmRSS/ {printf "%d", int($2 / 1024)}' "/proc/$SERVER_PID/status"; }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 sleep 1
 echo "server empty ($MESSAGES messages): $(rss) MiB"
 
 for ((i = 0; i < N; i++)); do
-	e2e_pane "a$i" "-x 120 -y 40" "env TERM=xterm-256color $SSH att$i@127.0.0.1"
+	e2e_attend "a$i" "att$i"
 done
 for ((i = 0; i < N; i++)); do
 	for ((j = 0; j < 400; j++)); do screen "a$i" | grep -qF "your actions: 0" && break; sleep 0.05; done

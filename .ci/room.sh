@@ -18,18 +18,7 @@ N=${N:-30}
 K=${K:-25}
 PRESSES=${PRESSES:-20}
 
-fail() {
-	echo "FAIL: $*" >&2
-	[[ -f $WORK/screen.txt ]] && cat "$WORK/screen.txt" >&2
-	exit 1
-}
-e2e_need tmux=tmux ssh=openssh-client
-
-BIN="$WORK/leaselab"
-(cd "$ROOT" && go build -o "$BIN" .) || fail "go build"
-SERVER_ENV="${SERVER_GODEBUG:+GODEBUG=$SERVER_GODEBUG} ${SERVER_ENV:-}" e2e_serve --max-sessions "$N" || fail "no listening line"
-ssh-keyscan -p "$PORT" -t ed25519 127.0.0.1 2>/dev/null >"$WORK/known_hosts"
-SSH="ssh -o UserKnownHostsFile=$WORK/known_hosts -o StrictHostKeyChecking=yes -o LogLevel=ERROR -p $PORT -o IdentitiesOnly=yes -i /dev/null -tt"
+SERVER_ENV="${SERVER_GODEBUG:+GODEBUG=$SERVER_GODEBUG} ${SERVER_ENV:-}" e2e_ssh_start --max-sessions "$N"
 
 rss() {
 	awk '/^VmRSS/ {r = int($2 / 1024)} END {printf "%d", r}' "/proc/$SERVER_PID/status"
@@ -41,7 +30,7 @@ echo "server empty: $(rss) MiB"
 for ((i = 0; i < N; i++)); do
 	sc=playground
 	((i < K)) && sc=many-workers
-	e2e_pane "a$i" "-x 120 -y 40" "env TERM=xterm-256color $SSH a$i@127.0.0.1 $sc"
+	e2e_attend "a$i" "a$i" "$sc"
 done
 for ((i = 0; i < N; i++)); do
 	for ((j = 0; j < 400; j++)); do screen "a$i" | grep -qF "PAY-00" && break; sleep 0.05; done

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"leaselab/internal/filekind"
 )
 
 //go:embed scenarios/*.scenario
@@ -120,23 +122,8 @@ func Load(nameOrFile string, limit int64) ([]byte, string, error) {
 
 // regular refuses anything but a regular file, and says what it is instead.
 func regular(name string, fi os.FileInfo) error {
-	m := fi.Mode()
-	what := ""
-	switch {
-	case m.IsRegular():
-		return nil
-	case m.IsDir():
-		what = "a directory"
-	case m&os.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case m&os.ModeCharDevice != 0:
-		what = "a character device (a terminal or /dev/null, say)"
-	case m&os.ModeDevice != 0:
-		what = "a block device"
-	case m&os.ModeSocket != 0:
-		what = "a socket"
-	default:
-		what = "not a regular file"
+	if what := filekind.Of(fi.Mode()); what != "" {
+		return fmt.Errorf("scenario %s: is %s, not a regular file: save the scenario to a file and give its path", name, what)
 	}
-	return fmt.Errorf("scenario %s: is %s, not a regular file: save the scenario to a file and give its path", name, what)
+	return nil
 }

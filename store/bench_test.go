@@ -27,17 +27,18 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"leaselab/engine"
+	"leaselab/store/storetest"
 
 	"maragu.dev/goqite"
 )
@@ -137,6 +138,32 @@ func (r run) sizes(b *testing.B) (msgs, queued int) {
 	return msgs, queued
 }
 
+// leaselabVariants are the ways leaselab's workers run in the benchmarks, by the name a
+// benchmark gives them: the loop each worker runs and how it waits for the write lock.
+var leaselabVariants = map[string]struct {
+	wait waitMode
+	loop leaselabLoop
+}{
+	"claim-finalize":       {waitSQLite, claimFinalizeLoop},
+	"claim-finalize-retry": {waitRetry, claimFinalizeLoop},
+	"claim-finalize-fifo":  {waitFIFO, claimFinalizeLoop},
+	"claim-finalize-fair":  {waitQueue, claimFinalizeLoop},
+	"fused":                {waitSQLite, fusedLoop},
+	"fused-fair":           {waitQueue, fusedLoop},
+	"batch-claim":          {waitSQLite, batchClaimLoop},
+	"batch":                {waitSQLite, batchLoop},
+}
+
+// runVariant runs the leaselab variant name as r says, with the variant's way of waiting.
+func runVariant(b *testing.B, name string, r run) {
+	v, ok := leaselabVariants[name]
+	if !ok {
+		b.Fatalf("no leaselab variant %q", name)
+	}
+	r.wait = v.wait
+	runLeaselab(b, r, v.loop)
+}
+
 // BenchmarkQueues compares, for each worker count, goqite's Receive + Delete (and the same with
 // the payment updated in the Delete's transaction, the work leaselab's finalize does) with
 // leaselab's claim + finalize, fused step and batches, then (with several workers) claim +
@@ -149,23 +176,12 @@ func BenchmarkQueues(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d/goqite-payment", n), func(b *testing.B) {
 			runGoqite(b, run{workers: n, queued: benchQueued, payment: true})
 		})
-		for _, r := range []struct {
-			name string
-			wait waitMode
-			loop leaselabLoop
-		}{
-			{"claim-finalize", waitSQLite, claimFinalizeLoop},
-			{"fused", waitSQLite, fusedLoop},
-			{"batch-claim", waitSQLite, batchClaimLoop},
-			{"batch", waitSQLite, batchLoop},
-			{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
-			{"fused-fair", waitQueue, fusedLoop},
-		} {
-			if r.wait == waitQueue && n == 1 {
+		for _, name := range []string{"claim-finalize", "fused", "batch-claim", "batch", "claim-finalize-fair", "fused-fair"} {
+			if leaselabVariants[name].wait == waitQueue && n == 1 {
 				continue // one worker never waits: the same as without the queue
 			}
-			b.Run(fmt.Sprintf("workers=%d/%s", n, r.name), func(b *testing.B) {
-				runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued}, r.loop)
+			b.Run(fmt.Sprintf("workers=%d/%s", n, name), func(b *testing.B) {
+				runVariant(b, name, run{workers: n, queued: benchQueued})
 			})
 		}
 	}
@@ -174,13 +190,10 @@ func BenchmarkQueues(b *testing.B) {
 // BenchmarkBacklog runs one worker with 1,000 and with 100,000 messages queued behind it: the
 // claim's ordered scan of the partial index must not slow down with the backlog.
 func BenchmarkBacklog(b *testing.B) {
-	for _, r := range []struct {
-		name string
-		loop leaselabLoop
-	}{{"claim-finalize", claimFinalizeLoop}, {"fused", fusedLoop}} {
+	for _, name := range []string{"claim-finalize", "fused"} {
 		for _, queued := range []int{1000, 100_000} {
-			b.Run(fmt.Sprintf("%s/queued=%d", r.name, queued), func(b *testing.B) {
-				runLeaselab(b, run{workers: 1, wait: waitSQLite, queued: queued}, r.loop)
+			b.Run(fmt.Sprintf("%s/queued=%d", name, queued), func(b *testing.B) {
+				runVariant(b, name, run{workers: 1, queued: queued})
 			})
 		}
 	}
@@ -195,20 +208,9 @@ func BenchmarkFairness(b *testing.B) {
 	b.Run("workers=8/goqite", func(b *testing.B) {
 		runGoqite(b, run{workers: n, queued: benchQueued, scale: scale})
 	})
-	for _, r := range []struct {
-		name string
-		wait waitMode
-		loop leaselabLoop
-	}{
-		{"claim-finalize", waitSQLite, claimFinalizeLoop},
-		{"claim-finalize-retry", waitRetry, claimFinalizeLoop},
-		{"claim-finalize-fifo", waitFIFO, claimFinalizeLoop},
-		{"claim-finalize-fair", waitQueue, claimFinalizeLoop},
-		{"fused", waitSQLite, fusedLoop},
-		{"fused-fair", waitQueue, fusedLoop},
-	} {
-		b.Run("workers=8/"+r.name, func(b *testing.B) {
-			runLeaselab(b, run{workers: n, wait: r.wait, queued: benchQueued, scale: scale}, r.loop)
+	for _, name := range []string{"claim-finalize", "claim-finalize-retry", "claim-finalize-fifo", "claim-finalize-fair", "fused", "fused-fair"} {
+		b.Run("workers=8/"+name, func(b *testing.B) {
+			runVariant(b, name, run{workers: n, queued: benchQueued, scale: scale})
 		})
 	}
 }
@@ -412,23 +414,16 @@ func benchConns(b testing.TB, db *DB, n int, wait waitMode) []*Conn {
 	return conns
 }
 
-// goqiteSchema is schema_sqlite.sql of maragu.dev/goqite v0.4.0 (the package does not embed it).
-const goqiteSchema = `create table goqite (
-  id text primary key default ('m_' || lower(hex(randomblob(16)))),
-  created text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  updated text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  queue text not null,
-  body blob not null,
-  timeout text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  received integer not null default 0,
-  priority integer not null default 0
-) strict;
-
-create trigger goqite_updated_timestamp after update on goqite begin
-  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
-end;
-
-create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);`
+// goqiteSchema is schema_sqlite.sql of maragu.dev/goqite v0.4.0, kept in testdata for the
+// benchmarks and the chaos harness alike.
+func goqiteSchema(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/goqite_schema_sqlite.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
 
 // runGoqite runs goqite's Receive + Delete (two transactions per message) on r.workers workers,
 // each on its own connection opened with leaselab's DSN, over messages whose bodies are
@@ -459,9 +454,9 @@ func newGoqite(tb testing.TB, r run, total int) []goqiteWorker {
 		tb.Fatal(err)
 	}
 	defer admin.Close()
-	schema := goqiteSchema
+	schema := goqiteSchema(tb)
 	if r.payment {
-		schema += ";\n" + paymentsDDL(tb)
+		schema += "\n" + paymentsDDL(tb)
 	}
 	if _, err := admin.ExecContext(ctx, schema); err != nil {
 		tb.Fatal(err)
@@ -601,23 +596,16 @@ func runWorkers(b *testing.B, msgs, n int, wait waitMode, work func(w int, left 
 		stats[i].retryBusy = wait == waitRetry
 		stats[i].calls = make([]time.Duration, 0, 2*msgs/n+2)
 	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[w] = work(w, &left, &stats[w])
-		}()
-	}
-	runtime.GC() // the setup's garbage is not the run's
-	b.ResetTimer()
-	cpu0 := processCPU()
-	t := time.Now()
-	close(start)
-	wg.Wait()
+	var (
+		cpu0 time.Duration
+		t    time.Time
+	)
+	errs := storetest.AtOnce(n, func() {
+		runtime.GC() // the setup's garbage is not the run's
+		b.ResetTimer()
+		cpu0 = processCPU()
+		t = time.Now()
+	}, func(w int) error { return work(w, &left, &stats[w]) })
 	elapsed := time.Since(t)
 	cpu := processCPU() - cpu0
 	b.StopTimer()

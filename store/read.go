@@ -58,14 +58,7 @@ func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
 
 // EachRow calls fn with each row Snapshot reads, one at a time, in one read statement.
 func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	rows, err := db.query(ctx, snapshotSQL)
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", describe(err))
-	}
-	defer rows.Close()
-	return shared.Each(rows, "snapshot", describe, scanRow, fn)
+	return shared.Read(ctx, db.reader(), "snapshot", snapshotSQL, scanRow, fn)
 }
 
 // scanRow reads one row of snapshotSQL.
@@ -92,20 +85,7 @@ func scanRow(rows shared.Rows) (engine.Row, error) {
 // EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
 // order, one at a time.
 func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) error) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	rows, err := db.query(ctx, transactionIDsSQL)
-	if err != nil {
-		return fmt.Errorf("transaction ids: %w", describe(err))
-	}
-	defer rows.Close()
-	type keyID struct{ key, id string }
-	return shared.Each(rows, "transaction ids", describe, func(r shared.Rows) (keyID, error) {
-		var key string
-		var id sql.NullString
-		err := r.Scan(&key, &id)
-		return keyID{key, id.String}, err
-	}, func(k keyID) error { return fn(k.key, k.id) })
+	return shared.EachTransactionID(ctx, db.reader(), transactionIDsSQL, fn)
 }
 
 // Counts reads the figures the safety checks need, in one read transaction.
@@ -165,6 +145,12 @@ func (db *DB) inReadTx(ctx context.Context, tx *sql.Tx, q string) *sql.Row {
 		return tx.QueryRowContext(ctx, q) // the error again, from the statement itself
 	}
 	return tx.StmtContext(ctx, st).QueryRowContext(ctx)
+}
+
+// reader runs read statements (prepared) on the admin pool.
+func (db *DB) reader() shared.Reader {
+	query := func(ctx context.Context, q string) (shared.Rows, error) { return db.query(ctx, q) }
+	return shared.Reader{Timeout: callTimeout, Describe: describe, Query: query}
 }
 
 // query runs the prepared statement q on the admin pool.

@@ -297,3 +297,16 @@ func TestOlderSchemaRecognisedAndRebuilt(t *testing.T) {
 		}
 	}
 }
+
+// A --db that is not a regular file is named for what it is, and nothing is opened.
+func TestInspectNamesWhatIsNotAFile(t *testing.T) {
+	for path, want := range map[string]string{
+		t.TempDir(): "is a directory, not a database file",
+		"/dev/null": "is a character device (a terminal or /dev/null, say), not a database file",
+	} {
+		_, err := store.Inspect(context.Background(), path, time.Now())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Inspect(%s) = %v, want %q", path, err, want)
+		}
+	}
+}

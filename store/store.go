@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"leaselab/engine"
+	"leaselab/internal/filekind"
 	"leaselab/store/internal/shared"
 
 	sqlite "modernc.org/sqlite"
@@ -256,18 +257,7 @@ func runTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // notRegular says what a path that is not a regular file is instead.
 func notRegular(m os.FileMode) error {
-	kind := "not a regular file"
-	switch {
-	case m.IsDir():
-		kind = "is a directory"
-	case m&os.ModeDevice != 0:
-		kind = "is a device, not a database file"
-	case m&os.ModeNamedPipe != 0:
-		kind = "is a named pipe, not a database file"
-	case m&os.ModeSocket != 0:
-		kind = "is a socket, not a database file"
-	}
-	return errors.New(kind)
+	return errors.New("is " + filekind.Of(m) + ", not a database file")
 }
 
 func withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

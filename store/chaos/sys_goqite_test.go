@@ -55,29 +55,16 @@ func (goqiteSys) settings() string {
 		lease, goqiteMaxReceive, slots, workers)
 }
 
-// goqiteSchema is maragu.dev/goqite v0.4.0's schema_sqlite.sql (the package does not embed it),
-// and the workload's payments.
-const goqiteSchema = `create table goqite (
-  id text primary key default ('m_' || lower(hex(randomblob(16)))),
-  created text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  updated text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  queue text not null,
-  body blob not null,
-  timeout text not null default (strftime('%Y-%m-%dT%H:%M:%fZ')),
-  received integer not null default 0,
-  priority integer not null default 0
-) strict;
-
-create trigger goqite_updated_timestamp after update on goqite begin
-  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
-end;
-
-create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);
-
+// goqiteSchema is maragu.dev/goqite v0.4.0's schema_sqlite.sql (kept in store/testdata for
+// store's benchmarks too), then the workload's payments.
+func goqiteSchema() (string, error) {
+	b, err := os.ReadFile("../testdata/goqite_schema_sqlite.sql")
+	return string(b) + `
 create table payments (key text primary key, status text not null default 'Pending', txid text);
 create table payment_writes (
   id integer primary key, key text not null, attempt integer not null, current_attempt integer,
-  worker text not null, txid text not null);`
+  worker text not null, txid text not null);`, err
+}
 
 func (goqiteSys) path(r *run) string { return filepath.Join(r.disk, "goqite.db") }
 
@@ -92,7 +79,11 @@ func (s goqiteSys) prepare(ctx context.Context, r *run) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, goqiteSchema); err != nil {
+	schema, err := goqiteSchema()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return err
 	}
 	q := goqite.New(goqite.NewOpts{DB: db, Name: goqiteQueue, Timeout: lease})
@@ -118,25 +109,8 @@ func (s goqiteSys) command(r *run, w *worker, _ time.Duration) *exec.Cmd {
 
 func (goqiteSys) onLine(*run, *worker, string) {}
 
-func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scan func(...any) error) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	db, err := sql.Open("sqlite", "file:"+s.path(r)+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows.Scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scanFunc) error) error {
+	return querySQLite(ctx, s.path(r), q, fn)
 }
 
 // progress: a message is completed once deleted; one received MaxReceive times, and not
@@ -144,12 +118,12 @@ func (s goqiteSys) query(ctx context.Context, r *run, q string, fn func(scan fun
 func (s goqiteSys) progress(ctx context.Context, r *run) (done, dead int, err error) {
 	var left int
 	err = s.query(ctx, r, fmt.Sprintf(`select count(*), count(case when received >= %d and timeout < strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', 'now', '-5 seconds') then 1 end) from goqite`, goqiteMaxReceive),
-		func(scan func(...any) error) error { return scan(&left, &dead) })
+		func(scan scanFunc) error { return scan(&left, &dead) })
 	return messages - left, dead, err
 }
 
 func (s goqiteSys) collect(ctx context.Context, r *run) error {
-	err := s.query(ctx, r, `select p.key, g.received, p.txid from payments p left join goqite g on g.body = cast(p.key as blob)`, func(scan func(...any) error) error {
+	err := s.query(ctx, r, `select p.key, g.received, p.txid from payments p left join goqite g on g.body = cast(p.key as blob)`, func(scan scanFunc) error {
 		var (
 			key      string
 			received *int64
@@ -167,7 +141,7 @@ func (s goqiteSys) collect(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	return s.query(ctx, r, `select key, attempt, current_attempt, worker from payment_writes`, func(scan func(...any) error) error {
+	return s.query(ctx, r, `select key, attempt, current_attempt, worker from payment_writes`, func(scan scanFunc) error {
 		var (
 			key, worker      string
 			attempt, current int64

@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // leaselab is the hosted worker: worker processes of `leaselab worker --slots`, built from this
@@ -103,48 +101,16 @@ func (s leaselab) onLine(r *run, w *worker, line string) {
 
 // query runs fn on a connection of the harness's own to the run's database (spared by the
 // faults' pg_terminate_backend; read-only on the file).
-func (s leaselab) query(ctx context.Context, r *run, q string, fn func(scan func(...any) error) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
+func (s leaselab) query(ctx context.Context, r *run, q string, fn func(scanFunc) error) error {
 	if s.postgres {
-		conn, err := pgx.Connect(ctx, r.h.pg.url(r.pgDB, true)+"&search_path=chaos")
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		rows, err := conn.Query(ctx, q)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := fn(rows.Scan); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return queryPostgres(ctx, r.h.pg.url(r.pgDB, true)+"&search_path=chaos", q, fn)
 	}
-	db, err := sql.Open("sqlite", "file:"+s.db(r)+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows.Scan); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return querySQLite(ctx, s.db(r), q, fn)
 }
 
 func (s leaselab) progress(ctx context.Context, r *run) (done, dead int, err error) {
 	err = s.query(ctx, r, `SELECT count(CASE WHEN Status = 'Processed' THEN 1 END), count(CASE WHEN Status = 'DeadLettered' THEN 1 END) FROM OutboxMessages`,
-		func(scan func(...any) error) error { return scan(&done, &dead) })
+		func(scan scanFunc) error { return scan(&done, &dead) })
 	return done, dead, err
 }
 
@@ -169,7 +135,7 @@ func (s leaselab) collect(ctx context.Context, r *run) error {
 	}
 	var rows []row
 	err := s.query(ctx, r, `SELECT o.IdempotencyKey, o.Status, o.LeaseVersion, o.LockedBy, p.TransactionId
-  FROM OutboxMessages o JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey`, func(scan func(...any) error) error {
+  FROM OutboxMessages o JOIN Payments p ON p.IdempotencyKey = o.IdempotencyKey`, func(scan scanFunc) error {
 		var x row
 		if err := scan(&x.key, &x.status, &x.version, &x.owner, &x.txid); err != nil {
 			return err

@@ -129,42 +129,25 @@ func (riverSys) command(r *run, w *worker, _ time.Duration) *exec.Cmd {
 
 func (riverSys) onLine(*run, *worker, string) {}
 
-func (riverSys) query(ctx context.Context, r *run, q string, fn func(pgx.Rows) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, r.h.pg.url(r.pgDB, true))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+func (riverSys) query(ctx context.Context, r *run, q string, fn func(scanFunc) error) error {
+	return queryPostgres(ctx, r.h.pg.url(r.pgDB, true), q, fn)
 }
 
 func (s riverSys) progress(ctx context.Context, r *run) (done, dead int, err error) {
 	err = s.query(ctx, r, `SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE state IN ('discarded', 'cancelled')) FROM river_job`,
-		func(rows pgx.Rows) error { return rows.Scan(&done, &dead) })
+		func(scan scanFunc) error { return scan(&done, &dead) })
 	return done, dead, err
 }
 
 func (s riverSys) collect(ctx context.Context, r *run) error {
 	err := s.query(ctx, r, `SELECT j.args->>'key', j.state::text, j.attempt, p.txid
-  FROM river_job j JOIN payments p ON p.key = j.args->>'key'`, func(rows pgx.Rows) error {
+  FROM river_job j JOIN payments p ON p.key = j.args->>'key'`, func(scan scanFunc) error {
 		var (
 			key, state string
 			attempt    int64
 			txid       *string
 		)
-		if err := rows.Scan(&key, &state, &attempt, &txid); err != nil {
+		if err := scan(&key, &state, &attempt, &txid); err != nil {
 			return err
 		}
 		return r.h.led.final(r.id, key, state == "completed", state == "discarded" || state == "cancelled", &attempt, txid, state)
@@ -172,12 +155,12 @@ func (s riverSys) collect(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	return s.query(ctx, r, `SELECT key, attempt, current_attempt, current_state, after_state, worker FROM payment_writes`, func(rows pgx.Rows) error {
+	return s.query(ctx, r, `SELECT key, attempt, current_attempt, current_state, after_state, worker FROM payment_writes`, func(scan scanFunc) error {
 		var (
 			key, state, after, worker string
 			attempt, current          int64
 		)
-		if err := rows.Scan(&key, &attempt, &current, &state, &after, &worker); err != nil {
+		if err := scan(&key, &attempt, &current, &state, &after, &worker); err != nil {
 			return err
 		}
 		// The writer owned the job when the job was running this attempt.

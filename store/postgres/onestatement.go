@@ -183,6 +183,12 @@ func oneStatementBatch(reqs []engine.FinalizeRequest) bool {
 // transaction) and one round trip for the whole batch. A message with no row is an error, and
 // then the statement has written nothing.
 func (c *Conn) finalizeMany(ctx context.Context, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
+	return c.finalizeManyWith(ctx, finalizeManySQL, reqs)
+}
+
+// finalizeManyWith runs query, finalizeManySQL (or, in the fence's benchmark, a copy of it with
+// another guard), with reqs as its arguments, and reads its rows into the requests' results.
+func (c *Conn) finalizeManyWith(ctx context.Context, query string, reqs []engine.FinalizeRequest) ([]engine.FinalizeResult, error) {
 	n := len(reqs)
 	var (
 		ids, versions           = make([]int64, n), make([]int64, n)
@@ -202,7 +208,7 @@ func (c *Conn) finalizeMany(ctx context.Context, reqs []engine.FinalizeRequest) 
 	}
 	out := make([]engine.FinalizeResult, n)
 	seen := make([]bool, n)
-	rows, err := c.conn.Query(ctx, finalizeManySQL, ids, keys, workers, versions, fenced, times, statuses, txIDs)
+	rows, err := c.conn.Query(ctx, query, ids, keys, workers, versions, fenced, times, statuses, txIDs)
 	if err != nil {
 		return nil, fmt.Errorf("finalize batch: %w", describe(err))
 	}

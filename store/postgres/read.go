@@ -67,14 +67,13 @@ func (db *DB) Snapshot(ctx context.Context) ([]engine.Row, error) {
 
 // EachRow calls fn with each row Snapshot reads, one at a time, in one statement.
 func (db *DB) EachRow(ctx context.Context, fn func(engine.Row) error) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	rows, err := db.admin.Query(ctx, snapshotSQL)
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", describe(err))
-	}
-	defer rows.Close()
-	return shared.Each(rows, "snapshot", describe, scanRow, fn)
+	return shared.Read(ctx, db.reader(), "snapshot", snapshotSQL, scanRow, fn)
+}
+
+// reader runs read statements on the admin pool.
+func (db *DB) reader() shared.Reader {
+	query := func(ctx context.Context, q string) (shared.Rows, error) { return db.admin.Query(ctx, q) }
+	return shared.Reader{Timeout: callTimeout, Describe: describe, Query: query}
 }
 
 // scanRow reads one row of snapshotSQL.
@@ -103,20 +102,7 @@ func scanRow(rows shared.Rows) (engine.Row, error) {
 // EachTransactionID calls fn with every payment's key and TransactionId ("" when NULL), in Id
 // order, one at a time, in one statement.
 func (db *DB) EachTransactionID(ctx context.Context, fn func(key, id string) error) error {
-	ctx, cancel := withTimeout(ctx)
-	defer cancel()
-	rows, err := db.admin.Query(ctx, `SELECT IdempotencyKey, TransactionId FROM Payments ORDER BY Id`)
-	if err != nil {
-		return fmt.Errorf("transaction ids: %w", describe(err))
-	}
-	defer rows.Close()
-	type keyID struct{ key, id string }
-	return shared.Each(rows, "transaction ids", describe, func(r shared.Rows) (keyID, error) {
-		var key string
-		var id *string
-		err := r.Scan(&key, &id)
-		return keyID{key, str(id)}, err
-	}, func(k keyID) error { return fn(k.key, k.id) })
+	return shared.EachTransactionID(ctx, db.reader(), `SELECT IdempotencyKey, TransactionId FROM Payments ORDER BY Id`, fn)
 }
 
 // Counts reads the figures the safety checks need, in one read-only REPEATABLE READ

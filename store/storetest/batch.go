@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -140,30 +139,16 @@ func testClaimBatchRacingConnectionsNeverShare(t *testing.T, be Backend) {
 			conns[i] = batcher(t, db)
 		}
 		claimedBy := make([][]engine.Message, workers)
-		errs := make([]error, workers)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for w := range conns {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				req := engine.ClaimRequest{Worker: fmt.Sprintf("Worker-%d", w), Now: t0, Until: t0.Add(time.Minute)}
-				for {
-					got, err := conns[w].ClaimBatch(context.Background(), req, k)
-					if err != nil {
-						errs[w] = err
-						return
-					}
-					if len(got) == 0 {
-						return
-					}
-					claimedBy[w] = append(claimedBy[w], got...)
+		errs := AtOnce(workers, nil, func(w int) error {
+			req := engine.ClaimRequest{Worker: fmt.Sprintf("Worker-%d", w), Now: t0, Until: t0.Add(time.Minute)}
+			for {
+				got, err := conns[w].ClaimBatch(context.Background(), req, k)
+				if err != nil || len(got) == 0 {
+					return err
 				}
-			}()
-		}
-		close(start)
-		wg.Wait()
+				claimedBy[w] = append(claimedBy[w], got...)
+			}
+		})
 		owner := map[string]string{}
 		for w, msgs := range claimedBy {
 			if errs[w] != nil {
@@ -335,35 +320,27 @@ func testFinalizeAndClaimErrorRollsBackBoth(t *testing.T, be Backend) {
 func testFinalizeAndClaimRacingWorkersFinalizeEachOnce(t *testing.T, be Backend) {
 	const messages, workers = 40, 4
 	db := seeded(t, be, messages)
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
 	done := make([]map[string]bool, workers)
-	start := make(chan struct{})
+	conns := make([]Batcher, workers)
 	for w := range workers {
-		c := batcher(t, db)
-		done[w] = map[string]bool{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ctx := context.Background()
-			name := fmt.Sprintf("Worker-%d", w)
-			req := engine.ClaimRequest{Worker: name, Now: t0, Until: t0.Add(time.Minute)}
-			cur, err := c.Claim(ctx, req)
-			for err == nil && cur.Outcome == engine.ClaimWon {
-				var fin engine.FinalizeResult
-				m := cur.Message
-				fin, cur, err = c.FinalizeAndClaim(ctx, paid(name, m), req)
-				if err == nil && !fin.Committed {
-					err = fmt.Errorf("%s lost %s", name, m.IdempotencyKey)
-				}
-				done[w][m.IdempotencyKey] = true
-			}
-			errs[w] = err
-		}()
+		conns[w], done[w] = batcher(t, db), map[string]bool{}
 	}
-	close(start)
-	wg.Wait()
+	errs := AtOnce(workers, nil, func(w int) error {
+		ctx, c := context.Background(), conns[w]
+		name := fmt.Sprintf("Worker-%d", w)
+		req := engine.ClaimRequest{Worker: name, Now: t0, Until: t0.Add(time.Minute)}
+		cur, err := c.Claim(ctx, req)
+		for err == nil && cur.Outcome == engine.ClaimWon {
+			var fin engine.FinalizeResult
+			m := cur.Message
+			fin, cur, err = c.FinalizeAndClaim(ctx, paid(name, m), req)
+			if err == nil && !fin.Committed {
+				err = fmt.Errorf("%s lost %s", name, m.IdempotencyKey)
+			}
+			done[w][m.IdempotencyKey] = true
+		}
+		return err
+	})
 	seen := map[string]int{}
 	for w := range workers {
 		if errs[w] != nil {

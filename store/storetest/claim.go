@@ -104,19 +104,10 @@ func testRaceOneClaim(t *testing.T, b Backend) {
 		db := seeded(t, b, 1)
 		conns := []engine.Conn{Connect(t, db), Connect(t, db)}
 		results := make([]engine.ClaimResult, 2)
-		errs := make([]error, 2)
-		start := make(chan struct{})
-		done := make(chan struct{})
-		for i := range conns {
-			go func() {
-				defer func() { done <- struct{}{} }()
-				<-start
-				results[i], errs[i] = conns[i].Claim(context.Background(), claimAt([]string{"Worker-A", "Worker-B"}[i], t0, time.Second))
-			}()
-		}
-		close(start)
-		<-done
-		<-done
+		errs := AtOnce(2, nil, func(i int) (err error) {
+			results[i], err = conns[i].Claim(context.Background(), claimAt([]string{"Worker-A", "Worker-B"}[i], t0, time.Second))
+			return err
+		})
 		won := 0
 		for i := range results {
 			if errs[i] != nil {

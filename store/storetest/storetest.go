@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,4 +172,27 @@ func PostgresURL(t testing.TB) string {
 		t.Skip("skipped: LEASELAB_PG is not set (a URL such as postgres://postgres@127.0.0.1:5432/postgres; .ci/run starts a server)")
 	}
 	return ""
+}
+
+// AtOnce runs work(w) for w from 0 to n-1, each on a goroutine of its own, holds them until
+// ready (when not nil) has returned, releases them together and returns once all have, with
+// each one's error: the workers of a race, or of a benchmark whose clock ready starts.
+func AtOnce(n int, ready func(), work func(w int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[w] = work(w)
+		}()
+	}
+	if ready != nil {
+		ready()
+	}
+	close(start)
+	wg.Wait()
+	return errs
 }

@@ -137,21 +137,14 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 	if o.shared.scenario != "" {
 		return cmdServeShared(ctx, b, o, key, created, stdout, stderr)
 	}
-	ln, err := net.Listen("tcp", o.listen)
+	srv, ln, err := listenServer(o, func(connect string) (*serve.Server, error) {
+		return newLabServer(b, key, o, connect, stderr)
+	})
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.listen, err)
-	}
-	srv, err := newLabServer(b, key, o, connectLine(ln.Addr()), stderr)
-	if err != nil {
-		ln.Close()
 		return err
 	}
-	how := "reused"
-	if created {
-		how = "made now"
-	}
 	fmt.Fprintf(stdout, "leaselab serve: listening on %s (up to %d labs; %s)\n", ln.Addr(), o.maxSessions, idleWords(o.idle))
-	fmt.Fprintf(stdout, "host key %s: %s (%s)\n", o.hostKey, serve.Fingerprint(key.PublicKey()), how)
+	fmt.Fprintln(stdout, hostKeyLine(o.hostKey, key, created))
 	if len(o.teachers) > 0 {
 		fmt.Fprintf(stdout, "the teacher's table:  %s  with a key of %s (%d keys)\n", connectLine(ln.Addr()), o.teacherKey, len(o.teachers))
 	}
@@ -165,6 +158,30 @@ func cmdServe(ctx context.Context, b Backends, args []string, stdout, stderr io.
 	}
 	fmt.Fprintf(stdout, "leaselab serve: stopped; %d labs closed, their workers stopped and databases removed\n", n)
 	return nil
+}
+
+// listenServer listens on --listen and builds the server for it with build, which is given the
+// line attendees type; when build fails, the listener is closed.
+func listenServer(o serveOptions, build func(connect string) (*serve.Server, error)) (*serve.Server, net.Listener, error) {
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	srv, err := build(connectLine(ln.Addr()))
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return srv, ln, nil
+}
+
+// hostKeyLine names the host key's file and its fingerprint, and says whether it was made now.
+func hostKeyLine(path string, key gossh.Signer, created bool) string {
+	how := "reused"
+	if created {
+		how = "made now"
+	}
+	return fmt.Sprintf("host key %s: %s (%s)", path, serve.Fingerprint(key.PublicKey()), how)
 }
 
 // serveUntilStopped serves srv on ln until ctx ends (SIGINT, SIGTERM, or SIGHUP: a closed

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,29 +167,21 @@ func cmdServeShared(ctx context.Context, b Backends, o serveOptions, key gossh.S
 		return err
 	}
 	defer sr.cleanup()
-	ln, err := net.Listen("tcp", o.listen)
+	var cfg serve.Config
+	srv, ln, err := listenServer(o, func(connect string) (*serve.Server, error) {
+		if cfg, err = sharedServerConfig(sr, key, o, connect, stderr); err != nil {
+			return nil, err
+		}
+		return serve.New(cfg)
+	})
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.listen, err)
-	}
-	cfg, err := sharedServerConfig(sr, key, o, connectLine(ln.Addr()), stderr)
-	if err != nil {
-		ln.Close()
 		return err
-	}
-	srv, err := serve.New(cfg)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	how := "reused"
-	if created {
-		how = "made now"
 	}
 	connect := connectLine(ln.Addr())
 	fmt.Fprintf(stdout, "leaselab serve: the shared room on %s (%d messages), listening on %s (up to %d attendees)\n",
 		sr.sc.Name, sr.sc.Messages, ln.Addr(), o.maxSessions)
 	fmt.Fprintf(stdout, "the room's database: %s\n", sr.dbPath)
-	fmt.Fprintf(stdout, "host key %s: %s (%s)\n", o.hostKey, serve.Fingerprint(key.PublicKey()), how)
+	fmt.Fprintln(stdout, hostKeyLine(o.hostKey, key, created))
 	fmt.Fprintf(stdout, "the teacher's screen:  %s  with a key of %s (%d keys); w writes transcripts into %s\n",
 		connect, o.teacherKey, len(o.teachers), cfg.Shared.Transcripts)
 	fmt.Fprintf(stdout, "attendees type:  %s   (their SSH user names their worker: %s)\n", connect, userAt(connect, "ana"))

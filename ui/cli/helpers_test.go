@@ -67,6 +67,34 @@ func leaselab(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// testTmux skips the test under -short (what says what it starts in tmux) or without tmux, and
+// returns a function that runs tmux (10 s at most; its output trimmed) on a server of the
+// test's own. The server's socket is in a folder of the test's own: tmux kill-server leaves the
+// socket file behind, and the folder's removal takes it.
+func testTmux(t *testing.T, what string) func(args ...string) (string, error) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts " + what + " in tmux")
+	}
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux")
+	}
+	sock := filepath.Join(t.TempDir(), "tmux")
+	return func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err
+	}
+}
+
+// paneCommand is the shell command of a tmux pane that runs this test binary as leaselab with
+// args, its temporary folders in tmp, writing its exit code into status as it exits (TestMain).
+func paneCommand(status, tmp, args string) string {
+	return fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s %s", status, tmp, os.Args[0], args)
+}
+
 // killAtCleanup kills cmd when the test ends and waits up to 10 s for gone (closed once it has
 // been waited for), before the test's folders are removed. Call it after every t.TempDir the
 // process uses is made: cleanups run last registered first.

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,13 +20,7 @@ import (
 // one tmux server; LEASELAB_SIGNAL_TRIALS sets how many per program and signal (default 3:
 // with the old code, about 1 in 3 was lost, so 12 trials all ending has odds near 1 in 130).
 func TestFirstSignalEndsTheScreen(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the lab and watch in tmux")
-	}
-	tmuxPath, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("no tmux")
-	}
+	tmux := testTmux(t, "the lab and watch")
 	trials := 3
 	if n, err := strconv.Atoi(os.Getenv("LEASELAB_SIGNAL_TRIALS")); err == nil && n > 0 {
 		trials = n
@@ -36,13 +28,6 @@ func TestFirstSignalEndsTheScreen(t *testing.T) {
 	db := seeded(t, t.TempDir(), "watched.db", 6)
 	tmp := t.TempDir()
 	dir := t.TempDir()
-	sock := filepath.Join(t.TempDir(), "tmux")
-	tmux := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).Output()
-		return strings.TrimSpace(string(out)), err
-	}
 	type trial struct {
 		name, status, screen string
 		sig                  syscall.Signal
@@ -61,8 +46,7 @@ func TestFirstSignalEndsTheScreen(t *testing.T) {
 			for range trials {
 				tr := &trial{name: p.name, screen: p.screen, sig: s.sig, code: s.code, status: filepath.Join(dir, fmt.Sprintf("w%d", len(all)))}
 				win := fmt.Sprintf("w%d", len(all))
-				cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s %s",
-					tr.status, tmp, os.Args[0], p.args)
+				cmd := paneCommand(tr.status, tmp, p.args)
 				args := []string{"new-window", "-d", "-n", win, cmd}
 				if len(all) == 0 {
 					args = []string{"new-session", "-d", "-s", "sig", "-n", win, "-x", "120", "-y", "40", cmd}

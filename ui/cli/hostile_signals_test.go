@@ -278,24 +278,9 @@ func TestParallelRunsWriteEveryReport(t *testing.T) {
 // on the spot and leaves leaselab-run-* (about 6 MB) behind. (tmux kill-server, a closed
 // terminal, does the same; the pane is kept here so that its exit status can be read.)
 func TestHangUpCleansUpTheLab(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the lab in tmux")
-	}
-	tmuxPath, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("no tmux")
-	}
+	tmux := testTmux(t, "the lab")
 	tmp := t.TempDir()
 	statusFile := filepath.Join(t.TempDir(), "status")
-	// The server's socket is in a folder of the test's own: tmux kill-server leaves the socket
-	// file behind, and the folder's removal takes it.
-	sock := filepath.Join(t.TempDir(), "tmux")
-	tmux := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, tmuxPath, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).Output()
-		return strings.TrimSpace(string(out)), err
-	}
 	// Registered after every folder is made, so it runs before their removal: the tmux server
 	// goes, and the lab in its pane is waited for, before anything it writes into is removed.
 	t.Cleanup(func() {
@@ -305,7 +290,7 @@ func TestHangUpCleansUpTheLab(t *testing.T) {
 			waitGone(t, n)
 		}
 	})
-	cmd := fmt.Sprintf("exec env TERM=xterm-256color LEASELAB_TEST_CHILD=1 LEASELAB_TEST_STATUS=%s TMPDIR=%s %s", statusFile, tmp, os.Args[0])
+	cmd := paneCommand(statusFile, tmp, "")
 	if _, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux: %v", err)
 	}

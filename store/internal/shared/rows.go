@@ -2,6 +2,7 @@ package shared
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -33,6 +34,57 @@ func Each[T any](rows Rows, what string, describe func(error) error, scan func(R
 		return fmt.Errorf("%s: %w", what, describe(err))
 	}
 	return nil
+}
+
+// Reader is how a store runs one read statement: the bound of a call without a deadline of
+// its own, how the driver's errors read, and the statement's rows.
+type Reader struct {
+	Timeout  time.Duration
+	Describe func(error) error
+	Query    func(ctx context.Context, q string) (Rows, error)
+}
+
+// Read runs the read statement q with r and hands each row, as scan reads it, to use, as Each
+// does; the statement's own error comes back as "what: describe(err)".
+func Read[T any](ctx context.Context, r Reader, what, q string, scan func(Rows) (T, error), use func(T) error) error {
+	ctx, cancel := WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	rows, err := r.Query(ctx, q)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, r.Describe(err))
+	}
+	defer closeRows(rows)
+	return Each(rows, what, r.Describe, scan, use)
+}
+
+// closeRows closes a result set of either driver: database/sql's Close returns an error (that
+// of the result set, which Each has read already), pgx's returns nothing.
+func closeRows(rows Rows) {
+	switch r := rows.(type) {
+	case interface{ Close() error }:
+		r.Close()
+	case interface{ Close() }:
+		r.Close()
+	}
+}
+
+// EachTransactionID reads with r the rows of q, each a payment's IdempotencyKey and
+// TransactionId, and hands them to fn ("" for a NULL TransactionId).
+func EachTransactionID(ctx context.Context, r Reader, q string, fn func(key, id string) error) error {
+	type keyID struct {
+		key string
+		id  *string
+	}
+	return Read(ctx, r, "transaction ids", q, func(rows Rows) (keyID, error) {
+		var k keyID
+		err := rows.Scan(&k.key, &k.id)
+		return k, err
+	}, func(k keyID) error {
+		if k.id == nil {
+			return fn(k.key, "")
+		}
+		return fn(k.key, *k.id)
+	})
 }
 
 // All reads every row of rows with scan, as Each does, and returns them in order (nil when
