@@ -27,6 +27,9 @@ type Report struct {
 	// Questions are the lab's questions answered so far, by where they were asked, for the
 	// transcript (none in a headless run).
 	Questions []Asked
+	// Picture is the file name, beside the transcript, of the run's space-time diagram as a
+	// picture (run --transcript writes it), for the transcript to link; "" when there is none.
+	Picture string
 }
 
 // BuildReport collects a finished session's report. schema is the database's CREATE statements.

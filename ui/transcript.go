@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine/words"
 	"leaselab/ui/common"
+	"leaselab/ui/diagram"
 )
 
 // transcriptMsg says where w wrote the session's transcript, or why it could not.
@@ -21,7 +22,8 @@ type transcriptMsg struct {
 
 // writeTranscript is w: the session so far as a Markdown transcript (words.WriteMarkdown),
 // written in a tea.Cmd to a new file in Config.TranscriptDir (beside the --db database) or the
-// working folder: leaselab-<scenario>-<time>.md, never overwriting a file (O_EXCL, 0600).
+// working folder: leaselab-<scenario>-<time>.md, never overwriting a file (O_EXCL, 0600), with
+// the space-time diagram t draws now beside it as the same name's .svg, which it shows.
 func (m Model) writeTranscript() (Model, tea.Cmd) {
 	s := m.sess
 	if s == nil {
@@ -29,6 +31,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		return m, nil
 	}
 	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.askedSoFar(m.line)
+	pic := m.DiagramInput() // the diagram t draws now, the picture beside the transcript
 	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
 		dir = "."
@@ -61,7 +64,8 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 			}
 			return transcriptMsg{gen: gen, err: err}
 		}
-		path, err := words.SaveTranscript(OSFiles{}, dir, s.Scenario.Name, at, rep, s.Moments())
+		path, err := words.SaveTranscriptPictured(OSFiles{}, dir, s.Scenario.Name, at, rep, s.Moments(),
+			func(w io.Writer) error { return diagram.WriteSVG(w, pic) })
 		if err != nil && quota != nil {
 			quota.giveBack()
 		}
@@ -84,7 +88,7 @@ func (m Model) transcriptWritten(msg transcriptMsg) Model {
 		if abs, err := filepath.Abs(msg.path); err == nil && filepath.Dir(msg.path) == "." {
 			shown = abs
 		}
-		m.status = common.Status{Text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict)", shown)}
+		m.status = common.Status{Text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict; its space-time diagram beside it, .svg)", shown)}
 	}
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"leaselab/engine"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 		fmt.Fprintf(&b, "| %s | %s |\n", md(k), md(sum.Settings[k]))
 	}
 
+	if r.Picture != "" {
+		fmt.Fprintf(&b, "\n## Space-time diagram\n\n![The run as a space-time diagram: a lane per worker, a bar per lease from its claim to its LockedUntilUtc](%s)\n",
+			mdLink(r.Picture))
+	}
 	b.WriteString("\n## Steps\n")
 	mdSteps(r, &b, moments)
 	if len(sum.Recovery) > 0 {
@@ -78,6 +83,12 @@ func WriteMarkdown(out io.Writer, r *engine.Report, moments map[int]engine.Momen
 	fmt.Fprintf(&b, "\n## Verdict\n\n**%s**\n", md(sum.Verdict))
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// mdLink is a relative file name as a Markdown link's target: escaped as a URL path, and its
+// parentheses too, which would end the link.
+func mdLink(name string) string {
+	return strings.NewReplacer("(", "%28", ")", "%29").Replace((&url.URL{Path: name}).String())
 }
 
 // mdAsked writes a question where it was asked, with the answer given and the answer the run

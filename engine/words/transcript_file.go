@@ -34,20 +34,58 @@ func SaveTranscript(files Files, dir, scenario string, at time.Time, r *engine.R
 // "-2", "-3", and so on), and removed when it cannot be written whole. It returns the path
 // written. prefix is the caller's, never a name from the outside.
 func SaveNew(files Files, dir, prefix string, at time.Time, write func(io.Writer) error) (string, error) {
-	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
-	base := filepath.Join(dir, fmt.Sprintf("%s-%s", prefix, stamp))
-	for n := 1; n <= 1000; n++ {
-		path := base + ".md"
-		if n > 1 {
-			path = fmt.Sprintf("%s-%d.md", base, n)
+	base, err := saveUnder(dir, prefix, at, func(base string) error { return writeNew(files, base+".md", write) })
+	return mdPath(base), err
+}
+
+// mdPath is the transcript's path of a base name, "" for none.
+func mdPath(base string) string {
+	if base == "" {
+		return ""
+	}
+	return base + ".md"
+}
+
+// SaveTranscriptPictured is SaveTranscript with the run's picture beside the transcript: the
+// same name with .svg, written by picture first, then the Markdown, which shows it. Both names
+// must be new; a transcript that cannot be written takes its picture away with it. It returns
+// the transcript's path.
+func SaveTranscriptPictured(files Files, dir, scenario string, at time.Time, r *engine.Report, moments map[int]engine.Moment,
+	picture func(io.Writer) error) (string, error) {
+	base, err := saveUnder(dir, "leaselab-"+safeName(scenario), at, func(base string) error {
+		pic := base + ".svg"
+		if err := writeNew(files, pic, picture); err != nil {
+			return err
 		}
-		err := writeNew(files, path, write)
+		pictured := *r
+		pictured.Picture = filepath.Base(pic)
+		if err := writeNew(files, base+".md", func(w io.Writer) error { return WriteMarkdown(w, &pictured, moments) }); err != nil {
+			files.Remove(pic) // ours (O_EXCL), and of no use without its transcript
+			return err
+		}
+		return nil
+	})
+	return mdPath(base), err
+}
+
+// saveUnder calls save with the first name <dir>/<prefix>-<UTC time to the millisecond>, then
+// with "-2", "-3", and so on, for as long as save finds a file there (fs.ErrExist), and
+// returns the name it saved under.
+func saveUnder(dir, prefix string, at time.Time, save func(base string) error) (string, error) {
+	stamp := strings.ReplaceAll(at.UTC().Format("20060102T150405.000Z"), ".", "")
+	first := filepath.Join(dir, fmt.Sprintf("%s-%s", prefix, stamp))
+	for n := 1; n <= 1000; n++ {
+		base := first
+		if n > 1 {
+			base = fmt.Sprintf("%s-%d", first, n)
+		}
+		err := save(base)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return path, err
+		return base, err
 	}
-	return "", fmt.Errorf("transcript: %s.md and 999 others like it exist already", base)
+	return "", fmt.Errorf("transcript: %s.md and 999 others like it exist already", first)
 }
 
 // WriteTranscriptFile writes r's transcript to path in files, which must not exist (O_EXCL, 0600). A

@@ -44,3 +44,30 @@ func TestSaveTranscriptNeverOverwrites(t *testing.T) {
 		t.Errorf("files %v", files)
 	}
 }
+
+// The picture goes beside the transcript under the same name, the Markdown shows it, and a name
+// whose picture is there already is passed over as a transcript's is.
+func TestSaveTranscriptPictured(t *testing.T) {
+	files, at := memFiles{}, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	rep := &engine.Report{Summary: &engine.Summary{}}
+	files["dir/leaselab-after-20261201T100000000Z.svg"] = &bytes.Buffer{} // someone's picture
+	picture := func(w io.Writer) error { _, err := io.WriteString(w, "<svg/>"); return err }
+	p, err := SaveTranscriptPictured(files, "dir", "after", at, rep, nil, picture)
+	if err != nil || p != "dir/leaselab-after-20261201T100000000Z-2.md" {
+		t.Fatalf("saved %q, %v", p, err)
+	}
+	if files["dir/leaselab-after-20261201T100000000Z-2.svg"].String() != "<svg/>" {
+		t.Errorf("files %v", files)
+	}
+	if md := files[p].String(); !bytes.Contains([]byte(md), []byte("](leaselab-after-20261201T100000000Z-2.svg)")) {
+		t.Errorf("the transcript does not show its picture:\n%s", md)
+	}
+	if rep.Picture != "" {
+		t.Errorf("the caller's report was changed: Picture %q", rep.Picture)
+	}
+	// A picture that cannot be written leaves no transcript.
+	_, err = SaveTranscriptPictured(files, "dir", "before", at, rep, nil, func(io.Writer) error { return fs.ErrPermission })
+	if err == nil || len(files) != 3 {
+		t.Errorf("err %v, files %v", err, files)
+	}
+}

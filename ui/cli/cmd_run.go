@@ -40,7 +40,18 @@ func cmdRun(ctx context.Context, b Backends, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return 0, err
 	}
-	run, err := runScenarioMoves(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", c.shared.Moves())
+	var cast *labRecording
+	var record func(context.Context, *engine.Session) error // nil: run it headless
+	if c.cast != "" {
+		w, h, _ := parseCastSize(c.castSize) // checked by Validate
+		lessons := lessonsFor(b, c.sf.db)
+		record = func(ctx context.Context, sess *engine.Session) (err error) {
+			cast, err = recordLab(ctx, sess, lessons, w, h)
+			return err
+		}
+	}
+	run, err := runScenarioMoves(ctx, sc, c.sf.dbs(b, false), c.showSQL || c.transcript != "", c.transcript != "", c.shared.Moves(), record)
+	run.cast = cast
 	if err != nil && run.report == nil {
 		return 0, err
 	}
@@ -54,6 +65,8 @@ type runConfig struct {
 	scenario                 string // a name or a file
 	asJSON, compare, showSQL bool
 	reportDir, transcript    string
+	diagram, cast            string // --diagram FILE.svg, --cast FILE (pictures.go, cast.go)
+	castSize                 string
 	shared                   *sharedMoment // --code: the moment to run from
 }
 
@@ -68,6 +81,9 @@ func parseRun(args []string, stderr io.Writer, tmp *lazyDir) (*runConfig, error)
 	fs.BoolVar(&c.compare, "compare", false, "run the scenario three ways (no claim; leasing; leasing and fencing) and print one table")
 	fs.BoolVar(&c.showSQL, "sql", false, "print under each timeline line the statements its action ran, as the database ran them")
 	fs.StringVar(&c.transcript, "transcript", "", "also write the run as a Markdown handout to this new file (never overwritten)")
+	fs.StringVar(&c.diagram, "diagram", "", "also write the run's space-time diagram as SVG to this new file (never overwritten)")
+	fs.StringVar(&c.cast, "cast", "", "also record the run as the lab shows it, a screen a step, as an asciicast v2 file (asciinema play) to this new file")
+	fs.StringVar(&c.castSize, "cast-size", defaultCastSize, "the --cast screen's size, WIDTHxHEIGHT (at least 80x24)")
 	code := fs.String("code", "", "run from the moment a share code carries: its scenario and settings, its moves made, then on to the end")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -79,6 +95,9 @@ func parseRun(args []string, stderr io.Writer, tmp *lazyDir) (*runConfig, error)
 		}
 		if c.compare {
 			return nil, usageError{errors.New("--compare runs a scenario three ways of its own: drop --code, or --compare")}
+		}
+		if c.cast != "" {
+			return nil, usageError{errors.New("--cast records a run from its start, as the lab steps it: drop --code, or --cast (leaselab --code CODE opens the moment in the lab)")}
 		}
 		pos = []string{c.shared.scenario}
 		if err := c.shared.applyCode(fs); err != nil {
@@ -96,11 +115,21 @@ func parseRun(args []string, stderr io.Writer, tmp *lazyDir) (*runConfig, error)
 	return c, c.Validate()
 }
 
-// Validate refuses --compare with the flags it sets itself or cannot show, and a --transcript
-// file that exists.
+// Validate refuses --compare with the flags it sets itself or cannot show, a bad --cast-size,
+// and a --transcript (or its picture), --diagram or --cast file that exists or whose folder
+// does not: before the run, so that nothing is run for files that cannot be written.
 func (c *runConfig) Validate() error {
 	if !c.compare {
-		return transcriptFree(c.transcript)
+		if _, _, err := parseCastSize(c.castSize); err != nil {
+			return err
+		}
+		for _, err := range []error{transcriptFree(c.transcript), newFileFree("--transcript", transcriptPicture(c.transcript)),
+			newFileFree("--diagram", c.diagram), newFileFree("--cast", c.cast)} {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	conflict := ""
 	c.fs.Visit(func(fl *flag.Flag) {
@@ -111,8 +140,8 @@ func (c *runConfig) Validate() error {
 	if conflict != "" {
 		return usageError{fmt.Errorf("--compare sets --leasing and --fencing itself; drop --%s", conflict)}
 	}
-	if c.transcript != "" || c.showSQL {
-		return usageError{errors.New("--compare prints one table: drop --transcript and --sql, or --compare")}
+	if c.transcript != "" || c.showSQL || c.diagram != "" || c.cast != "" {
+		return usageError{errors.New("--compare prints one table: drop --transcript, --sql, --diagram and --cast, or --compare")}
 	}
 	return nil
 }
@@ -148,15 +177,46 @@ func (c *runConfig) write(sc *engine.Scenario, run headlessRun, stalled error, s
 			fmt.Fprintf(stdout, "\nReport saved: %s\n", rep.Summary.ReportFile)
 		}
 	}
-	if c.transcript != "" {
-		if err := words.WriteTranscriptFile(ui.OSFiles{}, c.transcript, rep, run.moments); err != nil {
-			return 0, errors.Join(saveErr, err)
-		}
-		if !c.asJSON {
-			fmt.Fprintf(stdout, "Transcript saved: %s\n", c.transcript)
-		}
+	if err := c.writePictures(rep, run, stdout); err != nil {
+		return 0, errors.Join(saveErr, err)
 	}
 	return c.exit(rep, stalled, saveErr, stderr)
+}
+
+// writePictures writes the transcript with its picture beside it, the diagram and the cast the
+// flags ask for, and says where.
+func (c *runConfig) writePictures(rep *engine.Report, run headlessRun, stdout io.Writer) error {
+	saved := func(what, path string) {
+		if !c.asJSON {
+			fmt.Fprintf(stdout, "%s saved: %s\n", what, path)
+		}
+	}
+	if c.transcript != "" {
+		pic := transcriptPicture(c.transcript)
+		if err := writeDiagram("--transcript", pic, rep); err != nil {
+			return err
+		}
+		rep.Picture = filepath.Base(pic)
+		if err := words.WriteTranscriptFile(ui.OSFiles{}, c.transcript, rep, run.moments); err != nil {
+			os.Remove(pic) // ours, and of no use without its transcript
+			return err
+		}
+		saved("Transcript", c.transcript+" (its space-time diagram: "+pic+")")
+	}
+	if c.diagram != "" {
+		if err := writeDiagram("--diagram", c.diagram, rep); err != nil {
+			return err
+		}
+		saved("Diagram", c.diagram)
+	}
+	if c.cast != "" && run.cast != nil {
+		title := "leaselab run " + rep.Summary.Scenario
+		if err := writeNewFile("--cast", c.cast, func(w io.Writer) error { return writeCast(w, run.cast, title, rep.RunAt) }); err != nil {
+			return err
+		}
+		saved("Cast", fmt.Sprintf("%s (%d screens; asciinema play %s)", c.cast, len(run.cast.frames), c.cast))
+	}
+	return nil
 }
 
 // exit is the code of a run that stalled (or not) and whose report saved (or not).
@@ -200,17 +260,20 @@ func runScenario(ctx context.Context, sc *engine.Scenario, dbs *dbOpener) (*engi
 type headlessRun struct {
 	report  *engine.Report
 	moments map[int]engine.Moment
+	cast    *labRecording // the lab's screens, with --cast
 }
 
 // runScenarioWith is runScenario, recording each action's SQL (trace) and the outbox table at
 // the moments a transcript shows (moments).
 func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool) (headlessRun, error) {
-	return runScenarioMoves(ctx, sc, dbs, trace, moments, nil)
+	return runScenarioMoves(ctx, sc, dbs, trace, moments, nil, nil)
 }
 
 // runScenarioMoves is runScenarioWith that makes moves first (a share code's), as the lab
-// made them, then runs on to the end.
-func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool, moves []engine.Command) (headlessRun, error) {
+// made them, then runs on to the end. record, when set, runs the session after the moves (the
+// lab stepping it, for --cast); whatever it leaves undone is run to the end after it.
+func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, trace, moments bool, moves []engine.Command,
+	record func(context.Context, *engine.Session) error) (headlessRun, error) {
 	var run headlessRun
 	db, note, cleanup, err := dbs.open(ctx)
 	if err != nil {
@@ -231,7 +294,13 @@ func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, t
 		sess.Close()
 		return run, usageError{fmt.Errorf("--code: %w", err)}
 	}
-	runErr := sess.RunToEnd(ctx)
+	var runErr error
+	if record != nil {
+		runErr = record(ctx, sess)
+	}
+	if runErr == nil {
+		runErr = sess.RunToEnd(ctx)
+	}
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
 	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
@@ -245,11 +314,22 @@ func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, t
 	if run.report, err = sess.BuildReport(ctx, schema, runAt, note); err != nil {
 		return headlessRun{}, err
 	}
+	if !stalled && runErr == nil && run.report.Summary.WatchdogEnded {
+		// The lab's steps (record) met the watchdog: the session says so, not an error.
+		stalled, runErr = true, stalledRun(run.report.Summary.DidNotFinish)
+	}
 	if stalled {
 		sess.SetWatchdogEnded(run.report.Summary)
 	}
 	return run, runErr
 }
+
+// stalledRun is a run the watchdog ended while the lab stepped it: ErrNoProgress, in the
+// session's words.
+type stalledRun string
+
+func (e stalledRun) Error() string        { return string(e) }
+func (e stalledRun) Is(target error) bool { return target == engine.ErrNoProgress }
 
 // transcriptFree checks, before the run, that --transcript names a new file in a folder that
 // exists: a file already there is never overwritten.

@@ -111,13 +111,7 @@ func countLines(ls [][]string) (n int) {
 
 // TitleLine names the diagram, the clock's zero and where the window is in the run.
 func (st *spaceTime) TitleLine(in Input, g stGeometry) string {
-	left := "SPACE-TIME " + in.Name + ": a column per event, lanes per worker"
-	if len(st.Cols) > 0 {
-		left += ", clock 0s = " + engine.FormatClock(st.Cols[0].At)
-	}
-	if in.Dropped > 0 {
-		left += fmt.Sprintf(" (the last %d events)", len(in.Events))
-	}
+	left := st.title(in)
 	right := "no events yet"
 	if n := len(st.Cols); n > 0 {
 		right = fmt.Sprintf("columns %d–%d of %d", g.first+1, min(n, g.first+g.visible), n)
@@ -129,6 +123,18 @@ func (st *spaceTime) TitleLine(in Input, g stGeometry) string {
 		left = common.Cut(left, max(0, in.Width-common.Width(right)-2))
 	}
 	return common.Pad(left, max(0, in.Width-common.Width(right))) + right
+}
+
+// title names the diagram and the clock's zero, and says when it shows only the latest events.
+func (st *spaceTime) title(in Input) string {
+	s := "SPACE-TIME " + in.Name + ": a column per event, lanes per worker"
+	if len(st.Cols) > 0 {
+		s += ", clock 0s = " + engine.FormatClock(st.Cols[0].At)
+	}
+	if in.Dropped > 0 {
+		s += fmt.Sprintf(" (the last %d events)", len(in.Events))
+	}
+	return s
 }
 
 // ruler is the scenario clock over the columns: a label where the time moves on (and at the

@@ -26,6 +26,25 @@ var legendOf = []struct {
 
 // legend lists the marks the diagram uses, in words (in a word each when short).
 func (st *spaceTime) legend(short bool) []string {
+	var items []string
+	for _, e := range st.legendItems() {
+		if short {
+			items = append(items, string(e.r)+" "+e.short)
+		} else {
+			items = append(items, string(e.r)+" "+e.text)
+		}
+	}
+	return items
+}
+
+// legendEntry is one mark or fill of the legend with its words.
+type legendEntry struct {
+	r           rune
+	text, short string
+}
+
+// legendItems are the entries of legendOf whose mark or fill the diagram uses, in its order.
+func (st *spaceTime) legendItems() []legendEntry {
 	used := map[rune]bool{}
 	for _, lane := range st.lanes {
 		for _, r := range lane.marks {
@@ -41,13 +60,10 @@ func (st *spaceTime) legend(short bool) []string {
 			used[f.fill] = true
 		}
 	}
-	var items []string
+	var items []legendEntry
 	for _, e := range legendOf {
-		switch {
-		case used[e.r] && short:
-			items = append(items, string(e.r)+" "+e.short)
-		case used[e.r]:
-			items = append(items, string(e.r)+" "+e.text)
+		if used[e.r] {
+			items = append(items, legendEntry(e))
 		}
 	}
 	return items
