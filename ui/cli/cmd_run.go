@@ -192,7 +192,7 @@ func runScenarioWith(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, tr
 	if moments {
 		sess.RecordMoments()
 	}
-	runErr := sess.RunToEnd(ctx)
+	runErr := sess.Script().RunToEnd(ctx)
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil
 	if err := errors.Join(runErr, closeErr); err != nil && !stalled {
