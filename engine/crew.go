@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // Crew is a session's workers and the clock they share, acted on directly: a crash, a restart,
@@ -314,7 +316,7 @@ func (c *Crew) Runnable() []*Worker { return runnable(c.workers) }
 // those except names (a run cut short leaves some unfinished; they are not lost).
 func (c *Crew) NeverFinalized(except func(key string) bool) int {
 	n := 0
-	c.gateway.eachKey(func(k keyRef) {
+	c.gateway.eachKey(func(k keyed.Ref) {
 		if key := k.String(); c.ledger.commitsOf(key) == 0 && !except(key) {
 			n++
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // What engine/explore needs of a session beyond the commands: the memory that decides what the
@@ -72,7 +74,7 @@ func (p Probe) WriteStateAs(w io.Writer, order []int, name, id func(string) stri
 		fmt.Fprintf(w, " commits %v\n", sortedPairs(r.seenCommits))
 	}
 	p.provider.mu.Lock()
-	p.provider.calls.each(func(k keyRef, c *uint32) {
+	p.provider.calls.Each(func(k keyed.Ref, c *uint32) {
 		if *c > 0 {
 			fmt.Fprintf(w, "calls %s %d\n", k, *c)
 		}
@@ -125,7 +127,7 @@ func (l *Ledger) writeState(w io.Writer, name func(string) string) {
 	}
 	fmt.Fprintf(w, "ledger base %d\n", m.base)
 	var b []byte
-	m.recs.each(func(k keyRef, rec *msgRec) {
+	m.recs.Each(func(k keyed.Ref, rec *msgRec) {
 		if *rec == (msgRec{}) {
 			return
 		}
