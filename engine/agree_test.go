@@ -60,20 +60,20 @@ func agreeAfterFlip(t *testing.T, name, toggle string, at int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := sessionOn(t, "sqlite", loadScenario(t, name, ""))
-	for !s.ScriptDone() {
-		if _, pc, _ := s.ScriptPosition(); pc == at {
+	for !s.Script().Done() {
+		if _, pc, _ := s.Script().Position(); pc == at {
 			on, _ := s.Settings().Get(toggle)
-			if _, err := s.SetToggle(toggle, !on); err != nil && !errors.Is(err, engine.ErrNotNow) {
+			if _, err := s.Crew().SetToggle(toggle, !on); err != nil && !errors.Is(err, engine.ErrNotNow) {
 				t.Fatal(err)
 			}
 			at = -1
 		}
-		acted, err := s.Next(ctx)
+		acted, err := s.Script().Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !acted && !s.ScriptDone() {
-			_, pc, _ := s.ScriptPosition()
+		if !acted && !s.Script().Done() {
+			_, pc, _ := s.Script().Position()
 			t.Fatalf("the script stopped at step %d", pc)
 		}
 	}

@@ -349,7 +349,7 @@ type pending struct {
 var stuck = map[string]bool{}
 
 // playQuestions plays one lesson, flipped as f says, and checks every question's grade: the
-// answer the engine reads from the run (Session.Observed, what the lab grades with) must be
+// answer the engine reads from the run (Script.Observed, what the lab grades with) must be
 // the one the oracle reads from the same run, independently, or none when the oracle finds
 // that none of the answers describes it; under the lesson's own settings it must be the
 // answer the file expects, and the question must be asked.
@@ -363,7 +363,7 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 	s := sessionOn(t, be, sc)
 	flipIt := func() {
 		on, _ := s.Settings().Get(f.toggle)
-		if _, err := s.SetToggle(f.toggle, !on); err != nil {
+		if _, err := s.Crew().SetToggle(f.toggle, !on); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -376,14 +376,14 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 	// end of the run, as leaselab run reports it, not a failure of the play.
 	watchdog := false
 	next := func() {
-		if _, err := s.Next(ctx); errors.Is(err, engine.ErrNoProgress) {
+		if _, err := s.Script().Next(ctx); errors.Is(err, engine.ErrNoProgress) {
 			watchdog = true
 		} else if err != nil {
 			t.Fatal(err)
 		}
 	}
-	for !s.ScriptDone() && !watchdog {
-		q := s.NextQuestion()
+	for !s.Script().Done() && !watchdog {
+		q := s.Script().NextQuestion()
 		if q == nil {
 			next()
 			continue
@@ -394,21 +394,21 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 		}
 		qi++
 		settings := s.Settings().Describe()
-		_, pc, _ := s.ScriptPosition()
+		_, pc, _ := s.Script().Position()
 		what := fmt.Sprintf("line %d %q under %s", q.Line, q.Text, settings)
-		if skip := s.AnswerFor(q).Skip; skip != "" && f.toggle == "" {
+		if skip := q.For(s.Settings(), s.InitialSettings()).Skip; skip != "" && f.toggle == "" {
 			t.Errorf("%s: skipped under the lesson's own settings: %s", what, skip)
 		}
 		before := s.Ledger().EventCount()
-		for !watchdog && !s.ScriptDone() {
+		for !watchdog && !s.Script().Done() {
 			next()
-			if _, now, _ := s.ScriptPosition(); now != pc {
+			if _, now, _ := s.Script().Position(); now != pc {
 				break
 			}
 		}
 		if o.atEnd {
 			atEnd = append(atEnd, pending{q: q, step: pc, what: what, o: o})
-			if obs, _ := s.Observed(pc); obs.Known && !s.ScriptDone() {
+			if obs, _ := s.Script().Observed(pc); obs.Known && !s.Script().Done() {
 				t.Errorf("%s: a question about the end graded after its step: %+v", what, obs)
 			}
 			continue
@@ -417,7 +417,7 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		obs, _ := s.Observed(pc)
+		obs, _ := s.Script().Observed(pc)
 		gradeAgrees(t, what, q, obs, o.read(observed{events: s.Ledger().EventsSince(before), rows: rows}), f)
 	}
 	sum, err := s.Summarize(ctx)
@@ -428,7 +428,7 @@ func playQuestions(t *testing.T, be, name string, f flip) {
 		s.SetWatchdogEnded(sum)
 	}
 	for _, p := range atEnd {
-		obs, _ := s.Observed(p.step)
+		obs, _ := s.Script().Observed(p.step)
 		gradeAgrees(t, p.what, p.q, obs, p.o.read(observed{sum: sum, events: s.Ledger().Events()}), f)
 	}
 }

@@ -42,6 +42,6 @@ func claimedAt(at time.Time, s Settings) time.Time {
 // boundaryLesson reports whether the run is about a lease's last instant: its lesson teaches
 // strict-expiry, or it starts with it off. Its report then has the clocks' check,
 // no-early-reclaim: a reclaim at the instant a lease ends took it while it was live.
-func (s *Session) boundaryLesson() bool {
-	return s.Scenario.Teaches == ToggleStrictExpiry || !s.InitialSettings().StrictExpiry
+func (v *runView) boundaryLesson() bool {
+	return v.sc.Teaches == ToggleStrictExpiry || !v.initial.StrictExpiry
 }

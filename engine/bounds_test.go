@@ -22,13 +22,13 @@ func TestWatchdogEndsALivelock(t *testing.T) {
 	sc := loadScenario(t, "", "name: hb\nmessages: 1\nworkers: A\nlease: 2ms\nheartbeat: on\nheartbeat-every: 1ms\nslow: A 24h\nsteps:\n  run until-done\n")
 	s := session(t, sc)
 	ctx := context.Background()
-	err := s.RunToEnd(ctx)
+	err := s.Script().RunToEnd(ctx)
 	if !errors.Is(err, engine.ErrNoProgress) || !strings.Contains(err.Error(), "test.scenario:9:") {
 		t.Fatalf("RunToEnd = %v, want ErrNoProgress at line 9", err)
 	}
 	// The watchdog counts the run's turns (an action, or the clock moving to the next timer):
 	// 10,000 turns without a finalize.
-	if n := s.Actions(); n < 4_000 || n > 10_000 {
+	if n := s.Crew().Actions(); n < 4_000 || n > 10_000 {
 		t.Errorf("%d actions before the watchdog, want at most 10,000", n)
 	}
 	tot := s.Ledger().Total()
@@ -83,7 +83,7 @@ func TestRecoveryRecordsMatchTheEventLog(t *testing.T) {
 			t.Fatalf("seed %d: events dropped; the reference needs them all", seed)
 		}
 		want := referenceRecoveries(events, s.Ledger().Attempts())
-		if got := s.Recoveries(); !reflect.DeepEqual(got, want) {
+		if got := s.Ledger().Recoveries(); !reflect.DeepEqual(got, want) {
 			t.Errorf("seed %d: recovery\n got  %+v\n want %+v", seed, got, want)
 		}
 		// The summary lists the first few and counts them all.
@@ -154,19 +154,19 @@ func referenceRecoveries(events []engine.Event, attempts map[string][]engine.Att
 // A lease set at run time follows the same range, and the heartbeat rule only binds when on.
 func TestSetLeaseAtRunTime(t *testing.T) {
 	s := session(t, loadScenario(t, "", "name: x\n"))
-	if _, err := s.SetDuration("lease", time.Millisecond); err != nil {
+	if _, err := s.Crew().SetDuration("lease", time.Millisecond); err != nil {
 		t.Errorf("set lease 1ms with the heartbeat off: %v", err)
 	}
-	if _, err := s.SetToggle(engine.ToggleHeartbeat, true); !errors.Is(err, engine.ErrNotNow) {
+	if _, err := s.Crew().SetToggle(engine.ToggleHeartbeat, true); !errors.Is(err, engine.ErrNotNow) {
 		t.Errorf("heartbeat on a 1ms lease: %v, want a refusal", err)
 	}
-	if _, err := s.SetDuration("lease", 25*time.Hour); err == nil {
+	if _, err := s.Crew().SetDuration("lease", 25*time.Hour); err == nil {
 		t.Error("set lease 25h accepted")
 	}
-	if _, err := s.SetDuration("lease", 10*time.Millisecond); err != nil {
+	if _, err := s.Crew().SetDuration("lease", 10*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetToggle(engine.ToggleHeartbeat, true); err != nil || s.Settings().HeartbeatEvery >= 10*time.Millisecond {
+	if _, err := s.Crew().SetToggle(engine.ToggleHeartbeat, true); err != nil || s.Settings().HeartbeatEvery >= 10*time.Millisecond {
 		t.Errorf("heartbeat on a 10ms lease: %v, every %s", err, s.Settings().HeartbeatEvery)
 	}
 }

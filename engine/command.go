@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -56,16 +55,16 @@ type Result struct {
 	Event Event
 }
 
-// CmdNext is Session.Next: the script's next action, or one in round-robin.
+// CmdNext is Script.Next: the script's next action, or one in round-robin.
 type CmdNext struct{}
 
-// CmdStepWorker is Session.StepWorker: worker Worker's next action.
+// CmdStepWorker is Crew.Step: worker Worker's next action.
 type CmdStepWorker struct{ Worker int }
 
-// CmdCrash is Session.Crash: worker Worker loses its memory and its connection.
+// CmdCrash is Crew.Crash: worker Worker loses its memory and its connection.
 type CmdCrash struct{ Worker int }
 
-// CmdRestart is Session.Restart: crashed worker Worker gets a new connection.
+// CmdRestart is Crew.Restart: crashed worker Worker gets a new connection.
 type CmdRestart struct{ Worker int }
 
 // CmdPause pauses worker Worker, or wakes it when it is paused.
@@ -74,10 +73,10 @@ type CmdPause struct{ Worker int }
 // CmdToggle flips the toggle Name (ToggleLeasing, …): on when it is off, off when it is on.
 type CmdToggle struct{ Name string }
 
-// CmdClock is Session.AdvanceClock: the scenario clock moves forward by Delta.
+// CmdClock is Crew.AdvanceClock: the scenario clock moves forward by Delta.
 type CmdClock struct{ Delta time.Duration }
 
-// CmdPastLease is Session.ClockPastLease: the clock moves 1 ms past the earliest live lease.
+// CmdPastLease is Crew.ClockPastLease: the clock moves 1 ms past the earliest live lease.
 type CmdPastLease struct{}
 
 // CmdFinish is one action of a run to the end of a scenario with no script: Next, after
@@ -93,34 +92,35 @@ type CmdFree struct{}
 func (s *Session) Do(ctx context.Context, c Command) (Result, error) { return c.run(ctx, s) }
 
 func (CmdNext) run(ctx context.Context, s *Session) (Result, error) {
-	acted, err := s.Next(ctx)
+	acted, err := s.script.Next(ctx)
 	return Result{Acted: acted}, err
 }
 
 func (c CmdStepWorker) run(ctx context.Context, s *Session) (Result, error) {
-	ev, acted, err := s.StepWorker(ctx, c.Worker)
+	ev, acted, err := s.crew.Step(ctx, c.Worker)
 	if acted {
-		s.leftScript("a worker stepped by hand")
+		s.off.left("a worker stepped by hand")
 	}
 	return Result{Acted: acted, Busy: err == nil && !acted && ev.Outcome == outcomeBusy}, err
 }
 
 func (c CmdCrash) run(_ context.Context, s *Session) (Result, error) {
-	ev, err := s.Crash(c.Worker)
-	s.byHand(err, "a crash by hand")
+	ev, err := s.crew.Crash(c.Worker)
+	s.off.byHand(err, "a crash by hand")
 	return Result{Event: ev}, err
 }
 
 func (c CmdRestart) run(ctx context.Context, s *Session) (Result, error) {
-	ev, err := s.Restart(ctx, c.Worker)
-	s.byHand(err, "a restart by hand")
+	ev, err := s.crew.Restart(ctx, c.Worker)
+	s.off.byHand(err, "a restart by hand")
 	return Result{Event: ev}, err
 }
 
 func (c CmdPause) run(_ context.Context, s *Session) (Result, error) {
-	paused := c.Worker >= 0 && c.Worker < len(s.workers) && s.workers[c.Worker].View().Paused
-	ev, err := s.SetPaused(c.Worker, !paused)
-	s.byHand(err, "a pause by hand")
+	ws := s.crew.workers
+	paused := c.Worker >= 0 && c.Worker < len(ws) && ws[c.Worker].View().Paused
+	ev, err := s.crew.SetPaused(c.Worker, !paused)
+	s.off.byHand(err, "a pause by hand")
 	return Result{Event: ev}, err
 }
 
@@ -129,28 +129,28 @@ func (c CmdToggle) run(_ context.Context, s *Session) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	started := s.started()
-	ev, err := s.SetToggle(c.Name, !on)
+	started := s.crew.started()
+	ev, err := s.crew.SetToggle(c.Name, !on)
 	if err == nil && started {
-		s.toggledMidRun(c.Name, !on)
+		s.off.toggled(c.Name, !on)
 	}
 	return Result{Event: ev}, err
 }
 
 func (c CmdClock) run(_ context.Context, s *Session) (Result, error) {
-	s.leftScript("the clock moved by hand")
-	return Result{Event: s.AdvanceClock(c.Delta)}, nil
+	s.off.left("the clock moved by hand")
+	return Result{Event: s.crew.AdvanceClock(c.Delta)}, nil
 }
 
 func (CmdPastLease) run(ctx context.Context, s *Session) (Result, error) {
-	ev, err := s.ClockPastLease(ctx)
-	s.byHand(err, "the clock moved by hand")
+	ev, err := s.crew.ClockPastLease(ctx)
+	s.off.byHand(err, "the clock moved by hand")
 	return Result{Event: ev}, err
 }
 
 func (CmdFinish) run(ctx context.Context, s *Session) (Result, error) {
-	s.FinishSteps()
-	acted, err := s.Next(ctx)
+	s.script.FinishSteps()
+	acted, err := s.script.Next(ctx)
 	return Result{Acted: acted}, err
 }
 
@@ -158,20 +158,20 @@ func (CmdFree) run(context.Context, *Session) (Result, error) {
 	return Result{}, fmt.Errorf("a free run: %w", ErrNotReplayable)
 }
 
-// CmdRedrive is Session.Redrive: the dead-lettered message Key goes back to Pending, with its
+// CmdRedrive is a redrive: the dead-lettered message Key goes back to Pending, with its
 // attempts reset. It is guarded: refused (ErrNotNow) while the message is not dead-lettered.
 type CmdRedrive struct{ Key string }
 
 func (c CmdRedrive) run(ctx context.Context, s *Session) (Result, error) {
-	ev, err := s.Redrive(ctx, c.Key)
-	s.byHand(err, "a redrive by hand")
+	ev, err := redrive(ctx, s, c.Key)
+	s.off.byHand(err, "a redrive by hand")
 	return Result{Event: ev}, err
 }
 
-// Redrive moves the dead-lettered message key back to Pending, claimable at once, with its
+// redrive moves the dead-lettered message key back to Pending, claimable at once, with its
 // attempts reset (Redriver), and records it. A message that is not dead-lettered, or a key
 // with no message, is refused with ErrNotNow and nothing changes.
-func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
+func redrive(ctx context.Context, s *Session, key string) (Event, error) {
 	r := s.env.caps.Redrive
 	if r == nil {
 		return Event{}, fmt.Errorf("redrive %s: this database cannot redrive: %w", key, ErrNotNow)
@@ -184,21 +184,12 @@ func (s *Session) Redrive(ctx context.Context, key string) (Event, error) {
 	}
 	s.env.world.Add(1)
 	text := fmt.Sprintf("%s redriven: back to Pending, attempts reset, claimable at once", key)
-	if s.ScriptDone() && len(s.Scenario.Steps) > 0 {
-		// The script is over, and its message is Pending again: the run goes on until the
-		// workers have done what is left (one more "run until-done" step, on this session's
-		// copy of the scenario), so that the verdict follows what they do with it.
-		sc := *s.Scenario
-		sc.Steps = append(slices.Clip(sc.Steps), Step{Line: sc.Steps[len(sc.Steps)-1].Line, Kind: StepRun, UntilDone: true})
-		s.Scenario = &sc
+	// The script is over, and its message is Pending again: the run goes on until the workers
+	// have done what is left (one more "run until-done" step, on this session's copy of the
+	// scenario), so that the verdict follows what they do with it.
+	if sc, ok := s.script.extend(); ok {
+		s.Scenario = sc
 		text += "; the run goes on until the workers have done what is left"
 	}
-	return s.event(Event{Kind: EvNote, Key: key, Text: text}), nil
-}
-
-// byHand records what, a command's move off the script, when it happened (err is nil).
-func (s *Session) byHand(err error, what string) {
-	if err == nil {
-		s.leftScript(what)
-	}
+	return s.crew.event(Event{Kind: EvNote, Key: key, Text: text}), nil
 }

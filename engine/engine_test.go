@@ -83,7 +83,7 @@ func runToEndWith(t testing.TB, sc *engine.Scenario, opt *engine.SessionOptions)
 func runSession(t testing.TB, s *engine.Session) *engine.Summary {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.RunToEnd(ctx); err != nil {
+	if err := s.Script().RunToEnd(ctx); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := s.Summarize(ctx)
@@ -244,7 +244,7 @@ func TestUntilDoneRecoversCrashedLeases(t *testing.T) {
 func TestScriptErrorsNameTheLine(t *testing.T) {
 	sc := loadScenario(t, "", "name: t\nmessages: 1\nworkers: A\nsteps:\n  A crash\n  A check\n")
 	s := session(t, sc)
-	err := s.RunToEnd(context.Background())
+	err := s.Script().RunToEnd(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "test.scenario:6:") {
 		t.Fatalf("err = %v, want one naming test.scenario:6", err)
 	}
@@ -257,11 +257,11 @@ func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
 	ctx := context.Background()
 	f := s.StartFree(ctx, 0, nil)
 	for i := 0; i < 20; i++ {
-		s.Crash(i % 4)
-		s.SetPaused((i+1)%4, true)
-		s.AdvanceClock(250 * time.Millisecond)
-		s.Restart(ctx, i%4)
-		s.SetPaused((i+1)%4, false)
+		s.Crew().Crash(i % 4)
+		s.Crew().SetPaused((i+1)%4, true)
+		s.Crew().AdvanceClock(250 * time.Millisecond)
+		s.Crew().Restart(ctx, i%4)
+		s.Crew().SetPaused((i+1)%4, false)
 		time.Sleep(2 * time.Millisecond)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -276,7 +276,7 @@ func TestFreeRunSurvivesCrashesAndStops(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("free run stuck at %d processed", c.OutboxProcessed)
 		}
-		s.AdvanceClock(250 * time.Millisecond) // let crashed owners' leases expire
+		s.Crew().AdvanceClock(250 * time.Millisecond) // let crashed owners' leases expire
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err := f.Stop(); err != nil {
@@ -362,11 +362,11 @@ func TestVerdictChecks(t *testing.T) {
 func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
 	s := session(t, loadScenario(t, "before", ""))
 	ctx := context.Background()
-	if _, err := s.SetToggle(engine.ToggleLeasing, true); err != nil {
+	if _, err := s.Crew().SetToggle(engine.ToggleLeasing, true); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		ok, err := s.Next(ctx)
+		ok, err := s.Script().Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +374,7 @@ func TestToggleBeforeStartIsTheRunsSetting(t *testing.T) {
 			break
 		}
 	}
-	s.SetToggle(engine.ToggleLeasing, false) // after the run: changes nothing it is judged by
+	s.Crew().SetToggle(engine.ToggleLeasing, false) // after the run: changes nothing it is judged by
 	sum, err := s.Summarize(ctx)
 	if err != nil {
 		t.Fatal(err)

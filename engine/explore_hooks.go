@@ -7,11 +7,23 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // What engine/explore needs of a session beyond the commands: the memory that decides what the
 // session can still do (writeState, for the search's seen set), the rescuer stepped as a
 // script steps it, and the clock offsets of the workers.
+
+// Probe is what engine/explore reads of a session and the rescuer steps it takes: the
+// session's state written in a fixed order (WriteStateAs), which workers are interchangeable,
+// the clock offsets, and which toggles the run uses. Session.Probe makes one.
+type Probe struct {
+	crew     *Crew
+	rescuer  *Rescuer
+	provider *Provider
+	sc       *Scenario
+}
 
 // writeState writes, in a fixed order, everything the session holds in memory that decides
 // what it can do next and what its safety checks will say of it: the clock, the settings, each
@@ -22,9 +34,9 @@ import (
 // the event log). Two sessions of one scenario that write the same state and hold the same
 // rows have the same futures: engine/explore hashes it with the rows to recognise a state it
 // has seen.
-func (s *Session) writeState(w io.Writer) {
-	fmt.Fprintf(w, "settings %+v\n", s.Settings())
-	s.WriteStateAs(w, nil, nil, nil)
+func (p Probe) writeState(w io.Writer) {
+	fmt.Fprintf(w, "settings %+v\n", p.crew.settings.get())
+	p.WriteStateAs(w, nil, nil, nil)
 }
 
 // WriteStateAs is writeState with the workers renamed, for a search that treats workers of one
@@ -36,50 +48,50 @@ func (s *Session) writeState(w io.Writer) {
 // under the renamings that match them. It leaves out the settings, which no move of a search
 // changes (writeState writes them first). The hot parts are written with strconv, not fmt: a
 // search writes every state it meets once per renaming.
-func (s *Session) WriteStateAs(w io.Writer, order []int, name, id func(string) string) {
+func (p Probe) WriteStateAs(w io.Writer, order []int, name, id func(string) string) {
 	if name == nil {
 		name = func(n string) string { return n }
 	}
 	if id == nil {
 		id = name
 	}
-	now := s.clock.Now()
-	st := s.Settings()
+	now := p.crew.clock.Now()
+	st := p.crew.settings.get()
 	b := strconv.AppendInt([]byte("clock "), now.UnixMilli(), 10)
 	w.Write(append(b, '\n'))
-	for k := range s.workers {
+	for k := range p.crew.workers {
 		i := k
 		if order != nil {
 			i = order[k]
 		}
-		s.workers[i].writeState(w, st, now, name)
+		p.crew.workers[i].writeState(w, st, now, name)
 	}
-	if r := s.rescuer; r != nil {
+	if r := p.rescuer; r != nil {
 		fmt.Fprintf(w, "rescuer %s seen", r.Short)
 		for _, e := range r.seen {
 			fmt.Fprintf(w, " {%d %s %s %d %d}", e.ID, e.IdempotencyKey, id(e.LockedBy), e.LockedUntil.UnixMilli(), e.LeaseVersion)
 		}
 		fmt.Fprintf(w, " commits %v\n", sortedPairs(r.seenCommits))
 	}
-	s.provider.mu.Lock()
-	s.provider.calls.each(func(k keyRef, c *uint32) {
+	p.provider.mu.Lock()
+	p.provider.calls.Each(func(k keyed.Ref, c *uint32) {
 		if *c > 0 {
 			fmt.Fprintf(w, "calls %s %d\n", k, *c)
 		}
 	})
-	s.provider.mu.Unlock()
-	s.env.clocks.mu.Lock()
-	fmt.Fprintf(w, "fencing %v\n", sortedPairs(s.env.clocks.newest))
-	s.env.clocks.mu.Unlock()
-	if r := s.env.retry; r != nil {
+	p.provider.mu.Unlock()
+	p.crew.env.clocks.mu.Lock()
+	fmt.Fprintf(w, "fencing %v\n", sortedPairs(p.crew.env.clocks.newest))
+	p.crew.env.clocks.mu.Unlock()
+	if r := p.crew.env.retry; r != nil {
 		r.mu.Lock()
 		fmt.Fprintf(w, "failed %v\n", sortedPairs(r.failedKeys))
 		r.mu.Unlock()
 	}
-	s.ledger.writeState(w, name)
+	p.crew.ledger.writeState(w, name)
 }
 
-// writeState is the worker's part of Session.writeState.
+// writeState is the worker's part of Probe.writeState.
 func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(string) string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -100,7 +112,7 @@ func (w *Worker) writeState(out io.Writer, s Settings, now time.Time, name func(
 	}
 }
 
-// writeState is the ledger's part of Session.writeState: per message, what the safety checks
+// writeState is the ledger's part of Probe.writeState: per message, what the safety checks
 // read of it, with each worker by its name (not by the ledger's index, which is the order the
 // names were first seen in: two states that differ only there have the same futures).
 func (l *Ledger) writeState(w io.Writer, name func(string) string) {
@@ -115,7 +127,7 @@ func (l *Ledger) writeState(w io.Writer, name func(string) string) {
 	}
 	fmt.Fprintf(w, "ledger base %d\n", m.base)
 	var b []byte
-	m.recs.each(func(k keyRef, rec *msgRec) {
+	m.recs.Each(func(k keyed.Ref, rec *msgRec) {
 		if *rec == (msgRec{}) {
 			return
 		}
@@ -150,14 +162,14 @@ func (l *Ledger) writeState(w io.Writer, name func(string) string) {
 
 // Interchangeable reports whether workers i and j have the same configuration (latency,
 // slowness, clock skew): swapped, with their names, they would do the same things.
-func (s *Session) Interchangeable(i, j int) bool {
-	a, b := s.workers[i].spec, s.workers[j].spec
+func (p Probe) Interchangeable(i, j int) bool {
+	a, b := p.crew.workers[i].spec, p.crew.workers[j].spec
 	return a.Latency == b.Latency && a.Slow == b.Slow && a.Skew == b.Skew
 }
 
 // WorkerNames are worker i's name (the ledger's) and id (LockedBy's).
-func (s *Session) WorkerNames(i int) (name, id string) {
-	w := s.workers[i]
+func (p Probe) WorkerNames(i int) (name, id string) {
+	w := p.crew.workers[i]
 	return w.Name, w.ID
 }
 
@@ -172,20 +184,20 @@ func sortedPairs[V any](m map[string]V) []string {
 }
 
 // RescuerScan is the script's `R scan`: the rescuer's read of the leases that have ended.
-func (s *Session) RescuerScan(ctx context.Context) error {
-	if s.rescuer == nil {
+func (p Probe) RescuerScan(ctx context.Context) error {
+	if p.rescuer == nil {
 		return fmt.Errorf("no rescuer in this run: %w", ErrNotNow)
 	}
-	return s.scan(ctx, false)
+	return p.rescuer.scan(ctx, false)
 }
 
 // RescuerRescue is the script's `R rescue`: the rescuer's UPDATE of each lease its read
 // returned (reading first when it holds none).
-func (s *Session) RescuerRescue(ctx context.Context) error {
-	if s.rescuer == nil {
+func (p Probe) RescuerRescue(ctx context.Context) error {
+	if p.rescuer == nil {
 		return fmt.Errorf("no rescuer in this run: %w", ErrNotNow)
 	}
-	return s.rescue(ctx, false)
+	return p.rescuer.rescue(ctx, false)
 }
 
 // Holding is how many ended leases the rescuer's last read returned that it has not yet
@@ -194,12 +206,12 @@ func (r *Rescuer) Holding() int { return len(r.seen) }
 
 // ClockOffsets are the distinct offsets of the workers' clocks from the scenario's, 0 first:
 // the times at which, by some worker's clock, a lease has ended.
-func (s *Session) ClockOffsets() []time.Duration {
+func (p Probe) ClockOffsets() []time.Duration {
 	out := []time.Duration{0}
-	if s.Settings().DBClock {
+	if p.crew.settings.get().DBClock {
 		return out
 	}
-	for _, w := range s.workers {
+	for _, w := range p.crew.workers {
 		if !slices.Contains(out, w.spec.Skew) {
 			out = append(out, w.spec.Skew)
 		}

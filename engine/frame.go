@@ -21,7 +21,7 @@ type Frame struct {
 	// RowLocks: the database locks rows (PostgreSQL), so skip-locked is a toggle of this lab.
 	RowLocks bool
 	// LessonToggles names the toggles of the registry's other groups (InRetries, InRescue) the
-	// run uses (Session.UsesToggle), in the registry's order: the lab shows them and their keys.
+	// run uses (Probe.UsesToggle), in the registry's order: the lab shows them and their keys.
 	LessonToggles []string
 	Now           time.Time
 
@@ -45,7 +45,7 @@ type Frame struct {
 
 	ScriptIndex, ScriptTotal int
 	// Observed are the answers the run gave to the script's questions whose steps have started
-	// (Session.observations): what each step did, and the answer that makes right.
+	// (the observer): what each step did, and the answer that makes right.
 	Observed []Observed
 	// NextTimer is the earliest time at which a worker will have something to do without anyone
 	// acting (a provider answer, a heartbeat, a blocking lease's end); zero when none.
@@ -68,27 +68,27 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 	f := &Frame{
 		Name: s.Scenario.Name, Title: s.Scenario.Title, Explain: s.Scenario.Explain, Incident: s.Scenario.Incident,
 		DBPath: s.db.Path(), Settings: s.Settings(),
-		Teaches: s.Scenario.Teaches, RowLocks: s.env.caps.RowLocks, LessonToggles: s.lessonToggles(), Now: s.clock.Now(),
+		Teaches: s.Scenario.Teaches, RowLocks: s.env.caps.RowLocks, LessonToggles: s.view().lessonToggles(), Now: s.clock.Now(),
 		Rows: rows, Total: led.Total(), Attempts: led.Attempts(),
 		EventCount: led.EventCount(), Summary: sum, Done: s.Done(),
 	}
 	f.Events = led.EventsSince(max(0, f.EventCount-events))
-	_, f.ScriptIndex, f.ScriptTotal = s.ScriptPosition()
-	if f.Done && s.freeRan {
+	_, f.ScriptIndex, f.ScriptTotal = s.script.Position()
+	if f.Done && s.script.freeRan {
 		// The free run ended the script: its questions about the end are known now.
-		if err := s.observeAtEnd(ctx, sum); err != nil {
+		if err := s.script.asked.atEnd(ctx, sum); err != nil {
 			return nil, err
 		}
 	}
-	f.Observed = s.observations()
-	for _, w := range s.workers {
+	f.Observed = s.script.asked.list()
+	for _, w := range s.crew.workers {
 		v := w.View()
 		f.Workers = append(f.Workers, v)
 		f.Ledgers = append(f.Ledgers, led.Worker(v.Name))
 	}
-	f.NextTimer = s.NextTimer()
-	f.Rescuer = s.rescuerView()
-	if f.LastErrors, err = s.lastErrors(ctx, rows); err != nil {
+	f.NextTimer = s.crew.NextTimer()
+	f.Rescuer = s.rescuer.view()
+	if f.LastErrors, err = lastErrors(ctx, s.env.caps.Retry, rows); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -96,8 +96,7 @@ func (s *Session) Snapshot(ctx context.Context, events int) (*Frame, error) {
 
 // lastErrors reads the LastError of each dead-lettered row, by key; nil when none is or the
 // store cannot say.
-func (s *Session) lastErrors(ctx context.Context, rows []Row) (map[string]string, error) {
-	rr := s.env.caps.Retry
+func lastErrors(ctx context.Context, rr RetryReader, rows []Row) (map[string]string, error) {
 	if rr == nil {
 		return nil, nil
 	}
@@ -128,9 +127,8 @@ type RescuerView struct {
 	Counts RescuerSummary
 }
 
-// rescuerView is the session's rescuer now, nil without one.
-func (s *Session) rescuerView() *RescuerView {
-	r := s.rescuer
+// view is the rescuer now, nil without one.
+func (r *Rescuer) view() *RescuerView {
 	if r == nil {
 		return nil
 	}

@@ -147,24 +147,19 @@ type FreeRun struct {
 // when set, is asked before every action (ServeOptions.Admit); a stop ends its waits.
 func (s *Session) StartFree(ctx context.Context, pace time.Duration, admit func(context.Context) error) *FreeRun {
 	f := &FreeRun{stop: make(chan struct{})}
-	s.leftScript("a free run")
+	s.off.left("a free run")
 	// The free run replaces what is left of the script: its steps, and their questions, are
 	// about a run that now goes another way. From here the script is one "run until-done" step
 	// (on this session's copy of the scenario), which space and e carry on once the workers are
 	// stopped; the run is done once nothing is left to happen (Done).
-	if !s.freeRan {
-		sc := *s.Scenario
-		sc.Steps = []Step{{Kind: StepRun, UntilDone: true}}
-		s.Scenario = &sc
-		s.pc, s.inStep, s.stepN, s.freeRan = 0, false, 0, true
-	}
+	s.Scenario = s.script.goFree()
 	opt := ServeOptions{Pace: pace}
 	if admit != nil {
 		actx, cancel := context.WithCancel(ctx)
 		f.stopAdmits = cancel
 		opt.Admit = func(context.Context) error { return admit(actx) }
 	}
-	for _, w := range s.workers {
+	for _, w := range s.crew.workers {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
@@ -224,7 +219,7 @@ func (o freeOptions) wait(ctx context.Context) {
 // worker holds its lease and the database is free for the others. A busy database (SQLITE_BUSY
 // past busy_timeout) makes a worker retry. The timeline ends the phase with a note of who
 // processed how many: the split is the scheduler's and SQLite's, and varies from run to run.
-func (s *Session) runConcurrent(ctx context.Context, ws []*Worker) error {
+func (r *Script) runConcurrent(ctx context.Context, ws []*Worker) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -234,7 +229,7 @@ func (s *Session) runConcurrent(ctx context.Context, ws []*Worker) error {
 	)
 	before := make([]int, len(ws))
 	for i, w := range ws {
-		before[i] = s.ledger.Worker(w.Name).ProcessingAttempts
+		before[i] = r.crew.ledger.Worker(w.Name).ProcessingAttempts
 	}
 	start := make(chan struct{}) // a start gate, so that no worker gets a head start
 	for _, w := range ws {
@@ -242,7 +237,7 @@ func (s *Session) runConcurrent(ctx context.Context, ws []*Worker) error {
 		go func() {
 			defer wg.Done()
 			<-start
-			if err := recovered(w.Name, func() error { return runFree(ctx, w, s.free) }); err != nil {
+			if err := recovered(w.Name, func() error { return runFree(ctx, w, r.free) }); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -257,9 +252,9 @@ func (s *Session) runConcurrent(ctx context.Context, ws []*Worker) error {
 	}
 	parts := make([]string, len(ws))
 	for i, w := range ws {
-		parts[i] = fmt.Sprintf("%s %d", w.Name, s.ledger.Worker(w.Name).ProcessingAttempts-before[i])
+		parts[i] = fmt.Sprintf("%s %d", w.Name, r.crew.ledger.Worker(w.Name).ProcessingAttempts-before[i])
 	}
-	s.Note(fmt.Sprintf("concurrent phase done: %s processed; the split varies from run to run", strings.Join(parts, ", ")))
+	r.crew.Note(fmt.Sprintf("concurrent phase done: %s processed; the split varies from run to run", strings.Join(parts, ", ")))
 	return nil
 }
 

@@ -170,7 +170,7 @@ func TestScenarioClockStaleOwnerStillCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		sess := session(t, sc)
-		if err := sess.RunToEnd(context.Background()); err != nil {
+		if err := sess.Script().RunToEnd(context.Background()); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, e := range sess.Ledger().Events() {

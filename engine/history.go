@@ -72,12 +72,8 @@ func (h *History) Entries() []Entry { return append([]Entry(nil), h.entries...) 
 // Dropped is how many recorded moves the last Commit dropped by starting a new future.
 func (h *History) Dropped() int { return h.dropped }
 
-func (s *Session) here() mark {
-	return mark{events: s.ledger.EventCount(), pc: s.pc, stepN: s.stepN, actions: s.actions, inStep: s.inStep}
-}
-
 // Begin notes where the session stands before a move.
-func (h *History) Begin() Pending { return Pending{before: h.sess.here()} }
+func (h *History) Begin() Pending { return Pending{before: h.sess.script.here()} }
 
 // Commit records command c, done on the session since p. A move that changed nothing is not
 // recorded. When the position is in the past, a move that is the recorded next one (and did
@@ -85,7 +81,7 @@ func (h *History) Begin() Pending { return Pending{before: h.sess.here()} }
 // one (Dropped says how many moves). It returns whether the move was recorded.
 func (h *History) Commit(c Command, p Pending, acted bool) bool {
 	s := h.sess
-	after := s.here()
+	after := s.script.here()
 	h.dropped = 0
 	_, free := c.(CmdFree)
 	if after == p.before && !free {
@@ -196,12 +192,30 @@ var errDiverged = errors.New("the replay did not do what the recorded move did")
 // redo does e's move again and checks it did the same.
 func (h *History) redo(ctx context.Context, e Entry) error {
 	s := h.sess
-	before := s.here()
-	if err := s.redo(ctx, e.Command, e.after); err != nil {
+	before := s.script.here()
+	if err := redo(ctx, s, e.Command, e.after); err != nil {
 		return err
 	}
-	if got := s.here(); got != e.after || traceOf(s.ledger.EventsSince(before.events)) != e.trace {
+	if got := s.script.here(); got != e.after || traceOf(s.ledger.EventsSince(before.events)) != e.trace {
 		return fmt.Errorf("%w (%s)", errDiverged, e.Summary)
+	}
+	return nil
+}
+
+// redo does command c on s again, as the lab's key did it the first time. after is where it
+// ended the first time: a CmdFinish of a scenario with no script calls Next until the session
+// stands there.
+func redo(ctx context.Context, s *Session, c Command, after mark) error {
+	if _, ok := c.(CmdFinish); !ok {
+		_, err := s.Do(ctx, c)
+		return err
+	}
+	r := s.script
+	r.FinishSteps()
+	for r.here() != after && !r.Done() && s.crew.actions <= after.actions {
+		if _, err := r.Next(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -89,8 +89,8 @@ func picture(t testing.TB, s *engine.Session) string {
 	for _, w := range s.Workers() {
 		fmt.Fprintf(&b, "%+v %+v\n", w.View(), s.Ledger().Worker(w.Name))
 	}
-	line, idx, total := s.ScriptPosition()
-	fmt.Fprintf(&b, "script %d %d/%d actions %d\n", line, idx, total, s.Actions())
+	line, idx, total := s.Script().Position()
+	fmt.Fprintf(&b, "script %d %d/%d actions %d\n", line, idx, total, s.Crew().Actions())
 	return b.String()
 }
 
@@ -196,7 +196,7 @@ func TestHistoryConcurrentPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, idx, _ := s.ScriptPosition(); idx != 5 {
+	if _, idx, _ := s.Script().Position(); idx != 5 {
 		t.Fatalf("back to step 5: script at %d", idx)
 	}
 	if _, err := h.Goto(ctx, 6); !errors.Is(err, engine.ErrNotReplayable) {

@@ -336,35 +336,9 @@ func (h *host) wait(ctx context.Context, d time.Duration) {
 func (h *host) fetch(ctx context.Context, stop func()) {
 	for {
 		t0 := h.opt.Wall.Now()
-		select {
-		case <-ctx.Done():
+		k, ok := h.places(ctx)
+		if !ok {
 			return
-		case <-h.free:
-		}
-		k := 1
-	more:
-		for k < h.opt.Slots {
-			select {
-			case <-h.free:
-				k++
-				continue
-			default:
-			}
-			if k >= (h.opt.Slots+1)/2 {
-				break more
-			}
-			// Fewer than half the places are free: more than half a queue of messages waits
-			// for the slots, so none of them starves while the fetcher waits for places to
-			// claim for, rather than claiming a few (a commit each).
-			select {
-			case <-ctx.Done():
-				for range k {
-					h.free <- struct{}{}
-				}
-				return
-			case <-h.free:
-				k++
-			}
 		}
 		idle := h.opt.Wall.Now().Sub(t0)
 		req := ClaimRequest{Worker: h.opt.ID, Clock: h.opt.Wall.Now, Lease: h.opt.Lease}
@@ -379,33 +353,7 @@ func (h *host) fetch(ctx context.Context, stop func()) {
 		case err != nil:
 			h.fail(fmt.Errorf("%s: fetch: %w", h.opt.Name, err), stop)
 		}
-		h.mu.Lock()
-		for _, m := range got {
-			h.held[m.ID] = &heldLease{m: m}
-		}
-		held := len(h.held)
-		h.stats.Waits.FetchIdle += idle
-		h.stats.Waits.FetchSQL += sql
-		h.stats.Waits.Asked += k
-		if len(got) > 0 {
-			h.stats.Fetches++
-			h.stats.Claimed += len(got)
-		} else if err == nil {
-			h.stats.EmptyFetches++
-		}
-		h.mu.Unlock()
-		for range k - len(got) {
-			h.free <- struct{}{}
-		}
-		if len(got) > 0 && h.opt.OnFetch != nil {
-			h.opt.OnFetch(k, got)
-		}
-		for _, m := range got {
-			h.event(Event{Kind: EvClaim, At: m.LockedUntil.Add(-h.opt.Lease), Key: m.IdempotencyKey, Outcome: OutcomeWon,
-				Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion})
-			h.queued.Add(1)
-			h.work <- m // never blocks: a message per place taken
-		}
+		held := h.took(got, k, idle, sql, err)
 		if len(got) > 0 {
 			h.settle(len(got))
 			continue
@@ -418,6 +366,77 @@ func (h *host) fetch(ctx context.Context, stop func()) {
 		h.wait(ctx, h.opt.Poll)
 		h.count(func(s *HostStats) { s.Waits.FetchPoll += h.opt.Wall.Now().Sub(t2) })
 	}
+}
+
+// places waits for a free place, then takes the others that are free; while fewer than half
+// are, it waits for more. It returns how many it took, or false when ctx ended (it then gives
+// back what it took).
+func (h *host) places(ctx context.Context) (int, bool) {
+	select {
+	case <-ctx.Done():
+		return 0, false
+	case <-h.free:
+	}
+	k := 1
+	for k < h.opt.Slots {
+		select {
+		case <-h.free:
+			k++
+			continue
+		default:
+		}
+		if k >= (h.opt.Slots+1)/2 {
+			return k, true
+		}
+		// Fewer than half the places are free: more than half a queue of messages waits
+		// for the slots, so none of them starves while the fetcher waits for places to
+		// claim for, rather than claiming a few (a commit each).
+		select {
+		case <-ctx.Done():
+			for range k {
+				h.free <- struct{}{}
+			}
+			return 0, false
+		case <-h.free:
+			k++
+		}
+	}
+	return k, true
+}
+
+// took records a claim for k places that took got (err its error, idle the wait for the
+// places, sql the claim's own time): the leases now held and the counts, the places it did not
+// fill given back, and each message handed to a slot with its claim event. It returns how many
+// leases the host holds.
+func (h *host) took(got []Message, k int, idle, sql time.Duration, err error) int {
+	h.mu.Lock()
+	for _, m := range got {
+		h.held[m.ID] = &heldLease{m: m}
+	}
+	held := len(h.held)
+	h.stats.Waits.FetchIdle += idle
+	h.stats.Waits.FetchSQL += sql
+	h.stats.Waits.Asked += k
+	if len(got) > 0 {
+		h.stats.Fetches++
+		h.stats.Claimed += len(got)
+	} else if err == nil {
+		h.stats.EmptyFetches++
+	}
+	h.mu.Unlock()
+	for range k - len(got) {
+		h.free <- struct{}{}
+	}
+	if len(got) > 0 && h.opt.OnFetch != nil {
+		h.opt.OnFetch(k, got)
+	}
+	for _, m := range got {
+		h.event(Event{Kind: EvClaim, At: m.LockedUntil.Add(-h.opt.Lease), Key: m.IdempotencyKey, Outcome: OutcomeWon,
+			Rows: 1, Until: m.LockedUntil, Version: m.LeaseVersion})
+		h.queued.Add(1)
+		h.work <- m // never blocks: a message per place taken
+	}
+	return held
 }
 
 // settle lets the slots that are waiting take the n messages just handed out before the

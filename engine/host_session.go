@@ -5,21 +5,17 @@ import (
 	"fmt"
 )
 
-// Host runs a hosted worker (RunHost) as the session's first worker: its name and LockedBy, the
-// session's lease, provider and ledger. Each provider call takes the settings' ProviderLatency
-// of real time on opt.Wall; every event is recorded in the ledger (as a worker's are, so that
-// the checks and the counts see the hosted worker's claims, calls and finalizes) before it goes
-// to opt.OnEvent. What opt leaves zero the session fills in.
-func (s *Session) Host(ctx context.Context, opt HostOptions) (HostStats, error) {
-	return s.HostAs(ctx, 0, opt)
-}
-
-// HostAs is Host as the session's worker i (several hosted workers share a session in stress).
-func (s *Session) HostAs(ctx context.Context, i int, opt HostOptions) (HostStats, error) {
-	if i < 0 || i >= len(s.workers) {
+// Host runs a hosted worker (RunHost) as the session's worker i (the command line hosts worker
+// 0; several hosted workers share a session in stress): its name and LockedBy, the session's
+// lease, provider and ledger. Each provider call takes the settings' ProviderLatency of real
+// time on opt.Wall; every event is recorded in the ledger (as a worker's are, so that the checks
+// and the counts see the hosted worker's claims, calls and finalizes) before it goes to
+// opt.OnEvent. What opt leaves zero the session fills in.
+func (s *Session) Host(ctx context.Context, i int, opt HostOptions) (HostStats, error) {
+	if i < 0 || i >= len(s.crew.workers) {
 		return HostStats{}, fmt.Errorf("hosted worker: the session has no worker %d", i)
 	}
-	w := s.workers[i]
+	w := s.crew.workers[i]
 	st := s.Settings()
 	if opt.Name == "" {
 		opt.Name, opt.ID = w.Name, w.ID
@@ -52,7 +48,7 @@ func (s *Session) HostAs(ctx context.Context, i int, opt HostOptions) (HostStats
 	}
 	then := opt.OnEvent
 	opt.OnEvent = func(e Event) {
-		s.hostCounts(name, e)
+		hostCounts(s.ledger, s.env, name, e)
 		e = s.ledger.record(e)
 		if then != nil {
 			then(e)
@@ -63,20 +59,20 @@ func (s *Session) HostAs(ctx context.Context, i int, opt HostOptions) (HostStats
 
 // hostCounts counts one of a hosted worker's events in its ledger, as the worker's own actions
 // count theirs.
-func (s *Session) hostCounts(name string, e Event) {
+func hostCounts(l *Ledger, env *env, name string, e Event) {
 	switch {
 	case e.Kind == EvClaim:
-		s.env.world.Add(1)
-		s.ledger.update(name, func(l *WorkerLedger) { l.ClaimsWon++ })
+		env.world.Add(1)
+		l.update(name, func(l *WorkerLedger) { l.ClaimsWon++ })
 	case e.Kind == EvFinalize && e.Outcome == OutcomeCommitted:
-		s.env.world.Add(1)
-		s.ledger.commit(e.Key)
-		s.ledger.update(name, func(l *WorkerLedger) { l.Finalized++ })
+		env.world.Add(1)
+		l.commit(e.Key)
+		l.update(name, func(l *WorkerLedger) { l.Finalized++ })
 	case e.Kind == EvFinalize:
-		s.ledger.update(name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
+		l.update(name, func(l *WorkerLedger) { l.RejectedFinalizes++ })
 	case e.Kind == EvRenew && e.Outcome == OutcomeRenewed:
-		s.ledger.update(name, func(l *WorkerLedger) { l.Renewals++ })
+		l.update(name, func(l *WorkerLedger) { l.Renewals++ })
 	case e.Kind == EvRenew:
-		s.ledger.update(name, func(l *WorkerLedger) { l.LostRenewals++ })
+		l.update(name, func(l *WorkerLedger) { l.LostRenewals++ })
 	}
 }

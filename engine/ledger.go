@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // WorkerLedger counts what one worker did. Claim attempts and processing attempts are kept
@@ -111,7 +113,7 @@ func (l *Ledger) Commits() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string]int{}
-	l.msgs.recs.each(func(k keyRef, r *msgRec) {
+	l.msgs.recs.Each(func(k keyed.Ref, r *msgRec) {
 		if r.commits > 0 {
 			key := k.String()
 			out[key] = l.msgs.commitsOf(key, r)
@@ -179,7 +181,7 @@ func (l *Ledger) Attempts() map[string][]Attempt {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string][]Attempt{}
-	l.msgs.recs.each(func(k keyRef, r *msgRec) {
+	l.msgs.recs.Each(func(k keyed.Ref, r *msgRec) {
 		if r.attempts > 0 {
 			key := k.String()
 			out[key] = append([]Attempt(nil), l.msgs.attemptsOf(key, r)...)
@@ -229,7 +231,7 @@ func (l *Ledger) workerActions() int {
 func (l *Ledger) messageCounts() (processed, again, writtenAgain int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.msgs.recs.each(func(_ keyRef, r *msgRec) {
+	l.msgs.recs.Each(func(_ keyed.Ref, r *msgRec) {
 		if r.attempts > 0 {
 			processed++
 		}
@@ -247,7 +249,7 @@ func (l *Ledger) messageCounts() (processed, again, writtenAgain int) {
 func (l *Ledger) commitsOf(key string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.msgs.recs.get(key)
+	r := l.msgs.recs.Get(key)
 	return l.msgs.commitsOf(key, &r)
 }
 
@@ -257,7 +259,7 @@ func (l *Ledger) attemptsFor(rows []Row) map[string][]Attempt {
 	defer l.mu.Unlock()
 	out := map[string][]Attempt{}
 	for _, row := range rows {
-		r := l.msgs.recs.get(row.IdempotencyKey)
+		r := l.msgs.recs.Get(row.IdempotencyKey)
 		if as := l.msgs.attemptsOf(row.IdempotencyKey, &r); len(as) > 0 {
 			out[row.IdempotencyKey] = append([]Attempt(nil), as...)
 		}

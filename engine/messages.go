@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // msgRec is what the ledger keeps of one message, as the events arrive, in 32 bytes and no
@@ -91,7 +93,7 @@ func (s *msgSpill) worker(name string) *workerLease {
 
 // messages is the ledger's per-message state: one msgRec per key, and the spills.
 type messages struct {
-	recs  *keyed[msgRec]
+	recs  *keyed.Table[msgRec]
 	spill map[string]*msgSpill
 	names []string          // worker names by index (1-based in msgRec)
 	index map[string]uint16 // worker name -> 1-based index
@@ -101,7 +103,7 @@ type messages struct {
 }
 
 func newMessages(n int) *messages {
-	return &messages{recs: newKeyed[msgRec](n), spill: map[string]*msgSpill{}, index: map[string]uint16{}, more: map[string]int{}}
+	return &messages{recs: keyed.New[msgRec](min(n, MaxMessages)), spill: map[string]*msgSpill{}, index: map[string]uint16{}, more: map[string]int{}}
 }
 
 // ms is t in whole milliseconds after the base, when it is exactly that and fits msgRec.
@@ -135,7 +137,7 @@ func counted(n uint16) uint16 {
 
 // commit counts a committed finalize of key; it reports whether it was the key's first.
 func (m *messages) commit(key string) bool {
-	r := m.recs.at(key)
+	r := m.recs.At(key)
 	if r.commits == math.MaxUint16 {
 		m.more[key]++
 	}
@@ -192,13 +194,13 @@ func (m *messages) spillOf(key string, r *msgRec) *msgSpill {
 // statement saw the row): judged from its stamp alone, it would look like a second owner of a
 // lease that had ended. t is a scenario time, read before the write committed.
 func (m *messages) freed(key string, v int64, t time.Time) {
-	s := m.spillOf(key, m.recs.at(key))
+	s := m.spillOf(key, m.recs.At(key))
 	s.freed = append(s.freed, versionSpan{version: v + 1, at: t})
 }
 
 // attempt records a processing attempt.
 func (m *messages) attempt(key string, a Attempt) {
-	r := m.recs.at(key)
+	r := m.recs.At(key)
 	if r.attempts == 0 && r.flags&recSpilled == 0 && a.Version >= 0 && a.Version <= math.MaxUint32 {
 		w := m.workerIndex(a.Worker)
 		if at, ok := m.ms(a.At); ok && w != 0 {
@@ -224,9 +226,9 @@ func (m *messages) observe(e Event) {
 	}
 	switch {
 	case e.Kind == EvFinalize && e.Outcome == OutcomeViolation:
-		m.recs.at(e.Key).flags |= recViolated
+		m.recs.At(e.Key).flags |= recViolated
 	case e.Kind == EvRenew && e.Outcome == OutcomeRenewed:
-		r := m.recs.at(e.Key)
+		r := m.recs.At(e.Key)
 		if r.flags&recSpan != 0 && m.index[e.Worker] == r.spanW && r.spanW != 0 {
 			// The lease's own worker renews it: its span and the end the worker last set are
 			// the same time as long as each renewal extends it.
@@ -242,7 +244,7 @@ func (m *messages) observe(e Event) {
 		}
 		w.until = e.Until
 	case e.SetsLease():
-		r := m.recs.at(e.Key)
+		r := m.recs.At(e.Key)
 		if r.flags&(recSpan|recSpilled) == 0 && e.Version > 0 && e.Version <= math.MaxUint32 {
 			w := m.workerIndex(e.Worker)
 			at, okAt := m.ms(e.At)
@@ -269,7 +271,7 @@ func (m *messages) observe(e Event) {
 
 // leaseEnd is the end of the last lease worker set or renewed on key; zero when none.
 func (m *messages) leaseEnd(key, worker string) time.Time {
-	r := m.recs.get(key)
+	r := m.recs.Get(key)
 	switch {
 	case r.flags&recSpan != 0:
 		if r.spanW != 0 && m.names[r.spanW-1] == worker {
@@ -298,7 +300,7 @@ func (m *messages) attemptsOf(key string, r *msgRec) []Attempt {
 
 // processedSince counts key's attempts under lease version v or a later one.
 func (m *messages) processedSince(key string, v int64) int {
-	r := m.recs.get(key)
+	r := m.recs.Get(key)
 	n := 0
 	for _, a := range m.attemptsOf(key, &r) {
 		if a.Version >= v {

@@ -18,7 +18,7 @@ func feed(l *Ledger, p *Provider, g *Gateway, from, to, crashEvery int) {
 		key := MessageKey(i)
 		w := workers[i%len(workers)]
 		g.mu.Lock()
-		*g.calls.at(key)++
+		*g.calls.At(key)++
 		g.mu.Unlock()
 		at = at.Add(time.Millisecond)
 		l.record(Event{Kind: EvClaim, Outcome: OutcomeWon, Worker: w, Key: key, At: at, Until: at.Add(500 * time.Millisecond), Version: 1})
@@ -113,43 +113,12 @@ func TestRenewalsKeepOneLease(t *testing.T) {
 	for i := 1; i <= 1000; i++ {
 		l.record(Event{Kind: EvRenew, Outcome: OutcomeRenewed, Worker: "Worker-A", Key: "PAY-001", At: at, Until: at.Add(time.Duration(i+1) * time.Second), Version: 1})
 	}
-	r := l.msgs.recs.get("PAY-001")
+	r := l.msgs.recs.Get("PAY-001")
 	if r.flags&recSpan == 0 || r.flags&recSpilled != 0 || l.msgs.at(r.spanUntil) != at.Add(1001*time.Second) {
 		t.Fatalf("record %+v, want one inline lease until +1001s", r)
 	}
 	if got := l.msgs.leaseEnd("PAY-001", "Worker-A"); !got.Equal(at.Add(1001 * time.Second)) {
 		t.Fatalf("lease end %s", got)
-	}
-}
-
-// Keys that are not the seeded PAY-NNN (a shared database's own, one numbered past the run's
-// size, PAY-0001) are kept by name, apart from the seeded ones.
-func TestKeyedOtherKeys(t *testing.T) {
-	k := newKeyed[uint32](3)
-	for _, key := range []string{"PAY-001", "PAY-0001", "PAY-1", "pay-001", "PAY-999999999", "ORDER-7", "PAY-002"} {
-		*k.at(key)++
-	}
-	*k.at("PAY-001")++
-	if k.get("PAY-001") != 2 || k.get("PAY-0001") != 1 || k.get("PAY-1") != 1 || k.get("PAY-002") != 1 || k.get("PAY-003") != 0 {
-		t.Fatalf("get: %d %d %d %d %d", k.get("PAY-001"), k.get("PAY-0001"), k.get("PAY-1"), k.get("PAY-002"), k.get("PAY-003"))
-	}
-	var keys []string
-	k.each(func(r keyRef, v *uint32) {
-		if *v > 0 {
-			keys = append(keys, r.String())
-		}
-	})
-	want := []string{"PAY-001", "PAY-002", "PAY-0001", "PAY-1", "pay-001", "PAY-999999999", "ORDER-7"}
-	if len(keys) != len(want) {
-		t.Fatalf("keys %v, want %v", keys, want)
-	}
-	for i := range want {
-		if keys[i] != want[i] {
-			t.Fatalf("keys %v, want %v", keys, want)
-		}
-	}
-	if len(k.other) != 5 {
-		t.Errorf("%d keys by name, want 5", len(k.other))
 	}
 }
 
@@ -192,7 +161,7 @@ func TestUnevenTimesSpillExactly(t *testing.T) {
 		if got := l.msgs.leaseEnd(key, w); !got.Equal(want) {
 			t.Errorf("%s: lease end %s, want %s", key, got, want)
 		}
-		if r := l.msgs.recs.get(key); r.flags&recSpilled == 0 {
+		if r := l.msgs.recs.Get(key); r.flags&recSpilled == 0 {
 			t.Errorf("%s: not spilled: %+v", key, r)
 		}
 	}

@@ -6,12 +6,12 @@ import (
 )
 
 // expectations judges the scenario's expectations for the settings the run started with.
-func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
-	initial := s.InitialSettings()
+func (v *runView) expectations(sum *Summary) ([]ExpectResult, bool) {
+	initial := v.initial
 	var out []ExpectResult
 	met := true
 	any := false
-	for _, b := range s.Scenario.Expect {
+	for _, b := range v.sc.Expect {
 		if !b.Applies(initial) {
 			continue
 		}
@@ -29,7 +29,7 @@ func (s *Session) expectations(sum *Summary) ([]ExpectResult, bool) {
 		r := ExpectResult{Expect: "verdict = pass", Actual: passFail(sum.Passed), OK: sum.Passed}
 		out, met = append(out, r), sum.Passed
 	}
-	if sum.ExpectationsNotJudged = s.notJudged(); sum.ExpectationsNotJudged != "" {
+	if sum.ExpectationsNotJudged = v.notJudged(); sum.ExpectationsNotJudged != "" {
 		for i := range out {
 			out[i].OK, out[i].NotJudged = false, true
 		}

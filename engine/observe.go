@@ -209,7 +209,7 @@ func parseRange(v string) (numRange, error) {
 }
 
 // Observed is a question's answer as the run gave it: what its observation read, and which of
-// its answers that makes right. Session.Observed and Frame.Observed carry it; the lab grades an
+// its answers that makes right. Script.Observed and Frame.Observed carry it; the lab grades an
 // answer with it, and a test of every path checks that the lab did.
 type Observed struct {
 	Step  int // the script step the question comes before (an index of Scenario.Steps)

@@ -17,24 +17,32 @@ type askedStep struct {
 	obs      Observed
 }
 
-// stepStarts notes, before the first action of the script step at pc, where it starts, when
-// the step has a question. Next and RunToEnd call it before every action of a step.
-func (s *Session) stepStarts() {
-	if s.ScriptDone() || s.inStep {
-		return
-	}
-	st := &s.Scenario.Steps[s.pc]
+// observer grades the script's questions by what the run shows: it notes where a step with a
+// question starts, and reads the answer from the events since then (and the rows, or the
+// summary at the end of the run) once the step, or the run, is over.
+type observer struct {
+	ledger    *Ledger
+	db        DB
+	settings  *liveSettings
+	summarize func(ctx context.Context) (*Summary, error) // the run's summary, for questions about its end
+	// asked are the script steps with a question that have started, by index: where their
+	// events begin and, once known, the answer the run gave.
+	asked map[int]*askedStep
+}
+
+// starts notes that script step pc (st) starts, when it has a question and had not started.
+func (o *observer) starts(pc int, st *Step) {
 	if st.Ask == nil {
 		return
 	}
-	if s.asked == nil {
-		s.asked = map[int]*askedStep{}
+	if o.asked == nil {
+		o.asked = map[int]*askedStep{}
 	}
-	if _, ok := s.asked[s.pc]; ok {
+	if _, ok := o.asked[pc]; ok {
 		return
 	}
-	s.asked[s.pc] = &askedStep{q: st.Ask, from: s.ledger.EventCount(), settings: s.Settings(),
-		obs: Observed{Step: s.pc, Line: st.Ask.Line, Right: -1, Waiting: waitingFor(st.Ask)}}
+	o.asked[pc] = &askedStep{q: st.Ask, from: o.ledger.EventCount(), settings: o.settings.get(),
+		obs: Observed{Step: pc, Line: st.Ask.Line, Right: -1, Waiting: waitingFor(st.Ask)}}
 }
 
 // waitingFor says when q's answer will be known.
@@ -45,38 +53,35 @@ func waitingFor(q *Question) string {
 	return "once the step is over"
 }
 
-// stepEnded reads the answers that are known now that the script step at index pc is over:
-// its own question's, unless it asks about the end, and, once the script is over, every
-// question's that asks about the end. Next, RunToEnd and the watchdog's end call it.
-func (s *Session) stepEnded(ctx context.Context, pc int) error {
-	if a := s.asked[pc]; a != nil && !a.obs.Known && a.q == s.Scenario.Steps[pc].Ask {
+// ended reads the answer that is known now that the script step at index pc (whose question
+// is ask) is over: its own question's, unless it asks about the end (Script.ended then calls
+// atEnd once the script is over).
+func (o *observer) ended(ctx context.Context, pc int, ask *Question) error {
+	if a := o.asked[pc]; a != nil && !a.obs.Known && a.q == ask {
 		if a.q.Observe == nil || !a.q.Observe.AtEnd {
-			if err := s.observe(ctx, a.q, a, nil); err != nil {
+			if err := o.observe(ctx, a.q, a, nil); err != nil {
 				return err
 			}
 		}
 	}
-	if !s.ScriptDone() {
-		return nil
-	}
-	return s.observeAtEnd(ctx, nil)
+	return nil
 }
 
-// observeAtEnd reads the answers of the questions about the end whose steps have started, now
+// atEnd reads the answers of the questions about the end whose steps have started, now
 // that the run is over; sum is its summary, or nil to make it when one is needed.
-func (s *Session) observeAtEnd(ctx context.Context, sum *Summary) error {
-	for _, i := range slices.Sorted(maps.Keys(s.asked)) {
-		a := s.asked[i]
+func (o *observer) atEnd(ctx context.Context, sum *Summary) error {
+	for _, i := range slices.Sorted(maps.Keys(o.asked)) {
+		a := o.asked[i]
 		if a.obs.Known {
 			continue
 		}
 		if sum == nil {
 			var err error
-			if sum, err = s.Summarize(ctx); err != nil {
+			if sum, err = o.summarize(ctx); err != nil {
 				return err
 			}
 		}
-		if err := s.observe(ctx, a.q, a, sum); err != nil {
+		if err := o.observe(ctx, a.q, a, sum); err != nil {
 			return err
 		}
 	}
@@ -84,11 +89,12 @@ func (s *Session) observeAtEnd(ctx context.Context, sum *Summary) error {
 }
 
 // observe reads q's answer from the run into a.
-func (s *Session) observe(ctx context.Context, q *Question, a *askedStep, sum *Summary) error {
+func (ob *observer) observe(ctx context.Context, q *Question, a *askedStep, sum *Summary) error {
 	o := &a.obs
 	o.Known, o.Waiting = true, ""
 	if q.Observe == nil {
-		ans := q.For(a.settings, s.InitialSettings())
+		_, initial := ob.settings.both()
+		ans := q.For(a.settings, initial)
 		o.Legacy, o.Right, o.Because, o.When = true, ans.Right, ans.Because, ans.When
 		if ans.Skip != "" {
 			o.Right, o.Because = -1, ans.Skip
@@ -102,11 +108,11 @@ func (s *Session) observe(ctx context.Context, q *Question, a *askedStep, sum *S
 	var rows []Row
 	if q.Observe.needsRows() {
 		var err error
-		if rows, err = s.db.Snapshot(ctx); err != nil {
+		if rows, err = ob.db.Snapshot(ctx); err != nil {
 			return fmt.Errorf("observe %q: %w", q.Observe.Text, err)
 		}
 	}
-	v, ok := q.Observe.read(s.ledger.EventsSince(a.from), rows, sum)
+	v, ok := q.Observe.read(ob.ledger.EventsSince(a.from), rows, sum)
 	if !ok {
 		o.Value, o.Words = "", fmt.Sprintf("%s: did not happen", q.Observe.Text)
 		return nil
@@ -122,8 +128,8 @@ func (s *Session) observe(ctx context.Context, q *Question, a *askedStep, sum *S
 // Observed is the answer the run gave to the question before script step pc: Known once its
 // step is over (or, for one about the end, once the run is); ok is false when that step has
 // not started. The lab grades an answer with it; a test of every path checks the grade.
-func (s *Session) Observed(pc int) (Observed, bool) {
-	a := s.asked[pc]
+func (o *observer) get(pc int) (Observed, bool) {
+	a := o.asked[pc]
 	if a == nil {
 		return Observed{}, false
 	}
@@ -131,10 +137,10 @@ func (s *Session) Observed(pc int) (Observed, bool) {
 }
 
 // observations are the answers of every question whose step has started, in script order.
-func (s *Session) observations() []Observed {
+func (o *observer) list() []Observed {
 	var out []Observed
-	for _, i := range slices.Sorted(maps.Keys(s.asked)) {
-		out = append(out, s.asked[i].obs)
+	for _, i := range slices.Sorted(maps.Keys(o.asked)) {
+		out = append(out, o.asked[i].obs)
 	}
 	return out
 }

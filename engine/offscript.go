@@ -15,33 +15,40 @@ import (
 // methods, StartFree), and the summary says the expectations were not judged, and why
 // (Summary.ExpectationsNotJudged); the verdict stands, since its checks judge what happened.
 
-// leftScript records that what took the run off its script; a toggle is named once, with its
-// latest value ("atomic-claim switched off mid-run").
-func (s *Session) leftScript(what string) {
+// offScript names what took the run off its script, in the order it first happened; nil for
+// the script's own run.
+type offScript []string
+
+// left records that what took the run off its script; a toggle is named once, with its latest
+// value ("atomic-claim switched off mid-run").
+func (o *offScript) left(what string) {
 	if name, _, ok := strings.Cut(what, " switched "); ok {
-		s.offScript = slices.DeleteFunc(s.offScript, func(w string) bool { return strings.HasPrefix(w, name+" switched ") })
-	} else if slices.Contains(s.offScript, what) {
+		*o = slices.DeleteFunc(*o, func(w string) bool { return strings.HasPrefix(w, name+" switched ") })
+	} else if slices.Contains(*o, what) {
 		return
 	}
-	s.offScript = append(s.offScript, what)
+	*o = append(*o, what)
 }
 
-// OffScript names what took the run off its script, in the order it first happened; nil for
-// the script's own run.
-func (s *Session) OffScript() []string { return slices.Clone(s.offScript) }
+// byHand records what, a command's move off the script, when it happened (err is nil).
+func (o *offScript) byHand(err error, what string) {
+	if err == nil {
+		o.left(what)
+	}
+}
 
-// toggledMidRun records a toggle switched by a person once workers have acted: before that it
-// is the run's own setting (Session.InitialSettings), which the expectations follow.
-func (s *Session) toggledMidRun(name string, on bool) {
-	s.leftScript(fmt.Sprintf("%s switched %s mid-run", name, OnOff(on)))
+// toggled records a toggle switched by a person once workers have acted: before that it is the
+// run's own setting (Session.InitialSettings), which the expectations follow.
+func (o *offScript) toggled(name string, on bool) {
+	o.left(fmt.Sprintf("%s switched %s mid-run", name, OnOff(on)))
 }
 
 // notJudged is why the expectations are not judged: "" when they are.
-func (s *Session) notJudged() string {
-	if len(s.offScript) > 0 {
-		return "the run left the script (" + strings.Join(s.offScript, ", ") + "): the expectations describe the script's own run, so they are not judged; the verdict is the safety checks' alone"
+func (v *runView) notJudged() string {
+	if len(v.offScript) > 0 {
+		return "the run left the script (" + strings.Join(v.offScript, ", ") + "): the expectations describe the script's own run, so they are not judged; the verdict is the safety checks' alone"
 	}
-	if unforeseen := s.unforeseenSettings(); len(unforeseen) > 0 {
+	if unforeseen := v.unforeseenSettings(); len(unforeseen) > 0 {
 		return "the run started with " + strings.Join(unforeseen, ", ") + ", which the scenario's expectations do not foresee (they were written for its own setting), so they are not judged; the verdict is the safety checks' alone"
 	}
 	return ""
@@ -51,8 +58,8 @@ func (s *Session) notJudged() string {
 // scenario's own, where no expectation block of the scenario names that toggle: its expectations
 // were written for the scenario's setting, and would judge another run ("dead-letter=on").
 // A toggle an expectation block names ("expect when backoff=off:") is foreseen either way.
-func (s *Session) unforeseenSettings() []string {
-	sc := s.Scenario
+func (v *runView) unforeseenSettings() []string {
+	sc := v.sc
 	if len(sc.Expect) == 0 {
 		return nil // a scenario that declares nothing expects every check to hold, whatever the settings
 	}
@@ -62,7 +69,7 @@ func (s *Session) unforeseenSettings() []string {
 			named[name] = true
 		}
 	}
-	initial := s.InitialSettings()
+	initial := v.initial
 	var out []string
 	for _, t := range Registry() {
 		if named[t.Name] {

@@ -142,15 +142,15 @@ func TestProtocolProperty(t *testing.T) {
 			i := rapid.IntRange(0, workers-1).Draw(rt, "worker")
 			switch rapid.IntRange(0, 9).Draw(rt, "action") {
 			case 0:
-				s.Crash(i)
+				s.Crew().Crash(i)
 			case 1:
-				s.Restart(ctx, i)
+				s.Crew().Restart(ctx, i)
 			case 2:
-				s.SetPaused(i, !s.Workers()[i].View().Paused)
+				s.Crew().SetPaused(i, !s.Workers()[i].View().Paused)
 			case 3:
-				s.AdvanceClock(time.Duration(rapid.IntRange(1, 700).Draw(rt, "ms")) * time.Millisecond)
+				s.Crew().AdvanceClock(time.Duration(rapid.IntRange(1, 700).Draw(rt, "ms")) * time.Millisecond)
 			default:
-				if _, _, err := s.StepWorker(ctx, i); err != nil {
+				if _, _, err := s.Crew().Step(ctx, i); err != nil {
 					rt.Fatal(err)
 				}
 			}

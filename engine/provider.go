@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"leaselab/engine/internal/keyed"
 )
 
 // ProviderResult is the payment provider's answer to a status check.
@@ -25,7 +27,7 @@ type ProviderResult struct {
 type Provider struct {
 	mu    sync.Mutex
 	fail  map[string]bool // explicit outcomes; nil means the default rule
-	calls *keyed[uint32]
+	calls *keyed.Table[uint32]
 	total int // calls, all keys
 	keys  int // keys called
 	again int // keys called more than once
@@ -35,7 +37,7 @@ type Provider struct {
 // exactly the keys that fail; otherwise a key fails when its number is a multiple of 3 (PAY-003,
 // PAY-006: the default six give 4 Paid and 2 Failed).
 func newProvider(failKeys []string, n int) *Provider {
-	p := &Provider{calls: newKeyed[uint32](n)}
+	p := &Provider{calls: keyed.New[uint32](min(n, MaxMessages))}
 	if len(failKeys) > 0 {
 		p.fail = map[string]bool{}
 		for _, k := range failKeys {
@@ -64,7 +66,7 @@ func (p *Provider) Fails(key string) bool {
 func (p *Provider) CheckPaymentStatus(key string) ProviderResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.calls.at(key)
+	c := p.calls.At(key)
 	*c++
 	p.total++
 	switch *c {
@@ -87,7 +89,7 @@ func (p *Provider) Calls() map[string]int { return p.calledMore(0) }
 func (p *Provider) CallsFor(key string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return int(p.calls.get(key))
+	return int(p.calls.Get(key))
 }
 
 // CallCounts returns the status checks, all keys together, the keys called, and the keys called
@@ -106,7 +108,7 @@ func (p *Provider) calledMore(n uint32) map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
-	p.calls.each(func(k keyRef, c *uint32) {
+	p.calls.Each(func(k keyed.Ref, c *uint32) {
 		if *c > n {
 			out[k.String()] = int(*c)
 		}
@@ -129,7 +131,7 @@ func (p *Provider) Issued(id string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return !p.Fails(key) && uint32(n) <= p.calls.get(key)
+	return !p.Fails(key) && uint32(n) <= p.calls.Get(key)
 }
 
 // Gateway is the fake payment gateway through which payments are created. Each creation writes
@@ -137,7 +139,7 @@ func (p *Provider) Issued(id string) bool {
 type Gateway struct {
 	db        DB
 	mu        sync.Mutex
-	calls     *keyed[uint32] // key -> calls
+	calls     *keyed.Table[uint32] // key -> calls
 	total     int
 	byWorkers int // calls by callers other than seedCaller
 	maxPerKey int
@@ -147,12 +149,14 @@ type Gateway struct {
 func NewGateway(db DB) *Gateway { return newGateway(db, 0) }
 
 // newGateway is NewGateway sized for a run of n messages.
-func newGateway(db DB, n int) *Gateway { return &Gateway{db: db, calls: newKeyed[uint32](n)} }
+func newGateway(db DB, n int) *Gateway {
+	return &Gateway{db: db, calls: keyed.New[uint32](min(n, MaxMessages))}
+}
 
 // CreatePayment counts the call, then creates the payment and its outbox row atomically.
 func (g *Gateway) CreatePayment(ctx context.Context, caller string, p NewPayment) error {
 	g.mu.Lock()
-	c := g.calls.at(p.Key)
+	c := g.calls.At(p.Key)
 	*c++
 	g.total++
 	if caller != seedCaller {
@@ -176,7 +180,7 @@ func (g *Gateway) Keys() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var keys []string
-	g.calls.each(func(k keyRef, c *uint32) {
+	g.calls.Each(func(k keyed.Ref, c *uint32) {
 		if *c > 0 {
 			keys = append(keys, k.String())
 		}
@@ -186,10 +190,10 @@ func (g *Gateway) Keys() []string {
 }
 
 // eachKey calls fn with every key the gateway was asked to create, seeded keys first.
-func (g *Gateway) eachKey(fn func(k keyRef)) {
+func (g *Gateway) eachKey(fn func(k keyed.Ref)) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.calls.each(func(k keyRef, c *uint32) {
+	g.calls.Each(func(k keyed.Ref, c *uint32) {
 		if *c > 0 {
 			fn(k)
 		}
@@ -200,12 +204,7 @@ func (g *Gateway) eachKey(fn func(k keyRef)) {
 const seedCaller = "seed"
 
 // MessageKey is the idempotency key of the i-th seeded payment (1-based): PAY-001.
-func MessageKey(i int) string {
-	if i < 0 {
-		return fmt.Sprintf("PAY-%03d", i)
-	}
-	return "PAY-" + pad3(strconv.Itoa(i))
-}
+func MessageKey(i int) string { return keyed.Key(i) }
 
 // SeedPayment is the i-th (1-based) of n seeded payments: PAY-00i, created (i-n-1) ms before
 // start, so that claim order is creation order.

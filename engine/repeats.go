@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"leaselab/engine/internal/keyed"
+)
 
 // Repeats says why the messages processed more than once were processed again. Every report
 // (run, --json, the lab, stress) counts them with this one definition, from the ledger.
@@ -35,7 +39,7 @@ type Repeats struct {
 // latest end its claim and its renewals gave each).
 func (m *messages) repeats() Repeats {
 	var r Repeats
-	m.recs.each(func(k keyRef, rec *msgRec) {
+	m.recs.Each(func(k keyed.Ref, rec *msgRec) {
 		if rec.attempts < 2 {
 			return
 		}

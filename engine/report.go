@@ -78,7 +78,7 @@ type Summary struct {
 	// "watchdog after 10000 actions without progress (5 finalized in all): the provider failed …".
 	DidNotFinish string `json:"-"`
 	// Recovery is the lease-expiry proof of the first MaxExamples crashes of a worker that held
-	// a message (Session.Recoveries has all); CrashedOwners counts those crashes, Recovered the
+	// a message (Ledger.Recoveries has all); CrashedOwners counts those crashes, Recovered the
 	// ones whose message was reclaimed after expiry and processed once, and
 	// ProcessedAgainAfterReclaim the ones whose message was processed more than once after.
 	Recovery                   []Recovery     `json:"recovery"`
@@ -205,23 +205,51 @@ type Recovery struct {
 	OK                   bool   `json:"ok"`
 }
 
+// runView is what the summary, the checks and the expectations are read from, once a run has
+// happened: the scenario, the database, the ledger, the provider and the gateway's counts, the
+// run's shared state, its workers and the settings it started with, the rescuer, and why the
+// run did not finish or left its script. They only read it (Session.view makes one).
+type runView struct {
+	sc        *Scenario
+	db        DB
+	ledger    *Ledger
+	provider  *Provider
+	gateway   *Gateway
+	env       *env
+	workers   []*Worker
+	initial   Settings
+	rescuer   *Rescuer
+	stalled   string
+	offScript []string
+}
+
+// view is the session as the summary reads it now.
+func (s *Session) view() *runView {
+	return &runView{sc: s.Scenario, db: s.db, ledger: s.ledger, provider: s.provider, gateway: s.gateway, env: s.env,
+		workers: s.crew.workers, initial: s.InitialSettings(), rescuer: s.rescuer, stalled: s.script.watch.stalled,
+		offScript: s.off}
+}
+
 // Summarize counts the run: ledgers from memory, row states from the database.
-func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
-	c, err := s.db.Counts(ctx)
+func (s *Session) Summarize(ctx context.Context) (*Summary, error) { return s.view().summarize(ctx) }
+
+// summarize counts the run: ledgers from memory, row states from the database.
+func (v *runView) summarize(ctx context.Context) (*Summary, error) {
+	c, err := v.db.Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	total := s.ledger.Total()
-	calls, _, again := s.provider.CallCounts()
+	total := v.ledger.Total()
+	calls, _, again := v.provider.CallCounts()
 	sum := &Summary{
-		Scenario: s.Scenario.Name, Title: s.Scenario.Title, Database: s.db.Path(),
-		Settings:           settingsMap(s.InitialSettings()),
+		Scenario: v.sc.Name, Title: v.sc.Title, Database: v.db.Path(),
+		Settings:           settingsMap(v.initial),
 		Messages:           c.Messages,
 		ProcessingAttempts: total.ProcessingAttempts,
-		StatusChecks:       calls, StatusChecksByKey: s.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
+		StatusChecks:       calls, StatusChecksByKey: v.provider.calledAgain(), KeysCheckedMoreThanOnce: again,
 		RowsLoaded: total.RowsLoaded,
 		ClaimsWon:  total.ClaimsWon, ClaimsEmpty: total.ClaimsEmpty, ClaimsBlocked: total.ClaimsBlocked, ClaimsBackoff: total.ClaimsBackoff,
-		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: s.Scenario.Backend,
+		LockWaits: total.LockWaits, LockWaitedMS: total.LockWaited.Milliseconds(), Backend: v.sc.Backend,
 		Reclaims:            total.Reclaims,
 		OwnershipViolations: total.OwnershipViolations, RejectedFinalizes: total.RejectedFinalizes,
 		BusyRetries:       total.BusyRetries,
@@ -231,13 +259,13 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 		DuplicateRows: c.DuplicateRows,
 		Lost:          c.Messages - c.OutboxProcessed - c.OutboxDeadLettered,
 		DeadLettered:  c.OutboxDeadLettered,
-		Questions:     s.Scenario.Questions(),
+		Questions:     v.sc.Questions(),
 	}
-	for _, b := range s.Scenario.Expect {
+	for _, b := range v.sc.Expect {
 		for _, e := range b.Items {
 			if key, ok := strings.CutPrefix(e.Metric, "status_checks["); ok && strings.HasSuffix(key, "]") {
 				key = strings.TrimSuffix(key, "]")
-				if n := s.provider.CallsFor(key); n > 0 {
+				if n := v.provider.CallsFor(key); n > 0 {
 					sum.StatusChecksByKey[key] = n
 					if !slices.Contains(sum.named, key) {
 						sum.named = append(sum.named, key)
@@ -246,23 +274,23 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
-	s.summarizeRetries(sum)
-	sum.Recovery, sum.CrashedOwners, sum.Recovered, sum.ProcessedAgainAfterReclaim = s.ledger.recoveries(MaxExamples)
-	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = s.ledger.messageCounts()
-	rep := s.ledger.repeats()
+	v.summarizeRetries(sum)
+	sum.Recovery, sum.CrashedOwners, sum.Recovered, sum.ProcessedAgainAfterReclaim = v.ledger.recoveries(MaxExamples)
+	sum.UniqueProcessed, sum.ProcessedMoreThanOnce, sum.FinalizedMoreThanOnce = v.ledger.messageCounts()
+	rep := v.ledger.repeats()
 	sum.ReprocessedAfterLostLease, sum.ProcessedByTwoOwners, sum.ReprocessedKeys = rep.AfterLostLease, rep.TwoOwners, rep.AgainKeys
 	sum.ReprocessedBySameWorker = rep.SameWorker
 	slices.Sort(sum.named)
-	for _, w := range s.workers {
-		l := s.ledger.Worker(w.Name)
+	for _, w := range v.workers {
+		l := v.ledger.Worker(w.Name)
 		sum.ProcessedByWorker[w.Name] = l.ProcessingAttempts
 		sum.LoadedByWorker[w.Name] = l.RowsLoaded
 	}
 	var maxPerKey int
-	sum.CreationCalls, sum.CreationCallsInWorker, maxPerKey = s.gateway.CreationCalls()
+	sum.CreationCalls, sum.CreationCallsInWorker, maxPerKey = v.gateway.CreationCalls()
 	badIDs := 0
-	err = s.db.EachTransactionID(ctx, func(_, id string) error {
-		if id != "" && !s.provider.Issued(id) {
+	err = v.db.EachTransactionID(ctx, func(_, id string) error {
+		if id != "" && !v.provider.Issued(id) {
 			badIDs++
 		}
 		return nil
@@ -270,19 +298,19 @@ func (s *Session) Summarize(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summarize: %w", err)
 	}
-	sum.Rescuer, sum.Clocks = s.rescuerSummary(), s.clockSummary()
-	s.headlessSettings(sum.Settings)
-	sum.Checks = append(s.checks(sum, c, maxPerKey, badIDs), s.extraChecks(sum)...)
+	sum.Rescuer, sum.Clocks = v.rescuer.summary(), v.clockSummary()
+	v.headlessSettings(sum.Settings)
+	sum.Checks = append(v.checks(sum, c, maxPerKey, badIDs), v.extraChecks(sum)...)
 	sum.Passed = true
 	for _, ch := range sum.Checks {
 		sum.Passed = sum.Passed && (ch.OK || !ch.Decides)
 	}
-	sum.Verdict = s.Scenario.Failure
+	sum.Verdict = v.sc.Failure
 	if sum.Passed {
-		sum.Verdict = s.Scenario.Pass
+		sum.Verdict = v.sc.Pass
 	}
-	sum.WatchdogEnded, sum.DidNotFinish = s.stalled != "", s.stalled
-	sum.Expectations, sum.ExpectationsMet = s.expectations(sum)
+	sum.WatchdogEnded, sum.DidNotFinish = v.stalled != "", v.stalled
+	sum.Expectations, sum.ExpectationsMet = v.expectations(sum)
 	return sum, nil
 }
 
@@ -298,7 +326,7 @@ func settingsMap(st Settings) map[string]string {
 	return m
 }
 
-func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check {
+func (v *runView) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check {
 	oneOwner := fmt.Sprintf("%d by two owners at once", sum.ProcessedByTwoOwners)
 	if sum.ReprocessedAfterLostLease > 0 {
 		oneOwner += fmt.Sprintf("; %d again after its owner lost the lease (at-least-once)", sum.ReprocessedAfterLostLease)
@@ -309,7 +337,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 	checks := []Check{
 		{ID: CheckOneOwner, Name: "each message had one owner at a time", OK: sum.ProcessedByTwoOwners == 0, Detail: oneOwner},
 	}
-	if slices.Contains(s.Scenario.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease+sum.ReprocessedBySameWorker > 0 {
+	if slices.Contains(v.sc.VerdictChecks, CheckProcessedOnce) || sum.ReprocessedAfterLostLease+sum.ReprocessedBySameWorker > 0 {
 		// The strict check: shown when a lesson decides on it, or, set aside, to explain an
 		// at-least-once re-processing.
 		checks = append(checks, Check{ID: CheckProcessedOnce, Name: "each message processed exactly once",
@@ -331,7 +359,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 			Detail: fmt.Sprintf("%d Paid w/ id, %d Failed w/ id, %d not from the provider", c.PaidWithTxID, c.FailedWithTxID, badIDs)},
 		noneLost(c),
 	}...)
-	if slices.Contains(s.Scenario.VerdictChecks, CheckNoLockWaits) || sum.LockWaits > 0 {
+	if slices.Contains(v.sc.VerdictChecks, CheckNoLockWaits) || sum.LockWaits > 0 {
 		checks = append(checks, Check{ID: CheckNoLockWaits, Name: "no claim waited for another's row lock",
 			OK:     sum.LockWaits == 0,
 			Detail: fmt.Sprintf("%d %s waited, %d ms in all", sum.LockWaits, plural(sum.LockWaits, "claim"), sum.LockWaitedMS)})
@@ -349,7 +377,7 @@ func (s *Session) checks(sum *Summary, c Counts, maxPerKey, badIDs int) []Check 
 			OK: sum.Recovered == sum.CrashedOwners, Detail: detail})
 	}
 	for i := range checks {
-		checks[i].Decides = s.Scenario.decides(checks[i].ID)
+		checks[i].Decides = v.sc.decides(checks[i].ID)
 	}
 	return checks
 }
@@ -372,8 +400,8 @@ func processedOnceDetail(sum *Summary) string {
 // the message processed after the reclaim. The ledger follows each crash as the events arrive
 // (recovery.go), so the proof does not depend on how much of the event log is kept. The
 // summary lists the first MaxExamples and counts them all.
-func (s *Session) Recoveries() []Recovery {
-	all, _, _, _ := s.ledger.recoveries(-1)
+func (l *Ledger) Recoveries() []Recovery {
+	all, _, _, _ := l.recoveries(-1)
 	return all
 }
 

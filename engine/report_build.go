@@ -34,13 +34,18 @@ type Report struct {
 
 // BuildReport collects a finished session's report. schema is the database's CREATE statements.
 func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Time, dbNote string) (*Report, error) {
-	sum, err := s.Summarize(ctx)
+	return s.view().report(ctx, schema, runAt, dbNote)
+}
+
+// report is BuildReport.
+func (v *runView) report(ctx context.Context, schema string, runAt time.Time, dbNote string) (*Report, error) {
+	sum, err := v.summarize(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
 	total := 0
-	err = s.db.EachRow(ctx, func(row Row) error {
+	err = v.db.EachRow(ctx, func(row Row) error {
 		if total++; len(rows) < maxReportRows {
 			rows = append(rows, row)
 		}
@@ -49,11 +54,11 @@ func (s *Session) BuildReport(ctx context.Context, schema string, runAt time.Tim
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Summary: sum, Events: s.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
-		Explain: s.Scenario.Explain, Incident: s.Scenario.Incident, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: s.ledger.attemptsFor(rows)}
-	for _, w := range s.workers {
+	r := &Report{Summary: sum, Events: v.ledger.Events(), Rows: rows, RowsTotal: total, Ledgers: map[string]WorkerLedger{},
+		Explain: v.sc.Explain, Incident: v.sc.Incident, Schema: schema, RunAt: runAt, DBNote: dbNote, Attempts: v.ledger.attemptsFor(rows)}
+	for _, w := range v.workers {
 		r.Workers = append(r.Workers, w.Name)
-		r.Ledgers[w.Name] = s.ledger.Worker(w.Name)
+		r.Ledgers[w.Name] = v.ledger.Worker(w.Name)
 	}
 	return r, nil
 }

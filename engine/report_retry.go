@@ -7,15 +7,15 @@ import (
 
 // summarizeRetries adds a run's failures to its summary (issue 20): nothing for a run without
 // any, whose summary is as before.
-func (s *Session) summarizeRetries(sum *Summary) {
-	r := s.env.retry
+func (v *runView) summarizeRetries(sum *Summary) {
+	r := v.env.retry
 	rc := r.counts()
 	sum.ProviderFailures, sum.Retries, sum.RejectedFails = rc.ProviderFailures, rc.Retries, rc.RejectedFails
 	sum.OutageCalls = rc.OutageCalls
 	if r.plan.active() {
 		sum.ProviderCalls = r.chart.buckets()
 	}
-	if st := s.InitialSettings(); s.usesToggle(Toggle{Where: InRetries}, st) { // the group is used whole or not at all
+	if st := v.initial; v.usesToggle(Toggle{Where: InRetries}, st) { // the group is used whole or not at all
 		for _, k := range ToggleNamesIn(InRetries) {
 			v, _ := st.Get(k)
 			sum.Settings[k] = OnOff(v)
@@ -30,9 +30,6 @@ func (s *Session) summarizeRetries(sum *Summary) {
 		}
 	}
 }
-
-// retryCounts are what the run's failed attempts did, counted as they happened.
-func (s *Session) retryCounts() RetryCounts { return s.env.retry.counts() }
 
 // noneLost is the none-lost check: every message finished, processed or (apart) dead-lettered.
 // A dead letter is parked on purpose, with its error: it is not lost, and its payment stays
@@ -50,8 +47,9 @@ func noneLost(c Counts) Check {
 // SetWatchdogEnded records that the watchdog ended the run (ErrNoProgress), for the report and
 // the watchdog_ended metric, and evaluates the expectations again.
 func (s *Session) SetWatchdogEnded(sum *Summary) {
+	v := s.view()
 	sum.WatchdogEnded = true
-	sum.Expectations, sum.ExpectationsMet = s.expectations(sum)
+	sum.Expectations, sum.ExpectationsMet = v.expectations(sum)
 }
 
 func boolInt(b bool) int {
@@ -81,16 +79,16 @@ func (sum *Summary) WatchdogExpected() bool {
 // too). More than three quarters of that is hammering: the workers spent nearly all of the
 // outage calling a provider that could not answer (retried at once: 100%; with backoff's
 // exponential waits retry-backoff makes 62%). ok is false when the run has no outage.
-func (s *Session) outageCheck(sum *Summary) (Check, bool) {
+func (v *runView) outageCheck(sum *Summary) (Check, bool) {
 	var down time.Duration
-	for _, o := range s.Scenario.Outages {
+	for _, o := range v.sc.Outages {
 		down += o.For
 	}
-	latency := s.InitialSettings().ProviderLatency
+	latency := v.initial.ProviderLatency
 	if down <= 0 || latency <= 0 {
 		return Check{}, false
 	}
-	most := len(s.workers) * int((down+latency-1)/latency)
+	most := len(v.workers) * int((down+latency-1)/latency)
 	c := Check{ID: CheckOutage, Name: "the outage was waited out, not hammered", Short: "outage waited out",
 		OK: 4*sum.OutageCalls <= 3*most}
 	how := "waited out"
@@ -98,6 +96,6 @@ func (s *Session) outageCheck(sum *Summary) (Check, bool) {
 		how = "the provider was hammered"
 	}
 	c.Detail = fmt.Sprintf("%d provider %s during the %s outage, %d%% of the %d the %d workers could make (one each per %s): %s",
-		sum.OutageCalls, plural(sum.OutageCalls, "call"), down, 100*sum.OutageCalls/max(most, 1), most, len(s.workers), latency, how)
+		sum.OutageCalls, plural(sum.OutageCalls, "call"), down, 100*sum.OutageCalls/max(most, 1), most, len(v.workers), latency, how)
 	return c, true
 }

@@ -45,6 +45,14 @@ type Rescuer struct {
 	seenCommits map[string]int // each seen key's committed finalizes when it was read
 	next        time.Time      // its next sweep during run steps
 	counts      RescuerSummary
+	// What it acts on and reads: the clock, the ledger it records into and reads the
+	// finalizes from, the settings (guarded-rescue), and the session's shared state (SQL
+	// traces, the world version).
+	clock    *Clock
+	ledger   *Ledger
+	env      *env
+	settings *liveSettings
+	fails    bool // it fails its rescues (the prune lesson: RescuerSpec.Fails)
 }
 
 // RescuerSummary is what the rescuer did, counted from the run: in the report and in --json.
@@ -63,55 +71,50 @@ type RescuerSummary struct {
 	RescuedFinished int `json:"rescued_finished"`
 }
 
-// startRescuer connects the scenario's rescuer, if it has one.
-func (s *Session) startRescuer(ctx context.Context) error {
-	spec := s.Scenario.Rescuer
+// newRescuer connects the scenario's rescuer spec on db; nil when there is none.
+func newRescuer(ctx context.Context, spec *RescuerSpec, db DB, crew *Crew) (*Rescuer, error) {
 	if spec == nil {
-		return nil
+		return nil, nil
 	}
-	c, err := s.db.Connect(ctx)
+	c, err := db.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: connect: %w", RescuerName(spec.Short), err)
+		return nil, fmt.Errorf("%s: connect: %w", RescuerName(spec.Short), err)
 	}
-	if !s.env.caps.Rescue {
+	if !crew.env.caps.Rescue {
 		c.Close()
-		return fmt.Errorf("%s: this database cannot rescue leases (its connection has no Expired and Rescue)", RescuerName(spec.Short))
+		return nil, fmt.Errorf("%s: this database cannot rescue leases (its connection has no Expired and Rescue)", RescuerName(spec.Short))
 	}
-	s.rescuer = &Rescuer{Name: RescuerName(spec.Short), Short: spec.Short, every: spec.Every, conn: c, rc: c.(RescueConn),
-		next: s.clock.Now().Add(spec.Every), counts: RescuerSummary{Name: RescuerName(spec.Short), Every: spec.Every.String()}}
-	return nil
+	return &Rescuer{Name: RescuerName(spec.Short), Short: spec.Short, every: spec.Every, conn: c, rc: c.(RescueConn),
+		next: crew.clock.Now().Add(spec.Every), counts: RescuerSummary{Name: RescuerName(spec.Short), Every: spec.Every.String()},
+		clock: crew.clock, ledger: crew.ledger, env: crew.env, settings: crew.settings, fails: spec.Fails}, nil
 }
 
-// closeRescuer closes the rescuer's connection.
-func (s *Session) closeRescuer() error {
-	if s.rescuer == nil || s.rescuer.conn == nil {
+// close closes the rescuer's connection; nothing without a rescuer.
+func (r *Rescuer) close() error {
+	if r == nil || r.conn == nil {
 		return nil
 	}
-	err := s.rescuer.conn.Close()
-	s.rescuer.conn = nil
+	err := r.conn.Close()
+	r.conn = nil
 	return err
 }
 
-// Rescuer is the session's rescuer, nil when the scenario has none.
-func (s *Session) Rescuer() *Rescuer { return s.rescuer }
-
-// rescuerStep carries out a script's `R scan` or `R rescue`.
-func (s *Session) rescuerStep(ctx context.Context, st *Step) (acted, done bool, err error) {
-	if s.rescuer == nil || s.rescuer.Short != st.Name {
+// step carries out a script's `R scan` or `R rescue`.
+func (r *Rescuer) step(ctx context.Context, st *Step) (acted, done bool, err error) {
+	if r == nil || r.Short != st.Name {
 		return false, true, fmt.Errorf("no rescuer %q in this run: %w", st.Name, ErrNotNow)
 	}
 	if st.Kind == StepScan {
-		return true, true, s.scan(ctx, false)
+		return true, true, r.scan(ctx, false)
 	}
-	return true, true, s.rescue(ctx, false)
+	return true, true, r.rescue(ctx, false)
 }
 
 // scan is the rescuer's read: the leases that have ended now.
 // quiet: a scheduled sweep that finds nothing is counted, not written in the timeline.
-func (s *Session) scan(ctx context.Context, quiet bool) error {
-	r := s.rescuer
-	now := s.clock.Now()
-	tr := startTrace(s.env, r.conn)
+func (r *Rescuer) scan(ctx context.Context, quiet bool) error {
+	now := r.clock.Now()
+	tr := startTrace(r.env, r.conn)
 	seen, err := r.rc.Expired(ctx, now)
 	tr = stopTrace(r.conn, tr)
 	if err != nil {
@@ -122,7 +125,7 @@ func (s *Session) scan(ctx context.Context, quiet bool) error {
 	r.counts.Seen += len(seen)
 	var parts []string
 	for i, e := range seen {
-		r.seenCommits[e.IdempotencyKey] = s.ledger.commitsOf(e.IdempotencyKey)
+		r.seenCommits[e.IdempotencyKey] = r.ledger.commitsOf(e.IdempotencyKey)
 		if i < MaxExamples {
 			parts = append(parts, fmt.Sprintf("%s (%s, lease v%d, ended %s)", e.IdempotencyKey, e.LockedBy, e.LeaseVersion, FormatClock(e.LockedUntil)))
 		}
@@ -134,24 +137,23 @@ func (s *Session) scan(ctx context.Context, quiet bool) error {
 	if len(seen) > 0 {
 		text = fmt.Sprintf("%s swept: %d expired %s: %s", r.Name, len(seen), plural(len(seen), "lease"), strings.Join(parts, ", "))
 	}
-	s.ledger.record(Event{Kind: EvRescue, At: now, Worker: r.Name, Outcome: "swept", Rows: int64(len(seen)), Text: text, Trace: tr})
+	r.ledger.record(Event{Kind: EvRescue, At: now, Worker: r.Name, Outcome: "swept", Rows: int64(len(seen)), Text: text, Trace: tr})
 	return nil
 }
 
 // rescue is the rescuer's write: each lease it read, back to Pending (reading first if it
 // holds none).
-func (s *Session) rescue(ctx context.Context, quiet bool) error {
-	r := s.rescuer
+func (r *Rescuer) rescue(ctx context.Context, quiet bool) error {
 	if len(r.seen) == 0 {
-		if err := s.scan(ctx, quiet); err != nil {
+		if err := r.scan(ctx, quiet); err != nil {
 			return err
 		}
 	}
-	now := s.clock.Now()
-	guarded := s.Settings().GuardedRescue
+	now := r.clock.Now()
+	guarded := r.settings.get().GuardedRescue
 	for _, e := range r.seen {
-		tr := startTrace(s.env, r.conn)
-		res, err := r.rc.Rescue(ctx, RescueRequest{Seen: e, Now: now, Guarded: guarded, Fail: s.Scenario.Rescuer.Fails})
+		tr := startTrace(r.env, r.conn)
+		res, err := r.rc.Rescue(ctx, RescueRequest{Seen: e, Now: now, Guarded: guarded, Fail: r.fails})
 		tr = stopTrace(r.conn, tr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
@@ -159,7 +161,7 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 		// A guarded rescue that changed the row found it still Processing under the lease it
 		// read: no finalize can have committed in between. An unguarded one is judged by the
 		// ledger (a finalize it records late is left to the count of outcomes written twice).
-		finishedSince := !guarded && s.ledger.commitsOf(e.IdempotencyKey) > r.seenCommits[e.IdempotencyKey]
+		finishedSince := !guarded && r.ledger.commitsOf(e.IdempotencyKey) > r.seenCommits[e.IdempotencyKey]
 		ev := Event{Kind: EvRescue, At: now, Worker: r.Name, Key: e.IdempotencyKey, Version: e.LeaseVersion, Trace: tr}
 		switch {
 		case res.Rescued && finishedSince:
@@ -178,16 +180,16 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 			ev.Text = fmt.Sprintf("%s's guarded rescue of %s changed 0 rows: it is no longer Processing under %s lease v%d with the lease ended; nothing changed",
 				r.Name, e.IdempotencyKey, e.LockedBy, e.LeaseVersion)
 		}
-		if s.Scenario.Rescuer.Fails {
+		if r.fails {
 			ev.Text = pruneText(ev.Outcome, r.Name, e) // prune.go
 		}
 		if res.Rescued {
-			s.env.world.Add(1)
+			r.env.world.Add(1)
 		}
 		if res.Rescued && guarded {
-			s.ledger.freed(e.IdempotencyKey, e.LeaseVersion, now)
+			r.ledger.freed(e.IdempotencyKey, e.LeaseVersion, now)
 		}
-		s.ledger.record(ev)
+		r.ledger.record(ev)
 	}
 	r.seen, r.seenCommits = nil, nil
 	return nil
@@ -198,39 +200,38 @@ func (s *Session) rescue(ctx context.Context, quiet bool) error {
 // it (stress's rescuer, on a goroutine beside the workers). Only one goroutine at a time may
 // sweep, and none may step the script meanwhile: the rescuer's own state is not locked (the
 // ledger, the clock and the settings it reads are). ErrNotNow when the scenario has no rescuer.
-func (s *Session) Sweep(ctx context.Context) error {
-	if s.rescuer == nil {
+func (r *Rescuer) Sweep(ctx context.Context) error {
+	if r == nil {
 		return fmt.Errorf("sweep: the run has no rescuer: %w", ErrNotNow)
 	}
-	return s.rescue(ctx, true)
+	return r.rescue(ctx, true)
 }
 
-// rescuerDue sweeps when the rescuer's schedule says so during a run step: one read and its
+// due sweeps when the rescuer's schedule says so during a run step: one read and its
 // rescues, then the next sweep is Every later. It reports whether it swept.
-func (s *Session) rescuerDue(ctx context.Context) (bool, error) {
-	r := s.rescuer
-	if r == nil || r.every <= 0 || s.clock.Now().Before(r.next) {
+func (r *Rescuer) due(ctx context.Context) (bool, error) {
+	if r == nil || r.every <= 0 || r.clock.Now().Before(r.next) {
 		return false, nil
 	}
-	r.next = s.clock.Now().Add(r.every)
-	return true, s.rescue(ctx, true)
+	r.next = r.clock.Now().Add(r.every)
+	return true, r.rescue(ctx, true)
 }
 
-// withRescuer is the run's next timer t, or the rescuer's next sweep when that comes first.
+// nextSweep is the run's next timer t, or the rescuer's next sweep when that comes first.
 // The rescuer alone never keeps a run going: with no worker timer there is nothing to wait for.
-func (s *Session) withRescuer(t time.Time) time.Time {
-	if r := s.rescuer; r != nil && r.every > 0 && !t.IsZero() && r.next.Before(t) {
+func (r *Rescuer) nextSweep(t time.Time) time.Time {
+	if r != nil && r.every > 0 && !t.IsZero() && r.next.Before(t) {
 		return r.next
 	}
 	return t
 }
 
-// rescuerSummary is the summary's rescuer section, nil without a rescuer.
-func (s *Session) rescuerSummary() *RescuerSummary {
-	if s.rescuer == nil {
+// summary is the summary's rescuer section, nil without a rescuer.
+func (r *Rescuer) summary() *RescuerSummary {
+	if r == nil {
 		return nil
 	}
-	c := s.rescuer.counts
+	c := r.counts
 	return &c
 }
 
@@ -242,14 +243,14 @@ const (
 
 // extraChecks are the checks of the rescuer (when the run has one) and of skewed clocks (when a
 // worker's clock is off, or provider fencing is on).
-func (s *Session) extraChecks(sum *Summary) []Check {
+func (v *runView) extraChecks(sum *Summary) []Check {
 	var out []Check
 	if r := sum.Rescuer; r != nil {
-		name, short := undoneFinishNames(s.Scenario.Rescuer.Fails) // prune.go
+		name, short := undoneFinishNames(v.sc.Rescuer.Fails) // prune.go
 		out = append(out, Check{ID: CheckNoUndoneFinish, Name: name,
 			Short: short,
 			OK:    r.RescuedFinished == 0,
-			Detail: fmt.Sprintf("%d of %d "+rescuesWord(s.Scenario.Rescuer.Fails)+" undid a finalize that committed after the sweep's read; %d guarded "+rescuesWord(s.Scenario.Rescuer.Fails)+" changed 0 rows",
+			Detail: fmt.Sprintf("%d of %d "+rescuesWord(v.sc.Rescuer.Fails)+" undid a finalize that committed after the sweep's read; %d guarded "+rescuesWord(v.sc.Rescuer.Fails)+" changed 0 rows",
 				r.RescuedFinished, r.Rescued, r.Refused)})
 	}
 	if c := sum.Clocks; c != nil {
@@ -258,11 +259,11 @@ func (s *Session) extraChecks(sum *Summary) []Check {
 			OK:     c.EarlyReclaims == 0,
 			Detail: fmt.Sprintf("%d reclaimed while live (two owners at once); %d provider calls refused as stale", c.EarlyReclaims, c.FencedCalls)})
 	}
-	if c, ok := s.outageCheck(sum); ok {
+	if c, ok := v.outageCheck(sum); ok {
 		out = append(out, c)
 	}
 	for i := range out {
-		out[i].Decides = s.Scenario.decides(out[i].ID)
+		out[i].Decides = v.sc.decides(out[i].ID)
 	}
 	return out
 }
@@ -276,17 +277,17 @@ type ClockSummary struct {
 
 // clockSummary is the summary's clocks section, nil when no clock is off and the provider does
 // not fence.
-func (s *Session) clockSummary() *ClockSummary {
-	if !s.Scenario.Skewed() && !s.InitialSettings().ProviderFencing && !s.boundaryLesson() {
+func (v *runView) clockSummary() *ClockSummary {
+	if !v.sc.Skewed() && !v.initial.ProviderFencing && !v.boundaryLesson() {
 		return nil
 	}
 	c := &ClockSummary{Skews: map[string]string{}}
-	for _, w := range s.Scenario.Workers {
+	for _, w := range v.sc.Workers {
 		if w.Skew != 0 {
 			c.Skews[WorkerName(w.Short)] = fmt.Sprintf("%+dms", w.Skew.Milliseconds())
 		}
 	}
-	c.EarlyReclaims, c.FencedCalls = s.env.clocks.counts()
+	c.EarlyReclaims, c.FencedCalls = v.env.clocks.counts()
 	return c
 }
 

@@ -19,7 +19,7 @@ func retryRun(t *testing.T, sc *engine.Scenario) (*engine.Summary, *store.DB, er
 	if err != nil {
 		t.Fatal(err)
 	}
-	runErr := s.RunToEnd(ctx)
+	runErr := s.Script().RunToEnd(ctx)
 	if runErr != nil && !errors.Is(runErr, engine.ErrNoProgress) {
 		t.Fatal(runErr)
 	}

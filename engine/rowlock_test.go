@@ -18,7 +18,7 @@ func TestLockStepNeedsRowLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := session(t, sc)
-	err = s.RunToEnd(context.Background())
+	err = s.Script().RunToEnd(context.Background())
 	if !errors.Is(err, ErrNotNow) || !strings.Contains(err.Error(), "no row locks") {
 		t.Fatalf("lock on SQLite: %v", err)
 	}

@@ -19,7 +19,7 @@ func TestEveryEventIsPutInWordsBySentence(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"before", "after", "naive-claim", "stale-owner", "lease-too-short", "aba-fencing", "many-workers"} {
 		s := session(t, loadScenario(t, name, ""))
-		if err := s.RunToEnd(ctx); err != nil {
+		if err := s.Script().RunToEnd(ctx); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := s.BuildReport(ctx, "", time.Now(), "")

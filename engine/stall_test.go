@@ -29,7 +29,7 @@ steps:
 `)
 	s := session(t, sc)
 	ctx := context.Background()
-	if err := s.RunToEnd(ctx); err != nil {
+	if err := s.Script().RunToEnd(ctx); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	sum, err := s.Summarize(ctx)

@@ -36,10 +36,10 @@ const (
 	// InLab: a key of the lab, a line of its ? screen, its header and the teacher's table.
 	InLab Where = iota
 	// InRetries: what a failed attempt does next (backoff, dead-letter). The lab shows one, and
-	// its key, only in a lesson whose run uses it (Session.UsesToggle).
+	// its key, only in a lesson whose run uses it (Probe.UsesToggle).
 	InRetries
 	// InRescue: the rescuer's guard and the fixes of skewed clocks. The lab shows one, and its
-	// key, and a report names one, only while the run uses it (Session.UsesToggle).
+	// key, and a report names one, only while the run uses it (Probe.UsesToggle).
 	InRescue
 )
 
@@ -61,7 +61,7 @@ type Toggle struct {
 	Default  bool  // its setting in DefaultSettings
 	Where    Where // its group: the lab shows InLab's always, the others where the run uses them
 	// UsedWith is what in a run, beyond the toggle being off its default or taught, makes
-	// an InRescue toggle one the run uses (Session.UsesToggle): a rescuer, a skewed clock.
+	// an InRescue toggle one the run uses (Probe.UsesToggle): a rescuer, a skewed clock.
 	UsedWith Uses
 	// OnWithRescuer: on by default in a run with a rescuer, unless a flag or the file set it.
 	OnWithRescuer bool

@@ -8,15 +8,15 @@ import (
 // headlessSettings adds to a summary's settings the InRescue toggles the run uses: those that
 // are on, the one its lesson teaches, guarded-rescue with a rescuer, db-clock and
 // provider-fencing with a skewed clock. A run that uses none has the settings it always had.
-func (s *Session) headlessSettings(m map[string]string) {
-	st := s.InitialSettings()
+func (v *runView) headlessSettings(m map[string]string) {
+	st := v.initial
 	for _, t := range TogglesIn(InRescue) {
-		if s.usesToggle(t, st) {
+		if v.usesToggle(t, st) {
 			m[t.Name] = OnOff(t.Of(st))
 		}
 	}
 	var skews []string
-	for _, w := range s.Scenario.Workers {
+	for _, w := range v.sc.Workers {
 		if w.Skew != 0 {
 			skews = append(skews, fmt.Sprintf("%s=%+dms", w.Short, w.Skew.Milliseconds()))
 		}
@@ -43,27 +43,31 @@ func headlessDescribe(s Settings) []string {
 // not at its default, when the lesson teaches it, or when the run has what its entry's UsedWith
 // names (guarded-rescue a rescuer; db-clock and provider-fencing a skewed clock): the report
 // then names it.
-func (s *Session) UsesToggle(t Toggle) bool { return s.usesToggle(t, s.InitialSettings()) }
+func (p Probe) UsesToggle(t Toggle) bool {
+	_, initial := p.crew.settings.both()
+	v := runView{sc: p.sc, env: p.crew.env}
+	return v.usesToggle(t, initial)
+}
 
 // usesToggle is UsesToggle with the run's initial settings st.
-func (s *Session) usesToggle(t Toggle, st Settings) bool {
+func (v *runView) usesToggle(t Toggle, st Settings) bool {
 	switch t.Where {
 	case InRetries:
-		return s.env.retry.plan.active() || st.Backoff || st.DeadLetter
+		return v.env.retry.plan.active() || st.Backoff || st.DeadLetter
 	case InRescue:
-		return t.Of(st) != t.Default || s.Scenario.Teaches == t.Name ||
-			(t.UsedWith&UsedWithRescuer != 0 && s.Scenario.Rescuer != nil) ||
-			(t.UsedWith&UsedWithSkew != 0 && s.Scenario.Skewed())
+		return t.Of(st) != t.Default || v.sc.Teaches == t.Name ||
+			(t.UsedWith&UsedWithRescuer != 0 && v.sc.Rescuer != nil) ||
+			(t.UsedWith&UsedWithSkew != 0 && v.sc.Skewed())
 	}
 	return true
 }
 
 // lessonToggles names the toggles of the registry's other groups (InRetries, InRescue) the run
 // uses, in the registry's order.
-func (s *Session) lessonToggles() []string {
+func (v *runView) lessonToggles() []string {
 	var names []string
 	for _, t := range toggles {
-		if t.Where != InLab && s.UsesToggle(t) {
+		if t.Where != InLab && v.usesToggle(t, v.initial) {
 			names = append(names, t.Name)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 	s := session(t, loadScenario(t, "stale-owner", ""))
 	s.TraceSQL(true)
-	if err := s.RunToEnd(context.Background()); err != nil {
+	if err := s.Script().RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var rejected *engine.Event
@@ -77,7 +77,7 @@ func TestStaleOwnerTraceShowsTheRejectedUpdate(t *testing.T) {
 // TestTraceOffRecordsNothing: without TraceSQL no event carries SQL.
 func TestTraceOffRecordsNothing(t *testing.T) {
 	s := session(t, loadScenario(t, "stale-owner", ""))
-	if err := s.RunToEnd(context.Background()); err != nil {
+	if err := s.Script().RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range s.Ledger().Events() {

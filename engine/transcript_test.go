@@ -17,7 +17,7 @@ func transcript(t *testing.T, name string) string {
 	s := session(t, loadScenario(t, name, ""))
 	s.TraceSQL(true)
 	s.RecordMoments()
-	if err := s.RunToEnd(ctx); err != nil {
+	if err := s.Script().RunToEnd(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := s.BuildReport(ctx, "", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), "")
@@ -112,7 +112,7 @@ func TestTranscriptOfALongRunIsAHandout(t *testing.T) {
 	}
 	s := session(t, loadScenario(t, "many-workers", ""))
 	s.RecordMoments()
-	if err := s.RunToEnd(context.Background()); err != nil {
+	if err := s.Script().RunToEnd(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	reclaims, crashes := 0, 0

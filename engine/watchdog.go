@@ -18,7 +18,7 @@ var ErrNoProgress = errors.New("the run made no progress")
 // machine.
 const (
 	// stallActions is how many actions of run steps may follow one another without progress
-	// (progressWatch). A healthy run progresses every few actions (every lesson, each way, stays
+	// (watchdog). A healthy run progresses every few actions (every lesson, each way, stays
 	// far below).
 	stallActions = 10_000
 	// maxSessionActions bounds every action of a session together: a million messages need
@@ -26,15 +26,25 @@ const (
 	maxSessionActions = 10_000_000
 )
 
-// progressWatch is the watchdog's memory. Progress is anything that brings a message nearer to
+// watchdog is the progress watchdog's memory. Progress is anything that brings a message nearer to
 // its end and can happen only boundedly often: a finalize that commits, a message parked as a
 // dead letter, and (dead letters on) a failed attempt that released its message with more
 // attempts than before (retrySide.advanced). A failed attempt alone is not progress: without
 // dead letters a message may fail for ever.
-type progressWatch struct {
-	mark  int        // the progress count last seen
-	since int        // run actions since it last grew
-	base  stallCount // what the run had done when it last grew, for the cause of a stall
+//
+// The watchdog reads the crew's ledger, clock and actions, and the scenario's failures (its
+// outages, fail-rate and faults) for the cause of a stall.
+type watchdog struct {
+	crew *Crew
+	sc   *Scenario
+
+	mark      int        // the progress count last seen
+	since     int        // run actions since it last grew
+	base      stallCount // what the run had done when it last grew, for the cause of a stall
+	runPauses int        // the pauses the run's own steps drew
+	// stalled says, in words, why the script ended without finishing (ErrNoProgress); "" while
+	// it has not (end).
+	stalled string
 }
 
 // stallCount is what a run has done so far, in the figures a stall's cause is read from.
@@ -50,11 +60,11 @@ type stallCount struct {
 }
 
 // count reads the run's figures now.
-func (s *Session) count() stallCount {
-	c := stallCount{at: s.clock.Now(), pauses: s.runPauses}
-	c.commits, _ = s.ledger.progress()
-	s.ledger.mu.Lock()
-	for _, w := range s.ledger.workers {
+func (wd *watchdog) count() stallCount {
+	c := stallCount{at: wd.crew.clock.Now(), pauses: wd.runPauses}
+	c.commits, _ = wd.crew.ledger.progress()
+	wd.crew.ledger.mu.Lock()
+	for _, w := range wd.crew.ledger.workers {
 		c.attempts += w.ProcessingAttempts
 		c.lost += w.RejectedFinalizes + w.LostRenewals
 		c.crashes += w.Crashes
@@ -62,36 +72,35 @@ func (s *Session) count() stallCount {
 		c.renewals += w.Renewals
 		c.blocked += w.ClaimsBlocked
 	}
-	s.ledger.mu.Unlock()
-	r := s.env.retry
+	wd.crew.ledger.mu.Unlock()
+	r := wd.crew.env.retry
 	r.mu.Lock()
 	c.parked, c.failures, c.released = r.parked, r.failures, r.retries+r.rejected
 	r.mu.Unlock()
 	return c
 }
 
-// progress is the watchdog's count of progress (progressWatch).
-func (s *Session) progress() int {
-	commits, _ := s.ledger.progress()
-	r := s.env.retry
+// progress is the watchdog's count of progress (watchdog).
+func (wd *watchdog) progress() int {
+	commits, _ := wd.crew.ledger.progress()
+	r := wd.crew.env.retry
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return commits + r.parked + r.advanced
 }
 
-// endStalled ends the script where err (ErrNoProgress) stopped it, as RunToEnd stops there, and
-// keeps in words why it did not finish, for the summary (Summary.DidNotFinish).
-func (s *Session) endStalled(err error) {
-	s.pc, s.inStep, s.stepN = len(s.Scenario.Steps), false, 0
-	s.stalled = err.Error()
-	if s.watch.since >= stallActions {
-		s.stalled = fmt.Sprintf("watchdog after %d actions without progress (%s): %s", s.watch.since, s.inAll(), s.stallCause())
+// end keeps in words why the script did not finish, where err (ErrNoProgress) stopped it, for
+// the summary (Summary.DidNotFinish); Script.endStalled ends the script there.
+func (wd *watchdog) end(err error) {
+	wd.stalled = err.Error()
+	if wd.since >= stallActions {
+		wd.stalled = fmt.Sprintf("watchdog after %d actions without progress (%s): %s", wd.since, wd.inAll(), wd.stallCause())
 	}
 }
 
 // inAll says what the run finished: "300 finalized in all", "12 finalized, 32 dead-lettered in all".
-func (s *Session) inAll() string {
-	c := s.count()
+func (wd *watchdog) inAll() string {
+	c := wd.count()
 	if c.parked > 0 {
 		return fmt.Sprintf("%d finalized, %d dead-lettered in all", c.commits, c.parked)
 	}
@@ -100,18 +109,18 @@ func (s *Session) inAll() string {
 
 // watchdog is called after each action of a run step (run, A run): it ends the run when nothing
 // has progressed for stallActions actions, or when the session has taken maxSessionActions.
-func (s *Session) watchdog() error {
-	if p := s.progress(); p != s.watch.mark || s.watch.base.at.IsZero() {
-		s.watch.mark, s.watch.since, s.watch.base = p, 0, s.count()
+func (wd *watchdog) check() error {
+	if p := wd.progress(); p != wd.mark || wd.base.at.IsZero() {
+		wd.mark, wd.since, wd.base = p, 0, wd.count()
 	} else {
-		s.watch.since++
+		wd.since++
 	}
 	switch {
-	case s.watch.since >= stallActions:
+	case wd.since >= stallActions:
 		return fmt.Errorf("%w: no message finalized or parked in the last %d actions (%s): %s",
-			ErrNoProgress, stallActions, s.inAll(), s.stallCause())
-	case s.actions >= maxSessionActions:
-		return fmt.Errorf("%w: the session has taken %d actions, the most any run may take", ErrNoProgress, s.actions)
+			ErrNoProgress, stallActions, wd.inAll(), wd.stallCause())
+	case wd.crew.actions >= maxSessionActions:
+		return fmt.Errorf("%w: the session has taken %d actions, the most any run may take", ErrNoProgress, wd.crew.actions)
 	}
 	return nil
 }
@@ -120,19 +129,19 @@ func (s *Session) watchdog() error {
 // finishing: the provider failing (an outage, a fail rate, a poison message, and the backoff's
 // waits), attempts that outlived their lease, or the run's own crashes and pauses. It is read
 // from the counts, never assumed.
-func (s *Session) stallCause() string {
-	now, b := s.count(), s.watch.base
+func (wd *watchdog) stallCause() string {
+	now, b := wd.count(), wd.base
 	d := stallCount{
 		attempts: now.attempts - b.attempts, failures: now.failures - b.failures, lost: now.lost - b.lost,
 		crashes: now.crashes - b.crashes, pauses: now.pauses - b.pauses, claimsEmpty: now.claimsEmpty - b.claimsEmpty,
 		released: now.released - b.released, renewals: now.renewals - b.renewals, blocked: now.blocked - b.blocked,
 	}
 	moved := now.at.Sub(b.at)
-	st := s.Settings()
+	st := wd.crew.settings.get()
 	interrupts := d.crashes + d.pauses
 	switch {
 	case d.failures > 0 && d.failures >= d.attempts: // at least half the calls failed
-		src, outage := s.failingBecause(b.at, now.at)
+		src, outage := wd.failingBecause(b.at, now.at)
 		why := []string{fmt.Sprintf("the provider failed %d of the %d calls made since", d.failures, d.failures+d.attempts)}
 		if src != "" {
 			why[0] += " (" + src + ")"
@@ -163,7 +172,7 @@ func (s *Session) stallCause() string {
 	if d.blocked > 0 && d.attempts == 0 {
 		why := fmt.Sprintf("every claim since found the work under a live lease (%d claims blocked), and the clock moved %s without one ending", d.blocked, moved)
 		var ahead []string
-		for _, w := range s.workers {
+		for _, w := range wd.crew.workers {
 			if w.spec.Skew > 0 {
 				ahead = append(ahead, fmt.Sprintf("%s's clock runs %s ahead, and so do the ends of its leases", w.Name, w.spec.Skew))
 			}
@@ -180,18 +189,18 @@ func (s *Session) stallCause() string {
 // failingBecause names the scenario's provider faults that were at work between from and to:
 // the outages that overlap it, the fail rate, the messages that always fail. on: an outage is
 // still on at to.
-func (s *Session) failingBecause(from, to time.Time) (names string, on bool) {
+func (wd *watchdog) failingBecause(from, to time.Time) (names string, on bool) {
 	var src []string
-	for _, o := range s.Scenario.Outages {
+	for _, o := range wd.sc.Outages {
 		if !o.From.After(to) && o.From.Add(o.For).After(from) {
 			src = append(src, fmt.Sprintf("an outage from %s for %s", FormatClock(o.From), o.For))
 			on = on || o.From.Add(o.For).After(to)
 		}
 	}
-	if r := s.Scenario.FailRate; r > 0 {
+	if r := wd.sc.FailRate; r > 0 {
 		src = append(src, fmt.Sprintf("fail-rate %g", r))
 	}
-	for _, f := range s.Scenario.Faults {
+	for _, f := range wd.sc.Faults {
 		switch {
 		case f.Permanent:
 			src = append(src, "provider-error "+f.Key+" permanent")

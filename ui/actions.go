@@ -59,7 +59,7 @@ func finishingOff(k KeyMap) string {
 }
 
 // usedWith says in words what a run has when it uses t, a toggle of the InRetries or InRescue
-// group (engine.Session.UsesToggle).
+// group (engine.Probe.UsesToggle).
 func usedWith(t engine.Toggle) string {
 	switch {
 	case t.Where == engine.InRetries:

@@ -124,11 +124,11 @@ func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (
 		// A scenario without a script is one "run until-done", as RunToEnd (leaselab run) has it.
 		s.Scenario.Steps = []engine.Step{{Kind: engine.StepRun, UntilDone: true}}
 	}
-	for !s.ScriptDone() {
+	for !s.Script().Done() {
 		if err := ctx.Err(); err != nil {
 			return res, "error: " + err.Error(), common.LevelError
 		}
-		acted, err := s.Next(ctx)
+		acted, err := s.Script().Next(ctx)
 		if err != nil {
 			res.took = now().Sub(start)
 			return res, "error: " + err.Error(), common.LevelError
@@ -141,6 +141,6 @@ func applyFinish(ctx context.Context, s *engine.Session, now func() time.Time) (
 		}
 	}
 	res.took = now().Sub(start)
-	res.done = s.ScriptDone()
+	res.done = s.Script().Done()
 	return res, "", common.LevelInfo
 }

@@ -40,7 +40,7 @@ func runLikeRun(t *testing.T, name string, o engine.Overrides) (*engine.Summary,
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.RunToEnd(ctx); err != nil && !errors.Is(err, engine.ErrNoProgress) {
+	if err := s.Script().RunToEnd(ctx); err != nil && !errors.Is(err, engine.ErrNoProgress) {
 		t.Fatal(err) // a run the watchdog ends still has its verdict, as leaselab run's has
 	}
 	sum, err := s.Summarize(ctx)

@@ -56,12 +56,12 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		return gotoNote(ctx, h, s, o, k, now)
 	}
 	next := o.cmd != nil && o.cmd.Info().Step && o.cmd.Info().Worker < 0 // the script's next step (space)
-	q := s.NextQuestion()
-	_, qstep, _ := s.ScriptPosition()
+	q := s.Script().NextQuestion()
+	_, qstep, _ := s.Script().Position()
 	var ans engine.Answer
 	if q != nil {
 		// Whether it is asked: a "when … skip:" rule over the settings of this moment.
-		ans = s.AnswerFor(q)
+		ans = q.For(s.Settings(), s.InitialSettings())
 	}
 	switch {
 	case next && q != nil && ans.Skip != "":
@@ -76,7 +76,7 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
 			hx.asked, hx.at = o.answer >= 0, at
-			hx.observed, _ = s.Observed(qstep)
+			hx.observed, _ = s.Script().Observed(qstep)
 			if o.answer < 0 {
 				note = "question skipped · " + note
 			} else {
@@ -123,13 +123,13 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 	if len(s.Scenario.Steps) == 0 {
 		c = engine.CmdFinish{}
 	}
-	s.FinishSteps()
+	s.Script().FinishSteps()
 	var (
 		res  finishResult
 		note string
 	)
 	start := now()
-	for !s.ScriptDone() {
+	for !s.Script().Done() {
 		if err := ctx.Err(); err != nil {
 			return res, "error: " + err.Error(), common.LevelError
 		}
@@ -152,7 +152,7 @@ func finishRecorded(ctx context.Context, s *engine.Session, h *engine.History, n
 		}
 	}
 	res.took = now().Sub(start)
-	res.done = s.ScriptDone()
+	res.done = s.Script().Done()
 	return res, note, common.LevelInfo
 }
 

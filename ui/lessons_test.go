@@ -66,7 +66,7 @@ func headless(t *testing.T, name string, o engine.Overrides) (*engine.Summary, m
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RunToEnd(ctx); err != nil && !errors.Is(err, engine.ErrNoProgress) {
+	if err := s.Script().RunToEnd(ctx); err != nil && !errors.Is(err, engine.ErrNoProgress) {
 		t.Fatal(err) // a run the watchdog ends still has its verdict, as leaselab run's has
 	}
 	sum, err := s.Summarize(ctx)

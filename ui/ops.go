@@ -130,7 +130,7 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 	case len(evs) > 1:
 		note = fmt.Sprintf("%s (and %d more above)", evs[len(evs)-1], len(evs)-1)
 	}
-	if _, at, total := s.ScriptPosition(); stepped && acted && at < total {
+	if _, at, total := s.Script().Position(); stepped && acted && at < total {
 		// The script goes on from where it was: the lesson's expectations assume it alone acts.
 		note += " — a step outside the script: the lesson's expectations may no longer hold"
 	}

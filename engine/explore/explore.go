@@ -4,7 +4,7 @@
 // engine carries them out, each a real transaction, and every safety check is taken after every
 // move. The search is breadth-first, so the first violation it finds is a shortest schedule
 // that breaks a check; a state it has seen (the rows as the database holds them and the
-// session's memory, engine.Session.WriteStateAs) is not explored twice.
+// session's memory, engine.Probe.WriteStateAs) is not explored twice.
 //
 // A state is restored before each of its moves is tried: the database from a copy of it, and
 // the session's memory by driving a new session through the state's schedule with every
@@ -712,7 +712,7 @@ func (x *explorer) look(ctx context.Context, s *engine.Session) (rows []engine.R
 		}
 		retry, _ = v.([]engine.RetryState)
 	}
-	key, perm = canonicalKey(rows, retry, s, x.perms, &x.buf)
+	key, perm = canonicalKey(rows, retry, s.Probe(), x.perms, &x.buf)
 	return rows, dbKeyOf(rows, retry), key, perm, nil
 }
 

@@ -164,7 +164,7 @@ func TestStateKeyHoldsNextAttempt(t *testing.T) {
 	if retry2[0].NextAttempt.IsZero() || !retry1[0].NextAttempt.IsZero() {
 		t.Fatalf("RetryStates read NextAttempt %v then %v, want none then one", retry1[0].NextAttempt, retry2[0].NextAttempt)
 	}
-	if stateKey(rows1, retry1, s, nil, new(bytes.Buffer)) == stateKey(rows2, retry2, s, nil, new(bytes.Buffer)) {
+	if stateKey(rows1, retry1, s.Probe(), nil, new(bytes.Buffer)) == stateKey(rows2, retry2, s.Probe(), nil, new(bytes.Buffer)) {
 		t.Error("two states differing only in NextAttemptUtc have one state key")
 	}
 	if dbKeyOf(rows1, retry1) == dbKeyOf(rows2, retry2) {
@@ -173,7 +173,7 @@ func TestStateKeyHoldsNextAttempt(t *testing.T) {
 	// And LastError.
 	storetest.ExecFile(t, path, `UPDATE OutboxMessages SET LastError = 'provider: 503' WHERE Id = (SELECT min(Id) FROM OutboxMessages)`)
 	rows3, retry3 := read()
-	if !slices.Equal(rows2, rows3) || stateKey(rows2, retry2, s, nil, new(bytes.Buffer)) == stateKey(rows3, retry3, s, nil, new(bytes.Buffer)) {
+	if !slices.Equal(rows2, rows3) || stateKey(rows2, retry2, s.Probe(), nil, new(bytes.Buffer)) == stateKey(rows3, retry3, s.Probe(), nil, new(bytes.Buffer)) {
 		t.Error("two states differing only in LastError have one state key")
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // A state's key is the hash of its rows, what failed attempts left on them and the session's
-// memory (engine.Session.WriteStateAs), with the budget its schedule has spent. With symmetry on,
+// memory (engine.Probe.WriteStateAs), with the budget its schedule has spent. With symmetry on,
 // workers of one configuration are interchangeable: the key is the least of the keys written
 // under each renaming of them (renaming.go), so a state and its mirror image (Worker-A holding
 // PAY-001 and Worker-B idle; Worker-B holding it and Worker-A idle) are one state.

@@ -31,7 +31,7 @@ func lessonToggles(t testing.TB, sc *engine.Scenario) []engine.Toggle {
 	defer s.Close()
 	var out []engine.Toggle
 	for _, tg := range engine.Registry() {
-		if !tg.RowLocks && (tg.Where == engine.InLab || s.UsesToggle(tg)) {
+		if !tg.RowLocks && (tg.Where == engine.InLab || s.Probe().UsesToggle(tg)) {
 			out = append(out, tg)
 		}
 	}

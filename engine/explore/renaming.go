@@ -6,7 +6,7 @@ import (
 	"leaselab/engine"
 )
 
-// renaming is one way of swapping interchangeable workers (engine.Session.Interchangeable): to[i]
+// renaming is one way of swapping interchangeable workers (engine.Probe.Interchangeable): to[i]
 // is the worker whose names worker i takes, order the workers in the order they are written
 // (order[to[i]] = i), names and ids each worker's name and id (LockedBy) to the one it becomes.
 type renaming struct {
@@ -59,7 +59,7 @@ func renamings(s *engine.Session) []*renaming {
 			return true
 		}
 		for i, j := range p {
-			if !s.Interchangeable(i, j) {
+			if !s.Probe().Interchangeable(i, j) {
 				return true
 			}
 		}
@@ -84,8 +84,8 @@ func newRenaming(s *engine.Session, p []int) *renaming {
 	backNames, backIDs := map[string]string{}, map[string]string{}
 	for i, j := range p {
 		r.order[j] = i
-		n1, id1 := s.WorkerNames(i)
-		n2, id2 := s.WorkerNames(j)
+		n1, id1 := s.Probe().WorkerNames(i)
+		n2, id2 := s.Probe().WorkerNames(j)
 		if !mapTo(r.names, backNames, n1, n2) || !mapTo(r.ids, backIDs, id1, id2) {
 			return nil
 		}

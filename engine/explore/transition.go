@@ -168,7 +168,7 @@ func clockTargets(s *engine.Session, rows []engine.Row) []time.Time {
 			ts = append(ts, t)
 		}
 	}
-	offsets := s.ClockOffsets()
+	offsets := s.Probe().ClockOffsets()
 	for _, r := range rows {
 		if r.Status != engine.StatusProcessing || r.LockedUntil.IsZero() || r.LockedUntil.Before(now) {
 			continue
@@ -192,22 +192,22 @@ func apply(ctx context.Context, s *engine.Session, t Transition) error {
 	switch t.Kind {
 	case Act:
 		var acted bool
-		_, acted, err = s.StepWorker(ctx, t.Worker)
+		_, acted, err = s.Crew().Step(ctx, t.Worker)
 		if err == nil && !acted {
 			err = fmt.Errorf("%s: nothing to do", t)
 		}
 	case Crash:
-		_, err = s.Crash(t.Worker)
+		_, err = s.Crew().Crash(t.Worker)
 	case Restart:
-		_, err = s.Restart(ctx, t.Worker)
+		_, err = s.Crew().Restart(ctx, t.Worker)
 	case Pause, Resume:
-		_, err = s.SetPaused(t.Worker, t.Kind == Pause)
+		_, err = s.Crew().SetPaused(t.Worker, t.Kind == Pause)
 	case Clock:
-		_, err = s.SetClock(t.At)
+		_, err = s.Crew().SetClock(t.At)
 	case Scan:
-		err = s.RescuerScan(ctx)
+		err = s.Probe().RescuerScan(ctx)
 	case Rescue:
-		err = s.RescuerRescue(ctx)
+		err = s.Probe().RescuerRescue(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", t, err)

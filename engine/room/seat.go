@@ -95,7 +95,7 @@ func (s *Seat) startLocked(ctx context.Context) error {
 		return fmt.Errorf("the room's session holds %d workers, the most it runs: the teacher may reset it (R)", len(r.sess.Workers()))
 	}
 	s.incarnation++
-	i, err := r.sess.Join(ctx, s.workerName(s.incarnation), s.name)
+	i, err := r.sess.Crew().Join(ctx, s.workerName(s.incarnation), s.name)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Seat) Step(ctx context.Context) (Result, error) {
 	}
 	w := r.sess.Workers()[s.cur]
 	if w.View().Crashed {
-		ev, err := r.sess.Restart(ctx, s.cur)
+		ev, err := r.sess.Crew().Restart(ctx, s.cur)
 		if err != nil {
 			return Result{}, err
 		}
@@ -217,13 +217,13 @@ func (s *Seat) Leave(why Away) {
 				text += fmt.Sprintf("; %s stays Processing under %s (lease version %d) until its lease ends, and %s is frozen holding it",
 					v.Holding, s.name, v.HoldingVersion, v.Name)
 			}
-			if ev, err := r.sess.Freeze(s.cur, text); err == nil {
+			if ev, err := r.sess.Crew().Freeze(s.cur, text); err == nil {
 				r.lmu.Lock()
 				r.led.away(s.name, why, ev)
 				r.lmu.Unlock()
 			}
 		default:
-			_, _ = r.sess.Crash(s.cur)
+			_, _ = r.sess.Crew().Crash(s.cur)
 			r.note(text)
 		}
 	}
@@ -257,14 +257,14 @@ func (s *Seat) backLocked(ctx context.Context) error {
 		// Nothing held (its worker crashed), or no room for another worker: the same worker
 		// restarts with empty memory and a new connection.
 		if v.Paused {
-			_, _ = r.sess.Crash(s.cur)
+			_, _ = r.sess.Crew().Crash(s.cur)
 		}
-		_, err := r.sess.Restart(ctx, s.cur)
+		_, err := r.sess.Crew().Restart(ctx, s.cur)
 		r.note(fmt.Sprintf("%s is back: %s restarts with a new connection and empty memory", s.name, v.Name))
 		return err
 	}
 	if s.stale >= 0 {
-		_, _ = r.sess.Crash(s.stale) // an older frozen worker: its chance is gone
+		_, _ = r.sess.Crew().Crash(s.stale) // an older frozen worker: its chance is gone
 	}
 	s.stale = s.cur
 	if err := s.startLocked(ctx); err != nil {
@@ -299,13 +299,13 @@ func (s *Seat) Finish(ctx context.Context) (Result, error) {
 	}
 	w := r.sess.Workers()[s.stale]
 	if w.View().Paused {
-		if _, err := r.sess.SetPaused(s.stale, false); err != nil {
+		if _, err := r.sess.Crew().SetPaused(s.stale, false); err != nil {
 			return Result{}, err
 		}
 	}
 	res, err := s.act(ctx, w)
 	if err == nil && !w.Holds() {
-		if _, cerr := r.sess.Crash(s.stale); cerr != nil && !errors.Is(cerr, engine.ErrNotNow) {
+		if _, cerr := r.sess.Crew().Crash(s.stale); cerr != nil && !errors.Is(cerr, engine.ErrNotNow) {
 			err = cerr
 		}
 		s.stale = -1
@@ -315,4 +315,4 @@ func (s *Seat) Finish(ctx context.Context) (Result, error) {
 }
 
 // note writes a sentence into the room's timeline. r.mu must be held exclusively.
-func (r *Room) note(text string) { r.sess.Note(text) }
+func (r *Room) note(text string) { r.sess.Crew().Note(text) }

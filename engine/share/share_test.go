@@ -258,7 +258,7 @@ func TestCounterexamplesRoundTrip(t *testing.T) {
 					t.Errorf("after the replay, %s holds; the counterexample broke it\n%s", id, text)
 				}
 			}
-			if !h.Session().ScriptDone() {
+			if !h.Session().Script().Done() {
 				t.Errorf("the replay stopped before the schedule's end")
 			}
 		})

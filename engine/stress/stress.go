@@ -44,7 +44,7 @@ type Config struct {
 	// Wall is the real time the run measures and its workers pause on; nil: engine.SystemWall.
 	Wall engine.Wall
 	// Slots, when positive, makes each worker a hosted worker of that many slots
-	// (engine.Session.HostAs): batch claims, batch finalizes, heartbeats, on the real clock.
+	// (engine.Session.Host): batch claims, batch finalizes, heartbeats, on the real clock.
 	// The fault rates do not apply to them; each is stopped cleanly once every message is done.
 	Slots int
 }
@@ -208,7 +208,7 @@ func (r *run) startWorkers(hostCtx context.Context) {
 			var err error
 			if cfg.Slots > 0 {
 				var hs engine.HostStats
-				hs, err = r.s.HostAs(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
+				hs, err = r.s.Host(hostCtx, i, engine.HostOptions{Slots: cfg.Slots, Wall: cfg.Wall, Poll: time.Millisecond})
 				r.hostMu.Lock()
 				r.res.Hosted.Add(hs)
 				r.hostMu.Unlock()
@@ -284,7 +284,7 @@ func (r *run) drive(stopRescuer func()) error {
 				break
 			}
 		}
-		if len(r.s.Runnable()) == 0 && jumpToNextEnd(r.ctx, r.s) {
+		if len(r.s.Crew().Runnable()) == 0 && jumpToNextEnd(r.ctx, r.s) {
 			r.jumps.Add(1)
 		}
 		select {
@@ -330,20 +330,20 @@ func (r *run) finish() (*Result, error) {
 
 // jumpToNextEnd moves the clock, when no worker can act, to the earliest moment one will:
 // the end of the lease or of the backoff its last claim was blocked by (the due claim reports
-// whichever ends first), or its provider's answer (Session.NextTimer), at least a millisecond
+// whichever ends first), or its provider's answer (Crew.NextTimer), at least a millisecond
 // on; failing that, just past the earliest live lease in the database (a worker that has not
 // polled since it began). It reports whether the clock moved.
 func jumpToNextEnd(ctx context.Context, s *engine.Session) bool {
-	if t := s.NextTimer(); !t.IsZero() {
+	if t := s.Crew().NextTimer(); !t.IsZero() {
 		// A timer already due belongs to a poll that raced the last move of the clock: the
 		// worker waits for the world to change, so move the clock on a millisecond.
 		if soon := s.Clock().Now().Add(time.Millisecond); t.Before(soon) {
 			t = soon
 		}
-		_, err := s.SetClock(t)
+		_, err := s.Crew().SetClock(t)
 		return err == nil
 	}
-	_, err := s.ClockPastLease(ctx)
+	_, err := s.Crew().ClockPastLease(ctx)
 	return err == nil
 }
 
@@ -361,7 +361,7 @@ func sweeper(ctx context.Context, s *engine.Session, wall engine.Wall, every tim
 			return nil
 		case <-wall.After(every):
 		}
-		if err := s.Sweep(ctx); err != nil {
+		if err := s.Rescuer().Sweep(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -415,21 +415,21 @@ func chaosWorker(ctx context.Context, s *engine.Session, i int, rng *rand.Rand, 
 		r := rng.Float64()
 		switch {
 		case r < cfg.CrashRate:
-			if _, err := s.Crash(i); err == nil {
+			if _, err := s.Crew().Crash(i); err == nil {
 				crashes.Add(1)
 			}
 			sleep(ctx, cfg.Wall, time.Duration(rng.IntN(2000))*time.Microsecond)
-			if _, err := s.Restart(ctx, i); err != nil && ctx.Err() == nil {
+			if _, err := s.Crew().Restart(ctx, i); err != nil && ctx.Err() == nil {
 				return err
 			}
 		case r < cfg.CrashRate+cfg.PauseRate:
-			if _, err := s.SetPaused(i, true); err == nil {
+			if _, err := s.Crew().SetPaused(i, true); err == nil {
 				pauses.Add(1)
 			}
 			sleep(ctx, cfg.Wall, time.Duration(rng.IntN(3000))*time.Microsecond)
-			s.SetPaused(i, false)
+			s.Crew().SetPaused(i, false)
 		case r < cfg.CrashRate+cfg.PauseRate+cfg.JumpRate:
-			s.AdvanceClock(time.Duration(1+rng.Int64N(s.Settings().Lease.Milliseconds())) * time.Millisecond)
+			s.Crew().AdvanceClock(time.Duration(1+rng.Int64N(s.Settings().Lease.Milliseconds())) * time.Millisecond)
 			jumps.Add(1)
 		}
 	}
@@ -442,7 +442,7 @@ func drain(ctx context.Context, s *engine.Session) error {
 	for i, w := range s.Workers() {
 		v := w.View()
 		if v.Paused {
-			if _, err := s.SetPaused(i, false); err != nil {
+			if _, err := s.Crew().SetPaused(i, false); err != nil {
 				return err
 			}
 		}
@@ -453,7 +453,7 @@ func drain(ctx context.Context, s *engine.Session) error {
 			}
 			if w.Next() == engine.ActNone { // waiting on a provider answer: it is due now or later
 				if t := w.Timer(); !t.IsZero() {
-					s.SetClock(t)
+					s.Crew().SetClock(t)
 				}
 			}
 			if _, _, err := w.Step(ctx); err != nil {
@@ -486,7 +486,7 @@ func checks(ctx context.Context, s *engine.Session, res *Result, timedOut bool) 
 	if err != nil {
 		return err
 	}
-	res.NeverFinalized = s.NeverFinalized(func(key string) bool { return unfinished[key] })
+	res.NeverFinalized = s.Crew().NeverFinalized(func(key string) bool { return unfinished[key] })
 	res.TimedOut = timedOut
 	if timedOut {
 		res.Unfinished = sum.Messages - sum.Outbox.Processed - res.DeadLettered

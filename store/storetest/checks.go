@@ -26,7 +26,7 @@ func RunScenario(t testing.TB, db engine.DB, name string) (*engine.Session, *eng
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if err := s.RunToEnd(ctx); err != nil {
+	if err := s.Script().RunToEnd(ctx); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := s.Summarize(ctx)

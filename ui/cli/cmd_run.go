@@ -299,7 +299,7 @@ func runScenarioMoves(ctx context.Context, sc *engine.Scenario, dbs *dbOpener, t
 		runErr = record(ctx, sess)
 	}
 	if runErr == nil {
-		runErr = sess.RunToEnd(ctx)
+		runErr = sess.Script().RunToEnd(ctx)
 	}
 	closeErr := sess.Close()
 	stalled := errors.Is(runErr, engine.ErrNoProgress) && closeErr == nil

@@ -373,7 +373,7 @@ func runHosted(ctx context.Context, sess *engine.Session, hr hostedRun, stdout i
 		case <-stopped:
 		}
 	}()
-	st, err := sess.Host(ctx, engine.HostOptions{Slots: n, Poll: poll, UntilEmpty: hr.untilEmpty, Process: process,
+	st, err := sess.Host(ctx, 0, engine.HostOptions{Slots: n, Poll: poll, UntilEmpty: hr.untilEmpty, Process: process,
 		OnEvent: func(e engine.Event) { say("%s", words.Escape(e.String())) },
 		OnFetch: func(free int, got []engine.Message) {
 			say("%s %s fetched %d for %d free %s in one claim: %s", engine.FormatClock(time.Now()), name, len(got), free,

@@ -35,7 +35,7 @@ func TestLabRootOpenClose(t *testing.T) {
 	if !strings.HasPrefix(p1, tmp) || len(tempFolders(t, tmp)) != 1 {
 		t.Fatalf("first open: db %q, folders %v", p1, tempFolders(t, tmp))
 	}
-	if _, err := s1.Next(ctx); err != nil {
+	if _, err := s1.Script().Next(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Open(ctx, "after"); err != nil {

@@ -48,17 +48,17 @@ func (r *run) frame(ctx context.Context) (*common.Frame, error) { return common.
 // it, its answer under the settings of this moment (Skip says why it is not asked) and the
 // script step it comes before.
 func (r *run) question() (*engine.Question, engine.Answer, int) {
-	q := r.sess.NextQuestion()
+	q := r.sess.Script().NextQuestion()
 	if q == nil {
 		return nil, engine.Answer{}, 0
 	}
-	_, step, _ := r.sess.ScriptPosition()
-	return q, r.sess.AnswerFor(q), step
+	_, step, _ := r.sess.Script().Position()
+	return q, q.For(r.sess.Settings(), r.sess.InitialSettings()), step
 }
 
 // observed is what the run answered to the question before script step step, once known.
 func (r *run) observed(step int) engine.Observed {
-	o, _ := r.sess.Observed(step)
+	o, _ := r.sess.Script().Observed(step)
 	return o
 }
 
