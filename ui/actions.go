@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/caption"
 	"leaselab/ui/common"
 )
 
@@ -117,7 +118,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actPrevScenario:
 		return m.reopen(m.otherScenario(-1), "previous scenario")
 	case actExplain:
-		m.explain = m.explainNext() // incident.go
+		m.caption = m.caption.Next(m.scene(), m.layout.caption > 0)
 		m.relayout()
 	case actTranscript:
 		return m.writeTranscript()
@@ -135,7 +136,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		if m.showHelp {
 			m.showHelp = false
 		} else if m.layout.caption > 0 {
-			m.explain = explainOff
+			m.caption.Mode = caption.Off
 		}
 		m.relayout()
 	}

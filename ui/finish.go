@@ -9,6 +9,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/verdict"
 )
 
 // e runs the rest of the scenario's script at full speed, as leaselab run does, and stops at
@@ -87,18 +88,18 @@ func (m Model) finished(msg resultMsg) Model {
 	m.finish.ran = true
 	// The script's end is where leaselab run gives its verdict, whether or not a worker would
 	// still poll once more by hand.
-	verdict := ""
+	ending := ""
 	if f := m.frame; f != nil && f.Summary != nil {
-		verdict = " — VERDICT: FAIL"
+		ending = " — VERDICT: FAIL"
 		if f.Summary.Passed {
-			verdict = " — VERDICT: PASS"
+			ending = " — VERDICT: PASS"
 		}
-		if why := stalled(f); why != "" {
-			verdict += " (did not finish: the verdict says why)"
+		if why := verdict.Stalled(f); why != "" {
+			ending += " (did not finish: the verdict says why)"
 		}
 	}
 	m.status = common.Status{Text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
-		m.finish.actions, common.Plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}
+		m.finish.actions, common.Plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), ending)}
 	return m
 }
 

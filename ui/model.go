@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/caption"
 	"leaselab/ui/common"
 	"leaselab/ui/diagram"
 	"leaselab/ui/outbox"
@@ -50,7 +51,7 @@ type Model struct {
 	free     freeMode
 	finish   finishMode
 	showHelp bool
-	explain  explainMode
+	caption  caption.Pane // the scenario's explanation (i)
 	diagram  diagram.Pane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
@@ -74,7 +75,7 @@ func New(ctx context.Context, cfg Config, st common.Styles) Model {
 		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
+		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(), caption: caption.New(DefaultKeyMap().Explain),
 	}
 	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)

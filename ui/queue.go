@@ -8,6 +8,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/verdict"
 )
 
 // A Session is not safe for two engine commands at once, so they run one at a time: a key
@@ -218,7 +219,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	m.busy = false
 	m = m.historyResult(msg)
-	wasStalled := stalled(m.frame) != ""
+	wasStalled := verdict.Stalled(m.frame) != ""
 	if msg.frame != nil {
 		m.changes = common.Diff(m.frame, msg.frame)
 		m.frame = msg.frame
@@ -236,7 +237,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	if msg.note != "" {
 		m.status = common.Status{Text: msg.note, Level: msg.level}
 	}
-	if why := stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
+	if why := verdict.Stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
 		m.status = common.Status{Text: "the run ended: did not finish: " + why, Level: common.LevelWarn} // e says it with its verdict
 	}
 	if msg.op.kind == opFinish {

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"leaselab/ui/caption"
 	"leaselab/ui/checks"
 	"leaselab/ui/ledgers"
+	"leaselab/ui/verdict"
 )
 
 // relayout recomputes the panes' sizes after a resize, a new frame or a toggled pane. It runs
@@ -19,11 +21,11 @@ func (m *Model) relayout() {
 	c := content{
 		ledgerLines:  func(w int, wide bool) int { return len(ledgers.Pane{Scene: m.scene()}.Body(w)) },
 		checkLines:   func(w int, wide bool) int { return checks.Pane{Scene: m.scene()}.Want(w, wide) },
-		verdictLines: func(w int) int { return len(m.verdictLines(w)) },
-		captionLines: func(w int) int { return len(m.captionLines(w)) },
+		verdictLines: func(w int) int { return len(verdict.Pane{Scene: m.scene()}.Lines(w)) },
+		captionLines: func(w int) int { return len(m.caption.Lines(m.scene(), w)) },
 		helpLines:    helpLines,
 		helpOpen:     m.showHelp,
-		captionAuto:  m.explain == explainAuto,
+		captionAuto:  m.caption.Mode == caption.Auto,
 		statusLines:  m.statusLines(w),
 		noteLines:    m.noteLines(w),
 		extras:       m.panes.wants(m.scene(), w),
@@ -47,22 +49,4 @@ func (m *Model) relayout() {
 	l := m.layout
 	m.diagram.SetSize(l.width, max(0, l.height-l.header-l.diagramStatus(c.noteLines)-l.help))
 	m.sql.SetSize(l.width, l.height)
-}
-
-// explainMode says whether the scenario's explanation is shown.
-type explainMode int
-
-// Explanation modes. It starts in auto: shown when the screen has lines to spare.
-const (
-	explainAuto explainMode = iota
-	explainOn
-	explainOff
-)
-
-// toggle is the mode after i, given whether the explanation is on screen now.
-func (e explainMode) toggle(visible bool) explainMode {
-	if visible {
-		return explainOff
-	}
-	return explainOn
 }

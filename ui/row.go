@@ -29,22 +29,3 @@ func (m Model) rowView() []string {
 	}
 	return out
 }
-
-// verdictLines is the verdict (once the scenario is done) or what the scenario expects, wrapped
-// to w cells rather than cut.
-func (m Model) verdictLines(w int) []string {
-	if m.frame == nil {
-		return nil
-	}
-	var lines []string
-	for _, line := range m.verdictView(1<<12, 4) {
-		if line != "" {
-			lines = append(lines, line) // whole: a banner too wide wraps, its ✅ or ❌ with it
-		}
-	}
-	lines = common.WrapAll(lines, w)
-	for i, line := range lines {
-		lines[i] = strings.ReplaceAll(line, "\u00a0", " ") // the mark's glue has done its work
-	}
-	return lines
-}

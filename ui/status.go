@@ -7,41 +7,7 @@ import (
 	"leaselab/ui/common"
 )
 
-// The caption (the scenario's explanation, i) and the status line under the panes.
-
-// captionLines is the scenario's explanation wrapped to w cells, under a title; none while it
-// is hidden.
-func (m Model) captionLines(w int) []string {
-	if m.explain == explainOff || m.frame == nil {
-		return nil
-	}
-	lines := []string{m.styles.Section.Render(common.Rule("About this scenario ("+common.KeyName(m.keys.Explain)+" hides)", w))}
-	text := strings.Join(m.frame.Explain, " ")
-	if text == "" {
-		text = "This scenario has no explanation."
-	}
-	for _, l := range common.Wrap(text, w) {
-		lines = append(lines, m.styles.Caption.Render(l))
-	}
-	return append(lines, m.incidentLines(w)...)
-}
-
-// captionView is the explanation in exactly h lines. When it has more (an incident card at
-// 80×24), its last line says how many are left out and where they are whole.
-func (m Model) captionView(w, h int) []string {
-	if h <= 0 {
-		return nil
-	}
-	lines := m.captionLines(w)
-	if n := len(lines) - h + 1; n > 1 && h >= 2 {
-		where := "a taller window shows them"
-		if m.frame != nil && m.frame.Incident != nil {
-			where += "; leaselab run prints the card whole"
-		}
-		lines = append(lines[:h-1:h-1], m.styles.Subtle.Render(fmt.Sprintf("+%d more %s: %s", n, common.Plural(n, "line"), where)))
-	}
-	return common.Box(lines, w, h)
-}
+// The status line under the panes.
 
 // maxStatusLines is how many lines a long status note may wrap onto (a toggle's note does).
 const maxStatusLines = 6

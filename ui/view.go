@@ -9,6 +9,7 @@ import (
 	"leaselab/ui/common"
 	"leaselab/ui/events"
 	"leaselab/ui/header"
+	"leaselab/ui/verdict"
 )
 
 // View renders the screen from the last frame; it does no I/O: the first overlay that is on
@@ -68,8 +69,8 @@ func (m Model) slots() []slot {
 			return m.workers.Lines(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)
 		}},
 		{slotRow, m.rowView},
-		{slotVerdict, func() []string { return common.Box(m.verdictLines(l.width), l.width, l.verdict) }},
-		{slotCaption, func() []string { return m.captionView(l.width, l.caption) }},
+		{slotVerdict, func() []string { return common.Box(verdict.Pane{Scene: s}.Lines(l.width), l.width, l.verdict) }},
+		{slotCaption, func() []string { return m.caption.View(s, l.width, l.caption) }},
 		{slotEvents, func() []string { return events.Pane{Scene: s}.Lines(l.width, l.events) }},
 		{slotStatus, func() []string { return m.statusView(l.width, l.status) }},
 		{slotFooter, func() []string { return m.help().view(l.width, l.help) }},
