@@ -8,6 +8,7 @@ import (
 	"leaselab/engine"
 	"leaselab/ui/caption"
 	"leaselab/ui/common"
+	"leaselab/ui/question"
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
@@ -24,7 +25,7 @@ func (m Model) whyOff(act action) string {
 	case m.sess == nil && !m.busy && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
-		return noQuestion(k)
+		return question.NoQuestion(k.Answer, k.Step)
 	case act == actExplore:
 		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
 	}
@@ -128,7 +129,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
 	case actAnswer: // with no question open: the question pane takes them while one is
-		m.status = common.Status{Text: noQuestion(m.keys), Level: common.LevelWarn}
+		m.status = common.Status{Text: question.NoQuestion(m.keys.Answer, m.keys.Step), Level: common.LevelWarn}
 	case actExplore:
 		return m.explore()
 	case actClose:

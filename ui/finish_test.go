@@ -106,7 +106,7 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	l.m.finish.on = true
 	l.press("n")
 	l.must("running to the end at full speed: e stops it first")
-	if l.m.steps != 0 {
+	if l.m.track.Acted() != 0 {
 		t.Fatal("space stepped while e runs")
 	}
 	if foot := l.m.help().shortHelp(120); !strings.Contains(foot, "e stop") || strings.Contains(foot, "space step") {

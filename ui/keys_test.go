@@ -42,14 +42,14 @@ func TestStepKeys(t *testing.T) {
 func TestSeveralRunesCountAsSeveralPresses(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("runes:nn")
-	if l.m.steps != 2 {
-		t.Fatalf("steps = %d after \"nn\", want 2", l.m.steps)
+	if l.m.track.Acted() != 2 {
+		t.Fatalf("steps = %d after \"nn\", want 2", l.m.track.Acted())
 	}
 	l.must("Worker-B claimed PAY-002")
 	// A paste is not typing: it does nothing.
 	l.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("nnnn"), Paste: true})
-	if l.m.steps != 2 {
-		t.Fatalf("a paste stepped: steps = %d", l.m.steps)
+	if l.m.track.Acted() != 2 {
+		t.Fatalf("a paste stepped: steps = %d", l.m.track.Acted())
 	}
 }
 
@@ -173,13 +173,13 @@ func TestPlayNeverRunsTwoLoops(t *testing.T) {
 		t.Fatalf("%d ticks scheduled, want 2 (one per start)", len(l.ticks))
 	}
 	l.send(l.ticks[0]) // the first loop's tick: stale
-	if l.m.steps != 0 {
+	if l.m.track.Acted() != 0 {
 		t.Fatal("a stale tick stepped")
 	}
 	l.ticks = l.ticks[1:]
 	l.tickAll(1)
-	if l.m.steps != 1 || len(l.ticks) != 1 {
-		t.Fatalf("after one live tick: steps %d, ticks waiting %d; want 1 and 1", l.m.steps, len(l.ticks))
+	if l.m.track.Acted() != 1 || len(l.ticks) != 1 {
+		t.Fatalf("after one live tick: steps %d, ticks waiting %d; want 1 and 1", l.m.track.Acted(), len(l.ticks))
 	}
 }
 
@@ -298,7 +298,7 @@ func TestQuitKeys(t *testing.T) {
 	// q inside several runes stops the rest.
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("runes:nqn")
-	if !l.quit || l.m.steps != 1 {
-		t.Fatalf("nqn: quit %v, steps %d; want true, 1", l.quit, l.m.steps)
+	if !l.quit || l.m.track.Acted() != 1 {
+		t.Fatalf("nqn: quit %v, steps %d; want true, 1", l.quit, l.m.track.Acted())
 	}
 }

@@ -6,13 +6,16 @@ import (
 	"slices"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
 	"leaselab/ui/caption"
 	"leaselab/ui/common"
 	"leaselab/ui/diagram"
+	"leaselab/ui/history"
 	"leaselab/ui/outbox"
+	"leaselab/ui/question"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
@@ -44,7 +47,6 @@ type Model struct {
 	changes common.Changes
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
-	steps   int  // steps that did something since the scenario opened
 
 	status   common.Status
 	play     player
@@ -61,9 +63,8 @@ type Model struct {
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
 
-	hist *engine.History // the moves made on the session, to go back to any (history.go)
-	line timeline        // a copy of the history for the screen
-	ask  askState        // the question the script asks before its next step (ask.go)
+	track history.Track // the moves made on the session, to go back to any (ui/history)
+	ask   question.Pane // the question the script asks before its next step (ui/question)
 
 	exploring *exploring // the explore key's search, or the violation it found (explore.go)
 }
@@ -75,7 +76,7 @@ func New(ctx context.Context, cfg Config, st common.Styles) Model {
 		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
 		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(), caption: caption.New(DefaultKeyMap().Explain),
+		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: question.New(DefaultKeyMap().Help, DefaultKeyMap().Quit), caption: caption.New(DefaultKeyMap().Explain),
 	}
 	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)
@@ -148,10 +149,8 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	switch out := out.(type) {
 	case common.DoMsg:
 		return m.enqueue(op{cmd: out.Cmd})
-	case opMsg:
-		return m.enqueue(out.op)
-	case actMsg:
-		return m.do(out.act, tea.KeyMsg{})
+	case question.AnswerMsg:
+		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: out.Answer})
 	case common.StepOffMsg:
 		m.status = common.Status{Text: m.whyOffCommand(engine.CmdNext{}), Level: common.LevelWarn}
 		return m, nil
@@ -176,13 +175,18 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	if k.Type == tea.KeyEsc && m.exploring != nil && m.exploring.cancel != nil && !m.showHelp {
 		return m.cancelExplore(), nil // esc cancels the explore key's search first
 	}
-	if m.ask.open != nil {
-		if k.Type == tea.KeyEsc && m.showHelp {
+	if m.ask.Open != nil {
+		switch {
+		case k.Type == tea.KeyEsc && m.showHelp:
 			return m.do(actClose, k) // esc closes the ? screen over the question first
+		case key.Matches(k, m.ask.Keys.Quit):
+			return m.do(actQuit, k) // q and ? are the lab's while a question is open too
+		case key.Matches(k, m.ask.Keys.Help):
+			return m.do(actHelp, k)
 		}
 		var out tea.Msg
 		m.ask, out = m.ask.Update(k, m.scene())
-		m.keys.Answer.SetEnabled(m.ask.open != nil)
+		m.keys.Answer.SetEnabled(m.ask.Open != nil)
 		return m.take(out)
 	}
 	if p, ok := m.sql.Update(k, m.scene()); ok {

@@ -3,11 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/history"
 	"leaselab/ui/verdict"
 )
 
@@ -67,7 +69,7 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.hist
+	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.track.H
 	room, cost := m.cfg.Room, pollCost(m.frame)
 	return func() tea.Msg {
 		if !g.enter() {
@@ -106,8 +108,8 @@ func (m Model) opCmd(o op) tea.Cmd {
 				sess = hx.sess // rebuilt: the old session is closed
 			}
 		}
-		if !hx.timeline.valid {
-			hx.timeline = timelineOf(h) // e and g record moves too
+		if !hx.timeline.Valid {
+			hx.timeline = history.Of(h) // e and g record moves too
 		}
 		f, err := common.Capture(ctx, sess)
 		if err != nil {
@@ -184,7 +186,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	if msg.gen != m.gen {
 		return m, nil
 	}
-	m.busy, m.steps = false, 0
+	m.busy = false
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, common.NoChanges(msg.frame)
 	m.finish.ran = false
 	m.outbox.Offset = 0
@@ -198,7 +200,12 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	} else {
 		m.keys.setLessonToggles(nil)
 	}
-	m = m.historyOpened(msg)
+	// The history starts anew: rebuilding it opens the same scenario again through
+	// Config.Open, which re-creates the same database file.
+	open, name := m.cfg.Open, msg.name
+	m.track = history.Open(msg.sess, func(ctx context.Context) (*engine.Session, error) { return openSession(ctx, open, name) })
+	m.ask = m.ask.Reset()
+	m.keys.Answer.SetEnabled(false)
 	if msg.err != nil {
 		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
@@ -218,7 +225,27 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil // a command of a session that has since been replaced
 	}
 	m.busy = false
-	m = m.historyResult(msg)
+	hx := msg.hist
+	if hx.sess != nil {
+		m.sess = hx.sess // rebuilt: the old session is closed
+	}
+	m.track = m.track.Took(hx.timeline, msg.op.kind == opGoto, msg.op.isStep() && msg.acted)
+	if msg.op.kind == opGoto && hx.timeline.Valid {
+		m.ask.Open = nil
+		m.play.stop()
+	}
+	var asking bool
+	if m.ask, asking = m.ask.Took(hx.q, hx.timeline); asking {
+		m.play.stop() // auto-play waits for the answer too
+		q := m.queue[:0] // steps pressed after the one that found it would run past it
+		for _, o := range m.queue {
+			if !o.isStep() {
+				q = append(q, o)
+			}
+		}
+		m.queue = q
+	}
+	m.keys.Answer.SetEnabled(m.ask.Open != nil)
 	wasStalled := verdict.Stalled(m.frame) != ""
 	if msg.frame != nil {
 		m.changes = common.Diff(m.frame, msg.frame)
@@ -231,9 +258,6 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 			m.outbox.Follow(m.changes.FirstRow)
 		}
 	}
-	if msg.op.isStep() && msg.acted {
-		m.steps++
-	}
 	if msg.note != "" {
 		m.status = common.Status{Text: msg.note, Level: msg.level}
 	}
@@ -243,7 +267,10 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)
 	}
-	m = m.gradeLate(msg.frame)
+	var graded []string
+	if m.ask, graded = m.ask.Grade(msg.frame, m.track.Line); len(graded) > 0 {
+		m.status.Text = strings.Join(append(graded, m.status.Text), " · ")
+	}
 	if msg.op.kind == opPoll {
 		var tick, cmd tea.Cmd
 		m, tick = m.polled(msg)

@@ -144,9 +144,9 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 	l.m.cfg.TranscriptDir = dir
 	var asked []string
 	for i := 0; i < 40 && len(asked) < 2; i++ {
-		if q := l.m.ask.open; q != nil {
+		if q := l.m.ask.Open; q != nil {
 			asked = append(asked, q.Text)
-			pick := l.m.ask.open.Right
+			pick := l.m.ask.Open.Right
 			if len(asked) == 2 {
 				pick = (pick + 1) % len(q.Answers) // the second answered wrong
 			}
@@ -173,7 +173,7 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 		}
 	}
 	// Back past the second question's step: its answer no longer counts, nor is it written.
-	for i := 0; i < 40 && l.m.ask.score(l.m.line) != "questions 1/1 right"; i++ {
+	for i := 0; i < 40 && l.m.ask.Score(l.m.track.Line) != "questions 1/1 right"; i++ {
 		l.press("b")
 	}
 	l.press("w")

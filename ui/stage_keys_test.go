@@ -87,7 +87,7 @@ func TestStepKeysDuringAFreeRunSayWhy(t *testing.T) {
 			t.Errorf("%q during a free run said %q", k, l.m.status.Text)
 		}
 	}
-	if l.m.steps != 0 || l.m.play.playing || l.m.finish.on {
+	if l.m.track.Acted() != 0 || l.m.play.playing || l.m.finish.on {
 		t.Fatal("a step key acted during the free run")
 	}
 }

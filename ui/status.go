@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"leaselab/ui/common"
+	"leaselab/ui/question"
 )
 
 // The status line under the panes.
@@ -15,7 +16,7 @@ const maxStatusLines = 6
 // statusLines is how many lines the status note takes at width w. A note that repeats the
 // newest event, which the log on screen shows in full, keeps to one line.
 func (m Model) statusLines(w int) int {
-	return m.timelineLines() + m.noteLines(w)
+	return m.track.Line.Lines() + m.noteLines(w)
 }
 
 // note is the status note as the screen shows it: while a question is open, a note about
@@ -23,8 +24,8 @@ func (m Model) statusLines(w int) int {
 // that no key takes them off the screen.
 func (m Model) note() common.Status {
 	st := m.status
-	if q := m.ask.open; q != nil {
-		if ask := askNote(q, m.keys); !strings.Contains(st.Text, ask) {
+	if q := m.ask.Open; q != nil {
+		if ask := question.Note(q, m.keys.Answer.Keys()); !strings.Contains(st.Text, ask) {
 			st.Text = strings.TrimSpace(st.Text + "\n" + ask)
 		}
 	}
@@ -34,8 +35,8 @@ func (m Model) note() common.Status {
 // noteLines is how many lines the status note itself takes at width w.
 func (m Model) noteLines(w int) int {
 	limit := maxStatusLines
-	if m.ask.long {
-		limit = max(limit, maxAskLines) // a question and its answers, or the answer and its why (ask.go)
+	if m.ask.Long {
+		limit = max(limit, question.MaxLines) // a question and its answers, or the answer and its why
 	}
 	return max(1, min(limit, len(common.Wrap(m.note().Plain(), w))))
 }
@@ -52,7 +53,7 @@ func (m Model) statusView(w, h int) []string {
 	case common.LevelError:
 		style = st.Error
 	}
-	tl := m.timelineLines() // the history's timeline comes first (history_view.go)
+	tl := m.track.Line.Lines() // the history's timeline comes first (history_view.go)
 	if h-tl < m.noteLines(w) {
 		tl = 0 // the note first: at 80×24 it is where the room reads the newest event
 	}

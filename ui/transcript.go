@@ -28,7 +28,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		m.status = common.Status{Text: "no scenario is open yet: nothing to write", Level: common.LevelWarn}
 		return m, nil
 	}
-	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.askedSoFar(m.line)
+	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.AskedSoFar(m.track.Line)
 	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
 		dir = "."

@@ -105,7 +105,7 @@ func (m Model) overlays() []overlay {
 			if m.diagram.H > 0 {
 				d := strings.Split(m.diagram.View(s), "\n")
 				// The history's timeline takes the diagram's last line when the diagram left it blank.
-				if last := len(d) - 1; m.timelineLines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
+				if last := len(d) - 1; m.track.Line.Lines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
 					d[last] = common.Pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
 				}
 				lines = append(lines, d...)
@@ -142,7 +142,7 @@ func (m Model) headerView() []string {
 	return header.Lines(header.Input{
 		Scene: m.scene(), Width: m.layout.width, Target: m.target, Cycle: m.cycle, TempDB: m.cfg.TempDB,
 		Keys:  header.Keys{NextScenario: k.NextScenario, Slower: k.Slower, Faster: k.Faster, Free: k.Free, Toggle: k.toggleKey},
-		Steps: m.stepCount(), Free: m.free.on, FreePace: m.free.paceText(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
+		Steps: m.track.StepCount(), Free: m.free.on, FreePace: m.free.paceText(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
 		Playing: m.play.playing, PlayRate: m.play.rate(),
 	})
 }
