@@ -79,9 +79,9 @@ func (k KeyMap) toggleKey(name string) key.Binding {
 // that apply now, in their groups. The shell opens and closes it (an overlay).
 type helpPane struct {
 	keys    labKeys
-	panes   paneSet  // the registered panes: a group each
+	panes   paneSet       // the registered panes: a group each
 	ask     question.Pane // an open question's keys come first
-	teaches string   // the toggle the lesson teaches: its key in the footer
+	teaches string        // the toggle the lesson teaches: its key in the footer
 	st      *help.Styles
 	open    bool // the ? screen, not the footer
 }

@@ -236,7 +236,7 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	}
 	var asking bool
 	if m.ask, asking = m.ask.Took(hx.q, hx.timeline); asking {
-		m.play.stop() // auto-play waits for the answer too
+		m.play.stop()    // auto-play waits for the answer too
 		q := m.queue[:0] // steps pressed after the one that found it would run past it
 		for _, o := range m.queue {
 			if !o.isStep() {
