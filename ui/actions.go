@@ -77,7 +77,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	switch act {
 	case actQuit:
 		m.quitting = true
-		m.play.stop()
+		m.play.Stop()
 		m.stopFinish()
 		m.leaveFree()
 		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
@@ -101,14 +101,14 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m.startFinish()
 	case actPlay:
-		if m.play.playing {
-			m.play.stop()
+		if m.play.Playing {
+			m.play.Stop()
 			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", common.KeyName(m.keys.Step), common.KeyName(m.keys.Play))}
 			return m, nil
 		}
-		cmd := m.play.start(m.after)
+		cmd := m.play.Start(m.after)
 		m.status = common.Status{Text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
-			m.play.rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
+			m.play.Rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
 		return m.changePace(act)

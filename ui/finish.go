@@ -47,7 +47,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	m.play.stop()
+	m.play.Stop()
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
 	m.keys.setFinishing(true)
 	m.workers.SetBusy(m.keys.free || m.keys.finishing)

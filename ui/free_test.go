@@ -102,8 +102,8 @@ func TestFreeStartsAndStops(t *testing.T) {
 		t.Fatal("step keys on while free-running")
 	}
 	l.press("n", "s", "p")
-	if l.m.track.Acted() != 0 || l.m.play.playing {
-		t.Fatalf("a step key acted while free-running: steps %d, playing %v", l.m.track.Acted(), l.m.play.playing)
+	if l.m.track.Acted() != 0 || l.m.play.Playing {
+		t.Fatalf("a step key acted while free-running: steps %d, playing %v", l.m.track.Acted(), l.m.play.Playing)
 	}
 	l.press(">", ">", ">", ">", ">", ">", ">", ">")
 	l.must("full speed")

@@ -191,16 +191,6 @@ func (m Model) historyKey(act action) (Model, tea.Cmd) {
 		m.status = common.Status{Text: m.track.Line.NoTarget(act == actNextMark, m.keys.Step)}
 		return m, nil
 	}
-	m.play.stop()
+	m.play.Stop()
 	return m.enqueue(op{kind: opGoto, target: t})
-}
-
-// timelineView is the history's timeline in at most w cells, with the questions' score and
-// the keys that move in it, which wait while a question is open.
-func (m Model) timelineView(w int) string {
-	keys := fmt.Sprintf("  %s back · %s marks", common.KeyName(m.keys.Back), common.KeyNames(m.keys.PrevMark, m.keys.NextMark))
-	if m.ask.Open != nil {
-		keys = "" // they wait for the answer: the timeline names no key that does not act now
-	}
-	return m.track.Line.View(w, m.ask.Score(m.track.Line), keys)
 }

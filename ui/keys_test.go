@@ -160,7 +160,7 @@ func TestPlayRunsToTheEndAndStops(t *testing.T) {
 		t.Fatalf("p scheduled %d ticks, want 1", len(l.ticks))
 	}
 	l.tickAll(1000)
-	if l.m.play.playing {
+	if l.m.play.Playing {
 		t.Fatal("auto-play still playing after the scenario is done")
 	}
 	l.must("VERDICT: PASS", "auto-play stopped", "duplicated messages 0")
@@ -185,13 +185,13 @@ func TestPlayNeverRunsTwoLoops(t *testing.T) {
 
 func TestSpeedKeys(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	d := l.m.play.interval()
+	d := l.m.play.Interval()
 	l.press(">")
-	if l.m.play.interval() >= d {
+	if l.m.play.Interval() >= d {
 		t.Fatal("> did not speed up")
 	}
 	l.press("<", "<")
-	if l.m.play.interval() <= d {
+	if l.m.play.Interval() <= d {
 		t.Fatal("< did not slow down")
 	}
 	l.must("auto-play (p): 1 step/1s")

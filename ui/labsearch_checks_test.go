@@ -299,7 +299,7 @@ func (s *searcher) checkScreen(l *lab, path []string, v string, sz [2]int) {
 	}
 	flat := flatten(plain)
 	// The status line whole: a question and its answers, an answer and its why, any note.
-	if st := m.note().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
+	if st := m.statusLine().Shown().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
 		s.violate(kindCut, path, size, fmt.Sprintf("the status note is not on screen whole: %q", st), plain)
 	}
 	if q := m.ask.Open; q != nil {

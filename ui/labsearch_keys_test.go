@@ -139,7 +139,7 @@ func probeKey(m Model) uint64 {
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
 	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.caption.Mode, m.diagram.On, m.sql.Open,
-		m.workers.Selected(), m.quitting, m.ask.Open == nil, m.play.playing, m.free.on, m.finish.on,
+		m.workers.Selected(), m.quitting, m.ask.Open == nil, m.play.Playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }
 

@@ -17,6 +17,7 @@ import (
 	"leaselab/engine/scenario"
 	"leaselab/store"
 	"leaselab/ui/common"
+	"leaselab/ui/pace"
 )
 
 func TestMain(m *testing.M) {
@@ -92,7 +93,7 @@ func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (en
 type lab struct {
 	tb    testing.TB
 	m     Model
-	ticks []tickMsg
+	ticks []pace.TickMsg
 	polls []pollMsg
 	quit  bool
 	msgs  int
@@ -150,7 +151,7 @@ func (l *lab) run(cmd tea.Cmd) {
 		switch msg := msg.(type) {
 		case tea.QuitMsg:
 			l.quit = true
-		case tickMsg:
+		case pace.TickMsg:
 			l.ticks = append(l.ticks, msg)
 		case pollMsg:
 			l.polls = append(l.polls, msg)

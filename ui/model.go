@@ -15,6 +15,7 @@ import (
 	"leaselab/ui/diagram"
 	"leaselab/ui/history"
 	"leaselab/ui/outbox"
+	"leaselab/ui/pace"
 	"leaselab/ui/question"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
@@ -31,7 +32,7 @@ type Model struct {
 	ctx    context.Context // ends when the lab ends; engine commands run under it
 	gate   *gate
 	runner *freeRunner // the free run, when the workers run on their own (g)
-	after  afterFunc
+	after  pace.After
 	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
 	styles common.Styles
@@ -49,7 +50,7 @@ type Model struct {
 	queue   []op // keys pressed meanwhile, in order
 
 	status   common.Status
-	play     player
+	play     pace.Player // auto-play (p)
 	free     freeMode
 	finish   finishMode
 	showHelp bool
@@ -72,10 +73,10 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: pace.RealAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
-		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
+		gen: 1, busy: true, play: pace.NewPlayer(), free: newFreeMode(),
 		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: question.New(DefaultKeyMap().Help, DefaultKeyMap().Quit), caption: caption.New(DefaultKeyMap().Explain),
 	}
 	m.changes = common.NoChanges(nil)
@@ -102,7 +103,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.handle(msg)
 	// A long status note takes a second line: lay out again when it changes its height.
-	if w := m.layout.width; !m.layout.tooSmall && (m.layout.status != m.statusLines(w) || m.layout.note != m.noteLines(w)) {
+	if w, sl := m.layout.width, m.statusLine(); !m.layout.tooSmall && (m.layout.status != sl.Lines(w) || m.layout.note != sl.NoteLines(w)) {
 		m.relayout()
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
@@ -128,7 +129,7 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.opened(msg)
 	case resultMsg:
 		return m.result(msg)
-	case tickMsg:
+	case pace.TickMsg:
 		return m.tick(msg)
 	case pollMsg:
 		return m.pollTick(msg)
@@ -250,7 +251,7 @@ func (m Model) otherScenario(d int) string {
 // reopen opens name on a fresh database (after the keys already waiting).
 func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.target = name
-	m.play.stop()
+	m.play.Stop()
 	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
 	m.status = common.Status{Text: fmt.Sprintf("%s: opening %s …", why, name)}

@@ -10,6 +10,7 @@ import (
 	"leaselab/engine"
 	"leaselab/ui/common"
 	"leaselab/ui/history"
+	"leaselab/ui/pace"
 	"leaselab/ui/verdict"
 )
 
@@ -211,7 +212,8 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
 	} else {
 		m.workers.Opened(true, len(msg.frame.Workers))
-		m.setPace(msg.frame)
+		m.play.Reset() // a fresh scenario starts at its own pace: R starts from it again
+		m.free.pace = m.free.pace.For(len(msg.frame.Rows), len(msg.frame.Workers))
 		m.status = common.Status{Text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
 			msg.frame.Name, common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish), common.KeyName(m.keys.Help))}
 	}
@@ -232,11 +234,11 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 	m.track = m.track.Took(hx.timeline, msg.op.kind == opGoto, msg.op.isStep() && msg.acted)
 	if msg.op.kind == opGoto && hx.timeline.Valid {
 		m.ask.Open = nil
-		m.play.stop()
+		m.play.Stop()
 	}
 	var asking bool
 	if m.ask, asking = m.ask.Took(hx.q, hx.timeline); asking {
-		m.play.stop()    // auto-play waits for the answer too
+		m.play.Stop()    // auto-play waits for the answer too
 		q := m.queue[:0] // steps pressed after the one that found it would run past it
 		for _, o := range m.queue {
 			if !o.isStep() {
@@ -278,13 +280,13 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, tea.Batch(tick, cmd)
 	}
 	if msg.op.auto {
-		m.play.pending = false
+		m.play.Pending = false
 		switch {
-		case !msg.acted && m.play.playing && m.frame != nil && m.frame.Done:
-			m.play.stop()
+		case !msg.acted && m.play.Playing && m.frame != nil && m.frame.Done:
+			m.play.Stop()
 			m.status = common.Status{Text: "auto-play stopped at the end: " + msg.note} // not a warning
-		case !msg.acted && m.play.playing:
-			m.play.stop()
+		case !msg.acted && m.play.Playing:
+			m.play.Stop()
 			m.status = common.Status{Text: "auto-play stopped: " + msg.note, Level: msg.level}
 		}
 	}
@@ -292,19 +294,19 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 }
 
 // tick is one beat of auto-play: one step, unless the last one has not come back yet.
-func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
-	if msg.id != m.play.id || !m.play.playing {
+func (m Model) tick(msg pace.TickMsg) (Model, tea.Cmd) {
+	if !m.play.Current(msg) {
 		return m, nil // a tick of a loop that has been stopped
 	}
 	if m.sess == nil {
-		m.play.stop()
+		m.play.Stop()
 		return m, nil
 	}
-	next := m.after(m.play.interval(), tickMsg{id: m.play.id})
-	if m.play.pending || m.busy {
+	next := m.play.Next(m.after)
+	if m.play.Pending || m.busy {
 		return m, next
 	}
-	m.play.pending = true
+	m.play.Pending = true
 	var cmd tea.Cmd
 	m, cmd = m.enqueue(op{cmd: engine.CmdNext{}, auto: true})
 	return m, tea.Batch(cmd, next)

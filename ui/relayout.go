@@ -26,8 +26,8 @@ func (m *Model) relayout() {
 		helpLines:    helpLines,
 		helpOpen:     m.showHelp,
 		captionAuto:  m.caption.Mode == caption.Auto,
-		statusLines:  m.statusLines(w),
-		noteLines:    m.noteLines(w),
+		statusLines:  m.statusLine().Lines(w),
+		noteLines:    m.statusLine().NoteLines(w),
 		extras:       m.panes.wants(m.scene(), w),
 		pinned:       m.panes.pinned(m.scene()),
 	}

@@ -175,7 +175,7 @@ func screenFits(t *testing.T, l *lab, at string) {
 
 	// The status line sits above the footer, under the history's timeline.
 	tl := m.track.Line.Lines()
-	if lay.status-tl < m.noteLines(lay.width) {
+	if lay.status-tl < m.statusLine().NoteLines(lay.width) {
 		tl = 0 // no room: statusView leaves the timeline out
 	}
 	status := plain(lay.height - lay.help - lay.status + tl)

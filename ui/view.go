@@ -9,6 +9,8 @@ import (
 	"leaselab/ui/common"
 	"leaselab/ui/events"
 	"leaselab/ui/header"
+	"leaselab/ui/question"
+	"leaselab/ui/status"
 	"leaselab/ui/verdict"
 )
 
@@ -72,7 +74,7 @@ func (m Model) slots() []slot {
 		{slotVerdict, func() []string { return common.Box(verdict.Pane{Scene: s}.Lines(l.width), l.width, l.verdict) }},
 		{slotCaption, func() []string { return m.caption.View(s, l.width, l.caption) }},
 		{slotEvents, func() []string { return events.Pane{Scene: s}.Lines(l.width, l.events) }},
-		{slotStatus, func() []string { return m.statusView(l.width, l.status) }},
+		{slotStatus, func() []string { return m.statusLine().View(&m.styles, l.width, l.status) }},
 		{slotFooter, func() []string { return m.help().view(l.width, l.help) }},
 	}
 }
@@ -92,25 +94,26 @@ func (m Model) overlays() []overlay {
 	return []overlay{
 		{m.sql.Open, func() []string {
 			lines := paneLines(m.sql.View(s), l.width, m.sql.BodyHeight()+1)
-			lines = append(lines, m.statusView(l.width, 1)...)
+			lines = append(lines, m.statusLine().View(&m.styles, l.width, 1)...)
 			return append(lines, m.sql.Hint(s))
 		}},
 		{m.showHelp, func() []string {
 			lines := m.headerView()[:l.header]
 			lines = append(lines, m.help().view(l.width, l.help)...)
-			return append(lines, m.statusView(l.width, l.status)...)
+			return append(lines, m.statusLine().View(&m.styles, l.width, l.status)...)
 		}},
 		{m.diagram.On, func() []string {
 			lines := m.headerView()
 			if m.diagram.H > 0 {
 				d := strings.Split(m.diagram.View(s), "\n")
 				// The history's timeline takes the diagram's last line when the diagram left it blank.
-				if last := len(d) - 1; m.track.Line.Lines() > 0 && strings.TrimSpace(ansi.Strip(d[last])) == "" {
-					d[last] = common.Pad(m.styles.Subtle.Render(m.timelineView(l.width)), l.width)
+				if last, sl := len(d)-1, m.statusLine(); sl.Timeline != nil && strings.TrimSpace(ansi.Strip(d[last])) == "" {
+					d[last] = common.Pad(m.styles.Subtle.Render(sl.Timeline(l.width)), l.width)
 				}
 				lines = append(lines, d...)
 			}
-			lines = append(lines, m.statusView(l.width, l.diagramStatus(m.noteLines(l.width)))...)
+			sl := m.statusLine()
+			lines = append(lines, sl.View(&m.styles, l.width, l.diagramStatus(sl.NoteLines(l.width)))...)
 			return append(lines, m.help().view(l.width, l.help)...)
 		}},
 	}
@@ -142,7 +145,35 @@ func (m Model) headerView() []string {
 	return header.Lines(header.Input{
 		Scene: m.scene(), Width: m.layout.width, Target: m.target, Cycle: m.cycle, TempDB: m.cfg.TempDB,
 		Keys:  header.Keys{NextScenario: k.NextScenario, Slower: k.Slower, Faster: k.Faster, Free: k.Free, Toggle: k.toggleKey},
-		Steps: m.track.StepCount(), Free: m.free.on, FreePace: m.free.paceText(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
-		Playing: m.play.playing, PlayRate: m.play.rate(),
+		Steps: m.track.StepCount(), Free: m.free.on, FreePace: m.free.pace.Text(), FreeFailed: m.free.failed, FreeHeld: m.free.held,
+		Playing: m.play.Playing, PlayRate: m.play.Rate(),
 	})
+}
+
+// statusLine is the status line under the panes (ui/status) as the lab's state has it now: the
+// note, an open question, the history's timeline (with the questions' score and the keys that
+// move in it, which wait while a question is open) and whether the engine is busy.
+func (m Model) statusLine() status.Line {
+	l := status.Line{Note: m.status}
+	if q := m.ask.Open; q != nil {
+		l.Question = question.Note(q, m.keys.Answer.Keys())
+	}
+	if m.ask.Long {
+		l.Limit = max(status.MaxLines, question.MaxLines) // a question and its answers, or the answer and its why
+	}
+	if line := m.track.Line; line.Lines() > 0 {
+		keys := fmt.Sprintf("  %s back · %s marks", common.KeyName(m.keys.Back), common.KeyNames(m.keys.PrevMark, m.keys.NextMark))
+		if m.ask.Open != nil {
+			keys = "" // they wait for the answer: the timeline names no key that does not act now
+		}
+		score := m.ask.Score(line)
+		l.Timeline = func(w int) string { return line.View(w, score, keys) }
+	}
+	switch {
+	case m.busy && len(m.queue) > 0:
+		l.Busy = fmt.Sprintf("working… %d waiting", len(m.queue))
+	case m.busy && !m.free.polling: // a poll is the free run's heartbeat, not work to wait for
+		l.Busy = "working…"
+	}
+	return l
 }
