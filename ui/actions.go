@@ -12,9 +12,9 @@ import (
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
-// say (a scroll key when every row is on screen, esc with nothing to close).
-func (m Model) whyOff(act action) string {
-	k := m.keys
+// say (a scroll key when every row is on screen, esc with nothing to close). closed: no scenario
+// is open, nor being opened; target is the scenario open.
+func (k KeyMap) whyOff(act action, closed bool, target string) string {
 	switch {
 	case act == actNone:
 		return ""
@@ -22,32 +22,33 @@ func (m Model) whyOff(act action) string {
 		return freeOff(k)
 	case k.finishing && (act == actPlay || act == actFree):
 		return finishingOff(k)
-	case m.sess == nil && !m.busy && k.needsSession(act):
+	case closed && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
 		return question.NoQuestion(k.Answer, k.Step)
 	case act == actExplore:
-		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
+		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), target)
 	}
 	return ""
 }
 
 // whyOffCommand says why the key of command c, which is off now, does nothing: a step while
 // the workers run on their own or e runs to the end, any of them with no scenario open, a
-// toggle this database or this lesson does not have.
-func (m Model) whyOffCommand(c engine.Command) string {
-	k, info := m.keys, c.Info()
+// toggle this database or this lesson does not have. closed: no scenario is open, nor being
+// opened; open: a scenario is open.
+func (k KeyMap) whyOffCommand(c engine.Command, closed, open bool) string {
+	info := c.Info()
 	t, toggle := engine.LookupToggle(info.Toggle)
 	switch {
 	case k.free && info.Step:
 		return freeOff(k)
 	case k.finishing && info.Step:
 		return finishingOff(k)
-	case m.sess == nil && !m.busy && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
+	case closed && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
 		return noSession(k)
 	case toggle && t.RowLocks:
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
-	case toggle && t.Where != engine.InLab && m.sess != nil:
+	case toggle && t.Where != engine.InLab && open:
 		return fmt.Sprintf("%s (%s) is a toggle of the lessons with %s: this one has none", t.Name, t.Key, usedWith(t))
 	}
 	return ""
@@ -115,9 +116,9 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actReset:
 		return m.reopen(m.target, "reset")
 	case actNextScenario:
-		return m.reopen(m.otherScenario(1), "next scenario")
+		return m.reopen(otherScenario(m.cycle, m.target, 1), "next scenario")
 	case actPrevScenario:
-		return m.reopen(m.otherScenario(-1), "previous scenario")
+		return m.reopen(otherScenario(m.cycle, m.target, -1), "previous scenario")
 	case actExplain:
 		m.caption = m.caption.Next(m.scene(), m.layout.caption > 0)
 		m.relayout()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
@@ -80,7 +81,7 @@ func (m Model) finished(msg resultMsg) Model {
 		return m
 	}
 	if !msg.finish.done {
-		m.status = common.Status{Text: m.finishProgress()}
+		m.status = common.Status{Text: m.finish.progress(m.frame, m.keys.Finish)}
 		m.queue = append(m.queue, op{kind: opFinish, poll: m.finish.id})
 		return m
 	}
@@ -103,10 +104,10 @@ func (m Model) finished(msg resultMsg) Model {
 	return m
 }
 
-// finishProgress is the status line while e runs: how far the script and the messages are.
-func (m Model) finishProgress() string {
-	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, common.Plural(m.finish.actions, "step"))
-	if f := m.frame; f != nil {
+// progress is the status line while e runs (stop: its key): how far the script and the messages are.
+func (fm finishMode) progress(f *common.Frame, stop key.Binding) string {
+	text := fmt.Sprintf("running to the end at full speed: %d %s", fm.actions, common.Plural(fm.actions, "step"))
+	if f != nil {
 		if f.ScriptTotal > 0 {
 			text += fmt.Sprintf(", script %d/%d", f.ScriptIndex, f.ScriptTotal)
 		}
@@ -114,7 +115,7 @@ func (m Model) finishProgress() string {
 			text += fmt.Sprintf(", %d/%d processed", s.Outbox.Processed, s.Messages)
 		}
 	}
-	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), common.KeyName(m.keys.Finish))
+	return text + fmt.Sprintf(", %s so far (%s stops)", fm.took.Round(100*time.Millisecond), common.KeyName(stop))
 }
 
 // applyFinish runs one chunk of e: the script's next actions, as space would take them, until

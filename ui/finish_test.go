@@ -120,7 +120,7 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	// A chunk's progress on the status line.
 	l.m.finish = finishMode{on: true, id: 7, actions: 1234}
 	l.m.frame.ScriptIndex = 0
-	if p := l.m.finishProgress(); !strings.Contains(p, "1234 steps, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
+	if p := l.m.finish.progress(l.m.frame, l.m.keys.Finish); !strings.Contains(p, "1234 steps, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
 		t.Errorf("progress: %q", p)
 	}
 }

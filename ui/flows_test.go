@@ -72,7 +72,7 @@ func TestKeysWaitForTheEngine(t *testing.T) {
 	for i := 0; i < 3*maxQueuedSteps; i++ {
 		m, _ = m.update(keyMsg("n"))
 	}
-	if got := m.queuedSteps(); got != maxQueuedSteps {
+	if got := stepsIn(m.queue); got != maxQueuedSteps {
 		t.Fatalf("%d steps queued, want them coalesced at %d", got, maxQueuedSteps)
 	}
 	m, _ = m.update(keyMsg("x"))

@@ -153,7 +153,7 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	case question.AnswerMsg:
 		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: out.Answer})
 	case common.StepOffMsg:
-		m.status = common.Status{Text: m.whyOffCommand(engine.CmdNext{}), Level: common.LevelWarn}
+		m.status = common.Status{Text: m.keys.whyOffCommand(engine.CmdNext{}, m.sess == nil && !m.busy, m.sess != nil), Level: common.LevelWarn}
 		return m, nil
 	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
@@ -215,7 +215,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	if c, on, ok := m.keys.command(k); ok {
 		if !on {
-			if why := m.whyOffCommand(c); why != "" {
+			if why := m.keys.whyOffCommand(c, m.sess == nil && !m.busy, m.sess != nil); why != "" {
 				m.status = common.Status{Text: why, Level: common.LevelWarn}
 			}
 			return m, nil
@@ -224,7 +224,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	act, on := m.keys.match(k)
 	if !on {
-		if why := m.whyOff(act); why != "" {
+		if why := m.keys.whyOff(act, m.sess == nil && !m.busy, m.target); why != "" {
 			m.status = common.Status{Text: why, Level: common.LevelWarn}
 		}
 		return m, nil
@@ -237,15 +237,15 @@ func (m Model) scene() common.Scene {
 	return common.Scene{Frame: m.frame, Changes: m.changes, Styles: &m.styles}
 }
 
-// otherScenario is the scenario d places after the current one in tab order (-1: the one
+// otherScenario is the scenario d places after target in the tab order cycle (-1: the one
 // before it).
-func (m Model) otherScenario(d int) string {
-	n := len(m.cycle)
+func otherScenario(cycle []string, target string, d int) string {
+	n := len(cycle)
 	if n == 0 {
-		return m.target
+		return target
 	}
-	i := max(slices.Index(m.cycle, m.target), 0)
-	return m.cycle[((i+d)%n+n)%n]
+	i := max(slices.Index(cycle, target), 0)
+	return cycle[((i+d)%n+n)%n]
 }
 
 // reopen opens name on a fresh database (after the keys already waiting).

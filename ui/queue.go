@@ -22,7 +22,7 @@ func (m Model) enqueue(o op) (Model, tea.Cmd) {
 	if !m.busy {
 		return m.dispatch(o)
 	}
-	if o.isStep() && m.queuedSteps() >= maxQueuedSteps {
+	if o.isStep() && stepsIn(m.queue) >= maxQueuedSteps {
 		m.status = common.Status{Text: fmt.Sprintf("busy: %d steps are already waiting; this one is skipped", maxQueuedSteps), Level: common.LevelWarn}
 		return m, nil
 	}
@@ -30,9 +30,10 @@ func (m Model) enqueue(o op) (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) queuedSteps() int {
+// stepsIn is how many of the commands waiting in q are steps.
+func stepsIn(q []op) int {
 	n := 0
-	for _, o := range m.queue {
+	for _, o := range q {
 		if o.isStep() {
 			n++
 		}

@@ -25,7 +25,7 @@ func (m Model) View() string {
 	}
 	l := m.layout
 	if l.tooSmall {
-		return m.tooSmallView()
+		return tooSmallScreen(l.width, l.height)
 	}
 	for _, o := range m.overlays() {
 		if o.on {
@@ -63,7 +63,7 @@ type slot struct {
 }
 
 // slots is the lab's screen under no overlay, declared top to bottom: each slot a pane stacked
-// under the one before; the ledgers and the checks stand beside each other in one (rowView).
+// under the one before; the ledgers and the checks stand beside each other in one (rowLines).
 func (m Model) slots() []slot {
 	l, s := m.layout, m.scene()
 	return []slot{
@@ -72,7 +72,7 @@ func (m Model) slots() []slot {
 		{slotWorkers, func() []string {
 			return m.workers.Lines(m.frame, m.changes, &m.styles, l.width, l.workersTitle, l.workerLines)
 		}},
-		{slotRow, m.rowView},
+		{slotRow, func() []string { return rowLines(l, s) }},
 		{slotVerdict, func() []string { return common.Box(verdict.Pane{Scene: s}.Lines(l.width), l.width, l.verdict) }},
 		{slotCaption, func() []string { return m.caption.View(s, l.width, l.caption) }},
 		{slotEvents, func() []string { return events.Pane{Scene: s}.Lines(l.width, l.events) }},
@@ -120,9 +120,6 @@ func (m Model) overlays() []overlay {
 		}},
 	}
 }
-
-// tooSmallView asks for a bigger terminal, within the one there is.
-func (m Model) tooSmallView() string { return tooSmallScreen(m.layout.width, m.layout.height) }
 
 // tooSmallScreen is the screen below the minimum size: what the lab needs, centred in w×h.
 func tooSmallScreen(w, h int) string {
@@ -184,17 +181,16 @@ func (m Model) statusLine() status.Line {
 // under its title, side by side at every width the lab lays out, so that a narrow screen keeps
 // every check of the verdict on a line of its own.
 
-// rowView is the ledgers beside the checks, as the layout sized them.
-func (m Model) rowView() []string {
-	l := m.layout
+// rowLines is the ledgers beside the checks, as the layout l sized them.
+func rowLines(l layout, s common.Scene) []string {
 	lw, cw := l.ledgersW, l.checksW()
 	var left, right []string
 	if l.rowTitle {
-		left = append(left, m.styles.Section.Render(common.Rule("Ledgers", lw)))
-		right = append(right, checks.Pane{Scene: m.scene()}.Title(cw, l.wide))
+		left = append(left, s.Styles.Section.Render(common.Rule("Ledgers", lw)))
+		right = append(right, checks.Pane{Scene: s}.Title(cw, l.wide))
 	}
-	left = append(left, ledgers.Pane{Scene: m.scene()}.Lines(lw, l.rowLines)...)
-	right = append(right, checks.Pane{Scene: m.scene()}.Lines(cw, l.rowLines, l.wide)...)
+	left = append(left, ledgers.Pane{Scene: s}.Lines(lw, l.rowLines)...)
+	right = append(right, checks.Pane{Scene: s}.Lines(cw, l.rowLines, l.wide)...)
 	out := make([]string, 0, len(left))
 	for i := range left {
 		out = append(out, strings.TrimRight(common.Pad(left[i], lw)+"  "+right[i], " "))
