@@ -134,7 +134,7 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 	case pollMsg:
 		return m.pollTick(msg)
 	case transcriptMsg:
-		return m.transcriptWritten(msg), nil
+		m.status = msg.note(m.cfg.Served)
 	case exploreProgressMsg, exploreDoneMsg:
 		return m.exploreMsg(msg)
 	default: // a message of a registered pane's own
