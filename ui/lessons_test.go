@@ -38,7 +38,7 @@ func stepToEnd(t *testing.T, l *lab) {
 		switch st := l.m.status.Text; {
 		case l.m.status.Level == common.LevelError:
 			t.Fatalf("error after %d keys: %s", i, st)
-		case l.m.ask.Open != nil: // a question of the lesson's: answer it right (ask.go)
+		case l.m.ask.Open != nil: // a question of the lesson's: answer it right (ui/question)
 			l.press(l.m.keys.Answer.Keys()[l.m.ask.Open.Right])
 		case strings.Contains(st, "press f"):
 			l.press("f")
