@@ -50,9 +50,7 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 	}
 	m.play.Stop()
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
-	m.keys.setFinishing(true)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(m.keys.free, true)
 	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", common.KeyName(m.keys.Finish))}
 	return m.enqueue(op{kind: opFinish, poll: m.finish.id})
 }
@@ -64,9 +62,7 @@ func (m *Model) stopFinish() {
 	}
 	m.finish.on = false
 	m.finish.id++
-	m.keys.setFinishing(false)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(m.keys.free, false)
 }
 
 // finished takes a chunk's result: the next chunk, or the end.

@@ -142,9 +142,7 @@ func (m Model) startFree() (Model, tea.Cmd) {
 	m.play.Stop()
 	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
-	m.keys.setFree(true)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(true, m.keys.finishing)
 	m.status = common.Status{Text: "starting the free run …"}
 	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.pace.Interval()})
 	return m, tea.Batch(cmd, m.after(freePollEvery, pollMsg{id: m.free.id}))
@@ -166,8 +164,16 @@ func (m *Model) leaveFree() {
 	}
 	m.free.on = false
 	m.free.id++
-	m.keys.setFree(false)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
+	m.setRunning(false, m.keys.finishing)
+}
+
+// setRunning switches the screen to whether the workers free-run (free) and e runs to the end
+// (finishing): the keys that step are off while either does, the workers pane says it is busy,
+// and the layout follows.
+func (m *Model) setRunning(free, finishing bool) {
+	m.keys.setFree(free)
+	m.keys.setFinishing(finishing)
+	m.workers.SetBusy(free || finishing)
 	m.relayout()
 }
 
