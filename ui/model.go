@@ -136,7 +136,12 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 	case transcriptMsg:
 		m.status = msg.note(m.cfg.Served)
 	case exploreProgressMsg, exploreDoneMsg:
-		return m.exploreMsg(msg)
+		var st *common.Status
+		var cmd tea.Cmd
+		if m.exploring, st, cmd = m.exploring.took(msg, m.keys); st != nil {
+			m.status = *st
+		}
+		return m, cmd
 	default: // a message of a registered pane's own
 		var outs []tea.Msg
 		m.panes, outs = m.panes.broadcast(msg, m.scene())
@@ -174,7 +179,9 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return mm, cmd
 	}
 	if k.Type == tea.KeyEsc && m.exploring != nil && m.exploring.cancel != nil && !m.showHelp {
-		return m.cancelExplore(), nil // esc cancels the explore key's search first
+		m.exploring.cancel() // esc cancels the explore key's search first
+		m.status = common.Status{Text: "explore: cancelling …"}
+		return m, nil
 	}
 	if m.ask.Open != nil {
 		switch {
