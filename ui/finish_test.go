@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/assets"
 	"leaselab/engine"
-	"leaselab/engine/scenario"
 	"leaselab/store"
 )
 
@@ -19,15 +17,8 @@ import (
 func runLikeRun(t *testing.T, name string, o engine.Overrides) (*engine.Summary, []engine.WorkerLedger) {
 	t.Helper()
 	ctx := context.Background()
-	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+	sc, err := loadScenario(name, o)
 	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Parse(source, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Apply(o); err != nil {
 		t.Fatal(err)
 	}
 	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "run.db"))
@@ -208,11 +199,7 @@ func TestFinishKeyReachesEveryVerdict(t *testing.T) {
 // concurrent reports whether scenario name has a concurrent phase.
 func concurrent(t *testing.T, name string) bool {
 	t.Helper()
-	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Parse(source, data)
+	sc, err := loadScenario(name, engine.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

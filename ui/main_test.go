@@ -62,15 +62,8 @@ func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (en
 			closeAll()
 			closeAll = nil
 		}
-		data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+		sc, err := loadScenario(name, o)
 		if err != nil {
-			return nil, err
-		}
-		sc, err := scenario.Parse(source, data)
-		if err != nil {
-			return nil, err
-		}
-		if err := sc.Apply(o); err != nil {
 			return nil, err
 		}
 		db, closeDB, err := newDB(ctx)
@@ -274,3 +267,16 @@ func sqliteLessons() []string {
 // atOnce is a model's after for the tests: the message is due at once (the driver holds the
 // ticks the test delivers itself).
 func atOnce(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// loadScenario reads and parses scenario name (built in, or a file) with the overrides o.
+func loadScenario(name string, o engine.Overrides) (*engine.Scenario, error) {
+	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Parse(source, data)
+	if err != nil {
+		return nil, err
+	}
+	return sc, sc.Apply(o)
+}
