@@ -114,17 +114,6 @@ func TestPauseKey(t *testing.T) {
 	l.must("Worker-A woke up, still believing it owns PAY-001")
 }
 
-func TestLeasingKey(t *testing.T) {
-	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.press("l")
-	l.must("LEASING OFF", "leasing switched off (from the next action on)")
-	l.mustNot("LEASING ON")
-	l.press("n")
-	l.must("Worker-A loaded 6 pending rows")
-	l.press("l")
-	l.must("LEASING ON")
-}
-
 func TestToggleKeys(t *testing.T) {
 	for _, tc := range []struct{ key, name string }{
 		{"a", "atomic-claim"}, {"o", "ownership-check"}, {"k", "fencing"}, {"h", "heartbeat"},
@@ -142,14 +131,31 @@ func TestToggleKeys(t *testing.T) {
 	}
 }
 
-func TestClockKeys(t *testing.T) {
-	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.press("+")
-	l.must("clock 09:00:00.100Z", "clock moved 09:00:00.000Z → 09:00:00.100Z")
-	l.press("f")
-	l.must("no live lease")
-	l.press("n", "f")
-	l.must("clock 09:00:00.601Z")
+// TestLeasingAndClockKeys presses each script's keys on a fresh playground, one step at a time,
+// and holds the screen after each step to what it must (and must not) show.
+func TestLeasingAndClockKeys(t *testing.T) {
+	type step struct{ keys, want, not []string }
+	for name, steps := range map[string][]step{
+		"leasing": {
+			{keys: []string{"l"}, want: []string{"LEASING OFF", "leasing switched off (from the next action on)"}, not: []string{"LEASING ON"}},
+			{keys: []string{"n"}, want: []string{"Worker-A loaded 6 pending rows"}},
+			{keys: []string{"l"}, want: []string{"LEASING ON"}},
+		},
+		"clock": {
+			{keys: []string{"+"}, want: []string{"clock 09:00:00.100Z", "clock moved 09:00:00.000Z → 09:00:00.100Z"}},
+			{keys: []string{"f"}, want: []string{"no live lease"}},
+			{keys: []string{"n", "f"}, want: []string{"clock 09:00:00.601Z"}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := newLab(t, "playground", 120, 40, engine.Overrides{})
+			for _, st := range steps {
+				l.press(st.keys...)
+				l.must(st.want...)
+				l.mustNot(st.not...)
+			}
+		})
+	}
 }
 
 func TestPlayRunsToTheEndAndStops(t *testing.T) {
