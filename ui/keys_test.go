@@ -134,8 +134,7 @@ func TestToggleKeys(t *testing.T) {
 // TestLeasingAndClockKeys presses each script's keys on a fresh playground, one step at a time,
 // and holds the screen after each step to what it must (and must not) show.
 func TestLeasingAndClockKeys(t *testing.T) {
-	type step struct{ keys, want, not []string }
-	for name, steps := range map[string][]step{
+	for name, steps := range map[string][]keyStep{
 		"leasing": {
 			{keys: []string{"l"}, want: []string{"LEASING OFF", "leasing switched off (from the next action on)"}, not: []string{"LEASING ON"}},
 			{keys: []string{"n"}, want: []string{"Worker-A loaded 6 pending rows"}},
@@ -148,12 +147,7 @@ func TestLeasingAndClockKeys(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			l := newLab(t, "playground", 120, 40, engine.Overrides{})
-			for _, st := range steps {
-				l.press(st.keys...)
-				l.must(st.want...)
-				l.mustNot(st.not...)
-			}
+			newLab(t, "playground", 120, 40, engine.Overrides{}).script(steps...)
 		})
 	}
 }

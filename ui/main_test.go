@@ -180,12 +180,26 @@ func (l *lab) press(keys ...string) {
 	}
 }
 
+// keyStep is one step of a key script: the keys pressed, then what the screen must show and
+// what it must not.
+type keyStep struct{ keys, want, not []string }
+
+// script presses each step's keys in turn and holds the screen after each to its step.
+func (l *lab) script(steps ...keyStep) {
+	l.tb.Helper()
+	for _, st := range steps {
+		l.press(st.keys...)
+		l.must(st.want...)
+		l.mustNot(st.not...)
+	}
+}
+
 // keyMsg builds the KeyMsg a terminal sends for k.
 func keyMsg(k string) tea.KeyMsg {
 	named := map[string]tea.KeyType{
 		" ": tea.KeySpace, "tab": tea.KeyTab, "ctrl+c": tea.KeyCtrlC, "up": tea.KeyUp, "down": tea.KeyDown,
 		"left": tea.KeyLeft, "right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "esc": tea.KeyEsc,
 	}
 	if t, ok := named[k]; ok {
 		if t == tea.KeySpace {
