@@ -176,6 +176,19 @@ func (k KeyMap) command(msg tea.KeyMsg) (c engine.Command, on, ok bool) {
 	return nil, false, false
 }
 
+// Command is the engine command the lab's key called name asks for (the step, a toggle, the
+// clock), by the name its binding spells (" ", "l", "+"), whether or not the binding is on now;
+// ok is false for a key that asks for none. leaselab --plain (ui/plain) takes its keys from
+// here, so that they are the lab's.
+func (k KeyMap) Command(name string) (c engine.Command, ok bool) {
+	for _, ck := range k.commands() {
+		if slices.Contains(ck.binding.Keys(), name) {
+			return ck.cmd, true
+		}
+	}
+	return nil, false
+}
+
 // match finds the action of the binding that matches msg. on is false when only a binding that
 // is off now matches: the lab then says why it does nothing.
 func (k KeyMap) match(msg tea.KeyMsg) (act action, on bool) { return matchAction(msg, k.actions()) }

@@ -32,6 +32,8 @@ type Terminal struct {
 	Width, Height int
 	// Options are further program options.
 	Options []tea.ProgramOption
+	// Theme names the style set (common.Theme): "" or "default", "projector".
+	Theme string
 }
 
 // renderer returns the terminal's renderer, or a new one on its output.
@@ -64,9 +66,13 @@ type Program struct {
 
 // newProgram builds a program: build makes the model under the program's own context (which
 // Close cancels) with the terminal's styles, and returns the cleanup that Close runs after.
-func newProgram(ctx context.Context, name string, t Terminal, build func(ctx context.Context, st common.Styles) (tea.Model, func())) *Program {
+func newProgram(ctx context.Context, name string, t Terminal, build func(ctx context.Context, st common.Styles) (tea.Model, func())) (*Program, error) {
+	st, err := common.Theme(t.Theme, t.renderer())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	inner, cancel := context.WithCancel(ctx)
-	m, stop := build(inner, common.DefaultStyles(t.renderer()))
+	m, stop := build(inner, st)
 	// Signals are the caller's, never Bubble Tea's: its handler and the caller's would both take
 	// SIGINT and SIGTERM, and when the caller's context ends the program first, Bubble Tea's
 	// handler blocks for ever sending its own quit to a loop that is gone, and the program's
@@ -80,7 +86,7 @@ func newProgram(ctx context.Context, name string, t Terminal, build func(ctx con
 		opts = append(opts, tea.WithOutput(t.Out))
 	}
 	opts = append(opts, t.Options...)
-	return &Program{name: name, prog: tea.NewProgram(m, opts...), outer: ctx, cancel: cancel, stop: stop}
+	return &Program{name: name, prog: tea.NewProgram(m, opts...), outer: ctx, cancel: cancel, stop: stop}, nil
 }
 
 // Tea is the Bubble Tea program, for a runner that is not Run (wish's bubbletea middleware),
@@ -120,7 +126,7 @@ func NewLab(ctx context.Context, cfg Config, t Terminal) (*Program, error) {
 	}
 	var g *gate
 	var r *freeRunner
-	p := newProgram(ctx, "lab", t, func(ctx context.Context, st common.Styles) (tea.Model, func()) {
+	p, err := newProgram(ctx, "lab", t, func(ctx context.Context, st common.Styles) (tea.Model, func()) {
 		m := New(ctx, cfg, st)
 		m.free.pace = m.free.pace.Floor(cfg.MinPace)
 		if t.sized() {
@@ -137,6 +143,9 @@ func NewLab(ctx context.Context, cfg Config, t Terminal) (*Program, error) {
 			_ = r.stop()
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	p.gate, p.runner = g, r
 	return p, nil
 }
@@ -152,5 +161,5 @@ func NewWatch(ctx context.Context, cfg WatchConfig, t Terminal) (*Program, error
 			m, _ = m.update(tea.WindowSizeMsg{Width: t.Width, Height: t.Height})
 		}
 		return m, func() {} // its reads end with its context
-	}), nil
+	})
 }

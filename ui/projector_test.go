@@ -51,3 +51,82 @@ func TestNothingReadsOnlyInGrey(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectorHasNoColourAlone holds the projector theme to more than the default's: no grey
+// at all, no text coloured on the terminal's own background (a colour is a badge: its text has
+// a colour of its own), and the states a room must see — CRASHED, EXPIRED, the verdict, the
+// selected worker — in bold or in reverse video.
+func TestProjectorHasNoColourAlone(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	st, err := common.Theme(common.ThemeProjector, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		keys []string
+		want []string // words that must be bold or reversed
+	}{
+		{"stale-owner", nil, []string{"VERDICT: PASS"}},
+		{"before", nil, []string{"VERDICT: FAIL"}},
+		{"playground", []string{"n", "x", "f"}, []string{"CRASHED", "EXPIRED", "LEASING ON"}},
+	} {
+		for _, size := range [][2]int{{120, 40}, {80, 24}} {
+			l := newLab(t, tc.name, size[0], size[1], engine.Overrides{})
+			l.m.styles = st
+			l.press(tc.keys...)
+			if tc.keys == nil {
+				stepToEnd(t, l)
+			}
+			v := l.view()
+			if !strings.Contains(v, "\x1b[") {
+				t.Fatal("no style in the screen: the test renders nothing to look at")
+			}
+			strong := map[string]bool{}
+			reversed := false
+			for _, m := range sgr.FindAllStringSubmatch(v, -1) {
+				params, text := ";"+m[1]+";", m[2]
+				if strings.Trim(text, " ") == "" {
+					continue
+				}
+				fg := strings.Contains(params, ";38;")
+				bg := strings.Contains(params, ";48;")
+				switch {
+				case strings.Contains(params, ";38;5;244;") || strings.Contains(params, ";48;5;244;"):
+					t.Errorf("%s at %dx%d: %q is grey", tc.name, size[0], size[1], text)
+				case fg != bg:
+					t.Errorf("%s at %dx%d: %q is coloured on the terminal's own background (SGR %s)", tc.name, size[0], size[1], text, m[1])
+				}
+				if strings.Contains(params, ";1;") || strings.Contains(params, ";7;") {
+					for _, w := range tc.want {
+						if strings.Contains(text, w) {
+							strong[w] = true
+						}
+					}
+				}
+				reversed = reversed || strings.Contains(params, ";7;")
+			}
+			for _, w := range tc.want {
+				if !strong[w] {
+					t.Errorf("%s at %dx%d: %q is not bold or reversed", tc.name, size[0], size[1], w)
+				}
+			}
+			if !reversed {
+				t.Errorf("%s at %dx%d: nothing in reverse video (the selected worker is)", tc.name, size[0], size[1])
+			}
+		}
+	}
+}
+
+// TestUnknownThemeIsRefused: a theme's name is checked where the styles are made.
+func TestUnknownThemeIsRefused(t *testing.T) {
+	if _, err := common.Theme("beamer", lipgloss.DefaultRenderer()); err == nil || !strings.Contains(err.Error(), "projector") {
+		t.Fatalf("Theme(beamer) = %v, want an error naming the themes", err)
+	}
+	for _, name := range append(common.ThemeNames(), "") {
+		if _, err := common.Theme(name, lipgloss.DefaultRenderer()); err != nil {
+			t.Fatalf("Theme(%q): %v", name, err)
+		}
+	}
+}

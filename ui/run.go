@@ -49,6 +49,8 @@ type Config struct {
 	// Room, when set, shares a server's time between its labs: free-running work waits for its
 	// turn, and what a person asked for goes first (nil: the lab runs alone).
 	Room Room
+	// Theme names Run's style set (common.Theme): "" or "default", "projector".
+	Theme string
 }
 
 // Room shares a server's time between the labs it serves. Its methods are called from the
@@ -69,7 +71,7 @@ type Room interface {
 // for the engine command in flight (if any) and stops free-running workers before it returns,
 // so the caller may close the session at once.
 func Run(ctx context.Context, cfg Config) error {
-	p, err := NewLab(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out})
+	p, err := NewLab(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out, Theme: cfg.Theme})
 	if err != nil {
 		return err
 	}

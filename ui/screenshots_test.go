@@ -27,10 +27,11 @@ const screenshotDB = "/tmp/workshop.db"
 type shot struct {
 	name          string
 	width, height int
+	flags         []string // the lab's flags before the keys: --theme=NAME
 	keys          []string
 }
 
-// readShots reads assets/screenshots/shots: NAME SIZE KEYS…, # comments.
+// readShots reads assets/screenshots/shots: NAME SIZE [--FLAG=VALUE…] KEYS…, # comments.
 func readShots(t *testing.T) []shot {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(screenshotDir, "shots"))
@@ -49,7 +50,12 @@ func readShots(t *testing.T) []shot {
 		if len(f) < 2 || !ok || err1 != nil || err2 != nil {
 			t.Fatalf("shots:%d: want NAME WIDTHxHEIGHT KEYS…, got %q", i+1, line)
 		}
-		shots = append(shots, shot{f[0], w, h, f[2:]})
+		rest := f[2:]
+		var flags []string
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "--") {
+			flags, rest = append(flags, rest[0]), rest[1:]
+		}
+		shots = append(shots, shot{f[0], w, h, flags, rest})
 	}
 	return shots
 }
@@ -72,6 +78,17 @@ func TestScreenshotsAreTheProgram(t *testing.T) {
 				t.Fatalf("%v (assets/screenshots/make.sh makes it)", err)
 			}
 			l := newLabShowing(t, screenshotDB, s.width, s.height)
+			for _, fl := range s.flags {
+				name, ok := strings.CutPrefix(fl, "--theme=")
+				if !ok {
+					t.Fatalf("shots: %s: the only flag a screenshot takes is --theme=NAME", fl)
+				}
+				st, err := common.Theme(name, lipgloss.DefaultRenderer())
+				if err != nil {
+					t.Fatalf("shots: %s: %v", fl, err)
+				}
+				l.m.styles = st
+			}
 			l.press(s.keys...)
 			want := trimLines(string(data), s.height)
 			got := trimLines(l.view(), s.height)

@@ -5,7 +5,8 @@
 # charmbracelet/freeze + rsvg-convert (Debian's librsvg2-bin) turn the capture into NAME.png.
 # go test ./ui checks that every NAME.txt is what the current program draws for its keys.
 #
-#   assets/screenshots/make.sh
+#   assets/screenshots/make.sh              # every screenshot
+#   assets/screenshots/make.sh lab-projector  # only those named
 #
 # Needs tmux, rsvg-convert (apt-get install librsvg2-bin) and freeze
 # (go install github.com/charmbracelet/freeze@v0.2.2).
@@ -41,13 +42,18 @@ DB=/tmp/workshop.db # the path the screens show; the test shows the same
 
 (cd "$ROOT" && go build -o "$WORK/leaselab" .)
 
-# shot NAME SIZE KEYS…: press KEYS in a fresh lab of SIZE (120x40), then save NAME.png and NAME.txt.
+# shot NAME SIZE [--FLAG=VALUE…] KEYS…: press KEYS in a fresh lab of SIZE (120x40), started with
+# the flags (--theme=projector), then save NAME.png and NAME.txt.
 shot() {
-	local name=$1 size=$2
+	local name=$1 size=$2 flags=()
 	shift 2
+	while [[ $# -gt 0 && $1 == --* ]]; do
+		flags+=("$1")
+		shift
+	done
 	rm -f "$DB" "$DB-wal" "$DB-shm"
 	"${T[@]}" new-session -d -s lab -x "${size%x*}" -y "${size#*x}" \
-		"env TERM=xterm-256color $WORK/leaselab --db $DB; sleep 30"
+		"env TERM=xterm-256color $WORK/leaselab --db $DB ${flags[*]}; sleep 30"
 	sleep 1.5
 	for k in "$@"; do
 		"${T[@]}" send-keys -t lab "$k"
@@ -57,8 +63,11 @@ shot() {
 	"${T[@]}" capture-pane -p -e -t lab >"$WORK/$name.ansi"
 	"${T[@]}" capture-pane -p -t lab >"$OUT/$name.txt"
 	stop_lab # before the next shot removes the database
-	# freeze ignores SGR 39/49 (default colours): spell them as a reset for the picture.
+	# freeze ignores SGR 39/49 (default colours): spell them as a reset for the picture; and
+	# reverse video (SGR 7, the projector theme's selection): spell it black on white, as a dark
+	# terminal shows it.
 	sed -e 's/\x1b\[39m\x1b\[49m/\x1b[0m/g' -e 's/\x1b\[39m/\x1b[0m/g' -e 's/\x1b\[49m/\x1b[0m/g' \
+		-e 's/\x1b\[\([0-9;]*\);7m/\x1b[\1;38;5;16;48;5;231m/g' -e 's/\x1b\[7m/\x1b[38;5;16;48;5;231m/g' \
 		"$WORK/$name.ansi" >"$WORK/$name.fixed"
 	# The capture goes in on stdin: freeze --execute needs a pty, and fails now and then without one.
 	"$FREEZE" -o "$WORK/$name.svg" --window=false \
@@ -68,8 +77,10 @@ shot() {
 	echo "wrote $OUT/$name.png and $name.txt"
 }
 
+ONLY=" $* "
 while read -r name size keys; do
 	[[ -z $name || $name == \#* ]] && continue
+	[[ $# -gt 0 && $ONLY != *" $name "* ]] && continue
 	# shellcheck disable=SC2086 # the keys are words
 	shot "$name" "$size" $keys
 done <"$OUT/shots"

@@ -12,6 +12,7 @@ import (
 
 	"leaselab/assets"
 	"leaselab/ui"
+	"leaselab/ui/plain"
 )
 
 const labUsage = `Usage: leaselab [lab] [flags]
@@ -19,6 +20,9 @@ const labUsage = `Usage: leaselab [lab] [flags]
 Opens the lab: a terminal screen that steps competing workers over a real SQLite outbox and
 shows every row's Status, LockedBy and LockedUntilUtc as the database holds them. Press ? in
 the lab for its keys. It needs a terminal; for pipes and scripts use "leaselab run".
+With --plain (or LEASELAB_PLAIN=1) it prints what each key changed as sentences instead, ASCII
+and never redrawn, for a screen reader or a log; it reads single keys from a terminal, one key
+a line from a pipe. --theme projector draws the lab in high contrast for a projector.
 `
 
 func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -26,12 +30,17 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	var sf scenarioFlags
 	sf.register(fs, nil)
 	start := fs.String("scenario", assets.Default, "scenario to open: a built-in name or a file")
+	var face labFace
+	face.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageFlag(err)
 	}
 	if len(pos) > 0 {
 		return usageError{fmt.Errorf("lab: unexpected argument %q (did you mean \"leaselab run %s\"?)", pos[0], pos[0])}
+	}
+	if err := face.check(fs); err != nil {
+		return usageError{err}
 	}
 	root := newLabRoot(b, &sf, fs)
 	root.caps = labCaps
@@ -43,6 +52,9 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	// fails before the screen opens.
 	if _, err := root.load(*start); err != nil {
 		return err
+	}
+	if face.plain {
+		return plain.Run(ctx, plain.Config{Start: *start, Open: root.Open, In: stdin, Out: stdout})
 	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
@@ -61,6 +73,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 		// w writes transcripts beside the --db database, or in the working folder.
 		TranscriptDir: transcriptDir(b, sf.db),
 		Out:           stdout,
+		Theme:         face.theme,
 	})
 }
 

@@ -222,7 +222,9 @@ func (p Pane) line(f *common.Frame, i int, changed bool, st *common.Styles, cw c
 	b.WriteString(num)
 	name := st.Worker(i).Render(v.Name)
 	if i == p.selected {
-		name = st.Worker(i).Bold(true).Underline(true).Render(v.Name)
+		// Bold and underlined in the worker's colour, with what the theme adds (the projector's
+		// reverse video).
+		name = st.Worker(i).Bold(true).Underline(true).Inherit(st.Selected).Render(v.Name)
 	}
 	b.WriteString(name + common.Spaces(cw.name-common.Width(v.Name)) + " ")
 	state := common.Pad(v.State, cw.state)

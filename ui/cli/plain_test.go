@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliIn runs leaselab with args and stdin in, and returns its exit code, stdout and stderr.
+func cliIn(t *testing.T, in string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, Stdio{In: strings.NewReader(in), Out: &out, Err: &errb}, backends())
+	return code, out.String(), errb.String()
+}
+
+// --plain takes the lab's flags (a scenario, a --db file, a toggle) and reads keys from a pipe;
+// LEASELAB_PLAIN=1 is the same.
+func TestPlainTakesTheLabsFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "lab.db")
+	code, out, errs := cliIn(t, "n\nn\nq\n", "--plain", "--scenario", "before", "--db", db, "--leasing=true")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	for _, want := range []string{"Lesson before:", "Settings: leasing on (this lesson's)", "Step 2:", "claimed PAY-001", "Leaving the lab."} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	t.Setenv("LEASELAB_PLAIN", "1")
+	code, out, errs = cliIn(t, "n\n", "--scenario", "stale-owner", "--db", db, "--reset")
+	if code != exitOK || !strings.Contains(out, "Lesson stale-owner:") || !strings.Contains(out, "End of input") {
+		t.Fatalf("LEASELAB_PLAIN=1: exit %d, stdout %s, stderr %s", code, out, errs)
+	}
+	// --plain=false wins over the environment: the lab itself, which needs a terminal.
+	code, _, errs = cliIn(t, "", "--plain=false")
+	if code != exitUsage || !strings.Contains(errs, "the lab needs a terminal") {
+		t.Fatalf("--plain=false with LEASELAB_PLAIN=1: exit %d, stderr %s", code, errs)
+	}
+}
+
+// What does not go together is refused before anything opens, exit 2, naming the flag.
+func TestPlainRefusesWhatDoesNotFit(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"--plain", "--theme", "projector"}, "--theme projector with --plain"},
+		{"1", []string{"--theme", "projector"}, "--theme projector with LEASELAB_PLAIN=1"},
+		{"", []string{"--theme", "beamer"}, `--theme "beamer": unknown theme: choose one of default, projector`},
+		{"yes please", nil, `LEASELAB_PLAIN="yes please": want 1 (plain mode) or 0`},
+		{"", []string{"--plain", "--messages", "100000"}, "more than the 5000 a session may hold"},
+		{"", []string{"--plain", "--scenario", "no-such-lesson"}, "no-such-lesson"},
+	} {
+		t.Run(strings.Join(tc.args, " ")+tc.env, func(t *testing.T) {
+			t.Setenv("LEASELAB_PLAIN", tc.env)
+			code, out, errs := cliIn(t, "q\n", tc.args...)
+			if code != exitUsage || !strings.Contains(errs, tc.want) || out != "" {
+				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, exitUsage, out, errs, tc.want)
+			}
+		})
+	}
+}
