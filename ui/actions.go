@@ -6,13 +6,15 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/caption"
 	"leaselab/ui/common"
+	"leaselab/ui/question"
 )
 
 // whyOff says why the key of act, which is off now, does nothing; "" when there is nothing to
-// say (a scroll key when every row is on screen, esc with nothing to close).
-func (m Model) whyOff(act action) string {
-	k := m.keys
+// say (a scroll key when every row is on screen, esc with nothing to close). closed: no scenario
+// is open, nor being opened; target is the scenario open.
+func (k KeyMap) whyOff(act action, closed bool, target string) string {
 	switch {
 	case act == actNone:
 		return ""
@@ -20,34 +22,35 @@ func (m Model) whyOff(act action) string {
 		return freeOff(k)
 	case k.finishing && (act == actPlay || act == actFree):
 		return finishingOff(k)
-	case m.sess == nil && !m.busy && k.needsSession(act):
+	case closed && k.needsSession(act):
 		return noSession(k)
 	case act == actAnswer:
-		return noQuestion(k)
+		return question.NoQuestion(k.Answer, k.Step)
 	case act == actExplore:
-		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), m.target)
+		return fmt.Sprintf("%s (explore its schedules) is not in this lab: `leaselab explore %s` searches them from a shell", common.KeyName(k.Explore), target)
 	case act == actShare:
-		return fmt.Sprintf("%s (share code) is not in this lab: `leaselab share %s` prints the code of its start from a shell", common.KeyName(k.Share), m.target)
+		return fmt.Sprintf("%s (share code) is not in this lab: `leaselab share %s` prints the code of its start from a shell", common.KeyName(k.Share), target)
 	}
 	return ""
 }
 
 // whyOffCommand says why the key of command c, which is off now, does nothing: a step while
 // the workers run on their own or e runs to the end, any of them with no scenario open, a
-// toggle this database or this lesson does not have.
-func (m Model) whyOffCommand(c engine.Command) string {
-	k, info := m.keys, c.Info()
+// toggle this database or this lesson does not have. closed: no scenario is open, nor being
+// opened; open: a scenario is open.
+func (k KeyMap) whyOffCommand(c engine.Command, closed, open bool) string {
+	info := c.Info()
 	t, toggle := engine.LookupToggle(info.Toggle)
 	switch {
 	case k.free && info.Step:
 		return freeOff(k)
 	case k.finishing && info.Step:
 		return finishingOff(k)
-	case m.sess == nil && !m.busy && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
+	case closed && !(toggle && t.RowLocks): // the row-lock toggles wait for a frame
 		return noSession(k)
 	case toggle && t.RowLocks:
 		return t.Name + " is PostgreSQL's: SQLite has no row locks (its claim takes the one write lock); start the lab with --db postgres://… to use it"
-	case toggle && t.Where != engine.InLab && m.sess != nil:
+	case toggle && t.Where != engine.InLab && open:
 		return fmt.Sprintf("%s (%s) is a toggle of the lessons with %s: this one has none", t.Name, t.Key, usedWith(t))
 	}
 	return ""
@@ -77,7 +80,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	switch act {
 	case actQuit:
 		m.quitting = true
-		m.play.stop()
+		m.play.Stop()
 		m.stopFinish()
 		m.leaveFree()
 		// Stop the free run (if any) before the program ends, in a tea.Cmd since Stop waits
@@ -101,25 +104,25 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m.startFinish()
 	case actPlay:
-		if m.play.playing {
-			m.play.stop()
+		if m.play.Playing {
+			m.play.Stop()
 			m.status = common.Status{Text: fmt.Sprintf("auto-play paused: %s steps, %s plays again", common.KeyName(m.keys.Step), common.KeyName(m.keys.Play))}
 			return m, nil
 		}
-		cmd := m.play.start(m.after)
+		cmd := m.play.Start(m.after)
 		m.status = common.Status{Text: fmt.Sprintf("auto-play: %s (%s slower, %s faster, %s pauses)",
-			m.play.rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
+			m.play.Rate(), common.KeyName(m.keys.Slower), common.KeyName(m.keys.Faster), common.KeyName(m.keys.Play))}
 		return m, cmd
 	case actSlower, actFaster:
 		return m.changePace(act)
 	case actReset:
 		return m.reopen(m.target, "reset")
 	case actNextScenario:
-		return m.reopen(m.otherScenario(1), "next scenario")
+		return m.reopen(otherScenario(m.cycle, m.target, 1), "next scenario")
 	case actPrevScenario:
-		return m.reopen(m.otherScenario(-1), "previous scenario")
+		return m.reopen(otherScenario(m.cycle, m.target, -1), "previous scenario")
 	case actExplain:
-		m.explain = m.explainNext() // incident.go
+		m.caption = m.caption.Next(m.scene(), m.layout.caption > 0)
 		m.relayout()
 	case actTranscript:
 		return m.writeTranscript()
@@ -129,7 +132,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 	case actBack, actPrevMark, actNextMark:
 		return m.historyKey(act)
 	case actAnswer: // with no question open: the question pane takes them while one is
-		m.status = common.Status{Text: noQuestion(m.keys), Level: common.LevelWarn}
+		m.status = common.Status{Text: question.NoQuestion(m.keys.Answer, m.keys.Step), Level: common.LevelWarn}
 	case actExplore:
 		return m.explore()
 	case actShare:
@@ -139,7 +142,7 @@ func (m Model) do(act action, k tea.KeyMsg) (Model, tea.Cmd) {
 		if m.showHelp {
 			m.showHelp = false
 		} else if m.layout.caption > 0 {
-			m.explain = explainOff
+			m.caption.Mode = caption.Off
 		}
 		m.relayout()
 	}

@@ -13,10 +13,10 @@ import (
 // stepToQuestion presses space until a question is open (or fails after n presses).
 func stepToQuestion(t *testing.T, l *lab, n int) {
 	t.Helper()
-	for i := 0; i < n && l.m.ask.open == nil; i++ {
+	for i := 0; i < n && l.m.ask.Open == nil; i++ {
 		l.press(" ")
 	}
-	if l.m.ask.open == nil {
+	if l.m.ask.Open == nil {
 		t.Fatalf("no question after %d steps:\n%s", n, l.view())
 	}
 }
@@ -30,7 +30,7 @@ func TestAskThenScore(t *testing.T) {
 		"A\u00a0blocked · B\u00a0reclaims\u00a0it · C\u00a0finds\u00a0nothing", "A B C answer")
 	before := l.row("PAY-001")
 	l.press(" ") // space again: the question stays, nothing runs
-	if l.row("PAY-001") != before || l.m.ask.open == nil {
+	if l.row("PAY-001") != before || l.m.ask.Open == nil {
 		t.Fatalf("space ran past the question:\n%s", l.view())
 	}
 	l.press("D") // this question has three answers
@@ -52,7 +52,7 @@ func TestAnswerWithoutQuestion(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	l.press("A")
 	l.mustNot("right")
-	if asked, _, _ := l.m.ask.counted(l.m.line); asked != 0 {
+	if asked, _, _ := l.m.ask.Counted(l.m.track.Line); asked != 0 {
 		t.Fatal("an answer with no question counted")
 	}
 }
@@ -89,7 +89,7 @@ func TestQuestionSkippedUnderOtherSettings(t *testing.T) {
 	l.press("l") // leasing off: nobody holds a lease
 	for i := 0; i < 12; i++ {
 		l.press(" ")
-		if l.m.ask.open != nil {
+		if l.m.ask.Open != nil {
 			t.Fatalf("a question that does not apply was asked:\n%s", l.view())
 		}
 		if strings.Contains(l.m.status.Text, "no question here") {
@@ -107,11 +107,11 @@ func TestQuestionSkippedUnderOtherSettings(t *testing.T) {
 func TestQuestionKeys(t *testing.T) {
 	l := newLab(t, "stale-owner", 80, 24, engine.Overrides{})
 	stepToQuestion(t, l, 10)
-	pos := l.m.line.pos
+	pos := l.m.track.Line.Pos
 	question := "PREDICT: Worker-A is paused, still holding PAY-001, and its lease has ended."
 	for _, k := range []string{" ", "n", "x", "R", "tab", "+", "1", "b", "a"} {
 		l.press(k)
-		if l.m.ask.open == nil || l.m.line.pos != pos {
+		if l.m.ask.Open == nil || l.m.track.Line.Pos != pos {
 			t.Fatalf("%q acted while the question was open:\n%s", k, l.view())
 		}
 		if !strings.Contains(l.m.status.Text, "answer first (A B C), or esc to skip the question") {
@@ -129,13 +129,13 @@ func TestQuestionKeys(t *testing.T) {
 	l.press("?")
 	l.must("QUESTION", "A B C answer it", "esc skip it: the step runs, unscored", question)
 	l.send(tea.KeyMsg{Type: tea.KeyEsc}) // closes ?, the question stays
-	if l.m.showHelp || l.m.ask.open == nil {
+	if l.m.showHelp || l.m.ask.Open == nil {
 		t.Fatalf("esc should close ? first")
 	}
 	atomic := l.m.frame.Settings.AtomicClaim
 	l.press("B")
-	if l.m.line.pos != pos+1 || !strings.Contains(l.m.status.Text, "✓ right: reclaims it") {
-		t.Fatalf("B should answer B: pos %d→%d, %q", pos, l.m.line.pos, l.m.status.Text)
+	if l.m.track.Line.Pos != pos+1 || !strings.Contains(l.m.status.Text, "✓ right: reclaims it") {
+		t.Fatalf("B should answer B: pos %d→%d, %q", pos, l.m.track.Line.Pos, l.m.status.Text)
 	}
 	stepToQuestion(t, l, 10)
 	l.press("A")
@@ -150,7 +150,7 @@ func TestQuestionSkippedWithEsc(t *testing.T) {
 	l := newLab(t, "stale-owner", 120, 40, engine.Overrides{})
 	stepToQuestion(t, l, 10)
 	l.send(tea.KeyMsg{Type: tea.KeyEsc})
-	if l.m.ask.open != nil || !strings.Contains(l.row("PAY-001"), "Worker-B") {
+	if l.m.ask.Open != nil || !strings.Contains(l.row("PAY-001"), "Worker-B") {
 		t.Fatalf("esc did not run the step:\n%s", l.view())
 	}
 	l.must("question skipped")

@@ -45,8 +45,8 @@ func TestRescuerInTheLab(t *testing.T) {
 		t.Fatalf("the rescuer's line is missing:\n%s", v)
 	}
 	for i := 0; i < 20 && !strings.Contains(l.view(), "rescued 1"); i++ {
-		if l.m.ask.open != nil {
-			l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
+		if l.m.ask.Open != nil {
+			l.press(l.m.keys.Answer.Keys()[l.m.ask.Open.Right])
 			continue
 		}
 		l.press(" ")

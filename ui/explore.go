@@ -111,45 +111,32 @@ func waitExplore(x *exploring) tea.Cmd {
 	}
 }
 
-// exploreMsg takes a search's progress and end.
-func (m Model) exploreMsg(msg tea.Msg) (Model, tea.Cmd) {
-	x := m.exploring
+// took takes a search's progress and end (k: the lab's keys, which the status line names). It
+// returns the search the lab keeps (nil: forgotten), the status line when it has one to say, and
+// the command that waits for the next progress line.
+func (x *exploring) took(msg tea.Msg, k KeyMap) (_ *exploring, st *common.Status, cmd tea.Cmd) {
 	switch msg := msg.(type) {
 	case exploreProgressMsg:
 		if x == nil || x.id != msg.id || x.cancel == nil {
-			return m, nil
+			return x, nil, nil
 		}
-		m.status = common.Status{Text: fmt.Sprintf("%s (%s cancels)", msg.line, common.KeyName(m.keys.Close))}
-		return m, waitExplore(x)
+		return x, &common.Status{Text: fmt.Sprintf("%s (%s cancels)", msg.line, common.KeyName(k.Close))}, waitExplore(x)
 	case exploreDoneMsg:
 		if x == nil || x.id != msg.id {
-			return m, nil
+			return x, nil, nil
 		}
 		x.cancel()
 		x.cancel = nil
 		switch {
 		case errors.Is(msg.err, context.Canceled):
-			m.exploring = nil
-			m.status = common.Status{Text: "explore: cancelled"}
+			return nil, &common.Status{Text: "explore: cancelled"}, nil
 		case msg.err != nil:
-			m.exploring = nil
-			m.status = common.Status{Text: "explore: " + msg.err.Error(), Level: common.LevelError}
+			return nil, &common.Status{Text: "explore: " + msg.err.Error(), Level: common.LevelError}, nil
 		case msg.out.File == "":
-			m.exploring = nil
-			m.status = common.Status{Text: msg.out.Line}
-		default:
-			x.found = msg.out.File
-			m.status = common.Status{Text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, common.KeyName(m.keys.Explore)), Level: common.LevelWarn}
+			return nil, &common.Status{Text: msg.out.Line}, nil
 		}
+		x.found = msg.out.File
+		return x, &common.Status{Text: fmt.Sprintf("%s — %s opens it in the lab (this run ends)", msg.out.Line, common.KeyName(k.Explore)), Level: common.LevelWarn}, nil
 	}
-	return m, nil
-}
-
-// cancelExplore ends the search under way (esc).
-func (m Model) cancelExplore() Model {
-	if x := m.exploring; x != nil && x.cancel != nil {
-		x.cancel()
-		m.status = common.Status{Text: "explore: cancelling …"}
-	}
-	return m
+	return x, nil, nil
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/verdict"
 )
 
 // e runs the rest of the scenario's script at full speed, as leaselab run does, and stops at
@@ -46,11 +48,9 @@ func (m Model) startFinish() (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	m.play.stop()
+	m.play.Stop()
 	m.finish = finishMode{on: true, id: m.finish.id + 1, ran: m.finish.ran}
-	m.keys.setFinishing(true)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(m.keys.free, true)
 	m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed … (%s stops)", common.KeyName(m.keys.Finish))}
 	return m.enqueue(op{kind: opFinish, poll: m.finish.id})
 }
@@ -62,9 +62,7 @@ func (m *Model) stopFinish() {
 	}
 	m.finish.on = false
 	m.finish.id++
-	m.keys.setFinishing(false)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(m.keys.free, false)
 }
 
 // finished takes a chunk's result: the next chunk, or the end.
@@ -79,7 +77,7 @@ func (m Model) finished(msg resultMsg) Model {
 		return m
 	}
 	if !msg.finish.done {
-		m.status = common.Status{Text: m.finishProgress()}
+		m.status = common.Status{Text: m.finish.progress(m.frame, m.keys.Finish)}
 		m.queue = append(m.queue, op{kind: opFinish, poll: m.finish.id})
 		return m
 	}
@@ -87,25 +85,25 @@ func (m Model) finished(msg resultMsg) Model {
 	m.finish.ran = true
 	// The script's end is where leaselab run gives its verdict, whether or not a worker would
 	// still poll once more by hand.
-	verdict := ""
+	ending := ""
 	if f := m.frame; f != nil && f.Summary != nil {
-		verdict = " — VERDICT: FAIL"
+		ending = " — VERDICT: FAIL"
 		if f.Summary.Passed {
-			verdict = " — VERDICT: PASS"
+			ending = " — VERDICT: PASS"
 		}
-		if why := stalled(f); why != "" {
-			verdict += " (did not finish: the verdict says why)"
+		if why := verdict.Stalled(f); why != "" {
+			ending += " (did not finish: the verdict says why)"
 		}
 	}
 	m.status = common.Status{Text: fmt.Sprintf("ran to the end at full speed: %d %s in %s%s",
-		m.finish.actions, common.Plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), verdict)}
+		m.finish.actions, common.Plural(m.finish.actions, "step"), m.finish.took.Round(time.Millisecond), ending)}
 	return m
 }
 
-// finishProgress is the status line while e runs: how far the script and the messages are.
-func (m Model) finishProgress() string {
-	text := fmt.Sprintf("running to the end at full speed: %d %s", m.finish.actions, common.Plural(m.finish.actions, "step"))
-	if f := m.frame; f != nil {
+// progress is the status line while e runs (stop: its key): how far the script and the messages are.
+func (fm finishMode) progress(f *common.Frame, stop key.Binding) string {
+	text := fmt.Sprintf("running to the end at full speed: %d %s", fm.actions, common.Plural(fm.actions, "step"))
+	if f != nil {
 		if f.ScriptTotal > 0 {
 			text += fmt.Sprintf(", script %d/%d", f.ScriptIndex, f.ScriptTotal)
 		}
@@ -113,7 +111,7 @@ func (m Model) finishProgress() string {
 			text += fmt.Sprintf(", %d/%d processed", s.Outbox.Processed, s.Messages)
 		}
 	}
-	return text + fmt.Sprintf(", %s so far (%s stops)", m.finish.took.Round(100*time.Millisecond), common.KeyName(m.keys.Finish))
+	return text + fmt.Sprintf(", %s so far (%s stops)", fm.took.Round(100*time.Millisecond), common.KeyName(stop))
 }
 
 // applyFinish runs one chunk of e: the script's next actions, as space would take them, until

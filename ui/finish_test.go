@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/assets"
 	"leaselab/engine"
-	"leaselab/engine/scenario"
 	"leaselab/store"
 )
 
@@ -19,15 +17,8 @@ import (
 func runLikeRun(t *testing.T, name string, o engine.Overrides) (*engine.Summary, []engine.WorkerLedger) {
 	t.Helper()
 	ctx := context.Background()
-	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+	sc, err := loadScenario(name, o)
 	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Parse(source, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Apply(o); err != nil {
 		t.Fatal(err)
 	}
 	db, err := store.Create(ctx, filepath.Join(t.TempDir(), "run.db"))
@@ -106,7 +97,7 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	l.m.finish.on = true
 	l.press("n")
 	l.must("running to the end at full speed: e stops it first")
-	if l.m.steps != 0 {
+	if l.m.track.Acted() != 0 {
 		t.Fatal("space stepped while e runs")
 	}
 	if foot := l.m.help().shortHelp(120); !strings.Contains(foot, "e stop") || strings.Contains(foot, "space step") {
@@ -120,7 +111,7 @@ func TestFinishKeyStopsAndShowsProgress(t *testing.T) {
 	// A chunk's progress on the status line.
 	l.m.finish = finishMode{on: true, id: 7, actions: 1234}
 	l.m.frame.ScriptIndex = 0
-	if p := l.m.finishProgress(); !strings.Contains(p, "1234 steps, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
+	if p := l.m.finish.progress(l.m.frame, l.m.keys.Finish); !strings.Contains(p, "1234 steps, script 0/1, 0/40 processed") || !strings.Contains(p, "(e stops)") {
 		t.Errorf("progress: %q", p)
 	}
 }
@@ -208,11 +199,7 @@ func TestFinishKeyReachesEveryVerdict(t *testing.T) {
 // concurrent reports whether scenario name has a concurrent phase.
 func concurrent(t *testing.T, name string) bool {
 	t.Helper()
-	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Parse(source, data)
+	sc, err := loadScenario(name, engine.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

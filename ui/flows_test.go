@@ -46,7 +46,7 @@ func TestStaleResultIsDropped(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	f := l.m.frame
 	l.send(resultMsg{gen: l.m.gen - 1, op: op{cmd: engine.CmdNext{}}, frame: &common.Frame{Frame: engine.Frame{Name: "stale"}}, acted: true, note: "stale note"})
-	if l.m.frame != f || l.m.steps != 0 || strings.Contains(l.view(), "stale note") {
+	if l.m.frame != f || l.m.track.Acted() != 0 || strings.Contains(l.view(), "stale note") {
 		t.Fatal("a result of an older generation was taken")
 	}
 	l.send(openedMsg{gen: l.m.gen - 1, name: "stale"})
@@ -72,7 +72,7 @@ func TestKeysWaitForTheEngine(t *testing.T) {
 	for i := 0; i < 3*maxQueuedSteps; i++ {
 		m, _ = m.update(keyMsg("n"))
 	}
-	if got := m.queuedSteps(); got != maxQueuedSteps {
+	if got := stepsIn(m.queue); got != maxQueuedSteps {
 		t.Fatalf("%d steps queued, want them coalesced at %d", got, maxQueuedSteps)
 	}
 	m, _ = m.update(keyMsg("x"))

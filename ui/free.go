@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/pace"
 	"leaselab/ui/workers"
 )
 
@@ -130,27 +131,20 @@ type freeMode struct {
 	failed  int    // workers of the run that stopped on an error
 	held    string // how the room slows this run down now (a served lab), "" when it does not
 	still   int    // polls in a row that found every worker waiting
-	pace    int    // index into paces
-	paces   []time.Duration
+	pace    pace.Free
 }
 
-func newFreeMode() freeMode {
-	return freeMode{pace: 5, paces: []time.Duration{5 * time.Second, 2 * time.Second, time.Second,
-		500 * time.Millisecond, 200 * time.Millisecond, 100 * time.Millisecond,
-		10 * time.Millisecond, time.Millisecond, 0}}
-}
+func newFreeMode() freeMode { return freeMode{pace: pace.NewFree()} }
 
 // startFree starts the free run (in a tea.Cmd, behind the keys already waiting) and its poll
 // loop.
 func (m Model) startFree() (Model, tea.Cmd) {
-	m.play.stop()
+	m.play.Stop()
 	m.free.on, m.free.polls, m.free.still, m.free.failed, m.free.held = true, 0, 0, 0, ""
 	m.free.id++
-	m.keys.setFree(true)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
-	m.relayout()
+	m.setRunning(true, m.keys.finishing)
 	m.status = common.Status{Text: "starting the free run …"}
-	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.interval()})
+	m, cmd := m.enqueue(op{kind: opFreeStart, pace: m.free.pace.Interval()})
 	return m, tea.Batch(cmd, m.after(freePollEvery, pollMsg{id: m.free.id}))
 }
 
@@ -170,20 +164,28 @@ func (m *Model) leaveFree() {
 	}
 	m.free.on = false
 	m.free.id++
-	m.keys.setFree(false)
-	m.workers.SetBusy(m.keys.free || m.keys.finishing)
+	m.setRunning(false, m.keys.finishing)
+}
+
+// setRunning switches the screen to whether the workers free-run (free) and e runs to the end
+// (finishing): the keys that step are off while either does, the workers pane says it is busy,
+// and the layout follows.
+func (m *Model) setRunning(free, finishing bool) {
+	m.keys.setFree(free)
+	m.keys.setFinishing(finishing)
+	m.workers.SetBusy(free || finishing)
 	m.relayout()
 }
 
 // repace changes the free run's pace: the workers stop at a step boundary and start again.
 func (m Model) repace(act action) (Model, tea.Cmd) {
 	if act == actSlower {
-		m.free.slower()
+		m.free.pace.Slower()
 	} else {
-		m.free.faster()
+		m.free.pace.Faster()
 	}
-	m.status = common.Status{Text: "free run: " + m.free.paceText()}
-	return m.enqueue(op{kind: opFreePace, pace: m.free.interval()})
+	m.status = common.Status{Text: "free run: " + m.free.pace.Text()}
+	return m.enqueue(op{kind: opFreePace, pace: m.free.pace.Interval()})
 }
 
 // pollTick is one beat of the poll loop: read the database, unless a command is in flight
@@ -255,7 +257,7 @@ func allMessages(n int) string {
 // applyFree performs the free-run operations, which need the runner as well as the session.
 // handled is false for every other operation.
 func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k KeyMap) (note string, lvl common.Level, handled bool) {
-	pace, wk := paceWords(o.pace), workers.DefaultKeys() // the worker keys' names, which never change
+	paced, wk := pace.Words(o.pace), workers.DefaultKeys() // the worker keys' names, which never change
 	var err error
 	switch o.kind {
 	case opPoll:
@@ -268,10 +270,10 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 	case opFreeStart:
 		err = r.start(ctx, s, o.pace)
 		note = fmt.Sprintf("FREE-RUNNING: every worker on its own goroutine and connection, %s; %s keep working, %s change the pace, %s stops",
-			pace, common.KeyNames(wk.Crash, wk.Restart, wk.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
+			paced, common.KeyNames(wk.Crash, wk.Restart, wk.Pause, k.PastLease, k.Clock), common.KeyNames(k.Slower, k.Faster), common.KeyName(k.Free))
 	case opFreePace:
 		err = r.start(ctx, s, o.pace)
-		note = "free run: " + pace
+		note = "free run: " + paced
 	case opFreeStop:
 		err = r.stop()
 		note = fmt.Sprintf("stopped: every worker finished the action in flight; %s steps again, %s runs them free again",
@@ -291,4 +293,30 @@ func applyFree(ctx context.Context, s *engine.Session, r *freeRunner, o op, k Ke
 // freeOff says why the step keys do nothing while the workers free-run.
 func freeOff(k KeyMap) string {
 	return fmt.Sprintf("the workers run free: nothing steps them but themselves (%s stops them)", common.KeyName(k.Free))
+}
+
+// changePace is < or >: the free run's pace while the workers run free, auto-play's speed while
+// it plays, and both before either starts (the status line says what each will be).
+func (m Model) changePace(act action) (Model, tea.Cmd) {
+	if m.free.on {
+		return m.repace(act)
+	}
+	slower := act == actSlower
+	if slower {
+		m.play.Slower()
+	} else {
+		m.play.Faster()
+	}
+	if m.play.Playing {
+		m.status = common.Status{Text: "auto-play speed: " + m.play.Rate()}
+		return m, nil
+	}
+	if slower {
+		m.free.pace.Slower()
+	} else {
+		m.free.pace.Faster()
+	}
+	m.status = common.Status{Text: fmt.Sprintf("auto-play (%s): %s · free run (%s): %s",
+		common.KeyName(m.keys.Play), m.play.Rate(), common.KeyName(m.keys.Free), m.free.pace.Text())}
+	return m, nil
 }

@@ -102,8 +102,8 @@ func TestFreeStartsAndStops(t *testing.T) {
 		t.Fatal("step keys on while free-running")
 	}
 	l.press("n", "s", "p")
-	if l.m.steps != 0 || l.m.play.playing {
-		t.Fatalf("a step key acted while free-running: steps %d, playing %v", l.m.steps, l.m.play.playing)
+	if l.m.track.Acted() != 0 || l.m.play.Playing {
+		t.Fatalf("a step key acted while free-running: steps %d, playing %v", l.m.track.Acted(), l.m.play.Playing)
 	}
 	l.press(">", ">", ">", ">", ">", ">", ">", ">")
 	l.must("full speed")
@@ -296,7 +296,7 @@ func TestFreeRunEndsWithAVerdict(t *testing.T) {
 		l.stopped()
 		for i := 0; i < 3; i++ {
 			l.press(" ")
-			if l.m.ask.open != nil || strings.Contains(l.view(), "PREDICT") {
+			if l.m.ask.Open != nil || strings.Contains(l.view(), "PREDICT") {
 				t.Fatalf("%s: space asked a question after the free run:\n%s", name, l.view())
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"leaselab/engine"
 	"leaselab/ui/common"
 	"leaselab/ui/diagram"
+	"leaselab/ui/question"
 )
 
 // footItem is one entry in the footer: its bindings (shown when any is on; their keys are
@@ -78,9 +79,9 @@ func (k KeyMap) toggleKey(name string) key.Binding {
 // that apply now, in their groups. The shell opens and closes it (an overlay).
 type helpPane struct {
 	keys    labKeys
-	panes   paneSet  // the registered panes: a group each
-	ask     askState // an open question's keys come first
-	teaches string   // the toggle the lesson teaches: its key in the footer
+	panes   paneSet       // the registered panes: a group each
+	ask     question.Pane // an open question's keys come first
+	teaches string        // the toggle the lesson teaches: its key in the footer
 	st      *help.Styles
 	open    bool // the ? screen, not the footer
 }
@@ -124,8 +125,11 @@ func (p helpPane) shortHelp(w int) string {
 
 // footerItems are the footer's entries now: the lab's keys and its registered panes'.
 func (p helpPane) footerItems() []footItem {
-	if q := p.ask.open; q != nil {
-		return p.ask.keys.footItems(len(q.Answers)) // every other key waits for the answer
+	if q := p.ask.Open; q != nil { // every other key waits for the answer: only its keys act
+		k := p.ask.Keys
+		answer := k.Answer
+		answer.SetHelp(strings.Join(k.Letters()[:len(q.Answers)], " "), "answer")
+		return []footItem{foot(answer, "answer", 0), foot(k.Skip, "skip the question", 0), foot(k.Help, "keys", 0), foot(k.Quit, "quit", 1)}
 	}
 	items := p.keys.footItems(p.teaches)
 	for _, p := range p.panes.ps {
@@ -214,8 +218,8 @@ func toggleEntries(k KeyMap) []helpEntry {
 // out.
 func (p helpPane) fullHelpLines(w int) []string {
 	st := p.st
-	if p.ask.open != nil {
-		return p.ask.helpLines(st, w) // only the question's keys act now: the others wait
+	if p.ask.Open != nil {
+		return p.ask.HelpLines(st, w) // only the question's keys act now: the others wait
 	}
 	var lines []string
 	for _, g := range append(p.keys.helpGroups(), p.panes.help()...) {

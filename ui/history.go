@@ -8,6 +8,10 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/history"
+	"leaselab/ui/question"
+
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // The lab records every move a key makes (engine.History) and can bring the database back to
@@ -19,32 +23,14 @@ import (
 // histResult is what the history part of an engine command did, for Update.
 type histResult struct {
 	sess     *engine.Session  // the session after a rebuild; nil when it is the same
-	ask      *engine.Question // the step Next would run has a question: nothing ran
-	askStep  int              // with ask: the script step it comes before
-	asked    bool             // an answered question's step ran
-	at       int              // the history position the answered step started from
-	observed engine.Observed  // with asked: the answer the run gave (Known once it is)
-	timeline timeline         // the history as it stands after the command
-}
-
-// timeline is a copy of the history for the screen (the engine's may change under a command).
-type timeline struct {
-	entries []engine.Entry
-	pos     int
-	valid   bool
-}
-
-func timelineOf(h *engine.History) timeline {
-	if h == nil {
-		return timeline{}
-	}
-	return timeline{entries: h.Entries(), pos: h.Pos(), valid: true}
+	q        question.Result  // a question found before the step, or an answered one's step
+	timeline history.Timeline // the history as it stands after the command
 }
 
 // applyHistory performs o on s as apply does, and records it in h; it also performs the history
 // operation (opGoto) and stops at a question. It does I/O.
 func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o op, k KeyMap, now func() time.Time) (note string, lvl common.Level, acted bool, hx histResult) {
-	defer func() { hx.timeline = timelineOf(h) }()
+	defer func() { hx.timeline = history.Of(h) }()
 	if h == nil || h.Session() != s {
 		if o.cmd == nil {
 			return "", common.LevelInfo, false, hx // b [ ] with no history to move in
@@ -66,23 +52,23 @@ func applyHistory(ctx context.Context, s *engine.Session, h *engine.History, o o
 	switch {
 	case next && q != nil && ans.Skip != "":
 		// The question does not apply under these settings: the step runs, and says why.
-		defer func() { note = skipNote(ans) + " · " + note }()
+		defer func() { note = question.SkipNote(ans) + " · " + note }()
 	case next && !o.answered && q != nil:
-		hx.ask, hx.askStep = q, qstep
-		return askNote(q, k), common.LevelInfo, false, hx
+		hx.q.Ask, hx.q.Step = q, qstep
+		return question.Note(q, k.Answer.Keys()), common.LevelInfo, false, hx
 	case next && o.answered && q != nil:
 		// The answer is given: the step runs, and the note starts with right or wrong, and why,
 		// as the run gave it: what the step did (engine.Observed), once it is known.
 		at := h.Pos() // the history position of the step: the answer counts while it stands
 		defer func() {
-			hx.asked, hx.at = o.answer >= 0, at
-			hx.observed, _ = s.Script().Observed(qstep)
+			hx.q.Asked, hx.q.At = o.answer >= 0, at
+			hx.q.Observed, _ = s.Script().Observed(qstep)
 			if o.answer < 0 {
 				note = "question skipped · " + note
 			} else {
-				note = answerNote(q, hx.observed, o.answer) + " · " + note
+				note = question.AnswerNote(q, hx.q.Observed, o.answer) + " · " + note
 			}
-			hx.timeline = timelineOf(h)
+			hx.timeline = history.Of(h)
 		}()
 	}
 	p := h.Begin()
@@ -181,24 +167,30 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 		to, h.Len(), how, common.KeyName(k.Step)), common.LevelInfo, false, hx
 }
 
-// stepCount is the lab's one count of steps: the history's position, the step the timeline
-// shows ("history step 7 of 12"), so that the header and the history agree after e, a toggle
-// or a step back; a run without a history counts the steps that acted.
-func (m Model) stepCount() int {
-	if m.line.valid {
-		return m.line.pos
+// historyKey takes the history keys: one action back, or to the previous or next marked moment.
+func (m Model) historyKey(act action) (Model, tea.Cmd) {
+	switch {
+	case m.track.H == nil:
+		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
+		return m, nil
+	case m.free.on:
+		m.status = common.Status{Text: fmt.Sprintf("the workers run free: %s stops them, then %s goes back", common.KeyName(m.keys.Free), common.KeyName(m.keys.Back)), Level: common.LevelWarn}
+		return m, nil
+	case m.finish.on:
+		m.status = common.Status{Text: fmt.Sprintf("running to the end at full speed: %s stops it first", common.KeyName(m.keys.Finish)), Level: common.LevelWarn}
+		return m, nil
 	}
-	return m.steps
-}
-
-// historySteps is how many of the recorded moves up to the position were steps that acted: the
-// header's step count after a rebuild.
-func historySteps(t timeline) int {
-	n := 0
-	for _, e := range t.entries[:t.pos] {
-		if e.Acted && e.Command != nil && e.Command.Info().Step {
-			n++
-		}
+	t, ok := m.track.Line.Back()
+	switch act {
+	case actPrevMark:
+		t, ok = m.track.Line.PrevMark()
+	case actNextMark:
+		t, ok = m.track.Line.NextMark()
 	}
-	return n
+	if !ok {
+		m.status = common.Status{Text: m.track.Line.NoTarget(act == actNextMark, m.keys.Step)}
+		return m, nil
+	}
+	m.play.Stop()
+	return m.enqueue(op{kind: opGoto, target: t})
 }

@@ -10,13 +10,14 @@ import (
 	"leaselab/engine"
 	"leaselab/store"
 	"leaselab/ui/common"
+	"leaselab/ui/history"
 )
 
 // screenBody is the screen the lab draws from its frame, without what says where in the history
 // it stands and what the last key did: the timeline, the status note and the marks of what the
 // last command changed. What is left is drawn from the frame alone.
 func screenBody(m Model) string {
-	m.status, m.line = common.Status{}, timeline{}
+	m.status, m.track.Line = common.Status{}, history.Timeline{}
 	m.workers = m.workers.WithSelected(0) // the user's selection, not the database's
 	m.changes = common.NoChanges(m.frame)
 	m.relayout()
@@ -92,7 +93,7 @@ func TestStepBackThenForward(t *testing.T) {
 		if got := fileRows(t, path); got != rows[end-n] {
 			t.Fatalf("%d back: the database file holds\n%s\nwant\n%s", n, got, rows[end-n])
 		}
-		for i := 0; i < end && l.m.line.pos < end; i++ {
+		for i := 0; i < end && l.m.track.Line.Pos < end; i++ {
 			l.press("]")
 		}
 		if got := screenBody(l.m); got != screens[end] {
@@ -140,15 +141,15 @@ func stepOrAnswer(l *lab) { stepAnswering(l, false) }
 // wrong.
 func stepAnswering(l *lab, right bool) {
 	l.tb.Helper()
-	if l.m.ask.open == nil {
+	if l.m.ask.Open == nil {
 		l.press(" ")
 	}
-	if q := l.m.ask.open; q != nil {
-		i := l.m.ask.open.Right
+	if q := l.m.ask.Open; q != nil {
+		i := l.m.ask.Open.Right
 		if !right {
 			i = (i + 1) % len(q.Answers)
 		}
-		l.press(answerKeys(l.m.keys)[i])
+		l.press(l.m.keys.Answer.Keys()[i])
 	}
 }
 
@@ -160,22 +161,22 @@ func TestBackAfterRunToTheEnd(t *testing.T) {
 	path := labFile(t, l)
 	stepOrAnswer(l)
 	stepOrAnswer(l)
-	body, rows, pos := screenBody(l.m), fileRows(t, path), l.m.line.pos
+	body, rows, pos := screenBody(l.m), fileRows(t, path), l.m.track.Line.Pos
 	l.press("e")
 	if !l.m.frame.Done {
 		t.Fatalf("e did not end: %q", l.m.status.Text)
 	}
 	ran := l.m.finish.actions
-	if l.m.line.pos != pos+ran || len(l.m.line.entries) != l.m.line.pos {
-		t.Fatalf("after e (%d actions) the history is at step %d of %d, want %d", ran, l.m.line.pos, len(l.m.line.entries), pos+ran)
+	if l.m.track.Line.Pos != pos+ran || len(l.m.track.Line.Entries) != l.m.track.Line.Pos {
+		t.Fatalf("after e (%d actions) the history is at step %d of %d, want %d", ran, l.m.track.Line.Pos, len(l.m.track.Line.Entries), pos+ran)
 	}
 	l.must(fmt.Sprintf("step %d ", pos+ran), fmt.Sprintf("history step %d of %d", pos+ran, pos+ran))
 	end, endRows := screenBody(l.m), fileRows(t, path)
 	for i := 0; i < ran; i++ {
 		l.press("b")
 	}
-	if got := screenBody(l.m); l.m.line.pos != pos || got != body || fileRows(t, path) != rows {
-		t.Fatalf("back from the end of e to step %d: not as after two steps (at %d):\n%s", pos, l.m.line.pos, got)
+	if got := screenBody(l.m); l.m.track.Line.Pos != pos || got != body || fileRows(t, path) != rows {
+		t.Fatalf("back from the end of e to step %d: not as after two steps (at %d):\n%s", pos, l.m.track.Line.Pos, got)
 	}
 	l.press("e") // along the recorded future
 	if got := screenBody(l.m); got != end || fileRows(t, path) != endRows {
@@ -196,9 +197,9 @@ func TestOneStepCount(t *testing.T) {
 		if !l.m.frame.Done {
 			t.Fatalf("%s: e did not end: %q", name, l.m.status.Text)
 		}
-		n := l.m.line.pos
-		if n != 1+l.m.finish.actions || n != len(l.m.line.entries) {
-			t.Fatalf("%s: history at %d of %d, e ran %d steps after 1 toggle", name, n, len(l.m.line.entries), l.m.finish.actions)
+		n := l.m.track.Line.Pos
+		if n != 1+l.m.finish.actions || n != len(l.m.track.Line.Entries) {
+			t.Fatalf("%s: history at %d of %d, e ran %d steps after 1 toggle", name, n, len(l.m.track.Line.Entries), l.m.finish.actions)
 		}
 		l.must(fmt.Sprintf("step %d ", n), fmt.Sprintf("ran to the end at full speed: %d steps", n-1))
 		if v := l.view(); strings.Contains(v, "history step") && !strings.Contains(v, fmt.Sprintf("history step %d of %d", n, n)) {

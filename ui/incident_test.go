@@ -49,7 +49,7 @@ func TestExplanationNeverCutSilently(t *testing.T) {
 				l.press("i") // the explanation was on screen already: i hid it
 				v = l.view()
 			}
-			caption := l.m.captionLines(size[0])
+			caption := l.m.caption.Lines(l.m.scene(), size[0])
 			last := strings.TrimSpace(caption[len(caption)-1])
 			if strings.Contains(v, last) {
 				continue

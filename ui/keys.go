@@ -44,7 +44,7 @@ const (
 	actBack     // history: one action back (history.go)
 	actPrevMark // history: back to the previous marked moment
 	actNextMark // history: forward to the next marked moment
-	actAnswer   // answer the open question (ask.go)
+	actAnswer   // answer the open question (ui/question)
 	actExplore  // search the open scenario's schedules, or open the violation found (explore.go)
 	actShare    // the share code of the moment on screen (share.go)
 )

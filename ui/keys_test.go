@@ -42,14 +42,14 @@ func TestStepKeys(t *testing.T) {
 func TestSeveralRunesCountAsSeveralPresses(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("runes:nn")
-	if l.m.steps != 2 {
-		t.Fatalf("steps = %d after \"nn\", want 2", l.m.steps)
+	if l.m.track.Acted() != 2 {
+		t.Fatalf("steps = %d after \"nn\", want 2", l.m.track.Acted())
 	}
 	l.must("Worker-B claimed PAY-002")
 	// A paste is not typing: it does nothing.
 	l.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("nnnn"), Paste: true})
-	if l.m.steps != 2 {
-		t.Fatalf("a paste stepped: steps = %d", l.m.steps)
+	if l.m.track.Acted() != 2 {
+		t.Fatalf("a paste stepped: steps = %d", l.m.track.Acted())
 	}
 }
 
@@ -114,17 +114,6 @@ func TestPauseKey(t *testing.T) {
 	l.must("Worker-A woke up, still believing it owns PAY-001")
 }
 
-func TestLeasingKey(t *testing.T) {
-	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.press("l")
-	l.must("LEASING OFF", "leasing switched off (from the next action on)")
-	l.mustNot("LEASING ON")
-	l.press("n")
-	l.must("Worker-A loaded 6 pending rows")
-	l.press("l")
-	l.must("LEASING ON")
-}
-
 func TestToggleKeys(t *testing.T) {
 	for _, tc := range []struct{ key, name string }{
 		{"a", "atomic-claim"}, {"o", "ownership-check"}, {"k", "fencing"}, {"h", "heartbeat"},
@@ -142,14 +131,25 @@ func TestToggleKeys(t *testing.T) {
 	}
 }
 
-func TestClockKeys(t *testing.T) {
-	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	l.press("+")
-	l.must("clock 09:00:00.100Z", "clock moved 09:00:00.000Z → 09:00:00.100Z")
-	l.press("f")
-	l.must("no live lease")
-	l.press("n", "f")
-	l.must("clock 09:00:00.601Z")
+// TestLeasingAndClockKeys presses each script's keys on a fresh playground, one step at a time,
+// and holds the screen after each step to what it must (and must not) show.
+func TestLeasingAndClockKeys(t *testing.T) {
+	for name, steps := range map[string][]keyStep{
+		"leasing": {
+			{keys: []string{"l"}, want: []string{"LEASING OFF", "leasing switched off (from the next action on)"}, not: []string{"LEASING ON"}},
+			{keys: []string{"n"}, want: []string{"Worker-A loaded 6 pending rows"}},
+			{keys: []string{"l"}, want: []string{"LEASING ON"}},
+		},
+		"clock": {
+			{keys: []string{"+"}, want: []string{"clock 09:00:00.100Z", "clock moved 09:00:00.000Z → 09:00:00.100Z"}},
+			{keys: []string{"f"}, want: []string{"no live lease"}},
+			{keys: []string{"n", "f"}, want: []string{"clock 09:00:00.601Z"}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			newLab(t, "playground", 120, 40, engine.Overrides{}).script(steps...)
+		})
+	}
 }
 
 func TestPlayRunsToTheEndAndStops(t *testing.T) {
@@ -160,7 +160,7 @@ func TestPlayRunsToTheEndAndStops(t *testing.T) {
 		t.Fatalf("p scheduled %d ticks, want 1", len(l.ticks))
 	}
 	l.tickAll(1000)
-	if l.m.play.playing {
+	if l.m.play.Playing {
 		t.Fatal("auto-play still playing after the scenario is done")
 	}
 	l.must("VERDICT: PASS", "auto-play stopped", "duplicated messages 0")
@@ -173,25 +173,25 @@ func TestPlayNeverRunsTwoLoops(t *testing.T) {
 		t.Fatalf("%d ticks scheduled, want 2 (one per start)", len(l.ticks))
 	}
 	l.send(l.ticks[0]) // the first loop's tick: stale
-	if l.m.steps != 0 {
+	if l.m.track.Acted() != 0 {
 		t.Fatal("a stale tick stepped")
 	}
 	l.ticks = l.ticks[1:]
 	l.tickAll(1)
-	if l.m.steps != 1 || len(l.ticks) != 1 {
-		t.Fatalf("after one live tick: steps %d, ticks waiting %d; want 1 and 1", l.m.steps, len(l.ticks))
+	if l.m.track.Acted() != 1 || len(l.ticks) != 1 {
+		t.Fatalf("after one live tick: steps %d, ticks waiting %d; want 1 and 1", l.m.track.Acted(), len(l.ticks))
 	}
 }
 
 func TestSpeedKeys(t *testing.T) {
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
-	d := l.m.play.interval()
+	d := l.m.play.Interval()
 	l.press(">")
-	if l.m.play.interval() >= d {
+	if l.m.play.Interval() >= d {
 		t.Fatal("> did not speed up")
 	}
 	l.press("<", "<")
-	if l.m.play.interval() <= d {
+	if l.m.play.Interval() <= d {
 		t.Fatal("< did not slow down")
 	}
 	l.must("auto-play (p): 1 step/1s")
@@ -298,7 +298,7 @@ func TestQuitKeys(t *testing.T) {
 	// q inside several runes stops the rest.
 	l := newLab(t, "playground", 120, 40, engine.Overrides{})
 	l.press("runes:nqn")
-	if !l.quit || l.m.steps != 1 {
-		t.Fatalf("nqn: quit %v, steps %d; want true, 1", l.quit, l.m.steps)
+	if !l.quit || l.m.track.Acted() != 1 {
+		t.Fatalf("nqn: quit %v, steps %d; want true, 1", l.quit, l.m.track.Acted())
 	}
 }

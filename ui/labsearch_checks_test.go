@@ -141,8 +141,8 @@ func (s *searcher) checkFrame(l *lab, path []string) {
 	}
 	s.checkChecks(l, path)
 	s.checkVerdict(l, path)
-	if m.ask.open != nil && f.Done {
-		s.violate(kindQuestion, path, "any", "a question is open about a run that is over: "+m.ask.open.Text, "")
+	if m.ask.Open != nil && f.Done {
+		s.violate(kindQuestion, path, "any", "a question is open about a run that is over: "+m.ask.Open.Text, "")
 	}
 	if s.answered {
 		s.answered = false
@@ -155,7 +155,7 @@ func (s *searcher) checkFrame(l *lab, path []string) {
 // answer picked is the one the run made right, naming it; until the run has done what the
 // question asks about (a question about the end), that it waits.
 func (s *searcher) checkAnswer(l *lab, path []string) {
-	asked := l.m.ask.askedSoFar(l.m.line)
+	asked := l.m.ask.AskedSoFar(l.m.track.Line)
 	if len(asked) == 0 {
 		return // skipped, or its step stepped back past
 	}
@@ -299,14 +299,14 @@ func (s *searcher) checkScreen(l *lab, path []string, v string, sz [2]int) {
 	}
 	flat := flatten(plain)
 	// The status line whole: a question and its answers, an answer and its why, any note.
-	if st := m.note().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
+	if st := m.statusLine().Shown().Plain(); st != "" && !strings.Contains(flat, flatten(st)) {
 		s.violate(kindCut, path, size, fmt.Sprintf("the status note is not on screen whole: %q", st), plain)
 	}
-	if q := m.ask.open; q != nil {
+	if q := m.ask.Open; q != nil {
 		if !strings.Contains(flat, flatten(q.Text)) {
 			s.violate(kindCut, path, size, "the open question is not on screen whole: "+q.Text, plain)
 		}
-		letters := m.ask.keys.letters()
+		letters := m.ask.Keys.Letters()
 		for i, a := range q.Answers {
 			if !strings.Contains(flat, flatten(letters[i]+" "+a)) {
 				s.violate(kindCut, path, size, fmt.Sprintf("answer %s %q of the open question is not on screen", letters[i], a), plain)

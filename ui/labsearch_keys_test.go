@@ -39,7 +39,7 @@ func allBindings(m Model) []key.Binding {
 	for _, ka := range m.keys.actions() {
 		bs = append(bs, ka.binding)
 	}
-	ak, dk, wk, sk := m.ask.keys, m.diagram.Keys, m.workers.Keys(), m.outbox.Keys
+	ak, dk, wk, sk := m.ask.Keys, m.diagram.Keys, m.workers.Keys(), m.outbox.Keys
 	bs = append(bs, ak.Answer, ak.Skip, dk.Toggle, dk.Earlier, dk.Later, wk.Select, wk.PrevWorker, wk.NextWorker, wk.Step, wk.Crash, wk.Restart, wk.Pause,
 		sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.Top, sk.Bottom, m.sql.Keys.Toggle, m.sql.Keys.Close)
 	for _, g := range m.panes.help() {
@@ -91,8 +91,8 @@ func listedKeys(m Model) map[string][]string {
 			}
 		}
 	}
-	if p.ask.open != nil {
-		for _, b := range p.ask.keys.FullHelp()[0] {
+	if p.ask.Open != nil {
+		for _, b := range p.ask.Keys.FullHelp()[0] {
 			add("question: "+b.Help().Desc, b)
 		}
 		return out // the ? screen names the question's keys alone
@@ -131,15 +131,15 @@ func probeKey(m Model) uint64 {
 		w := f.Workers[m.workers.Selected()]
 		sel = fmt.Sprint(w.Crashed, w.Paused, w.Holding != "", f.Done, len(f.Workers), len(deadletters.DeadLettered(f)) > 0)
 	}
-	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.open != nil, sel, m.line.pos > 0, m.line.pos < len(m.line.entries),
+	fmt.Fprintf(h, "|%v|%s|%v|%v|%v|%v|%v", m.ask.Open != nil, sel, m.track.Line.Pos > 0, m.track.Line.Pos < len(m.track.Line.Entries),
 		m.layout.caption > 0, m.showHelp, m.status.Level)
 	return h.Sum64()
 }
 
 // screenSig is what a key can change on screen without the engine.
 func screenSig(m Model) string {
-	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.explain, m.diagram.On, m.sql.Open,
-		m.workers.Selected(), m.quitting, m.ask.open == nil, m.play.playing, m.free.on, m.finish.on,
+	return fmt.Sprintf("%v|%v|%v|%v|%d|%v|%v|%v|%v|%v|%v|%d", m.showHelp, m.caption.Mode, m.diagram.On, m.sql.Open,
+		m.workers.Selected(), m.quitting, m.ask.Open == nil, m.play.Playing, m.free.on, m.finish.on,
 		m.busy, len(m.queue))
 }
 
@@ -175,11 +175,11 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 		if len(descs) > 1 && !(len(descs) == 2 && strings.HasPrefix(descs[0], "question: ")) {
 			wrongLabel = append(wrongLabel, fmt.Sprintf("%s is on ? as %q", k, descs))
 		}
-		if base.ask.open != nil && after.ask.open == nil && !after.quitting && !questionKey(base, k) {
+		if base.ask.Open != nil && after.ask.Open == nil && !after.quitting && !questionKey(base, k) {
 			wrongLabel = append(wrongLabel, fmt.Sprintf("%s ended the question, but it is not one of its keys", k))
 		}
 	}
-	if base.ask.open != nil {
+	if base.ask.Open != nil {
 		for _, k := range footer {
 			if !questionKey(base, k) && k != "?" && k != "q" && k != "ctrl+c" {
 				wrongLabel = append(wrongLabel, fmt.Sprintf("the footer names %s while only the question's keys act", k))
@@ -200,7 +200,7 @@ func (s *searcher) probeKeys(l *lab, path []string) {
 
 // questionKey reports whether k is one of the open question's keys (an answer, skip).
 func questionKey(m Model, k string) bool {
-	ak := m.ask.keys
+	ak := m.ask.Keys
 	return slices.Contains(ak.Answer.Keys(), k) || slices.Contains(ak.Skip.Keys(), k)
 }
 

@@ -205,7 +205,7 @@ func (s *searcher) walk(r *rand.Rand, n int) {
 			mv = moves[0]
 		}
 		if f := l.m.frame; f != nil && f.Done {
-			if l.m.line.pos > maxWalkBack {
+			if l.m.track.Line.Pos > maxWalkBack {
 				return // a step back from here replays the whole run: the short runs' walks cover it
 			}
 			if r.IntN(3) > 0 {
@@ -242,8 +242,8 @@ func (s *searcher) replay(path []string) *lab {
 // letter.
 func (s *searcher) movesAt(l *lab) []string {
 	m := l.m
-	if q := m.ask.open; q != nil {
-		letters := m.ask.keys.letters()
+	if q := m.ask.Open; q != nil {
+		letters := m.ask.Keys.Letters()
 		right := letters[q.Right] // the answer the lesson expects as written; the run decides which is right
 		wrong := letters[(q.Right+1)%len(q.Answers)]
 		return []string{right, wrong, "space", "b", "a", "esc", "?"}
@@ -270,7 +270,7 @@ func isFreeMove(mv string) bool { return mv == "g" || mv == "e" }
 // for a few polls and stops them; e runs to the end.
 func (s *searcher) press(l *lab, mv string) {
 	s.moves++
-	s.answered = l.m.ask.open != nil && slices.Contains(l.m.ask.keys.Answer.Keys(), mv)
+	s.answered = l.m.ask.Open != nil && slices.Contains(l.m.ask.Keys.Answer.Keys(), mv)
 	l.send(searchKey(mv))
 	switch {
 	case mv == "g" && l.m.free.on:
@@ -322,10 +322,10 @@ func (s *searcher) key(l *lab) uint64 {
 		}
 	}
 	q := ""
-	if m.ask.open != nil {
-		q = m.ask.open.Text
+	if m.ask.Open != nil {
+		q = m.ask.Open.Text
 	}
-	fmt.Fprintf(h, "|%s|%s|%v|%v|%v", q, m.ask.score(m.line), m.line.pos > 0, m.free.on, m.finish.on)
+	fmt.Fprintf(h, "|%s|%s|%v|%v|%v", q, m.ask.Score(m.track.Line), m.track.Line.Pos > 0, m.free.on, m.finish.on)
 	return h.Sum64()
 }
 

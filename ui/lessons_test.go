@@ -14,6 +14,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/verdict"
 )
 
 // lessonToggles are the lessons with the key of the toggle each teaches.
@@ -37,8 +38,8 @@ func stepToEnd(t *testing.T, l *lab) {
 		switch st := l.m.status.Text; {
 		case l.m.status.Level == common.LevelError:
 			t.Fatalf("error after %d keys: %s", i, st)
-		case l.m.ask.open != nil: // a question of the lesson's: answer it right (ask.go)
-			l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
+		case l.m.ask.Open != nil: // a question of the lesson's: answer it right (ui/question)
+			l.press(l.m.keys.Answer.Keys()[l.m.ask.Open.Right])
 		case strings.Contains(st, "press f"):
 			l.press("f")
 		case strings.Contains(st, "press +"):
@@ -164,7 +165,7 @@ func TestLessonVerdictsMatchHeadlessRuns(t *testing.T) {
 				}
 				stepToEnd(t, l)
 				want, wantPer := headless(t, lt.name, o)
-				got, met := l.m.expectations()
+				got, met := verdict.Pane{Scene: l.m.scene()}.Expectations()
 				if l.m.frame.Summary.Passed != want.Passed || met != want.ExpectationsMet || !met ||
 					expectKeys(got) != expectKeys(want.Expectations) {
 					t.Fatalf("lab: passed %v, met %v, %s\nrun: passed %v, met %v, %s", l.m.frame.Summary.Passed, met,
@@ -190,7 +191,7 @@ func TestLessonVerdictsMatchHeadlessRuns(t *testing.T) {
 					t.Fatalf("compared %d counts; lab has %d, run %d", compared, len(labCounts), len(runCounts))
 				}
 				l.must("✓ as expected with ")
-				if when := whenWords(got); !strings.Contains(when, lt.toggle+"=") {
+				if when := verdict.WhenWords(got); !strings.Contains(when, lt.toggle+"=") {
 					t.Errorf("the expectations are for %q, not for a setting of %s", when, lt.toggle)
 				}
 				l.mustNot("✗ not as expected")

@@ -17,6 +17,7 @@ import (
 	"leaselab/engine/scenario"
 	"leaselab/store"
 	"leaselab/ui/common"
+	"leaselab/ui/pace"
 )
 
 func TestMain(m *testing.M) {
@@ -61,15 +62,8 @@ func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (en
 			closeAll()
 			closeAll = nil
 		}
-		data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+		sc, err := loadScenario(name, o)
 		if err != nil {
-			return nil, err
-		}
-		sc, err := scenario.Parse(source, data)
-		if err != nil {
-			return nil, err
-		}
-		if err := sc.Apply(o); err != nil {
 			return nil, err
 		}
 		db, closeDB, err := newDB(ctx)
@@ -92,7 +86,7 @@ func openerOn(tb testing.TB, o engine.Overrides, newDB func(context.Context) (en
 type lab struct {
 	tb    testing.TB
 	m     Model
-	ticks []tickMsg
+	ticks []pace.TickMsg
 	polls []pollMsg
 	quit  bool
 	msgs  int
@@ -150,7 +144,7 @@ func (l *lab) run(cmd tea.Cmd) {
 		switch msg := msg.(type) {
 		case tea.QuitMsg:
 			l.quit = true
-		case tickMsg:
+		case pace.TickMsg:
 			l.ticks = append(l.ticks, msg)
 		case pollMsg:
 			l.polls = append(l.polls, msg)
@@ -186,12 +180,26 @@ func (l *lab) press(keys ...string) {
 	}
 }
 
+// keyStep is one step of a key script: the keys pressed, then what the screen must show and
+// what it must not.
+type keyStep struct{ keys, want, not []string }
+
+// script presses each step's keys in turn and holds the screen after each to its step.
+func (l *lab) script(steps ...keyStep) {
+	l.tb.Helper()
+	for _, st := range steps {
+		l.press(st.keys...)
+		l.must(st.want...)
+		l.mustNot(st.not...)
+	}
+}
+
 // keyMsg builds the KeyMsg a terminal sends for k.
 func keyMsg(k string) tea.KeyMsg {
 	named := map[string]tea.KeyType{
 		" ": tea.KeySpace, "tab": tea.KeyTab, "ctrl+c": tea.KeyCtrlC, "up": tea.KeyUp, "down": tea.KeyDown,
 		"left": tea.KeyLeft, "right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "esc": tea.KeyEsc,
 	}
 	if t, ok := named[k]; ok {
 		if t == tea.KeySpace {
@@ -273,3 +281,16 @@ func sqliteLessons() []string {
 // atOnce is a model's after for the tests: the message is due at once (the driver holds the
 // ticks the test delivers itself).
 func atOnce(_ time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// loadScenario reads and parses scenario name (built in, or a file) with the overrides o.
+func loadScenario(name string, o engine.Overrides) (*engine.Scenario, error) {
+	data, source, err := assets.Load(name, scenario.MaxScenarioSize)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Parse(source, data)
+	if err != nil {
+		return nil, err
+	}
+	return sc, sc.Apply(o)
+}

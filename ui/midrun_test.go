@@ -20,7 +20,7 @@ func TestMidRunToggleIsJudgedCoherently(t *testing.T) {
 			l := newLab(t, lt.name, 120, 40, engine.Overrides{})
 			flipped := false
 			for i := 0; i < 100 && !l.m.frame.Done && !flipped; i++ {
-				if l.m.ask.open == nil && l.m.frame.ScriptIndex >= at {
+				if l.m.ask.Open == nil && l.m.frame.ScriptIndex >= at {
 					l.press(lt.key)
 					flipped = true
 					continue
@@ -28,7 +28,7 @@ func TestMidRunToggleIsJudgedCoherently(t *testing.T) {
 				stepAnswering(l, true)
 			}
 			for i := 0; i < 20 && !l.m.frame.Done; i++ {
-				if l.m.ask.open != nil {
+				if l.m.ask.Open != nil {
 					stepAnswering(l, true)
 				}
 				l.press("e") // the rest at once: the questions e passes by

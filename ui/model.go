@@ -6,12 +6,17 @@ import (
 	"slices"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
+	"leaselab/ui/caption"
 	"leaselab/ui/common"
 	"leaselab/ui/diagram"
+	"leaselab/ui/history"
 	"leaselab/ui/outbox"
+	"leaselab/ui/pace"
+	"leaselab/ui/question"
 	"leaselab/ui/sqlpane"
 	"leaselab/ui/workers"
 )
@@ -27,7 +32,7 @@ type Model struct {
 	ctx    context.Context // ends when the lab ends; engine commands run under it
 	gate   *gate
 	runner *freeRunner // the free run, when the workers run on their own (g)
-	after  afterFunc
+	after  pace.After
 	now    func() time.Time // the wall clock, for how long e took
 	keys   KeyMap
 	styles common.Styles
@@ -44,14 +49,13 @@ type Model struct {
 	changes common.Changes
 	busy    bool // an engine command is in flight
 	queue   []op // keys pressed meanwhile, in order
-	steps   int  // steps that did something since the scenario opened
 
 	status   common.Status
-	play     player
+	play     pace.Player // auto-play (p)
 	free     freeMode
 	finish   finishMode
 	showHelp bool
-	explain  explainMode
+	caption  caption.Pane // the scenario's explanation (i)
 	diagram  diagram.Pane // the space-time diagram (t), shown instead of the panes
 	quitting bool
 
@@ -61,9 +65,8 @@ type Model struct {
 
 	panes paneSet // the registered panes (panes.go), below the built-in ones
 
-	hist *engine.History // the moves made on the session, to go back to any (history.go)
-	line timeline        // a copy of the history for the screen
-	ask  askState        // the question the script asks before its next step (ask.go)
+	track history.Track // the moves made on the session, to go back to any (ui/history)
+	ask   question.Pane // the question the script asks before its next step (ui/question)
 
 	exploring *exploring // the explore key's search, or the violation it found (explore.go)
 }
@@ -71,11 +74,11 @@ type Model struct {
 // New returns the lab's model. Its Init opens cfg.Start.
 func New(ctx context.Context, cfg Config, st common.Styles) Model {
 	m := Model{
-		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: realAfter, now: time.Now,
+		cfg: cfg, ctx: ctx, gate: &gate{}, runner: &freeRunner{room: cfg.Room}, after: pace.RealAfter, now: time.Now,
 		keys: DefaultKeyMap(), styles: st, outbox: outbox.New(), workers: workers.New(), diagram: diagram.New(), sql: sqlpane.New(DefaultKeyMap().Step), panes: panesOf(registry(), true),
 		target: cfg.Start, cycle: tabCycle(cfg.Start, cfg.Scenarios),
-		gen: 1, busy: true, play: newPlayer(), free: newFreeMode(),
-		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: newAskState(),
+		gen: 1, busy: true, play: pace.NewPlayer(), free: newFreeMode(),
+		status: common.Status{Text: "opening " + cfg.Start + " …"}, ask: question.New(DefaultKeyMap().Help, DefaultKeyMap().Quit), caption: caption.New(DefaultKeyMap().Explain),
 	}
 	m.changes = common.NoChanges(nil)
 	m.keys.Explore.SetEnabled(cfg.Explore != nil)
@@ -103,7 +106,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	m, cmd := m.handle(msg)
 	// A long status note takes a second line: lay out again when it changes its height.
-	if w := m.layout.width; !m.layout.tooSmall && (m.layout.status != m.statusLines(w) || m.layout.note != m.noteLines(w)) {
+	if w, sl := m.layout.width, m.statusLine(); !m.layout.tooSmall && (m.layout.status != sl.Lines(w) || m.layout.note != sl.NoteLines(w)) {
 		m.relayout()
 	}
 	// esc closes what covers the screen: the ? screen, or the explanation (shown by i, or on its
@@ -131,14 +134,19 @@ func (m Model) handle(msg tea.Msg) (Model, tea.Cmd) {
 		return m.shared(msg), nil
 	case resultMsg:
 		return m.result(msg)
-	case tickMsg:
+	case pace.TickMsg:
 		return m.tick(msg)
 	case pollMsg:
 		return m.pollTick(msg)
 	case transcriptMsg:
-		return m.transcriptWritten(msg), nil
+		m.status = msg.note(m.cfg.Served)
 	case exploreProgressMsg, exploreDoneMsg:
-		return m.exploreMsg(msg)
+		var st *common.Status
+		var cmd tea.Cmd
+		if m.exploring, st, cmd = m.exploring.took(msg, m.keys); st != nil {
+			m.status = *st
+		}
+		return m, cmd
 	default: // a message of a registered pane's own
 		var outs []tea.Msg
 		m.panes, outs = m.panes.broadcast(msg, m.scene())
@@ -152,12 +160,10 @@ func (m Model) take(out tea.Msg) (Model, tea.Cmd) {
 	switch out := out.(type) {
 	case common.DoMsg:
 		return m.enqueue(op{cmd: out.Cmd})
-	case opMsg:
-		return m.enqueue(out.op)
-	case actMsg:
-		return m.do(out.act, tea.KeyMsg{})
+	case question.AnswerMsg:
+		return m.enqueue(op{cmd: engine.CmdNext{}, answered: true, answer: out.Answer})
 	case common.StepOffMsg:
-		m.status = common.Status{Text: m.whyOffCommand(engine.CmdNext{}), Level: common.LevelWarn}
+		m.status = common.Status{Text: m.keys.whyOffCommand(engine.CmdNext{}, m.sess == nil && !m.busy, m.sess != nil), Level: common.LevelWarn}
 		return m, nil
 	case common.NeedsSessionMsg:
 		if m.sess == nil && !m.busy {
@@ -178,15 +184,22 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 		return mm, cmd
 	}
 	if k.Type == tea.KeyEsc && m.exploring != nil && m.exploring.cancel != nil && !m.showHelp {
-		return m.cancelExplore(), nil // esc cancels the explore key's search first
+		m.exploring.cancel() // esc cancels the explore key's search first
+		m.status = common.Status{Text: "explore: cancelling …"}
+		return m, nil
 	}
-	if m.ask.open != nil {
-		if k.Type == tea.KeyEsc && m.showHelp {
+	if m.ask.Open != nil {
+		switch {
+		case k.Type == tea.KeyEsc && m.showHelp:
 			return m.do(actClose, k) // esc closes the ? screen over the question first
+		case key.Matches(k, m.ask.Keys.Quit):
+			return m.do(actQuit, k) // q and ? are the lab's while a question is open too
+		case key.Matches(k, m.ask.Keys.Help):
+			return m.do(actHelp, k)
 		}
 		var out tea.Msg
 		m.ask, out = m.ask.Update(k, m.scene())
-		m.keys.Answer.SetEnabled(m.ask.open != nil)
+		m.keys.Answer.SetEnabled(m.ask.Open != nil)
 		return m.take(out)
 	}
 	if p, ok := m.sql.Update(k, m.scene()); ok {
@@ -214,7 +227,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	if c, on, ok := m.keys.command(k); ok {
 		if !on {
-			if why := m.whyOffCommand(c); why != "" {
+			if why := m.keys.whyOffCommand(c, m.sess == nil && !m.busy, m.sess != nil); why != "" {
 				m.status = common.Status{Text: why, Level: common.LevelWarn}
 			}
 			return m, nil
@@ -223,7 +236,7 @@ func (m Model) key(k tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	act, on := m.keys.match(k)
 	if !on {
-		if why := m.whyOff(act); why != "" {
+		if why := m.keys.whyOff(act, m.sess == nil && !m.busy, m.target); why != "" {
 			m.status = common.Status{Text: why, Level: common.LevelWarn}
 		}
 		return m, nil
@@ -236,21 +249,21 @@ func (m Model) scene() common.Scene {
 	return common.Scene{Frame: m.frame, Changes: m.changes, Styles: &m.styles}
 }
 
-// otherScenario is the scenario d places after the current one in tab order (-1: the one
+// otherScenario is the scenario d places after target in the tab order cycle (-1: the one
 // before it).
-func (m Model) otherScenario(d int) string {
-	n := len(m.cycle)
+func otherScenario(cycle []string, target string, d int) string {
+	n := len(cycle)
 	if n == 0 {
-		return m.target
+		return target
 	}
-	i := max(slices.Index(m.cycle, m.target), 0)
-	return m.cycle[((i+d)%n+n)%n]
+	i := max(slices.Index(cycle, target), 0)
+	return cycle[((i+d)%n+n)%n]
 }
 
 // reopen opens name on a fresh database (after the keys already waiting).
 func (m Model) reopen(name, why string) (Model, tea.Cmd) {
 	m.target = name
-	m.play.stop()
+	m.play.Stop()
 	m.stopFinish()
 	m.leaveFree() // the open command stops the workers before it opens
 	m.status = common.Status{Text: fmt.Sprintf("%s: opening %s …", why, name)}

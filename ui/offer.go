@@ -81,7 +81,7 @@ func (o offering) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // labStatus sums the lab up from its last frame.
 func (o offering) labStatus() LabStatus {
-	st := LabStatus{Scenario: o.target, Steps: o.steps, Free: o.free.on, Held: o.free.on && o.free.held != "", Offer: o.offer, Quit: o.quitting}
+	st := LabStatus{Scenario: o.target, Steps: o.track.Acted(), Free: o.free.on, Held: o.free.on && o.free.held != "", Offer: o.offer, Quit: o.quitting}
 	f := o.frame
 	if f == nil {
 		return st

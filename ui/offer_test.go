@@ -10,6 +10,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/pace"
 )
 
 // offerLab drives the served lab's model synchronously, as the lab harness does.
@@ -43,7 +44,7 @@ func (ol *offerLab) run(cmd tea.Cmd) {
 		return
 	}
 	switch msg := cmd().(type) {
-	case nil, tickMsg, pollMsg:
+	case nil, pace.TickMsg, pollMsg:
 	case tea.BatchMsg:
 		for _, c := range msg {
 			ol.run(c)

@@ -23,15 +23,6 @@ import (
 // the slot it stands after: the shell then routes its keys to it, puts its keys on the ? screen
 // and gives it lines of its own (see docs/architecture.md).
 
-// What a pane asks of the lab's shell alone (the out message of Update).
-type (
-	// opMsg queues an engine command behind the others (the lab's runner, queue.go; the watch
-	// has no engine and drops it).
-	opMsg struct{ op }
-	// actMsg does one of the shell's own actions, as its key would (quit, the ? screen).
-	actMsg struct{ act action }
-)
-
 // paneSpec is one registered pane: its name (the title of its group on the ? screen), a new
 // one, the shells that show it, and the slot of the lab it stands after (view.go; none: after
 // the events). The watch shows its panes under its table.

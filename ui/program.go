@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -129,7 +128,7 @@ func NewLab(ctx context.Context, cfg Config, t Terminal) (*Program, error) {
 	var r *freeRunner
 	p, err := newProgram(ctx, "lab", t, func(ctx context.Context, st common.Styles) (tea.Model, func()) {
 		m := New(ctx, cfg, st)
-		m.free = m.free.floor(cfg.MinPace)
+		m.free.pace = m.free.pace.Floor(cfg.MinPace)
 		if t.sized() {
 			m, _ = m.update(tea.WindowSizeMsg{Width: t.Width, Height: t.Height})
 		}
@@ -163,29 +162,4 @@ func NewWatch(ctx context.Context, cfg WatchConfig, t Terminal) (*Program, error
 		}
 		return m, func() {} // its reads end with its context
 	})
-}
-
-// floor drops the free-run paces faster than min (0: none dropped), so that a shared server's
-// workers always pause between actions. The slowest pace always stays.
-func (f freeMode) floor(min time.Duration) freeMode {
-	if min <= 0 {
-		return f
-	}
-	cur := f.interval()
-	var kept []time.Duration
-	for _, d := range f.paces {
-		if d >= min {
-			kept = append(kept, d)
-		}
-	}
-	if len(kept) == 0 {
-		kept = []time.Duration{min}
-	}
-	f.paces, f.pace = kept, 0
-	for i, d := range kept {
-		if d >= cur {
-			f.pace = i // the fastest kept pace no faster than the one chosen before
-		}
-	}
-	return f
 }

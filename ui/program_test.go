@@ -15,6 +15,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/store"
+	"leaselab/ui/pace"
 )
 
 // screen is a terminal for a Program under test: keys go in through a pipe, the output is kept.
@@ -200,9 +201,9 @@ func TestFreeModeFloor(t *testing.T) {
 		{500 * time.Millisecond, []time.Duration{5 * time.Second, 2 * time.Second, time.Second, 500 * time.Millisecond}, 500 * time.Millisecond},
 		{5 * time.Second, []time.Duration{5 * time.Second}, 5 * time.Second},
 	} {
-		f := newFreeMode().floor(tc.min)
-		if !equalDurations(f.paces, tc.want) || f.interval() != tc.pace {
-			t.Errorf("floor %s: paces %v at %s, want %v at %s", tc.min, f.paces, f.interval(), tc.want, tc.pace)
+		f := pace.NewFree().Floor(tc.min)
+		if !equalDurations(f.Paces(), tc.want) || f.Interval() != tc.pace {
+			t.Errorf("floor %s: paces %v at %s, want %v at %s", tc.min, f.Paces(), f.Interval(), tc.want, tc.pace)
 		}
 	}
 }

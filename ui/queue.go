@@ -3,11 +3,15 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/history"
+	"leaselab/ui/pace"
+	"leaselab/ui/verdict"
 )
 
 // A Session is not safe for two engine commands at once, so they run one at a time: a key
@@ -18,7 +22,7 @@ func (m Model) enqueue(o op) (Model, tea.Cmd) {
 	if !m.busy {
 		return m.dispatch(o)
 	}
-	if o.isStep() && m.queuedSteps() >= maxQueuedSteps {
+	if o.isStep() && stepsIn(m.queue) >= maxQueuedSteps {
 		m.status = common.Status{Text: fmt.Sprintf("busy: %d steps are already waiting; this one is skipped", maxQueuedSteps), Level: common.LevelWarn}
 		return m, nil
 	}
@@ -26,9 +30,10 @@ func (m Model) enqueue(o op) (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) queuedSteps() int {
+// stepsIn is how many of the commands waiting in q are steps.
+func stepsIn(q []op) int {
 	n := 0
-	for _, o := range m.queue {
+	for _, o := range q {
 		if o.isStep() {
 			n++
 		}
@@ -66,7 +71,7 @@ func (m Model) drain() (Model, tea.Cmd) {
 
 // opCmd runs o on the current session and reads the frame back.
 func (m Model) opCmd(o op) tea.Cmd {
-	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.hist
+	ctx, sess, gen, g, r, k, now, h := m.ctx, m.sess, m.gen, m.gate, m.runner, m.keys, m.now, m.track.H
 	room, cost := m.cfg.Room, pollCost(m.frame)
 	return func() tea.Msg {
 		if !g.enter() {
@@ -107,8 +112,8 @@ func (m Model) opCmd(o op) tea.Cmd {
 				sess = hx.sess // rebuilt: the old session is closed
 			}
 		}
-		if !hx.timeline.valid {
-			hx.timeline = timelineOf(h) // e and g record moves too
+		if !hx.timeline.Valid {
+			hx.timeline = history.Of(h) // e and g record moves too
 		}
 		f, err := common.Capture(ctx, sess)
 		if err != nil {
@@ -185,7 +190,7 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	if msg.gen != m.gen {
 		return m, nil
 	}
-	m.busy, m.steps = false, 0
+	m.busy = false
 	m.sess, m.frame, m.changes = msg.sess, msg.frame, common.NoChanges(msg.frame)
 	m.finish.ran = false
 	m.outbox.Offset = 0
@@ -199,14 +204,20 @@ func (m Model) opened(msg openedMsg) (Model, tea.Cmd) {
 	} else {
 		m.keys.setLessonToggles(nil)
 	}
-	m = m.historyOpened(msg)
+	// The history starts anew: rebuilding it opens the same scenario again through
+	// Config.Open, which re-creates the same database file.
+	open, name := m.cfg.Open, msg.name
+	m.track = history.Open(msg.sess, func(ctx context.Context) (*engine.Session, error) { return openSession(ctx, open, name) })
+	m.ask = m.ask.Reset()
+	m.keys.Answer.SetEnabled(false)
 	m = m.replayOpened(msg)
 	if msg.err != nil {
 		m.status = common.Status{Text: fmt.Sprintf("could not open %s (%s tries again, %s opens the next scenario): %v",
 			msg.name, common.KeyName(m.keys.Reset), common.KeyName(m.keys.NextScenario), msg.err), Level: common.LevelError}
 	} else {
 		m.workers.Opened(true, len(msg.frame.Workers))
-		m.setPace(msg.frame)
+		m.play.Reset() // a fresh scenario starts at its own pace: R starts from it again
+		m.free.pace = m.free.pace.For(len(msg.frame.Rows), len(msg.frame.Workers))
 		m.status = common.Status{Text: fmt.Sprintf("opened %s: %s steps, %s runs to the end, %s shows every key",
 			msg.frame.Name, common.KeyName(m.keys.Step), common.KeyName(m.keys.Finish), common.KeyName(m.keys.Help))}
 	}
@@ -220,8 +231,28 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, nil // a command of a session that has since been replaced
 	}
 	m.busy = false
-	m = m.historyResult(msg)
-	wasStalled := stalled(m.frame) != ""
+	hx := msg.hist
+	if hx.sess != nil {
+		m.sess = hx.sess // rebuilt: the old session is closed
+	}
+	m.track = m.track.Took(hx.timeline, msg.op.kind == opGoto || msg.op.kind == opReplay, msg.op.isStep() && msg.acted)
+	if (msg.op.kind == opGoto || msg.op.kind == opReplay) && hx.timeline.Valid {
+		m.ask.Open = nil
+		m.play.Stop()
+	}
+	var asking bool
+	if m.ask, asking = m.ask.Took(hx.q, hx.timeline); asking {
+		m.play.Stop()    // auto-play waits for the answer too
+		q := m.queue[:0] // steps pressed after the one that found it would run past it
+		for _, o := range m.queue {
+			if !o.isStep() {
+				q = append(q, o)
+			}
+		}
+		m.queue = q
+	}
+	m.keys.Answer.SetEnabled(m.ask.Open != nil)
+	wasStalled := verdict.Stalled(m.frame) != ""
 	if msg.frame != nil {
 		m.changes = common.Diff(m.frame, msg.frame)
 		m.frame = msg.frame
@@ -233,19 +264,19 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 			m.outbox.Follow(m.changes.FirstRow)
 		}
 	}
-	if msg.op.isStep() && msg.acted {
-		m.steps++
-	}
 	if msg.note != "" {
 		m.status = common.Status{Text: msg.note, Level: msg.level}
 	}
-	if why := stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
+	if why := verdict.Stalled(m.frame); why != "" && !wasStalled && msg.op.kind != opFinish {
 		m.status = common.Status{Text: "the run ended: did not finish: " + why, Level: common.LevelWarn} // e says it with its verdict
 	}
 	if msg.op.kind == opFinish {
 		m = m.finished(msg)
 	}
-	m = m.gradeLate(msg.frame)
+	var graded []string
+	if m.ask, graded = m.ask.Grade(msg.frame, m.track.Line); len(graded) > 0 {
+		m.status.Text = strings.Join(append(graded, m.status.Text), " · ")
+	}
 	if msg.op.kind == opPoll {
 		var tick, cmd tea.Cmd
 		m, tick = m.polled(msg)
@@ -253,13 +284,13 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 		return m, tea.Batch(tick, cmd)
 	}
 	if msg.op.auto {
-		m.play.pending = false
+		m.play.Pending = false
 		switch {
-		case !msg.acted && m.play.playing && m.frame != nil && m.frame.Done:
-			m.play.stop()
+		case !msg.acted && m.play.Playing && m.frame != nil && m.frame.Done:
+			m.play.Stop()
 			m.status = common.Status{Text: "auto-play stopped at the end: " + msg.note} // not a warning
-		case !msg.acted && m.play.playing:
-			m.play.stop()
+		case !msg.acted && m.play.Playing:
+			m.play.Stop()
 			m.status = common.Status{Text: "auto-play stopped: " + msg.note, Level: msg.level}
 		}
 	}
@@ -267,19 +298,19 @@ func (m Model) result(msg resultMsg) (Model, tea.Cmd) {
 }
 
 // tick is one beat of auto-play: one step, unless the last one has not come back yet.
-func (m Model) tick(msg tickMsg) (Model, tea.Cmd) {
-	if msg.id != m.play.id || !m.play.playing {
+func (m Model) tick(msg pace.TickMsg) (Model, tea.Cmd) {
+	if !m.play.Current(msg) {
 		return m, nil // a tick of a loop that has been stopped
 	}
 	if m.sess == nil {
-		m.play.stop()
+		m.play.Stop()
 		return m, nil
 	}
-	next := m.after(m.play.interval(), tickMsg{id: m.play.id})
-	if m.play.pending || m.busy {
+	next := m.play.Next(m.after)
+	if m.play.Pending || m.busy {
 		return m, next
 	}
-	m.play.pending = true
+	m.play.Pending = true
 	var cmd tea.Cmd
 	m, cmd = m.enqueue(op{cmd: engine.CmdNext{}, auto: true})
 	return m, tea.Batch(cmd, next)

@@ -11,7 +11,7 @@ import "leaselab/ui/diagram"
 func (m Model) Over() bool { return m.frame != nil && m.frame.Done && !m.busy }
 
 // Asking reports whether a question of the script waits for its answer.
-func (m Model) Asking() bool { return m.ask.open != nil }
+func (m Model) Asking() bool { return m.ask.Open != nil }
 
 // DiagramInput is what the space-time diagram (t) draws of the run so far, at the pane's size.
 func (m Model) DiagramInput() diagram.Input { return m.diagram.Input(m.scene()) }

@@ -53,7 +53,7 @@ func TestRoomAdmitsFreeWorkAndPutsKeysFirst(t *testing.T) {
 	cfg := Config{Scenarios: sqliteLessons(), Open: opener(t, engine.Overrides{}), Room: room}
 	l := newLabOn(t, "many-workers", 120, 40, cfg)
 	l.press("n")
-	if l.m.ask.open != nil { // many-workers asks before its step: esc skips the question and steps
+	if l.m.ask.Open != nil { // many-workers asks before its step: esc skips the question and steps
 		l.send(tea.KeyMsg{Type: tea.KeyEsc})
 	}
 	if _, _, keys := room.counts(); keys == 0 {

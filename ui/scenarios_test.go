@@ -23,8 +23,8 @@ func TestEveryScenarioRunsToItsVerdict(t *testing.T) {
 				switch {
 				case st.Level == common.LevelError:
 					t.Fatalf("error after %d keys: %s", i, st.Text)
-				case l.m.ask.open != nil: // a lesson's question (ask.go)
-					l.press(answerKeys(l.m.keys)[l.m.ask.open.Right])
+				case l.m.ask.Open != nil: // a lesson's question (ui/question)
+					l.press(l.m.keys.Answer.Keys()[l.m.ask.Open.Right])
 				case strings.Contains(st.Text, "press f"):
 					l.press("f")
 				case strings.Contains(st.Text, "press +"):

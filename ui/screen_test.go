@@ -33,15 +33,15 @@ func TestEveryLessonFitsTheScreen(t *testing.T) {
 				screenFits(t, l, "the start")
 				overlaysFit(t, l, "the start")
 				for i := 1; i <= 5000 && !l.m.frame.Done; i++ {
-					if l.m.ask.open == nil {
+					if l.m.ask.Open == nil {
 						l.press(" ")
 					}
-					if l.m.ask.open != nil { // a lesson's question: its screen, and its ? screen
+					if l.m.ask.Open != nil { // a lesson's question: its screen, and its ? screen
 						screenFits(t, l, fmt.Sprintf("the question before step %d", i))
 						l.press("?")
 						checkSize(t, l.view(), size[0], size[1])
 						l.press("?")
-						l.press(answerKeys(l.m.keys)[(l.m.ask.open.Right+1)%len(l.m.ask.open.Answers)])
+						l.press(l.m.keys.Answer.Keys()[(l.m.ask.Open.Right+1)%len(l.m.ask.Open.Answers)])
 					}
 					if i%every == 0 || l.m.frame.Done {
 						screenFits(t, l, fmt.Sprintf("step %d", i))
@@ -174,8 +174,8 @@ func screenFits(t *testing.T, l *lab, at string) {
 	}
 
 	// The status line sits above the footer, under the history's timeline.
-	tl := m.timelineLines()
-	if lay.status-tl < m.noteLines(lay.width) {
+	tl := m.track.Line.Lines()
+	if lay.status-tl < m.statusLine().NoteLines(lay.width) {
 		tl = 0 // no room: statusView leaves the timeline out
 	}
 	status := plain(lay.height - lay.help - lay.status + tl)

@@ -25,12 +25,12 @@ type sharedMsg struct {
 
 // shareCode is S: the code of the moment, made in a tea.Cmd.
 func (m Model) shareCode() (Model, tea.Cmd) {
-	if m.sess == nil || !m.line.valid {
+	if m.sess == nil || !m.track.Line.Valid {
 		m.status = common.Status{Text: noSession(m.keys), Level: common.LevelWarn}
 		return m, nil
 	}
 	makeCode, name, gen := m.cfg.Share, m.target, m.gen
-	entries := m.line.entries[:m.line.pos] // a copy of the history's (timelineOf)
+	entries := m.track.Line.Entries[:m.track.Line.Pos] // a copy of the history's (timelineOf)
 	return m, func() tea.Msg {
 		note, err := makeCode(name, entries)
 		return sharedMsg{gen: gen, note: note, err: err}

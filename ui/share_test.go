@@ -62,9 +62,9 @@ func TestShareKeyOpensTheSameMoment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for l.m.line.pos > len(c.Moves) { // the code stops before a concurrent phase: so does the moment
-				if !strings.Contains(l.m.status.Text, "cannot be replayed") && l.m.line.pos == len(l.m.line.entries) {
-					t.Fatalf("a code of %d moves at step %d, and no word of why: %q", len(c.Moves), l.m.line.pos, l.m.status.Text)
+			for l.m.track.Line.Pos > len(c.Moves) { // the code stops before a concurrent phase: so does the moment
+				if !strings.Contains(l.m.status.Text, "cannot be replayed") && l.m.track.Line.Pos == len(l.m.track.Line.Entries) {
+					t.Fatalf("a code of %d moves at step %d, and no word of why: %q", len(c.Moves), l.m.track.Line.Pos, l.m.status.Text)
 				}
 				l.press("b")
 			}
@@ -80,8 +80,8 @@ func TestShareKeyOpensTheSameMoment(t *testing.T) {
 			if !strings.Contains(again.m.status.Text, "opened from a share code") {
 				t.Errorf("status after the replay: %q", again.m.status.Text)
 			}
-			if again.m.line.pos != len(c.Moves) && again.m.line.pos != l.m.line.pos {
-				t.Errorf("the history holds %d moves, the code %d", again.m.line.pos, len(c.Moves))
+			if again.m.track.Line.Pos != len(c.Moves) && again.m.track.Line.Pos != l.m.track.Line.Pos {
+				t.Errorf("the history holds %d moves, the code %d", again.m.track.Line.Pos, len(c.Moves))
 			}
 			again.press("S")
 			if got := codeOnScreen(t, again); got != code {
@@ -90,8 +90,8 @@ func TestShareKeyOpensTheSameMoment(t *testing.T) {
 			// b goes back through the replayed moves as through the moment's own.
 			l.press("b")
 			again.press("b")
-			if again.m.line.pos != l.m.line.pos || again.m.line.pos >= len(c.Moves) {
-				t.Errorf("b after the replay: at %d, the moment's lab at %d (of %d moves)", again.m.line.pos, l.m.line.pos, len(c.Moves))
+			if again.m.track.Line.Pos != l.m.track.Line.Pos || again.m.track.Line.Pos >= len(c.Moves) {
+				t.Errorf("b after the replay: at %d, the moment's lab at %d (of %d moves)", again.m.track.Line.Pos, l.m.track.Line.Pos, len(c.Moves))
 			}
 		})
 	}

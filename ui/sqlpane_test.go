@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"leaselab/engine"
@@ -56,21 +55,16 @@ func TestSQLPaneGolden(t *testing.T) {
 func TestSQLPaneScrollsBackToEarlierActions(t *testing.T) {
 	l := newLab(t, "stale-owner", 80, 24, engine.Overrides{})
 	toRejectedFinalize(t, l)
-	l.press("v")
-	l.mustNot("Worker-A claimed PAY-001")
-	l.press("home")
-	l.must("Worker-A claimed PAY-001", "scrolled back", "LockedBy = 'Worker-A'")
-	l.press("down", "pgdown")
-	l.must("scrolled back")
-	l.press("end")
-	l.mustNot("scrolled back")
-	l.send(tea.KeyMsg{Type: tea.KeyEsc})
-	l.mustNot("SQL: each statement")
-	l.must("LockedUntilUtc") // the lab again: the table (at 80×24 without its title)
-	l.press("v")
-	l.must("SQL: each statement")
-	l.press("v")
-	l.mustNot("SQL: each statement")
+	l.script(
+		keyStep{keys: []string{"v"}, not: []string{"Worker-A claimed PAY-001"}},
+		keyStep{keys: []string{"home"}, want: []string{"Worker-A claimed PAY-001", "scrolled back", "LockedBy = 'Worker-A'"}},
+		keyStep{keys: []string{"down", "pgdown"}, want: []string{"scrolled back"}},
+		keyStep{keys: []string{"end"}, not: []string{"scrolled back"}},
+		// The lab again: the table (at 80×24 without its title).
+		keyStep{keys: []string{"esc"}, want: []string{"LockedUntilUtc"}, not: []string{"SQL: each statement"}},
+		keyStep{keys: []string{"v"}, want: []string{"SQL: each statement"}},
+		keyStep{keys: []string{"v"}, not: []string{"SQL: each statement"}},
+	)
 }
 
 // TestSQLPaneBeforeAnyAction says what to do.
@@ -144,9 +138,9 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 	l.m.cfg.TranscriptDir = dir
 	var asked []string
 	for i := 0; i < 40 && len(asked) < 2; i++ {
-		if q := l.m.ask.open; q != nil {
+		if q := l.m.ask.Open; q != nil {
 			asked = append(asked, q.Text)
-			pick := l.m.ask.open.Right
+			pick := l.m.ask.Open.Right
 			if len(asked) == 2 {
 				pick = (pick + 1) % len(q.Answers) // the second answered wrong
 			}
@@ -173,7 +167,7 @@ func TestTranscriptHasTheQuestions(t *testing.T) {
 		}
 	}
 	// Back past the second question's step: its answer no longer counts, nor is it written.
-	for i := 0; i < 40 && l.m.ask.score(l.m.line) != "questions 1/1 right"; i++ {
+	for i := 0; i < 40 && l.m.ask.Score(l.m.track.Line) != "questions 1/1 right"; i++ {
 		l.press("b")
 	}
 	l.press("w")

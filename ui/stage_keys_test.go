@@ -9,6 +9,7 @@ import (
 
 	"leaselab/engine"
 	"leaselab/ui/common"
+	"leaselab/ui/pace"
 )
 
 // shift+tab opens the scenario before the current one, going round from the first to the last.
@@ -87,7 +88,7 @@ func TestStepKeysDuringAFreeRunSayWhy(t *testing.T) {
 			t.Errorf("%q during a free run said %q", k, l.m.status.Text)
 		}
 	}
-	if l.m.steps != 0 || l.m.play.playing || l.m.finish.on {
+	if l.m.track.Acted() != 0 || l.m.play.Playing || l.m.finish.on {
 		t.Fatal("a step key acted during the free run")
 	}
 }
@@ -105,11 +106,11 @@ func TestFreePaceBySizeBeforeGAndAfterReset(t *testing.T) {
 		{"playground", engine.Overrides{Messages: 40, Workers: 2}, time.Second}, // 60 actions each
 	} {
 		l := newLab(t, tc.name, 120, 40, tc.o)
-		if got := l.m.free.interval(); got != tc.want {
+		if got := l.m.free.pace.Interval(); got != tc.want {
 			t.Errorf("%s %+v: starting pace %s, want %s", tc.name, tc.o, got, tc.want)
 		}
 		msgs, ws := len(l.m.frame.Rows), len(l.m.frame.Workers)
-		if run := time.Duration((actionsPerMessage*msgs+ws-1)/ws) * l.m.free.interval(); run > time.Minute || run < 15*time.Second {
+		if run := time.Duration((pace.ActionsPerMessage*msgs+ws-1)/ws) * l.m.free.pace.Interval(); run > time.Minute || run < 15*time.Second {
 			t.Errorf("%s: a free run at the starting pace takes about %s, not about a minute", tc.name, run)
 		}
 	}
@@ -121,8 +122,8 @@ func TestFreePaceBySizeBeforeGAndAfterReset(t *testing.T) {
 	l.press("g")
 	l.stopped()
 	l.press("R")
-	if got := l.m.free.interval(); got != 5*time.Second || l.m.play.speed != defaultSpeed {
-		t.Fatalf("after R: free pace %s, play speed %d; want the scenario's 5s and the default", got, l.m.play.speed)
+	if got := l.m.free.pace.Interval(); got != 5*time.Second || l.m.play.Speed() != pace.DefaultSpeed {
+		t.Fatalf("after R: free pace %s, play speed %d; want the scenario's 5s and the default", got, l.m.play.Speed())
 	}
 }
 

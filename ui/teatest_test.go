@@ -39,8 +39,8 @@ func TestProgramSmoke(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	final, ok := tm.FinalModel(t).(Model)
-	if !ok || final.steps != 1 || !final.quitting {
-		t.Fatalf("final model: ok %v, steps %d, quitting %v", ok, final.steps, final.quitting)
+	if !ok || final.track.Acted() != 1 || !final.quitting {
+		t.Fatalf("final model: ok %v, steps %d, quitting %v", ok, final.track.Acted(), final.quitting)
 	}
 	final.gate.close()
 }

@@ -30,7 +30,7 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 		m.status = common.Status{Text: "no scenario is open yet: nothing to write", Level: common.LevelWarn}
 		return m, nil
 	}
-	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.askedSoFar(m.line)
+	ctx, g, gen, at, asked := m.ctx, m.gate, m.gen, m.now(), m.ask.AskedSoFar(m.track.Line)
 	pic := m.DiagramInput() // the diagram t draws now, the picture beside the transcript
 	dir, quota := m.cfg.TranscriptDir, m.cfg.Handouts
 	if dir == "" {
@@ -73,24 +73,23 @@ func (m Model) writeTranscript() (Model, tea.Cmd) {
 	}
 }
 
-// transcriptWritten says in the status line where the transcript went.
-func (m Model) transcriptWritten(msg transcriptMsg) Model {
+// note says on the status line where the transcript went; served: a served lab's handout.
+func (msg transcriptMsg) note(served bool) common.Status {
 	switch {
-	case msg.err != nil && m.cfg.Served:
-		m.status = common.Status{Text: "handout not written: the server could not write it to the teacher's folder", Level: common.LevelError}
+	case msg.err != nil && served:
+		return common.Status{Text: "handout not written: the server could not write it to the teacher's folder", Level: common.LevelError}
 	case msg.err != nil:
-		m.status = common.Status{Text: "transcript not written: " + msg.err.Error(), Level: common.LevelError}
-	case m.cfg.Served:
+		return common.Status{Text: "transcript not written: " + msg.err.Error(), Level: common.LevelError}
+	case served:
 		// The server's folders are not the attendee's business: the file's name only.
-		m.status = common.Status{Text: fmt.Sprintf("handout written for the teacher: %s (the teacher's folder has it)", filepath.Base(msg.path))}
+		return common.Status{Text: fmt.Sprintf("handout written for the teacher: %s (the teacher's folder has it)", filepath.Base(msg.path))}
 	default:
 		shown := msg.path
 		if abs, err := filepath.Abs(msg.path); err == nil && filepath.Dir(msg.path) == "." {
 			shown = abs
 		}
-		m.status = common.Status{Text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict; its space-time diagram beside it, .svg)", shown)}
+		return common.Status{Text: fmt.Sprintf("transcript written: %s (Markdown: the steps with their SQL, the outbox at each moment, the verdict; its space-time diagram beside it, .svg)", shown)}
 	}
-	return m
 }
 
 // OSFiles are the operating system's files, where the lab and leaselab run write

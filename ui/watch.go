@@ -12,6 +12,7 @@ import (
 	"leaselab/engine"
 	"leaselab/ui/common"
 	"leaselab/ui/outbox"
+	"leaselab/ui/pace"
 )
 
 // The watch is the lab, read-only, on a database that other processes work on (leaselab worker
@@ -68,7 +69,7 @@ type (
 type watchModel struct {
 	cfg    WatchConfig
 	ctx    context.Context
-	after  afterFunc
+	after  pace.After
 	keys   WatchKeyMap
 	styles common.Styles
 	help   help.Model
@@ -100,7 +101,7 @@ func newWatch(ctx context.Context, cfg WatchConfig, st common.Styles) watchModel
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := watchModel{cfg: cfg, ctx: ctx, after: realAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: outbox.New(),
+	m := watchModel{cfg: cfg, ctx: ctx, after: pace.RealAfter, keys: DefaultWatchKeyMap(), styles: st, help: help.New(), outbox: outbox.New(),
 		panes: panesOf(registry(), false),
 		id:    1, status: common.Status{Text: "reading " + cfg.Path + " …"}}
 	m.help.Styles = st.Help

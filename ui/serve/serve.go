@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -187,10 +189,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
-	open := make([]*session, 0, len(s.sessions))
-	for ss := range s.sessions {
-		open = append(open, ss)
-	}
+	open := slices.Collect(maps.Keys(s.sessions))
 	s.mu.Unlock()
 	// Close the listeners now; the connections are closed below, once their labs are gone.
 	done, cancel := context.WithCancel(context.Background())

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,10 +147,7 @@ func (sr *sharedRoom) latest() *room.Frame {
 func (sr *sharedRoom) publish(f *room.Frame) {
 	sr.mu.Lock()
 	sr.last = f
-	boxes := make([]*mailbox, 0, len(sr.boxes))
-	for b := range sr.boxes {
-		boxes = append(boxes, b)
-	}
+	boxes := slices.Collect(maps.Keys(sr.boxes))
 	sr.mu.Unlock()
 	for _, b := range boxes {
 		b.post(f)

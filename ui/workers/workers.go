@@ -288,29 +288,22 @@ func counts(l engine.WorkerLedger, compact bool) string {
 		}
 		return s
 	}
-	parts := []string{}
-	if l.Loads > 0 {
-		parts = append(parts, fmt.Sprintf("loaded %d", l.RowsLoaded))
-	}
-	parts = append(parts, fmt.Sprintf("won %d", l.ClaimsWon))
-	if l.ClaimsBlocked > 0 {
-		parts = append(parts, fmt.Sprintf("blocked %d", l.ClaimsBlocked))
-	}
-	if l.ClaimsBackoff > 0 {
-		parts = append(parts, fmt.Sprintf("waited (backoff) %d", l.ClaimsBackoff))
-	}
-	if l.Reclaims > 0 {
-		parts = append(parts, fmt.Sprintf("reclaimed %d", l.Reclaims))
-	}
-	parts = append(parts, fmt.Sprintf("processed %d", l.ProcessingAttempts), fmt.Sprintf("finalized %d", l.Finalized))
-	if l.RejectedFinalizes > 0 {
-		parts = append(parts, fmt.Sprintf("rejected %d", l.RejectedFinalizes))
-	}
-	if l.OwnershipViolations > 0 {
-		parts = append(parts, fmt.Sprintf("VIOLATIONS %d", l.OwnershipViolations))
-	}
-	if l.Crashes > 0 {
-		parts = append(parts, fmt.Sprintf("crashes %d", l.Crashes))
+	// The counts that are always there, and those that are there once they are not 0.
+	var parts []string
+	for _, c := range []struct {
+		word string
+		n    int
+		show bool
+	}{
+		{"loaded", l.RowsLoaded, l.Loads > 0}, {"won", l.ClaimsWon, true}, {"blocked", l.ClaimsBlocked, l.ClaimsBlocked > 0},
+		{"waited (backoff)", l.ClaimsBackoff, l.ClaimsBackoff > 0}, {"reclaimed", l.Reclaims, l.Reclaims > 0},
+		{"processed", l.ProcessingAttempts, true}, {"finalized", l.Finalized, true},
+		{"rejected", l.RejectedFinalizes, l.RejectedFinalizes > 0},
+		{"VIOLATIONS", l.OwnershipViolations, l.OwnershipViolations > 0}, {"crashes", l.Crashes, l.Crashes > 0},
+	} {
+		if c.show {
+			parts = append(parts, fmt.Sprintf("%s %d", c.word, c.n))
+		}
 	}
 	return strings.Join(parts, " · ")
 }

@@ -1,4 +1,7 @@
-package ui
+// Package verdict is the verdict pane: once the scenario is done, its verdict with the
+// scenario's expectations for the settings the run started with; before that, what the scenario
+// expects. It draws from the frame alone.
+package verdict
 
 import (
 	"fmt"
@@ -9,19 +12,22 @@ import (
 	"leaselab/ui/common"
 )
 
-// expectations are the scenario's expectations for the settings the run started with, as the
+// Pane draws the verdict from the screen's scene.
+type Pane struct{ Scene common.Scene }
+
+// Expectations are the scenario's expectations for the settings the run started with, as the
 // engine judged them, and whether all are met.
-func (m Model) expectations() ([]engine.ExpectResult, bool) {
-	f := m.frame
+func (p Pane) Expectations() ([]engine.ExpectResult, bool) {
+	f := p.Scene.Frame
 	if f == nil || f.Summary == nil {
 		return nil, false
 	}
 	return f.Summary.Expectations, f.Summary.ExpectationsMet
 }
 
-// whenWords names the settings the expectations are for: "leasing=off", or "" when they
+// WhenWords names the settings the expectations are for: "leasing=off", or "" when they
 // apply whatever the settings.
-func whenWords(rs []engine.ExpectResult) string {
+func WhenWords(rs []engine.ExpectResult) string {
 	var whens []string
 	for _, r := range rs {
 		if r.When != "" && !slices.Contains(whens, r.When) {
@@ -31,18 +37,18 @@ func whenWords(rs []engine.ExpectResult) string {
 	return strings.Join(whens, ", ")
 }
 
-// verdictView is the verdict once the scenario is done, with the scenario's expectations for
+// View is the verdict once the scenario is done, with the scenario's expectations for
 // the settings the run started with; before that, what the scenario expects.
-func (m Model) verdictView(w, h int) []string {
+func (p Pane) View(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	st, f := &m.styles, m.frame
+	st, f := p.Scene.Styles, p.Scene.Frame
 	if f == nil {
 		return common.Box(nil, w, h)
 	}
-	rs, met := m.expectations()
-	when := whenWords(rs)
+	rs, met := p.Expectations()
+	when := WhenWords(rs)
 	if when != "" {
 		when = " with " + when
 	}
@@ -88,7 +94,7 @@ func (m Model) verdictView(w, h int) []string {
 		expect = st.OK.Render(fmt.Sprintf("✓ as expected%s: %d of %d met", when, n, len(rs)))
 	}
 	lines := []string{banner, expect}
-	if why := stalled(f); why != "" {
+	if why := Stalled(f); why != "" {
 		lines = append(lines, st.Warn.Render("did not finish: "+why))
 	}
 	return common.Box(lines, w, h)
@@ -97,11 +103,30 @@ func (m Model) verdictView(w, h int) []string {
 // verdictMarked reports whether a verdict's words end with its mark, ✅ or ❌.
 func verdictMarked(v string) bool { return strings.HasSuffix(v, "✅") || strings.HasSuffix(v, "❌") }
 
-// stalled says why the run of frame f did not finish (the watchdog ended it), or "" when it
+// Stalled says why the run of frame f did not finish (the watchdog ended it), or "" when it
 // has not ended so.
-func stalled(f *common.Frame) string {
+func Stalled(f *common.Frame) string {
 	if f == nil || f.Summary == nil || !f.Summary.WatchdogEnded {
 		return ""
 	}
 	return f.Summary.DidNotFinish
+}
+
+// Lines is the verdict (once the scenario is done) or what the scenario expects, wrapped
+// to w cells rather than cut.
+func (p Pane) Lines(w int) []string {
+	if p.Scene.Frame == nil {
+		return nil
+	}
+	var lines []string
+	for _, line := range p.View(1<<12, 4) {
+		if line != "" {
+			lines = append(lines, line) // whole: a banner too wide wraps, its ✅ or ❌ with it
+		}
+	}
+	lines = common.WrapAll(lines, w)
+	for i, line := range lines {
+		lines[i] = strings.ReplaceAll(line, "\u00a0", " ") // the mark's glue has done its work
+	}
+	return lines
 }
