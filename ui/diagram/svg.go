@@ -194,34 +194,60 @@ func (s *svgWriter) text(x, y float64, class, str string, attrs string) {
 // its <title>, which a browser shows on hover.
 func WriteSVG(w io.Writer, in Input) error {
 	st := Build(in.Events, in.Workers)
-	var s svgWriter
+	g := newSVGGrid(st)
+	s := &svgWriter{w: g.right + svgMargin}
+	y := float64(svgMargin + svgFont + 2)
+	s.text(svgMargin, y, "title", st.title(in), "")
+	rulerTop := y + 8
+	y = g.ruler(s, rulerTop)
+	lanes, lanesBottom := g.lanes(s, y)
+	y = g.legend(s, lanesBottom)
+	s.h = max(s.h, y+svgMargin)
+	cols := g.columnRules(rulerTop, lanesBottom)
+
+	bw := bufio.NewWriter(w)
+	writeSVGHead(bw, s.w, s.h, st.title(in))
+	bw.WriteString(cols)
+	bw.WriteString(lanes)
+	bw.WriteString(s.b.String())
+	bw.WriteString("</svg>\n")
+	return bw.Flush()
+}
+
+// svgGrid places the diagram's columns: a gutter for the lane names, then one column per
+// event or lease end.
+type svgGrid struct {
+	st            *spaceTime
+	gutter, right float64
+}
+
+func newSVGGrid(st *spaceTime) svgGrid {
 	gutter := svgTextW("clock")
 	for _, l := range st.lanes {
 		gutter = max(gutter, svgTextW(PlainText(l.name)))
 	}
 	gutter += 2 * svgMargin
-	colX := func(c int) float64 { return gutter + float64(c)*svgColW + svgColW/2 }
-	right := gutter + float64(len(st.Cols))*svgColW
-	s.w = right + svgMargin
+	return svgGrid{st: st, gutter: gutter, right: gutter + float64(len(st.Cols))*svgColW}
+}
 
-	y := float64(svgMargin + svgFont + 2)
-	s.text(svgMargin, y, "title", st.title(in), "")
-	y += 8
+// colX is the middle of column c.
+func (g svgGrid) colX(c int) float64 { return g.gutter + float64(c)*svgColW + svgColW/2 }
 
-	// The ruler: the clock since the first column, where it moves on, on two lines when the
-	// labels would overlap.
-	rulerTop := y
-	y += svgFont + 4
+// ruler draws the clock since the first column, where it moves on, on two lines when the
+// labels would overlap; it returns the y below it.
+func (g svgGrid) ruler(s *svgWriter, top float64) float64 {
+	st := g.st
+	y := top + svgFont + 4
 	s.text(svgMargin, y, "ruler", "clock", "")
 	if len(st.Cols) > 0 {
 		t0 := st.Cols[0].At
-		free := [2]float64{gutter, gutter}
+		free := [2]float64{g.gutter, g.gutter}
 		for c := range st.Cols {
 			if c > 0 && st.Cols[c].At.Equal(st.Cols[c-1].At) {
 				continue
 			}
 			label := offsetLabel(st.Cols[c].At.Sub(t0))
-			x := colX(c) - svgColW/2 + 2
+			x := g.colX(c) - svgColW/2 + 2
 			for i := range free {
 				if x >= free[i] {
 					s.text(x, y+float64(i)*(svgFont+4), "ruler", label, "")
@@ -231,10 +257,14 @@ func WriteSVG(w io.Writer, in Input) error {
 			}
 		}
 	}
-	y += svgFont + 4 + 6
+	return y + svgFont + 4 + 6
+}
 
-	// The lanes, each as tall as its tracks.
-	var lanes strings.Builder
+// lanes draws the lanes from y, each as tall as its tracks, and returns the separators between
+// them (drawn under everything) and the y below the last.
+func (g svgGrid) lanes(s *svgWriter, y float64) (string, float64) {
+	st := g.st
+	var seps strings.Builder
 	for li := range st.lanes {
 		sl := st.layoutLane(li)
 		top := y
@@ -243,7 +273,7 @@ func WriteSVG(w io.Writer, in Input) error {
 		s.text(svgMargin, trackY(0)+svgBarH/2+5, "lane-name", sl.name, "")
 		for _, l := range st.Leases {
 			if l.lane == li {
-				s.lease(l, engine.FormatClock(st.Cols[l.Start].At), trackY(sl.track[l]), colX)
+				s.lease(l, engine.FormatClock(st.Cols[l.Start].At), trackY(sl.track[l]), g.colX)
 			}
 		}
 		for _, m := range st.laneMarks(li) {
@@ -251,24 +281,28 @@ func WriteSVG(w io.Writer, in Input) error {
 			if m.lease != nil {
 				ty = trackY(sl.track[m.lease])
 			} else if key := st.lanes[li].keys[m.col]; key != "" {
-				s.text(colX(m.col)-svgColW/2+2, ty-5, "label", key, "")
+				s.text(g.colX(m.col)-svgColW/2+2, ty-5, "label", key, "")
 			}
-			s.mark(li, m, colX(m.col), ty+svgBarH/2, st.Cols[m.col].Ev)
+			s.mark(li, m, g.colX(m.col), ty+svgBarH/2, st.Cols[m.col].Ev)
 		}
 		s.printf("</g>\n")
 		y = trackY(sl.tracks-1) + svgBarH + svgLaneGap
 		if li < len(st.lanes)-1 {
-			fmt.Fprintf(&lanes, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" class="sep"/>`+"\n", svgMargin, y-svgLaneGap/2, right, y-svgLaneGap/2)
+			fmt.Fprintf(&seps, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" class="sep"/>`+"\n", svgMargin, y-svgLaneGap/2, g.right, y-svgLaneGap/2)
 		}
 	}
-	lanesBottom := y
+	return seps.String(), y
+}
 
-	// The legend, in words, each with its mark or fill drawn beside it, flowed to the width.
+// legend draws the key in words from y, each with its mark or fill drawn beside it, flowed to
+// the width, then the moments whole (the picture has the room the screen has not); it returns
+// the y of its last line.
+func (g svgGrid) legend(s *svgWriter, y float64) float64 {
 	y += svgFont + 6
 	s.text(svgMargin, y, "heading", "Key", "")
 	x := svgMargin + svgTextW("Key  ")
 	width := max(s.w, 720)
-	for _, e := range st.legendItems() {
+	for _, e := range g.st.legendItems() {
 		itemW := 26 + svgTextW(e.text) + 2*svgCharW
 		if x+itemW > width-svgMargin && x > svgMargin+svgTextW("Key  ") {
 			x, y = svgMargin+svgTextW("Key  "), y+svgBarH
@@ -277,9 +311,7 @@ func WriteSVG(w io.Writer, in Input) error {
 		s.text(x+24, y, "legend", e.text, "")
 		x += itemW
 	}
-
-	// The moments, whole: the picture has the room the screen has not.
-	if ms := st.moments(); len(ms) > 0 {
+	if ms := g.st.moments(); len(ms) > 0 {
 		y += svgBarH + 6
 		s.text(svgMargin, y, "heading", "What the bars show", "")
 		for _, m := range ms {
@@ -287,22 +319,28 @@ func WriteSVG(w io.Writer, in Input) error {
 			s.text(svgMargin+2*svgCharW, y, "moment", m, "")
 		}
 	}
-	s.h = max(s.h, y+svgMargin)
 	s.w = max(s.w, width)
+	return y
+}
 
-	// The column rules go first, under everything: one per column, its event as its title.
+// columnRules are the column rules, drawn first, under everything: one per column, its event
+// as its title.
+func (g svgGrid) columnRules(top, bottom float64) string {
 	var cols strings.Builder
-	for c, col := range st.Cols {
+	for c, col := range g.st.Cols {
 		title := "LockedUntilUtc " + engine.FormatClock(col.At) + ": a lease ends here"
 		class := "end"
 		if col.Ev != nil {
 			title, class = col.Ev.String(), "event"
 		}
 		fmt.Fprintf(&cols, `<g class="%s" id="col-%d"><title>%s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/></g>`+"\n",
-			class, c, esc(title), colX(c), rulerTop+4, colX(c), lanesBottom-svgLaneGap)
+			class, c, esc(title), g.colX(c), top+4, g.colX(c), bottom-svgLaneGap)
 	}
+	return cols.String()
+}
 
-	bw := bufio.NewWriter(w)
+// writeSVGHead writes the document's start: its size, title, styles and fill patterns.
+func writeSVGHead(bw *bufio.Writer, w, h float64, title string) {
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="%s" font-size="%d">
 <title>%s</title>
@@ -320,12 +358,7 @@ text { fill: %s; }
 <pattern id="fill-done" patternUnits="userSpaceOnUse" width="6" height="6"><rect width="6" height="6" fill="%s"/><circle cx="3" cy="3" r="1.4" fill="%s"/></pattern>
 </defs>
 <rect width="100%%" height="100%%" fill="%s"/>
-`, s.w, s.h, s.w, s.h, svgFonts, svgFont, esc(st.title(in)), svgInk, svgRule, svgPaper, svgStuck, svgPaper, svgDone, svgPaper)
-	bw.WriteString(cols.String())
-	bw.WriteString(lanes.String())
-	bw.WriteString(s.b.String())
-	bw.WriteString("</svg>\n")
-	return bw.Flush()
+`, w, h, w, h, svgFonts, svgFont, esc(title), svgInk, svgRule, svgPaper, svgStuck, svgPaper, svgDone, svgPaper)
 }
 
 // fillPaint is how a bar's fill is painted: solid while held, hatched while its owner is down,
