@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,8 @@ import (
 
 	"leaselab/store/postgres"
 	"leaselab/store/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // host is one machine of the multi-host test: a network namespace joined to the test's own by a
@@ -134,6 +137,50 @@ func proxy(t *testing.T, listen, target string) string {
 	return l.Addr().String()
 }
 
+// rowGate is a transaction of the test's own on the PostgreSQL test server that holds the row
+// locks of chosen outbox messages: a claim (SKIP LOCKED) passes over them.
+type rowGate struct {
+	t      *testing.T
+	schema string
+	tx     pgx.Tx
+}
+
+// lockRows begins a rowGate on the schema of schemaURL (a pgSchemaURL); its connection is closed
+// at the end of the test, if release has not ended it before.
+func lockRows(t *testing.T, schemaURL string) *rowGate {
+	t.Helper()
+	u, err := url.Parse(schemaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn := pgConnect(t, ctx, storetest.PostgresURL(t))
+	t.Cleanup(func() { conn.Close(ctx) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rowGate{t: t, schema: pgx.Identifier{u.Query().Get("schema")}.Sanitize(), tx: tx}
+}
+
+// lock takes the row lock of the outbox message key, and keeps it until release.
+func (g *rowGate) lock(key string) {
+	g.t.Helper()
+	var id int64
+	err := g.tx.QueryRow(context.Background(), "SELECT Id FROM "+g.schema+".OutboxMessages WHERE IdempotencyKey = $1 FOR UPDATE", key).Scan(&id)
+	if err != nil {
+		g.t.Fatalf("lock %s: %v", key, err)
+	}
+}
+
+// release ends the transaction, and with it the locks.
+func (g *rowGate) release() {
+	g.t.Helper()
+	if err := g.tx.Rollback(context.Background()); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
 // startOn starts a leaselab process (this test binary, as TestMain allows) on h.
 func startOn(t *testing.T, h host, args ...string) *child {
 	t.Helper()
@@ -175,13 +222,26 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	common := []string{"worker", "--lease", "1s", "--poll", "10ms", "--pace", "2ms"}
 	var victims []*child
 	held := map[string]string{} // key -> victim
+	// Each victim must hold a message of its own. The first victim's 1 s lease may end before
+	// the second has made its claim (its process starting, on a loaded machine, took longer,
+	// once in 8 runs): the second then rightly reclaimed the first one's message, and its
+	// finalize waited behind the first one's held transaction for the whole 30 s, so that it
+	// never said it held one. The test's own transaction holds the row locks of the messages
+	// the victims hold until the second victim holds one: its claim (SKIP LOCKED) passes over
+	// them, whenever it comes.
+	gate := lockRows(t, schemaURL)
 	for i, h := range hosts[:2] {
 		name := fmt.Sprintf("V%d", i+1)
 		v := startOn(t, h, append(common, "--db", dbOn(h), "--name", name, "--hold-finalize", "30s")...)
 		victims = append(victims, v)
 		key := v.waitMatch(t, regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`), 30*time.Second)[1]
+		if _, twice := held[key]; twice {
+			t.Fatalf("both victims hold %s", key)
+		}
 		held[key] = "Worker-" + name
+		gate.lock(key)
 	}
+	gate.release()
 	var workers []*child
 	for i, h := range hosts {
 		for j := 0; j < 2; j++ {
