@@ -38,12 +38,14 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 		return nil, "no ip command"
 	}
 	var hosts []host
-	for i := 0; i < n; i++ {
-		ns := fmt.Sprintf("llh%d_%d", os.Getpid()%100000, i)
-		vh, vn := fmt.Sprintf("llv%d%dh", os.Getpid()%100000, i), fmt.Sprintf("llv%d%dn", os.Getpid()%100000, i)
-		subnet := fmt.Sprintf("10.231.%d", (os.Getpid()%60)*4+i)
+	next := (os.Getpid() % 64) * 4 // where to look first: test processes started together start apart
+	for range n {
+		ns, subnet, why := claimSubnet(t, &next)
+		if ns == "" {
+			return nil, why
+		}
+		vh, vn := ns+"h", ns+"n"
 		steps := [][]string{
-			{"netns", "add", ns},
 			{"link", "add", vh, "type", "veth", "peer", "name", vn},
 			{"link", "set", vn, "netns", ns},
 			{"addr", "add", subnet + ".1/24", "dev", vh},
@@ -52,10 +54,7 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 			{"netns", "exec", ns, "ip", "link", "set", vn, "up"},
 			{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
 		}
-		t.Cleanup(func() {
-			exec.Command("ip", "link", "del", vh).Run()
-			exec.Command("ip", "netns", "del", ns).Run()
-		})
+		t.Cleanup(func() { exec.Command("ip", "link", "del", vh).Run() })
 		for _, s := range steps {
 			if out, err := exec.Command("ip", s...).CombinedOutput(); err != nil {
 				return nil, fmt.Sprintf("ip %s: %v: %s", strings.Join(s, " "), err, strings.TrimSpace(string(out)))
@@ -64,6 +63,48 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 		hosts = append(hosts, host{ns: ns, addr: subnet + ".1"})
 	}
 	return hosts, ""
+}
+
+// claimSubnet takes a subnet 10.231.S (S from *next on, round the 256) that no other process
+// uses, and returns it with the network namespace named after it, made here and deleted at the
+// test's end. Making the namespace is the claim: "ip netns add" of a name that exists fails, so
+// two test processes (the packages of several go test runs on one machine) never take the same
+// S, as they did when S came from the pid alone: two veths on the test's side with one address
+// sent the answers of one namespace down the other's veth, and a worker's connection timed out.
+// A subnet already on an interface here (a run that did not clean up) is passed over too.
+func claimSubnet(t *testing.T, next *int) (ns, subnet, why string) {
+	t.Helper()
+	for range 256 {
+		s := *next % 256
+		*next = s + 1
+		ns, subnet = fmt.Sprintf("ll231s%d", s), fmt.Sprintf("10.231.%d", s)
+		out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput()
+		if err != nil {
+			if strings.Contains(string(out), "exists") {
+				continue // another process's
+			}
+			return "", "", fmt.Sprintf("ip netns add %s: %v: %s", ns, err, strings.TrimSpace(string(out)))
+		}
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		if !subnetInUse(subnet) {
+			return ns, subnet, ""
+		}
+	}
+	return "", "", "no free subnet 10.231.S"
+}
+
+// subnetInUse reports whether an interface of the test's namespace has an address in subnet.0/24.
+func subnetInUse(subnet string) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && strings.HasPrefix(ipn.IP.String(), subnet+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // proxy forwards TCP connections from listen to the server at target, in the test's namespace:
