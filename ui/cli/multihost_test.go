@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,8 @@ import (
 
 	"leaselab/store/postgres"
 	"leaselab/store/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // host is one machine of the multi-host test: a network namespace joined to the test's own by a
@@ -35,12 +38,14 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 		return nil, "no ip command"
 	}
 	var hosts []host
-	for i := 0; i < n; i++ {
-		ns := fmt.Sprintf("llh%d_%d", os.Getpid()%100000, i)
-		vh, vn := fmt.Sprintf("llv%d%dh", os.Getpid()%100000, i), fmt.Sprintf("llv%d%dn", os.Getpid()%100000, i)
-		subnet := fmt.Sprintf("10.231.%d", (os.Getpid()%60)*4+i)
+	next := (os.Getpid() % 64) * 4 // where to look first: test processes started together start apart
+	for range n {
+		ns, subnet, why := claimSubnet(t, &next)
+		if ns == "" {
+			return nil, why
+		}
+		vh, vn := ns+"h", ns+"n"
 		steps := [][]string{
-			{"netns", "add", ns},
 			{"link", "add", vh, "type", "veth", "peer", "name", vn},
 			{"link", "set", vn, "netns", ns},
 			{"addr", "add", subnet + ".1/24", "dev", vh},
@@ -49,10 +54,7 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 			{"netns", "exec", ns, "ip", "link", "set", vn, "up"},
 			{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
 		}
-		t.Cleanup(func() {
-			exec.Command("ip", "link", "del", vh).Run()
-			exec.Command("ip", "netns", "del", ns).Run()
-		})
+		t.Cleanup(func() { exec.Command("ip", "link", "del", vh).Run() })
 		for _, s := range steps {
 			if out, err := exec.Command("ip", s...).CombinedOutput(); err != nil {
 				return nil, fmt.Sprintf("ip %s: %v: %s", strings.Join(s, " "), err, strings.TrimSpace(string(out)))
@@ -61,6 +63,48 @@ func makeHosts(t *testing.T, n int) ([]host, string) {
 		hosts = append(hosts, host{ns: ns, addr: subnet + ".1"})
 	}
 	return hosts, ""
+}
+
+// claimSubnet takes a subnet 10.231.S (S from *next on, round the 256) that no other process
+// uses, and returns it with the network namespace named after it, made here and deleted at the
+// test's end. Making the namespace is the claim: "ip netns add" of a name that exists fails, so
+// two test processes (the packages of several go test runs on one machine) never take the same
+// S, as they did when S came from the pid alone: two veths on the test's side with one address
+// sent the answers of one namespace down the other's veth, and a worker's connection timed out.
+// A subnet already on an interface here (a run that did not clean up) is passed over too.
+func claimSubnet(t *testing.T, next *int) (ns, subnet, why string) {
+	t.Helper()
+	for range 256 {
+		s := *next % 256
+		*next = s + 1
+		ns, subnet = fmt.Sprintf("ll231s%d", s), fmt.Sprintf("10.231.%d", s)
+		out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput()
+		if err != nil {
+			if strings.Contains(string(out), "exists") {
+				continue // another process's
+			}
+			return "", "", fmt.Sprintf("ip netns add %s: %v: %s", ns, err, strings.TrimSpace(string(out)))
+		}
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		if !subnetInUse(subnet) {
+			return ns, subnet, ""
+		}
+	}
+	return "", "", "no free subnet 10.231.S"
+}
+
+// subnetInUse reports whether an interface of the test's namespace has an address in subnet.0/24.
+func subnetInUse(subnet string) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && strings.HasPrefix(ipn.IP.String(), subnet+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // proxy forwards TCP connections from listen to the server at target, in the test's namespace:
@@ -134,6 +178,50 @@ func proxy(t *testing.T, listen, target string) string {
 	return l.Addr().String()
 }
 
+// rowGate is a transaction of the test's own on the PostgreSQL test server that holds the row
+// locks of chosen outbox messages: a claim (SKIP LOCKED) passes over them.
+type rowGate struct {
+	t      *testing.T
+	schema string
+	tx     pgx.Tx
+}
+
+// lockRows begins a rowGate on the schema of schemaURL (a pgSchemaURL); its connection is closed
+// at the end of the test, if release has not ended it before.
+func lockRows(t *testing.T, schemaURL string) *rowGate {
+	t.Helper()
+	u, err := url.Parse(schemaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn := pgConnect(t, ctx, storetest.PostgresURL(t))
+	t.Cleanup(func() { conn.Close(ctx) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rowGate{t: t, schema: pgx.Identifier{u.Query().Get("schema")}.Sanitize(), tx: tx}
+}
+
+// lock takes the row lock of the outbox message key, and keeps it until release.
+func (g *rowGate) lock(key string) {
+	g.t.Helper()
+	var id int64
+	err := g.tx.QueryRow(context.Background(), "SELECT Id FROM "+g.schema+".OutboxMessages WHERE IdempotencyKey = $1 FOR UPDATE", key).Scan(&id)
+	if err != nil {
+		g.t.Fatalf("lock %s: %v", key, err)
+	}
+}
+
+// release ends the transaction, and with it the locks.
+func (g *rowGate) release() {
+	g.t.Helper()
+	if err := g.tx.Rollback(context.Background()); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
 // startOn starts a leaselab process (this test binary, as TestMain allows) on h.
 func startOn(t *testing.T, h host, args ...string) *child {
 	t.Helper()
@@ -175,13 +263,26 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	common := []string{"worker", "--lease", "1s", "--poll", "10ms", "--pace", "2ms"}
 	var victims []*child
 	held := map[string]string{} // key -> victim
+	// Each victim must hold a message of its own. The first victim's 1 s lease may end before
+	// the second has made its claim (its process starting, on a loaded machine, took longer,
+	// once in 8 runs): the second then rightly reclaimed the first one's message, and its
+	// finalize waited behind the first one's held transaction for the whole 30 s, so that it
+	// never said it held one. The test's own transaction holds the row locks of the messages
+	// the victims hold until the second victim holds one: its claim (SKIP LOCKED) passes over
+	// them, whenever it comes.
+	gate := lockRows(t, schemaURL)
 	for i, h := range hosts[:2] {
 		name := fmt.Sprintf("V%d", i+1)
 		v := startOn(t, h, append(common, "--db", dbOn(h), "--name", name, "--hold-finalize", "30s")...)
 		victims = append(victims, v)
 		key := v.waitMatch(t, regexp.MustCompile(`holding its finalize transaction of (PAY-\d+)`), 30*time.Second)[1]
+		if _, twice := held[key]; twice {
+			t.Fatalf("both victims hold %s", key)
+		}
 		held[key] = "Worker-" + name
+		gate.lock(key)
 	}
+	gate.release()
 	var workers []*child
 	for i, h := range hosts {
 		for j := 0; j < 2; j++ {
@@ -210,8 +311,11 @@ func TestWorkersOnManyHosts(t *testing.T) {
 	all := strings.Join(logs, "\n")
 	for key, victim := range held {
 		// A hosted worker's batch claim does not read the lease it replaced: its line shows the
-		// new lease version instead.
-		if !regexp.MustCompile(`Worker-H\dW\d (reclaimed ` + key + ` from ` + victim + `|claimed ` + key + `, lease until \S+ \(v2\))`).MatchString(all) {
+		// new lease version instead, one past the victim's. Nobody but the victim claimed key
+		// before it was killed (the gate), so the victim's version is how many times it claimed
+		// key: once, unless it lost its lease before its provider call and claimed it again.
+		version := 1 + len(regexp.MustCompile(victim+` (re)?claimed `+key+`\b`).FindAllString(all, -1))
+		if !regexp.MustCompile(fmt.Sprintf(`Worker-H\dW\d (reclaimed %s from %s|claimed %s, lease until \S+ \(v%d\))`, key, victim, key, version)).MatchString(all) {
 			t.Errorf("nobody reclaimed %s from the killed %s", key, victim)
 		}
 	}
