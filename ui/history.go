@@ -154,7 +154,7 @@ func gotoNote(ctx context.Context, h *engine.History, s *engine.Session, o op, k
 	}
 	switch {
 	case errors.Is(err, engine.ErrNotReplayable):
-		return refusal(err), common.LevelWarn, false, hx
+		return common.Refusal(err), common.LevelWarn, false, hx
 	case err != nil:
 		return "error: " + err.Error(), common.LevelError, false, hx
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"leaselab/engine"
@@ -80,17 +79,6 @@ type openedMsg struct {
 	err   error
 }
 
-// refusal is an engine's refusal (engine.ErrNotNow) in the words a person reads: what it says
-// before the sentinel's own text, which only the program needs ("Worker-A is not crashed", not
-// "…: action not possible now").
-func refusal(err error) string {
-	text := err.Error()
-	for _, sentinel := range []error{engine.ErrNotReplayable, engine.ErrNotNow} {
-		text = strings.TrimSuffix(text, ": "+sentinel.Error())
-	}
-	return text
-}
-
 // apply does c on s and says what happened, in words. It does I/O.
 func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (note string, lvl common.Level, acted bool) {
 	defer func() { note = words.Escape(note) }() // events and errors may quote database values
@@ -107,7 +95,7 @@ func apply(ctx context.Context, s *engine.Session, c engine.Command, k KeyMap) (
 		return fmt.Sprintf("no live lease at %s: %s moves the clock just past the earliest LockedUntilUtc of a Processing row",
 			engine.FormatClock(s.Clock().Now()), common.KeyName(k.PastLease)), common.LevelWarn, false
 	case errors.Is(err, engine.ErrNotNow):
-		return refusal(err), common.LevelWarn, acted
+		return common.Refusal(err), common.LevelWarn, acted
 	case err != nil:
 		return "error: " + err.Error(), common.LevelError, acted
 	case r.Busy:

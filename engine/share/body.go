@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"leaselab/engine"
@@ -138,12 +138,12 @@ func (w *writer) overrides(o engine.Overrides) {
 		item(tagMaxAttempts)
 		items.uint(uint64(o.MaxAttempts))
 	}
-	for _, k := range sortedKeys(o.Skew) {
+	for _, k := range slices.Sorted(maps.Keys(o.Skew)) {
 		item(tagSkew)
 		items.str(k)
 		items.int(int64(o.Skew[k]))
 	}
-	for _, k := range sortedKeys(o.Toggles) {
+	for _, k := range slices.Sorted(maps.Keys(o.Toggles)) {
 		item(tagToggle)
 		items.name(toggleNames, k)
 		items.uint(boolBit(o.Toggles[k]))
@@ -260,15 +260,6 @@ func boolBit(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // reader reads a body; its first error sticks, and every read after it returns zero values.

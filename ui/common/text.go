@@ -221,3 +221,14 @@ func OrDash(s string) string {
 	}
 	return s
 }
+
+// Refusal is an engine's refusal (engine.ErrNotNow, engine.ErrNotReplayable) in the words a
+// person reads: what it says before the sentinel's own text, which only the program needs
+// ("Worker-A is not crashed", not "…: action not possible now").
+func Refusal(err error) string {
+	text := err.Error()
+	for _, sentinel := range []error{engine.ErrNotReplayable, engine.ErrNotNow} {
+		text = strings.TrimSuffix(text, ": "+sentinel.Error())
+	}
+	return text
+}

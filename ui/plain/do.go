@@ -23,7 +23,7 @@ func (l *lab) do(ctx context.Context, c engine.Command) error {
 			engine.FormatClock(l.f.Now), l.keys.lab.PastLease.Help().Key)
 		return nil
 	case err != nil && notNow(err):
-		l.p.line("%s.", strings.TrimSuffix(words.Escape(refusal(err)), "."))
+		l.p.line("%s.", strings.TrimSuffix(words.Escape(common.Refusal(err)), "."))
 		return nil
 	case err != nil:
 		return err
@@ -84,7 +84,7 @@ func (l *lab) back(ctx context.Context) error {
 	err := l.run.back(ctx)
 	switch {
 	case err != nil && notNow(err):
-		l.p.line("%s.", strings.TrimSuffix(words.Escape(refusal(err)), "."))
+		l.p.line("%s.", strings.TrimSuffix(words.Escape(common.Refusal(err)), "."))
 		return nil
 	case err != nil:
 		return err

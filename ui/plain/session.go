@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"leaselab/engine"
 	"leaselab/ui/common"
@@ -75,16 +74,6 @@ func (r *run) back(ctx context.Context) error {
 		r.sess = s
 	}
 	return err
-}
-
-// refusal is an engine error in the words a person reads: what it says before the sentinel's
-// own text ("Worker-A is not crashed", not "…: action not possible now").
-func refusal(err error) string {
-	text := err.Error()
-	for _, sentinel := range []error{engine.ErrNotReplayable, engine.ErrNotNow} {
-		text = strings.TrimSuffix(text, ": "+sentinel.Error())
-	}
-	return text
 }
 
 // notNow reports whether err is a refusal (the command is not possible now), not a failure.
