@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"leaselab/engine"
@@ -147,4 +148,26 @@ func stepWords(pos, total int) string {
 		return fmt.Sprintf("Step %d of %d", pos, total)
 	}
 	return fmt.Sprintf("Step %d", pos)
+}
+
+// redrive is V, as in the lab's dead letters pane: the guarded redrive (engine.CmdRedrive) of
+// the first dead-lettered row in the table's order after the one V redrove last, or else of the
+// first; then what changed. Each press takes the next, so that every dead letter can be chosen.
+func (l *lab) redrive(ctx context.Context) error {
+	after := slices.IndexFunc(l.f.Rows, func(r engine.Row) bool { return r.IdempotencyKey == l.redrove })
+	target := ""
+	for i, r := range l.f.Rows {
+		if r.Status == engine.StatusDeadLettered && (target == "" || i > after) {
+			target = r.IdempotencyKey
+			if i > after {
+				break
+			}
+		}
+	}
+	if target == "" {
+		l.p.line("No row is DeadLettered: %s redrives a dead letter once one is parked; nothing changed.", l.keys.redrive.Help().Key)
+		return nil
+	}
+	l.redrove = target
+	return l.do(ctx, engine.CmdRedrive{Key: target})
 }

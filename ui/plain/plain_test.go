@@ -211,3 +211,33 @@ func TestPlainIsASCII(t *testing.T) {
 		})
 	}
 }
+
+// V redrives a dead letter as the lab's dead letters pane does: dead-letter played to its end,
+// V puts PAY-004 back to Pending with its attempts reset, a second V finds nothing parked, and
+// space lets the workers take it up again until it is parked once more and the verdict is said.
+func TestPlainRedrivesADeadLetter(t *testing.T) {
+	keys := append(playKeys(t, "dead-letter", rightThenWrong), "V", "V", "?")
+	keys = append(keys, repeat("n", 40)...)
+	out := drive(t, "dead-letter", append(keys, "q")...)
+	plainText(t, "dead-letter", out)
+	if strings.Contains(out, "V does nothing") {
+		t.Fatalf("V is not plain mode's:\n%s", out)
+	}
+	end := strings.Index(out, "PAY-004 redriven: back to Pending")
+	if end < 0 || !strings.Contains(out[:end], "Status DeadLettered") {
+		t.Fatalf("no redrive of PAY-004 after it was parked:\n%s", out)
+	}
+	after := out[end:]
+	for _, want := range []string{
+		"Row PAY-004: Status Pending (was DeadLettered)",
+		"No row is DeadLettered: V redrives",
+		"V: redrive a dead letter",
+		"(was Pending)",
+		"VERDICT: PASS",
+		"Expectations not judged",
+	} {
+		if !strings.Contains(after, want) {
+			t.Fatalf("no %q after the redrive:\n%s", want, after)
+		}
+	}
+}
