@@ -241,3 +241,37 @@ func TestPlainRedrivesADeadLetter(t *testing.T) {
 		}
 	}
 }
+
+// A share code's moves (Config.Replay) are made on the scenario as it opens, through the
+// history: plain mode says it opened from a code with so many moves, the rows at that moment,
+// and b steps back through them. A move that cannot be made stops the replay, and says where.
+func TestPlainReplaysAShareCodesMoves(t *testing.T) {
+	run := func(moves []engine.Command, keys ...string) string {
+		var out bytes.Buffer
+		in := strings.NewReader(strings.Join(keys, "\n") + "\n")
+		if err := Run(context.Background(), Config{Start: "playground", Open: opener(t), In: in, Out: &out, Replay: moves}); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		plainText(t, "replay", out.String())
+		return out.String()
+	}
+	moves := []engine.Command{engine.CmdStepWorker{Worker: 0}, engine.CmdStepWorker{Worker: 1}, engine.CmdStepWorker{Worker: 0}}
+	out := run(moves, "b", "b", "b", "b", "q")
+	for _, want := range []string{
+		"Lesson playground:",
+		"Opened from a share code: its 3 moves made again, on this database; b steps back through them",
+		"Step 3:\nSettings:",
+		"The outbox holds 6 messages:",
+		"Back at step 2 of 3",
+		"Back at step 0 of 3",
+		"at the start: nothing to step back to.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	out = run([]engine.Command{engine.CmdStepWorker{Worker: 0}, engine.CmdStepWorker{Worker: 8}}, "q")
+	if !strings.Contains(out, "The share code's moves stopped at step 1: the code's move 2 of 2:") || strings.Contains(out, "Opened from") {
+		t.Fatalf("a move of a worker the scenario does not have did not stop the replay:\n%s", out)
+	}
+}
