@@ -41,6 +41,25 @@ func (l *lab) do(ctx context.Context, c engine.Command) error {
 	return nil
 }
 
+// parked says, after frame prev, the rows that have become dead letters since, and that V
+// redrives them (the lab's dead letters line).
+func (l *lab) parked(prev *common.Frame) {
+	was := make(map[string]bool, len(prev.Rows))
+	for _, r := range prev.Rows {
+		was[r.IdempotencyKey] = r.Status == engine.StatusDeadLettered
+	}
+	var keys []string
+	for _, r := range l.f.Rows {
+		if r.Status == engine.StatusDeadLettered && !was[r.IdempotencyKey] {
+			keys = append(keys, r.IdempotencyKey)
+		}
+	}
+	if len(keys) > 0 {
+		l.p.line("Dead-lettered: %s, parked, never claimed again; %s redrives %s (back to Pending, attempts reset).",
+			strings.Join(keys, ", "), l.keys.redrive.Help().Key, map[bool]string{true: "it", false: "them one a press"}[len(keys) == 1])
+	}
+}
+
 // toggled says what a toggle's new setting makes the workers do, in the registry's words (the
 // lab's status line says the same).
 func (l *lab) toggled(name string) {
@@ -69,6 +88,7 @@ func (l *lab) tell(ctx context.Context, w int, idle bool) error {
 	l.f = f
 	l.p.line("%s:", stepWords(l.run.position()))
 	said := changes(l.p, prev, f)
+	l.parked(prev)
 	said = l.grades() || said
 	if ended(prev, f) {
 		verdict(l.p, f)

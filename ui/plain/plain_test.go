@@ -224,7 +224,7 @@ func TestPlainRedrivesADeadLetter(t *testing.T) {
 		t.Fatalf("V is not plain mode's:\n%s", out)
 	}
 	end := strings.Index(out, "PAY-004 redriven: back to Pending")
-	if end < 0 || !strings.Contains(out[:end], "Status DeadLettered") {
+	if end < 0 || !strings.Contains(out[:end], "Dead-lettered: PAY-004, parked, never claimed again; V redrives it") {
 		t.Fatalf("no redrive of PAY-004 after it was parked:\n%s", out)
 	}
 	after := out[end:]
