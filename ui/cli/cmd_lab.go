@@ -48,7 +48,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	// a folder made when first needed, removed when the lab ends.
 	tmp := &lazyDir{}
 	defer tmp.remove()
-	shared, err := labCode(*code, face.plain, fs, tmp, start)
+	shared, err := labCode(*code, fs, tmp, start)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 		return err
 	}
 	if face.plain {
-		return plain.Run(ctx, plain.Config{Start: *start, Open: root.Open, In: stdin, Out: stdout})
+		return plain.Run(ctx, plain.Config{Start: *start, Open: root.Open, In: stdin, Out: stdout, Replay: shared.Moves()})
 	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usageError{errors.New("the lab needs a terminal (stdin and stdout); for pipes and scripts use \"leaselab run NAME\" (see \"leaselab list\")")}
@@ -85,14 +85,12 @@ func cmdLab(ctx context.Context, b Backends, args []string, stdin io.Reader, std
 	return ui.Run(ctx, cfg)
 }
 
-// labCode opens the lab's --code, nil without one: its settings are parsed into fs, its
-// scenario becomes the lab's start, and its scenario file (if it carries one) is written into tmp.
-func labCode(code string, plainMode bool, fs *flag.FlagSet, tmp *lazyDir, start *string) (*sharedMoment, error) {
+// labCode opens the lab's (or plain mode's) --code, nil without one: its settings are parsed
+// into fs, its scenario becomes the start, and its scenario file (if it carries one) is written
+// into tmp. Its moves (Moves) are made once the scenario is open.
+func labCode(code string, fs *flag.FlagSet, tmp *lazyDir, start *string) (*sharedMoment, error) {
 	if code == "" {
 		return nil, nil
-	}
-	if plainMode {
-		return nil, usageError{errors.New("--code with plain mode: plain mode does not replay a share code yet; open it in the lab (--plain=false), or run it headless with \"leaselab run --code CODE\"")}
 	}
 	shared, err := openCode(code, tmp.get)
 	if err != nil {

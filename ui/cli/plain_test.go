@@ -54,8 +54,8 @@ func TestPlainRefusesWhatDoesNotFit(t *testing.T) {
 		{"yes please", nil, `LEASELAB_PLAIN="yes please": want 1 (plain mode) or 0`},
 		{"", []string{"--plain", "--messages", "100000"}, "more than the 5000 a session may hold"},
 		{"", []string{"--plain", "--scenario", "no-such-lesson"}, "no-such-lesson"},
-		{"", []string{"--plain", "--code", "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG"}, "--code with plain mode"},
-		{"1", []string{"--code", "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG"}, "--code with plain mode"},
+		{"", []string{"--plain", "--code", "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG", "--workers", "3"}, "--workers"},
+		{"", []string{"--plain", "--code", "NOT-A-CODE"}, "--code"},
 	} {
 		t.Run(strings.Join(tc.args, " ")+tc.env, func(t *testing.T) {
 			t.Setenv("LEASELAB_PLAIN", tc.env)
@@ -64,5 +64,41 @@ func TestPlainRefusesWhatDoesNotFit(t *testing.T) {
 				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, exitUsage, out, errs, tc.want)
 			}
 		})
+	}
+}
+
+// exploreCode is the share code "leaselab explore playground --atomic-claim=false" prints: the
+// six moves by which two workers both process PAY-001.
+const exploreCode = "08A70V31F5KQ4VVNDSJ02202000G21G00C0G6004002G21010M0GAV13P4JG"
+
+// --plain --code opens the code's scenario with its settings and makes its moves again: plain
+// mode says so, then the rows at the counterexample's end and the check it breaks; b steps back
+// through the moves. LEASELAB_PLAIN=1 is the same.
+func TestPlainOpensAShareCode(t *testing.T) {
+	for _, env := range []string{"", "1"} {
+		t.Setenv("LEASELAB_PLAIN", env)
+		args := []string{"--code", exploreCode}
+		if env == "" {
+			args = append([]string{"--plain"}, args...)
+		}
+		code, out, errs := cliIn(t, "b\nq\n", args...)
+		if code != exitOK {
+			t.Fatalf("LEASELAB_PLAIN=%q: exit %d, stderr %s", env, code, errs)
+		}
+		for _, want := range []string{
+			"Opened from a share code: its 6 moves made again",
+			"atomic-claim off",
+			"Step 6:",
+			"PAY-001: Status Processing, LockedBy Worker-B",
+			"processed by Worker-A, then Worker-B",
+			"Check FAILS: each message had one owner at a time: 1 by two owners at once.",
+			"VERDICT: FAIL",
+			"Back at step 5 of 6",
+			"Leaving the lab.",
+		} {
+			if !strings.Contains(out, want) {
+				t.Fatalf("LEASELAB_PLAIN=%q: no %q in:\n%s", env, want, out)
+			}
+		}
 	}
 }

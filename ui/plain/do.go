@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"leaselab/engine"
@@ -40,6 +41,25 @@ func (l *lab) do(ctx context.Context, c engine.Command) error {
 	return nil
 }
 
+// parked says, after frame prev, the rows that have become dead letters since, and that V
+// redrives them (the lab's dead letters line).
+func (l *lab) parked(prev *common.Frame) {
+	was := make(map[string]bool, len(prev.Rows))
+	for _, r := range prev.Rows {
+		was[r.IdempotencyKey] = r.Status == engine.StatusDeadLettered
+	}
+	var keys []string
+	for _, r := range l.f.Rows {
+		if r.Status == engine.StatusDeadLettered && !was[r.IdempotencyKey] {
+			keys = append(keys, r.IdempotencyKey)
+		}
+	}
+	if len(keys) > 0 {
+		l.p.line("Dead-lettered: %s, parked, never claimed again; %s redrives %s (back to Pending, attempts reset).",
+			strings.Join(keys, ", "), l.keys.redrive.Help().Key, map[bool]string{true: "it", false: "them one a press"}[len(keys) == 1])
+	}
+}
+
 // toggled says what a toggle's new setting makes the workers do, in the registry's words (the
 // lab's status line says the same).
 func (l *lab) toggled(name string) {
@@ -68,6 +88,7 @@ func (l *lab) tell(ctx context.Context, w int, idle bool) error {
 	l.f = f
 	l.p.line("%s:", stepWords(l.run.position()))
 	said := changes(l.p, prev, f)
+	l.parked(prev)
 	said = l.grades() || said
 	if ended(prev, f) {
 		verdict(l.p, f)
@@ -147,4 +168,26 @@ func stepWords(pos, total int) string {
 		return fmt.Sprintf("Step %d of %d", pos, total)
 	}
 	return fmt.Sprintf("Step %d", pos)
+}
+
+// redrive is V, as in the lab's dead letters pane: the guarded redrive (engine.CmdRedrive) of
+// the first dead-lettered row in the table's order after the one V redrove last, or else of the
+// first; then what changed. Each press takes the next, so that every dead letter can be chosen.
+func (l *lab) redrive(ctx context.Context) error {
+	after := slices.IndexFunc(l.f.Rows, func(r engine.Row) bool { return r.IdempotencyKey == l.redrove })
+	target := ""
+	for i, r := range l.f.Rows {
+		if r.Status == engine.StatusDeadLettered && (target == "" || i > after) {
+			target = r.IdempotencyKey
+			if i > after {
+				break
+			}
+		}
+	}
+	if target == "" {
+		l.p.line("No row is DeadLettered: %s redrives a dead letter once one is parked; nothing changed.", l.keys.redrive.Help().Key)
+		return nil
+	}
+	l.redrove = target
+	return l.do(ctx, engine.CmdRedrive{Key: target})
 }

@@ -33,6 +33,8 @@ func (l *lab) handle(ctx context.Context, k press) (quit bool, err error) {
 		return false, nil
 	case is(lk.Back, name):
 		return false, l.back(ctx)
+	case is(l.keys.redrive, name):
+		return false, l.redrive(ctx)
 	case is(lk.Explain, name):
 		about(l.p, l.f)
 		state(l.p, l.f, l.selected)

@@ -18,9 +18,14 @@ import (
 type keys struct {
 	lab ui.KeyMap
 	wk  workers.Keys
+	// redrive is the dead letters pane's V (ui/deadletters): the next dead letter back to Pending.
+	redrive key.Binding
 }
 
-func defaultKeys() keys { return keys{lab: ui.DefaultKeyMap(), wk: workers.DefaultKeys()} }
+func defaultKeys() keys {
+	return keys{lab: ui.DefaultKeyMap(), wk: workers.DefaultKeys(),
+		redrive: key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "redrive a dead letter: back to Pending, attempts reset; each press the next"))}
+}
 
 // is reports whether name is one of b's keys (on or off: plain mode decides itself what
 // applies now).
@@ -77,6 +82,7 @@ func (k keys) helpLines(rowLocks bool, lesson []string, question bool) []string 
 	out = append(out, line(k.lab.Clock), line(k.lab.PastLease),
 		line(k.wk.Select), line(k.wk.PrevWorker), line(k.wk.NextWorker),
 		line(k.wk.Step), line(k.wk.Crash), line(k.wk.Restart), line(k.wk.Pause),
+		line(k.redrive)+" (when a row is DeadLettered)",
 		line(k.lab.Back), k.lab.Explain.Help().Key+": the explanation again, and every row and worker as they stand",
 		k.lab.Answer.Help().Key+": "+k.lab.Answer.Help().Desc+" (when one is asked)",
 		line(k.lab.Help), line(k.lab.Quit))

@@ -29,6 +29,9 @@ type Config struct {
 	In io.Reader
 	// Out is where the sentences go.
 	Out io.Writer
+	// Replay are a share code's moves (share.Code.Moves), made on Start once it is open and
+	// recorded in the history, so that b steps back through them; nil without a code.
+	Replay []engine.Command
 }
 
 // Run opens cfg.Start, says what it is, and then, for each key, what it changed, until q,
@@ -42,7 +45,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	intro(p, l.f, l.keys)
+	if len(cfg.Replay) > 0 {
+		if err := l.replay(ctx, cfg.Replay); err != nil {
+			return err
+		}
+	} else {
+		intro(p, l.f, l.keys)
+	}
 	in := make(chan press)
 	if f, ok := cfg.In.(*os.File); ok && xterm.IsTerminal(f.Fd()) {
 		// Single keys: no echo, no line editing. Raw mode also stops a newline from returning
@@ -103,4 +112,5 @@ type lab struct {
 	selected int
 	ask      *asking // the question waiting for its answer; nil when none
 	graded   []asked // answers given, each until its grade has been said
+	redrove  string  // the dead letter V redrove last: the next press takes the one after it
 }

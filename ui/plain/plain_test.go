@@ -211,3 +211,67 @@ func TestPlainIsASCII(t *testing.T) {
 		})
 	}
 }
+
+// V redrives a dead letter as the lab's dead letters pane does: dead-letter played to its end,
+// V puts PAY-004 back to Pending with its attempts reset, a second V finds nothing parked, and
+// space lets the workers take it up again until it is parked once more and the verdict is said.
+func TestPlainRedrivesADeadLetter(t *testing.T) {
+	keys := append(playKeys(t, "dead-letter", rightThenWrong), "V", "V", "?")
+	keys = append(keys, repeat("n", 40)...)
+	out := drive(t, "dead-letter", append(keys, "q")...)
+	plainText(t, "dead-letter", out)
+	if strings.Contains(out, "V does nothing") {
+		t.Fatalf("V is not plain mode's:\n%s", out)
+	}
+	end := strings.Index(out, "PAY-004 redriven: back to Pending")
+	if end < 0 || !strings.Contains(out[:end], "Dead-lettered: PAY-004, parked, never claimed again; V redrives it") {
+		t.Fatalf("no redrive of PAY-004 after it was parked:\n%s", out)
+	}
+	after := out[end:]
+	for _, want := range []string{
+		"Row PAY-004: Status Pending (was DeadLettered)",
+		"No row is DeadLettered: V redrives",
+		"V: redrive a dead letter",
+		"(was Pending)",
+		"VERDICT: PASS",
+		"Expectations not judged",
+	} {
+		if !strings.Contains(after, want) {
+			t.Fatalf("no %q after the redrive:\n%s", want, after)
+		}
+	}
+}
+
+// A share code's moves (Config.Replay) are made on the scenario as it opens, through the
+// history: plain mode says it opened from a code with so many moves, the rows at that moment,
+// and b steps back through them. A move that cannot be made stops the replay, and says where.
+func TestPlainReplaysAShareCodesMoves(t *testing.T) {
+	run := func(moves []engine.Command, keys ...string) string {
+		var out bytes.Buffer
+		in := strings.NewReader(strings.Join(keys, "\n") + "\n")
+		if err := Run(context.Background(), Config{Start: "playground", Open: opener(t), In: in, Out: &out, Replay: moves}); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		plainText(t, "replay", out.String())
+		return out.String()
+	}
+	moves := []engine.Command{engine.CmdStepWorker{Worker: 0}, engine.CmdStepWorker{Worker: 1}, engine.CmdStepWorker{Worker: 0}}
+	out := run(moves, "b", "b", "b", "b", "q")
+	for _, want := range []string{
+		"Lesson playground:",
+		"Opened from a share code: its 3 moves made again, on this database; b steps back through them",
+		"Step 3:\nSettings:",
+		"The outbox holds 6 messages:",
+		"Back at step 2 of 3",
+		"Back at step 0 of 3",
+		"at the start: nothing to step back to.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+	out = run([]engine.Command{engine.CmdStepWorker{Worker: 0}, engine.CmdStepWorker{Worker: 8}}, "q")
+	if !strings.Contains(out, "The share code's moves stopped at step 1: the code's move 2 of 2:") || strings.Contains(out, "Opened from") {
+		t.Fatalf("a move of a worker the scenario does not have did not stop the replay:\n%s", out)
+	}
+}
