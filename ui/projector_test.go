@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -79,44 +80,54 @@ func TestProjectorHasNoColourAlone(t *testing.T) {
 			if tc.keys == nil {
 				stepToEnd(t, l)
 			}
-			v := l.view()
-			if !strings.Contains(v, "\x1b[") {
-				t.Fatal("no style in the screen: the test renders nothing to look at")
-			}
-			strong := map[string]bool{}
-			reversed := false
-			for _, m := range sgr.FindAllStringSubmatch(v, -1) {
-				params, text := ";"+m[1]+";", m[2]
-				if strings.Trim(text, " ") == "" {
-					continue
-				}
-				fg := strings.Contains(params, ";38;")
-				bg := strings.Contains(params, ";48;")
-				switch {
-				case strings.Contains(params, ";38;5;244;") || strings.Contains(params, ";48;5;244;"):
-					t.Errorf("%s at %dx%d: %q is grey", tc.name, size[0], size[1], text)
-				case fg != bg:
-					t.Errorf("%s at %dx%d: %q is coloured on the terminal's own background (SGR %s)", tc.name, size[0], size[1], text, m[1])
-				}
-				if strings.Contains(params, ";1;") || strings.Contains(params, ";7;") {
-					for _, w := range tc.want {
-						if strings.Contains(text, w) {
-							strong[w] = true
-						}
-					}
-				}
-				reversed = reversed || strings.Contains(params, ";7;")
-			}
-			for _, w := range tc.want {
-				if !strong[w] {
-					t.Errorf("%s at %dx%d: %q is not bold or reversed", tc.name, size[0], size[1], w)
-				}
-			}
-			if !reversed {
-				t.Errorf("%s at %dx%d: nothing in reverse video (the selected worker is)", tc.name, size[0], size[1])
+			for _, e := range projectorFaults(l.view(), tc.want) {
+				t.Errorf("%s at %dx%d: %s", tc.name, size[0], size[1], e)
 			}
 		}
 	}
+}
+
+// projectorFaults is what the projector theme forbids in screen v (rendered in 256 colours):
+// grey, text coloured on the terminal's own background, a word of want that is neither bold
+// nor reversed, and nothing at all in reverse video (the selection or the last change is).
+func projectorFaults(v string, want []string) []string {
+	if !strings.Contains(v, "\x1b[") {
+		return []string{"no style in the screen: the test renders nothing to look at"}
+	}
+	var faults []string
+	strong := map[string]bool{}
+	reversed := false
+	for _, m := range sgr.FindAllStringSubmatch(v, -1) {
+		params, text := ";"+m[1]+";", m[2]
+		if strings.Trim(text, " ") == "" {
+			continue
+		}
+		fg := strings.Contains(params, ";38;")
+		bg := strings.Contains(params, ";48;")
+		switch {
+		case strings.Contains(params, ";38;5;244;") || strings.Contains(params, ";48;5;244;"):
+			faults = append(faults, fmt.Sprintf("%q is grey", text))
+		case fg != bg:
+			faults = append(faults, fmt.Sprintf("%q is coloured on the terminal's own background (SGR %s)", text, m[1]))
+		}
+		if strings.Contains(params, ";1;") || strings.Contains(params, ";7;") {
+			for _, w := range want {
+				if strings.Contains(text, w) {
+					strong[w] = true
+				}
+			}
+		}
+		reversed = reversed || strings.Contains(params, ";7;")
+	}
+	for _, w := range want {
+		if !strong[w] {
+			faults = append(faults, fmt.Sprintf("%q is not bold or reversed", w))
+		}
+	}
+	if !reversed {
+		faults = append(faults, "nothing in reverse video (the selection or the last change is)")
+	}
+	return faults
 }
 
 // TestUnknownThemeIsRefused: a theme's name is checked where the styles are made.

@@ -39,13 +39,15 @@ type WatchConfig struct {
 	Interval time.Duration
 	// Now is the wall clock the leases are measured against (nil: time.Now).
 	Now func() time.Time
-	In  io.Reader
-	Out io.Writer
+	// Theme names the style set (common.Theme): "" or "default", "projector".
+	Theme string
+	In    io.Reader
+	Out   io.Writer
 }
 
 // Watch shows the database on cfg.In and cfg.Out until the user quits or ctx ends.
 func Watch(ctx context.Context, cfg WatchConfig) error {
-	p, err := NewWatch(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out})
+	p, err := NewWatch(ctx, cfg, Terminal{In: cfg.In, Out: cfg.Out, Theme: cfg.Theme})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 const serveUsage = `Usage: leaselab serve [--listen 127.0.0.1:2222] [--host-key PATH] [--max-sessions 40] [--idle 30m]
-                      [--teacher-key FILE] [--handshake 20s]
+                      [--teacher-key FILE] [--handshake 20s] [--theme projector]
        leaselab serve --shared SCENARIO --teacher-key FILE [--messages N] [--db FILE|postgres://…]
                       [--idle-crash 0] [--handouts DIR] [flags above]
 
@@ -34,7 +34,8 @@ No shell, no command, no forwarding and no SFTP: the command line is a scenario 
 key is made once and reused; its fingerprint is printed at start, for the slide. A connection
 with a key of --teacher-key gets the teacher's table instead: every lab, and a scenario to
 offer them all. A connection that has not opened its lab 20 s (--handshake) after connecting is
-closed, and at most --max-sessions + 16 may wait at once. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
+closed, and at most --max-sessions + 16 may wait at once. --theme projector draws every
+served screen (the teacher's, which the projector shows, and the labs) in high contrast. SIGINT, SIGTERM or SIGHUP closes every lab, stops its workers and removes its
 database.
 
 With --shared SCENARIO the room plays the workers: one outbox on one database (a SQLite file of
@@ -56,6 +57,7 @@ const (
 type serveOptions struct {
 	listen, hostKey string
 	teacherKey      string            // --teacher-key: an authorized_keys file
+	theme           string            // --theme: every screen's styles, the teacher's and the attendees'
 	teachers        []gossh.PublicKey // its keys
 	maxSessions     int
 	idle            time.Duration
@@ -80,8 +82,12 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.roomBudget, "room-budget", serve.DefaultFreeBudget, "worker actions a second that the free runs of all labs share at most; a key press in any lab goes first")
 	fs.DurationVar(&o.handshake, "handshake", serve.DefaultHandshake, "close a connection that has not opened its lab this long after connecting")
 	o.shared.register(fs, &o.maxSessions)
+	registerTheme(fs, &o.theme)
 	if err := parseNoArgs(fs, args); err != nil {
 		return o, err
+	}
+	if err := checkTheme(o.theme); err != nil {
+		return o, usageError{err}
 	}
 	if err := o.shared.check(fs, o.teacherKey); err != nil {
 		return o, err
@@ -216,7 +222,7 @@ func newLabServer(b Backends, key gossh.Signer, o serveOptions, connect string, 
 // labServerConfig is newLabServer's configuration.
 func labServerConfig(b Backends, key gossh.Signer, o serveOptions, connect string, log io.Writer) serve.Config {
 	return serve.Config{
-		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
+		HostKey: key, Theme: o.theme, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
 		Start: assets.Default, Scenarios: lessonsFor(b, ""), MinPace: serveMinPace,
 		Connect: connect, Log: log, FreeBudget: o.roomBudget, Handouts: o.handouts, HandoutsPerLab: o.handoutsPerLab,
 		NewRoot: func() serve.Root {

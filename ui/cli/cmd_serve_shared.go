@@ -154,7 +154,7 @@ func sharedServerConfig(sr *sharedRoom, key gossh.Signer, o serveOptions, connec
 		}
 	}
 	return serve.Config{
-		HostKey: key, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
+		HostKey: key, Theme: o.theme, MaxSessions: o.maxSessions, Idle: o.idle, TeacherKeys: o.teachers, Handshake: o.handshake, MaxPending: o.maxPending,
 		Start: sr.sc.Name, Scenarios: []string{sr.sc.Name}, Connect: connect, Log: log,
 		Shared: &serve.Shared{Room: sr.room, IdleCrash: o.shared.idleCrash, Transcripts: dir, Files: ui.OSFiles{}},
 	}, nil

@@ -24,7 +24,20 @@ const plainEnv = "LEASELAB_PLAIN"
 
 func (f *labFace) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.plain, "plain", false, "print what each key changed as plain ASCII sentences, never redrawn (for a screen reader or a log; also "+plainEnv+"=1)")
-	fs.StringVar(&f.theme, "theme", common.ThemeDefault, "the screen's styles: "+strings.Join(common.ThemeNames(), " or ")+" (high contrast, for a projector)")
+	registerTheme(fs, &f.theme)
+}
+
+// registerTheme adds --theme to fs, for every command that draws a screen (lab, watch).
+func registerTheme(fs *flag.FlagSet, theme *string) {
+	fs.StringVar(theme, "theme", common.ThemeDefault, "the screen's styles: "+strings.Join(common.ThemeNames(), " or ")+" (high contrast, for a projector)")
+}
+
+// checkTheme refuses a theme leaselab does not have, naming the flag and the themes there are.
+func checkTheme(theme string) error {
+	if !slices.Contains(common.ThemeNames(), theme) {
+		return fmt.Errorf("--theme %q: unknown theme: choose one of %s", theme, strings.Join(common.ThemeNames(), ", "))
+	}
+	return nil
 }
 
 // check reads LEASELAB_PLAIN when --plain is not given, and refuses what does not go together:
@@ -32,8 +45,8 @@ func (f *labFace) register(fs *flag.FlagSet) {
 func (f *labFace) check(fs *flag.FlagSet) error {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if !slices.Contains(common.ThemeNames(), f.theme) {
-		return fmt.Errorf("--theme %q: unknown theme: choose one of %s", f.theme, strings.Join(common.ThemeNames(), ", "))
+	if err := checkTheme(f.theme); err != nil {
+		return err
 	}
 	if !set["plain"] {
 		getenv := f.env

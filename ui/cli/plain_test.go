@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,24 @@ func TestPlainOpensAShareCode(t *testing.T) {
 				t.Fatalf("LEASELAB_PLAIN=%q: no %q in:\n%s", env, want, out)
 			}
 		}
+	}
+}
+
+// watch takes the lab's --theme, and refuses an unknown one the same way before it opens
+// anything: exit 2, naming the flag, no database file made.
+func TestWatchThemeRefusedWhenUnknown(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "shared.db")
+	code, out, errs := cliIn(t, "", "watch", "--db", db, "--theme", "beamer")
+	want := `--theme "beamer": unknown theme: choose one of default, projector`
+	if code != exitUsage || !strings.Contains(errs, want) || out != "" {
+		t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, exitUsage, out, errs, want)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("%s: %v, want no file made", db, err)
+	}
+	// A known theme gets past the flags to the database's own check.
+	code, _, errs = cliIn(t, "", "watch", "--db", db, "--theme", "projector")
+	if code == 0 || strings.Contains(errs, "--theme") {
+		t.Fatalf("--theme projector: exit %d, stderr %q", code, errs)
 	}
 }

@@ -41,6 +41,10 @@ type Root interface {
 // Config is what the server needs.
 type Config struct {
 	HostKey gossh.Signer
+	// Theme names the style set of every screen the server draws (common.Theme): the teacher's
+	// views and the attendees' labs alike, since the projector shows whichever the teacher opens
+	// ("" or "default", "projector").
+	Theme string
 	// MaxSessions is how many labs may be open at once (0: 40).
 	MaxSessions int
 	// Idle ends a lab that has had no key press for this long (0: never).

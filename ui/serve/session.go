@@ -258,7 +258,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Start: ss.scenario, Scenarios: s.cfg.Scenarios, Open: ss.root.Open, MinPace: s.cfg.MinPace,
 		Report: ss.report, Room: s.pace, Served: true, Handouts: handouts, TempDB: true,
 	}, ui.Terminal{
-		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess),
+		In: keyCounter{sess, ss, s.cfg.Now}, Out: sess, Renderer: sessionRenderer(sess), Theme: s.cfg.Theme,
 		Width: pty.Window.Width, Height: pty.Window.Height,
 	})
 	if err != nil {

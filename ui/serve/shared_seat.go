@@ -36,7 +36,7 @@ type seatMsg struct {
 // seatProgram builds the attendee's screen for the session.
 func (sr *sharedRoom) seatProgram(sess ssh.Session, ss *session, seat *room.Seat) *tea.Program {
 	pty, _, _ := sess.Pty()
-	m := &seatModel{seat: seat, name: seat.Name(), ctx: ss.ctx, keys: newSeatKeys(), st: newRoomStyles(sessionRenderer(sess)),
+	m := &seatModel{seat: seat, name: seat.Name(), ctx: ss.ctx, keys: newSeatKeys(), st: newRoomStyles(sessionRenderer(sess), sr.s.cfg.Theme),
 		quit: func() { ss.report(ui.LabStatus{Quit: true}) }}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
 	return sr.program(sess, ss, m)

@@ -27,7 +27,7 @@ var idleChoices = []time.Duration{0, 30 * time.Second, time.Minute, 2 * time.Min
 // teacherProgram builds the teacher's screen of the shared room.
 func (sr *sharedRoom) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
 	pty, _, _ := sess.Pty()
-	m := &roomTeacher{sr: sr, ctx: ss.ctx, st: newRoomStyles(sessionRenderer(sess)), sel: -1,
+	m := &roomTeacher{sr: sr, ctx: ss.ctx, st: newRoomStyles(sessionRenderer(sess), sr.s.cfg.Theme), sel: -1,
 		keys: newTeacherKeys(roomToggles(false))}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
 	return sr.program(sess, ss, m)

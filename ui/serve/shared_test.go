@@ -86,7 +86,7 @@ func roomFrame() *room.Frame {
 // came from a name or a row.
 func TestSharedScreensFit(t *testing.T) {
 	r := lipgloss.NewRenderer(&bytes.Buffer{}, termenv.WithProfile(termenv.Ascii))
-	st := newRoomStyles(r)
+	st := newRoomStyles(r, "")
 	f := roomFrame()
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {60, 16}, {40, 10}, {500, 200}, {0, 0}} {
 		seat := &seatModel{seat: nil, st: st, keys: newSeatKeys(), status: "you: user05 claimed PAY-006"}

@@ -10,6 +10,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/room"
 	"leaselab/engine/words"
+	"leaselab/ui/common"
 )
 
 // What every screen of the shared room draws from a frame: the settings, the outbox table, the
@@ -22,7 +23,14 @@ type roomStyles struct {
 	bold, faint, mine, warn, good lipgloss.Style
 }
 
-func newRoomStyles(r *lipgloss.Renderer) roomStyles {
+// In the projector theme (common.ThemeProjector) nothing is faint and no text is coloured on
+// the terminal's own background: a warning is a badge (black on amber), a good state bold.
+func newRoomStyles(r *lipgloss.Renderer, theme string) roomStyles {
+	if theme == common.ThemeProjector {
+		bold := r.NewStyle().Bold(true)
+		return roomStyles{bold: bold, faint: r.NewStyle(), mine: bold.Reverse(true),
+			warn: bold.Foreground(lipgloss.Color("16")).Background(lipgloss.Color("214")), good: bold}
+	}
 	return roomStyles{bold: r.NewStyle().Bold(true), faint: r.NewStyle().Faint(true),
 		mine: r.NewStyle().Bold(true).Reverse(true), warn: r.NewStyle().Foreground(lipgloss.Color("3")),
 		good: r.NewStyle().Foreground(lipgloss.Color("2"))}

@@ -14,6 +14,7 @@ import (
 	"leaselab/engine"
 	"leaselab/engine/words"
 	"leaselab/ui"
+	"leaselab/ui/common"
 )
 
 // The teacher's table: a connection authenticated with one of Config.TeacherKeys sees every
@@ -61,6 +62,9 @@ func (s *Server) teacherProgram(sess ssh.Session, ss *session) *tea.Program {
 		sessions: s.Sessions, offer: func(name string) int { return s.Offer(name, "the teacher") },
 		scenarios: s.cfg.Scenarios, max: s.cfg.MaxSessions, now: s.cfg.Now,
 		bold: r.NewStyle().Bold(true), subtle: r.NewStyle().Faint(true),
+	}
+	if s.cfg.Theme == common.ThemeProjector {
+		m.subtle = r.NewStyle() // faint text is lost in a projector's beam
 	}
 	m.width, m.height, _ = ui.FitWindow(pty.Window.Width, pty.Window.Height)
 	p := tea.NewProgram(m, tea.WithInput(keyCounter{sess, ss, s.cfg.Now}), tea.WithOutput(sess),
