@@ -274,24 +274,17 @@ func (r *reader) fail(format string, args ...any) {
 	}
 }
 
-func (r *reader) uint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("it ends in the middle of a number")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uint() uint64 { return number(r, binary.Uvarint) }
 
-func (r *reader) int() int64 {
+func (r *reader) int() int64 { return number(r, binary.Varint) }
+
+// number reads one varint with decode (binary.Uvarint or binary.Varint): the signed and the
+// unsigned reads fail and advance alike.
+func number[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.fail("it ends in the middle of a number")
 		return 0
